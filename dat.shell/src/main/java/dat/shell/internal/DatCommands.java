@@ -1,0 +1,64 @@
+package dat.shell.internal;
+
+import dat.api.DatRegistry;
+import dat.api.ProviderInfo;
+import java.util.Set;
+import org.apache.felix.service.command.Descriptor;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+/** The Gogo commands of scope {@code dat}. */
+@Component(service = DatCommands.class, property = {
+    "osgi.command.scope=" + DatCommands.SCOPE,
+    "osgi.command.function=help",
+    "osgi.command.function=providers"
+})
+public final class DatCommands {
+
+    /** The Gogo scope of the dat commands. */
+    static final String SCOPE = "dat";
+
+    private static final Set<String> FUNCTIONS = Set.of("help", "providers");
+
+    private final DatRegistry registry;
+
+    /** @param registry the registry the commands ask */
+    @Activate
+    public DatCommands(@Reference DatRegistry registry) {
+        this.registry = registry;
+    }
+
+    boolean isCommand(String name) {
+        return FUNCTIONS.contains(name);
+    }
+
+    /**
+     * Says what the dat commands are.
+     *
+     * @return the command list
+     */
+    @Descriptor("list the dat commands")
+    public String help() {
+        return """
+                dat commands (Gogo scope "dat"; in ./dat the scope may be left out):
+                  providers    list the registry's providers
+                  help         this list
+                """;
+    }
+
+    /**
+     * Lists the registry's providers.
+     *
+     * @return the table, one provider a line
+     */
+    @Descriptor("list the registry's providers")
+    public String providers() {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format("%-24s %-8s %-11s%n", "IA NAME", "VERSION", "THREADSAFE"));
+        for (ProviderInfo info : registry.listProviders()) {
+            out.append(String.format("%-24s %-8s %-11s%n", info.iaName(), info.versionMajor() + "." + info.versionMinor(), info.threadSafe()));
+        }
+        return out.toString();
+    }
+}
