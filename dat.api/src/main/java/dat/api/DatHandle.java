@@ -1,0 +1,77 @@
+package dat.api;
+
+import java.util.Optional;
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * A DAT object handle ({@code DAT_HANDLE}): the common part of every DAT object. Every handle is
+ * {@link AutoCloseable}; {@link #close()} is the object's {@code dat_*_free} (for the IA,
+ * {@code dat_ia_close} with {@link CloseFlag#ABRUPT}).
+ *
+ * <p>After a handle is freed, or after its IA closed or failed, every method answers
+ * {@link DatReturn#INVALID_HANDLE}: the control path throws a {@link DatException} with that type,
+ * the data path returns the code. Freeing a handle that is already freed is a no-op, so that
+ * try-with-resources blocks nest without care.
+ *
+ * <p>See dat_get_handle_type(3DAT), dat_set_consumer_context(3DAT),
+ * dat_get_consumer_context(3DAT).
+ */
+@ProviderType
+public interface DatHandle extends AutoCloseable {
+
+    /**
+     * The type of this handle: {@code dat_get_handle_type(3DAT)}.
+     *
+     * @return the handle type
+     * @throws DatException {@link DatReturn#INVALID_HANDLE} if the handle was freed
+     */
+    HandleType handleType();
+
+    /**
+     * The consumer context stored with this handle: {@code dat_get_consumer_context(3DAT)}.
+     *
+     * @return the context, or {@code null} when none was set
+     * @throws DatException {@link DatReturn#INVALID_HANDLE} if the handle was freed
+     */
+    Object consumerContext();
+
+    /**
+     * Stores a consumer context with this handle, replacing the previous one:
+     * {@code dat_set_consumer_context(3DAT)}. The provider never looks at it and does not
+     * synchronize access to it.
+     *
+     * @param context the context, or {@code null} to remove it
+     * @throws DatException {@link DatReturn#INVALID_HANDLE} if the handle was freed
+     */
+    void setConsumerContext(Object context);
+
+    /**
+     * Whether this handle can still be used: it was not freed, and its IA is neither closed nor
+     * failed. A Java convenience with no C counterpart.
+     *
+     * @return {@code true} while the handle is valid
+     */
+    boolean isOpen();
+
+    /**
+     * A typed extension of this object beyond DAT 1.2 that its provider offers (for example
+     * atomic operations on an Endpoint). The answer is empty, never an exception, for an
+     * extension the provider does not offer.
+     *
+     * @param <T> the extension type
+     * @param type the extension interface
+     * @return the extension, or empty
+     */
+    default <T> Optional<T> extension(Class<T> type) {
+        return Optional.empty();
+    }
+
+    /**
+     * Frees the object: its {@code dat_*_free} function. A second call does nothing.
+     *
+     * @throws DatException with the code of the object's free function, for example
+     *     {@link DatReturn#INVALID_STATE} when the object is still in use
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,88 @@
+package dat.api.spi;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * Names of the service properties a {@link DatIaFactory} service carries, the Java form of
+ * {@code DAT_PROVIDER_INFO} plus what a registry needs to choose between providers. Consumers may
+ * select providers with LDAP filters over them, for example {@code (dat.transport=sim)}.
+ */
+@ProviderType
+public final class DatProviderConstants {
+
+    private DatProviderConstants() {
+    }
+
+    /**
+     * Service property naming the provider itself, for example {@code "sim"} or {@code "verbs"}; a
+     * static registry ({@code dat.conf}) entry names its provider by this value. Required.
+     *
+     * <p>The value of this service property must be of type {@code String}.
+     */
+    public static final String DAT_PROVIDER_NAME = "dat.provider.name";
+
+    /**
+     * Service property listing the IA names the provider offers by itself ({@code ia_name} of
+     * {@code DAT_PROVIDER_INFO}), for example {@code "sim0"} or {@code "ofa-v2-rxe0-1"}. A factory
+     * with no IA name serves only IA names a static registry maps to it.
+     *
+     * <p>The value of this service property must be of type {@code String}, {@code String[]} or
+     * {@code Collection<String>}.
+     */
+    public static final String DAT_IA_NAME = "dat.ia.name";
+
+    /**
+     * Service property giving the DAT API version the provider implements, as
+     * {@code "major.minor"} ({@code dapl_version_major}, {@code dapl_version_minor}), for example
+     * {@code "1.2"}. Default {@link #DAT_API_VERSION_1_2}.
+     *
+     * <p>The value of this service property must be of type {@code String}.
+     */
+    public static final String DAT_API_VERSION = "dat.api.version";
+
+    /** The DAT API version this API package describes: {@code "1.2"}. */
+    public static final String DAT_API_VERSION_1_2 = "1.2";
+
+    /**
+     * Service property giving the provider's own version, {@code "major.minor"}
+     * ({@code provider_version_major}, {@code provider_version_minor}).
+     *
+     * <p>The value of this service property must be of type {@code String}.
+     */
+    public static final String DAT_PROVIDER_VERSION = "dat.provider.version";
+
+    /**
+     * Service property saying whether the provider is thread safe ({@code is_thread_safe}).
+     * Default {@code false}.
+     *
+     * <p>The value of this service property must be of type {@code Boolean}.
+     */
+    public static final String DAT_THREAD_SAFE = "dat.thread.safe";
+
+    /**
+     * Service property naming the transport, for example {@code "sim"}, {@code "tcp"},
+     * {@code "ib"}, {@code "roce"}, {@code "iwarp"}.
+     *
+     * <p>The value of this service property must be of type {@code String}.
+     */
+    public static final String DAT_TRANSPORT = "dat.transport";
+
+    /**
+     * Service property listing the optional capabilities that work, for example
+     * {@code "rdma.read"}, {@code "rdma.write"}, {@code "srq"}, {@code "rmr"}, {@code "cno"}. A
+     * capability is listed only when it works.
+     *
+     * <p>The value of this service property must be of type {@code String}, {@code String[]} or
+     * {@code Collection<String>}.
+     */
+    public static final String DAT_CAPABILITY = "dat.capability";
+
+    /**
+     * Service property listing the fully qualified names of the extension interfaces the
+     * provider's handles offer through {@link dat.api.DatHandle#extension(Class)}.
+     *
+     * <p>The value of this service property must be of type {@code String}, {@code String[]} or
+     * {@code Collection<String>}.
+     */
+    public static final String DAT_EXTENSION = "dat.extension";
+}
