@@ -10,8 +10,11 @@ import java.util.List;
 import org.apache.felix.service.command.CommandProcessor;
 import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.Converter;
+import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.startlevel.BundleStartLevel;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -38,10 +41,9 @@ public final class BatchRunner {
      *
      * @param context this bundle's context
      * @param processor Gogo's command processor
-     * @param commands the dat commands, so that they are registered before the command runs
      */
     @Activate
-    public BatchRunner(BundleContext context, @Reference CommandProcessor processor, @Reference DatCommands commands) {
+    public BatchRunner(BundleContext context, @Reference CommandProcessor processor) {
         String argc = context.getProperty(ARGC);
         if (argc == null) {
             return;
@@ -52,7 +54,8 @@ public final class BatchRunner {
         }
         String exitFile = context.getProperty(EXIT_FILE);
         Thread runner = new Thread(() -> {
-            int status = run(processor, commands, args);
+            awaitStartedBundles(context);
+            int status = run(context, processor, args);
             writeStatus(exitFile, status);
             try {
                 context.getBundle(0).stop();
@@ -63,7 +66,7 @@ public final class BatchRunner {
         runner.start();
     }
 
-    private static int run(CommandProcessor processor, DatCommands commands, List<String> args) {
+    private static int run(BundleContext context, CommandProcessor processor, List<String> args) {
         PrintStream out = System.out;
         PrintStream err = System.err;
         if (args.isEmpty()) {
@@ -71,7 +74,7 @@ public final class BatchRunner {
             return 2;
         }
         String name = args.getFirst();
-        if (name.indexOf(':') < 0 && commands.isCommand(name)) {
+        if (name.indexOf(':') < 0 && isDatCommand(context, name)) {
             name = DatCommands.SCOPE + ":" + name;
         }
         StringBuilder line = new StringBuilder(name);
@@ -93,6 +96,54 @@ public final class BatchRunner {
             }
             err.println("dat: " + args.getFirst() + ": " + (e.getMessage() != null ? e.getMessage() : e.toString()));
             return 1;
+        }
+    }
+
+    /**
+     * Waits (at most 10 s) until every bundle that is meant to start has started, so that commands
+     * registered by any bundle's components exist before the command line is run. The launcher
+     * starts bundles by start level; SCR registers a bundle's components while it starts.
+     */
+    static void awaitStartedBundles(BundleContext context) {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            boolean settling = false;
+            for (Bundle bundle : context.getBundles()) {
+                int state = bundle.getState();
+                boolean fragment = bundle.getHeaders("").get("Fragment-Host") != null;
+                if (!fragment && (state == Bundle.STARTING || state == Bundle.INSTALLED
+                        || state == Bundle.RESOLVED && isPersistentlyStarted(bundle))) {
+                    settling = true;
+                    break;
+                }
+            }
+            if (!settling) {
+                return;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private static boolean isPersistentlyStarted(Bundle bundle) {
+        BundleStartLevel level = bundle.adapt(BundleStartLevel.class);
+        return level != null && level.isPersistentlyStarted();
+    }
+
+    /** Whether some service offers the command {@code name} in the dat scope (commands live in several components). */
+    static boolean isDatCommand(BundleContext context, String name) {
+        if (!name.matches("[A-Za-z][A-Za-z0-9_-]*")) {
+            return false;
+        }
+        try {
+            String filter = "(&(osgi.command.scope=" + DatCommands.SCOPE + ")(osgi.command.function=" + name + "))";
+            return context.getServiceReferences((String) null, filter) != null;
+        } catch (InvalidSyntaxException e) {
+            return false;
         }
     }
 

@@ -2,7 +2,6 @@ package dat.shell.internal;
 
 import dat.api.DatRegistry;
 import dat.api.ProviderInfo;
-import java.util.Set;
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -19,18 +18,12 @@ public final class DatCommands {
     /** The Gogo scope of the dat commands. */
     static final String SCOPE = "dat";
 
-    private static final Set<String> FUNCTIONS = Set.of("help", "providers");
-
     private final DatRegistry registry;
 
     /** @param registry the registry the commands ask */
     @Activate
     public DatCommands(@Reference DatRegistry registry) {
         this.registry = registry;
-    }
-
-    boolean isCommand(String name) {
-        return FUNCTIONS.contains(name);
     }
 
     /**
