@@ -3,6 +3,7 @@ package dat.api.spi;
 import dat.api.DatException;
 import dat.api.InterfaceAdapter;
 import dat.api.ProviderInfo;
+import java.util.Map;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -18,6 +19,10 @@ import org.osgi.annotation.versioning.ProviderType;
  * {@link dat.api.EventNumber#ASYNC_ERROR_IA_CATASTROPHIC} to its async EVD, complete every posted
  * DTO as flushed, make every handle answer {@link dat.api.DatReturn#INVALID_HANDLE}, wake every
  * waiter, and release its memory, native resources and threads. No call may block forever.
+ *
+ * <p>Outside OSGi, a provider jar lists its factory in
+ * {@code META-INF/services/dat.api.spi.DatIaFactory} (with a public no-argument constructor) and
+ * describes it through {@link #properties()}.
  *
  * <p>Consumers do not call factories: they go through {@link dat.api.DatRegistry}.
  *
@@ -39,6 +44,18 @@ public interface DatIaFactory {
      *     for bad parameters
      */
     InterfaceAdapter openIa(IaOpenRequest request);
+
+    /**
+     * The properties that describe this factory, with the keys of {@link DatProviderConstants}.
+     * Outside OSGi, where a registry finds factories with {@link java.util.ServiceLoader}, they
+     * take the place of service properties; inside OSGi the service registration's properties
+     * are authoritative. The default is an empty map.
+     *
+     * @return the properties, for example {@code dat.provider.name=sim}, {@code dat.ia.name=sim0}
+     */
+    default Map<String, Object> properties() {
+        return Map.of();
+    }
 
     /**
      * Prepares an IA name the static registry maps to this provider, before its first open:
