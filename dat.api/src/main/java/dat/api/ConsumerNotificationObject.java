@@ -17,9 +17,11 @@ public interface ConsumerNotificationObject extends DatHandle {
      * Waits until an attached EVD triggers the CNO: {@code dat_cno_wait(3DAT)}.
      *
      * @param timeoutMicros the wait in microseconds, or {@link DatConstants#TIMEOUT_INFINITE}
-     * @return the EVD that triggered the CNO, or {@code null} when the CNO or its IA was destroyed
-     *     during the wait (the C {@code DAT_HANDLE_NULL})
-     * @throws DatException {@link DatReturn#TIMEOUT_EXPIRED} when the timeout expired;
+     * @return the EVD that triggered the CNO (a hint: poll every EVD attached), or {@code null}
+     *     when the IA was destroyed or every EVD of the CNO was freed during the wait (the C
+     *     {@code DAT_HANDLE_NULL})
+     * @throws DatException {@link DatReturn#QUEUE_EMPTY} when the timeout expired without a
+     *     notification (the page's code for a timeout);
      *     {@link DatReturn#INTERRUPTED_CALL} when the thread was interrupted;
      *     {@link DatReturn#INVALID_PARAMETER} for a bad timeout; {@link DatReturn#INVALID_HANDLE}
      */

@@ -46,7 +46,8 @@ public interface EventDispatcher extends DatHandle {
      *
      * @param event the consumer's event object, overwritten on success
      * @return {@link DatReturn#SUCCESS}; the error {@link DatReturn#QUEUE_EMPTY} when there is no
-     *     event; {@link DatReturn#INVALID_HANDLE} for a freed EVD;
+     *     event; {@link DatReturn#INVALID_STATE} while another thread waits on the EVD;
+     *     {@link DatReturn#INVALID_HANDLE} for a freed EVD;
      *     {@link DatReturn#INVALID_PARAMETER} for a {@code null} event
      */
     int dequeue(DatEvent event);
