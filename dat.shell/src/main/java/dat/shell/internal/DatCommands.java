@@ -36,6 +36,8 @@ public final class DatCommands {
         return """
                 dat commands (Gogo scope "dat"; in ./dat the scope may be left out):
                   providers    list the registry's providers
+                  demo         the providers, then a short perf run on the default IA
+                  perf [IA]    latency, bandwidth, message and connection rate with baselines (perf --help)
                   help         this list
                 """;
     }

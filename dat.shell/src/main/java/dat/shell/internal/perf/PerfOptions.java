@@ -1,0 +1,130 @@
+package dat.shell.internal.perf;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The options of {@code dat perf}, parsed from its arguments.
+ *
+ * @param iaName the IA to measure
+ * @param latencySizes message sizes of the latency runs
+ * @param bandwidthSizes message sizes of the bandwidth sweep
+ * @param latencyIterations round trips measured per latency point
+ * @param warmupNanos warm-up time before each timed measurement
+ * @param measureNanos time of each timed measurement
+ * @param depth outstanding operations per Endpoint queue
+ * @param connections connections set up for the connection rate
+ * @param json where to write the figures as JSON, or {@code null}
+ * @param plot where to draw latency and bandwidth against size as PNG, or {@code null}
+ */
+record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthSizes, int latencyIterations, long warmupNanos,
+        long measureNanos, int depth, int connections, Path json, Path plot) {
+
+    static final String USAGE = """
+            usage: dat perf [IA] [options]
+              IA                 the IA to measure (default: sim0, else the first provider listed)
+              --quick            a short run: fewer sizes, shorter measurements
+              --sizes LIST       bandwidth sizes, e.g. 64,4K,1M (default 64 B ... 4 MiB by powers of 4)
+              --latency-sizes LIST  latency sizes (default 8,64,512,4K,32K)
+              --iterations N     round trips per latency point (default 20000)
+              --time MS          measuring time per bandwidth point in ms (default 200)
+              --depth N          outstanding operations per queue (default 32)
+              --connections N    connections for the setup rate (default 200)
+              --json FILE        write the figures as JSON
+              --plot FILE.png    draw latency and bandwidth against message size
+              --server, --client HOST:PORT   across processes: needs the sim provider's TCP transport
+            """;
+
+    static PerfOptions parse(List<String> args, String defaultIa) {
+        String ia = null;
+        List<Long> latency = List.of(8L, 64L, 512L, 4096L, 32768L);
+        List<Long> bandwidth = List.of(64L, 256L, 1024L, 4096L, 16384L, 65536L, 262144L, 1048576L, 4194304L);
+        int iterations = 20_000;
+        long warmup = 50_000_000;
+        long measure = 200_000_000;
+        int depth = 32;
+        int connections = 200;
+        Path json = null;
+        Path plot = null;
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            switch (arg) {
+                case "--quick" -> {
+                    latency = List.of(8L, 4096L);
+                    bandwidth = List.of(64L, 4096L, 65536L, 1048576L);
+                    iterations = 5_000;
+                    warmup = 20_000_000;
+                    measure = 80_000_000;
+                    connections = 50;
+                }
+                case "--sizes" -> bandwidth = sizes(value(args, ++i, arg));
+                case "--latency-sizes" -> latency = sizes(value(args, ++i, arg));
+                case "--iterations" -> iterations = positive(value(args, ++i, arg), arg);
+                case "--time" -> measure = positive(value(args, ++i, arg), arg) * 1_000_000L;
+                case "--depth" -> depth = positive(value(args, ++i, arg), arg);
+                case "--connections" -> connections = positive(value(args, ++i, arg), arg);
+                case "--json" -> json = Path.of(value(args, ++i, arg));
+                case "--plot" -> plot = Path.of(value(args, ++i, arg));
+                case "--server", "--client" -> throw new IllegalArgumentException(arg
+                        + ": measuring across processes needs the sim provider's TCP transport, which this build does not have yet");
+                case "--help", "-h" -> throw new IllegalArgumentException(USAGE);
+                default -> {
+                    if (arg.startsWith("-") || ia != null) {
+                        throw new IllegalArgumentException("unknown argument '" + arg + "'\n" + USAGE);
+                    }
+                    ia = arg;
+                }
+            }
+        }
+        if (ia == null) {
+            ia = defaultIa;
+        }
+        return new PerfOptions(ia, latency, bandwidth, iterations, warmup, measure, depth, connections, json, plot);
+    }
+
+    private static String value(List<String> args, int index, String option) {
+        if (index >= args.size()) {
+            throw new IllegalArgumentException(option + " needs a value\n" + USAGE);
+        }
+        return args.get(index);
+    }
+
+    private static int positive(String text, String option) {
+        try {
+            int value = Integer.parseInt(text);
+            if (value > 0) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(option + " needs a positive number, not '" + text + "'");
+    }
+
+    static List<Long> sizes(String list) {
+        List<Long> sizes = new ArrayList<>();
+        for (String item : list.split(",")) {
+            String text = item.trim().toUpperCase(java.util.Locale.ROOT);
+            long unit = 1;
+            if (text.endsWith("K")) {
+                unit = 1024;
+            } else if (text.endsWith("M")) {
+                unit = 1024 * 1024;
+            }
+            if (unit != 1) {
+                text = text.substring(0, text.length() - 1);
+            }
+            try {
+                long size = Long.parseLong(text) * unit;
+                if (size <= 0) {
+                    throw new NumberFormatException();
+                }
+                sizes.add(size);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("not a size: '" + item + "' (use e.g. 64, 4K, 1M)");
+            }
+        }
+        return List.copyOf(sizes);
+    }
+}

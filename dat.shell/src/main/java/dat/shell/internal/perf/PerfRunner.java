@@ -1,0 +1,453 @@
+package dat.shell.internal.perf;
+
+import dat.api.CompletionFlags;
+import dat.api.DatEvent;
+import dat.api.DatRegistry;
+import dat.api.DatReturn;
+import dat.api.Endpoint;
+import dat.api.LmrTriplet;
+import dat.api.RmrTriplet;
+import java.io.PrintStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The measurements of {@code dat perf} within one JVM: latency (send/recv and RDMA-write ping-pong,
+ * half round trip, like ib_send_lat / ib_write_lat), bandwidth (RDMA write, RDMA read, send over a
+ * size sweep, like ib_write_bw), message rate and connection setup rate (like dtestcm), each beside
+ * the baseline of BENCHMARKS.md that fits, measured in the same run: {@code MemorySegment.copy}
+ * bandwidth and a raw two-thread spin ping-pong.
+ */
+final class PerfRunner {
+
+    private static final long BUFFER = 16L << 20;
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private final DatRegistry registry;
+    private final PerfOptions options;
+    private final PrintStream out;
+    private final List<Figure> figures = new ArrayList<>();
+    private boolean pinned;
+
+    PerfRunner(DatRegistry registry, PerfOptions options, PrintStream out) {
+        this.registry = registry;
+        this.options = options;
+        this.out = out;
+    }
+
+    List<Figure> figures() {
+        return figures;
+    }
+
+    boolean pinned() {
+        return pinned;
+    }
+
+    /** Runs every selected measurement and returns the figures. */
+    List<Figure> run() {
+        try (ConnectedPair pair = new ConnectedPair(registry, options.iaName(), BUFFER, options.depth())) {
+            int cpus = Runtime.getRuntime().availableProcessors();
+            pinned = cpus >= 2;
+            double spinRtt = spinPingPongHalfRoundTrip();
+            long maxMessage = Math.min(pair.attributes.maxMessageSize(), BUFFER);
+            long maxRdma = Math.min(pair.attributes.maxRdmaSize(), BUFFER);
+            for (long size : options.latencySizes()) {
+                if (size <= maxMessage) {
+                    add(latency(pair, size, false, spinRtt));
+                }
+                if (size >= 8 && size <= maxRdma) {
+                    add(latency(pair, size, true, spinRtt));
+                }
+            }
+            for (long size : options.bandwidthSizes()) {
+                double copy = memcpyBandwidth(pair, size);
+                if (size <= maxRdma) {
+                    add(bandwidth(pair, size, Op.RDMA_WRITE, copy));
+                    add(bandwidth(pair, size, Op.RDMA_READ, copy));
+                }
+                if (size <= maxMessage) {
+                    add(bandwidth(pair, size, Op.SEND, copy));
+                }
+            }
+            add(messageRate(pair));
+            add(connectionRate(pair));
+        }
+        return figures;
+    }
+
+    private void add(Figure figure) {
+        figures.add(figure);
+        out.println(PerfReport.line(figure));
+        out.flush();
+    }
+
+    private enum Op {
+        RDMA_WRITE("RDMA write"), RDMA_READ("RDMA read"), SEND("send");
+
+        final String label;
+
+        Op(String label) {
+            this.label = label;
+        }
+    }
+
+    // ---- baselines -------------------------------------------------------------------------
+
+    /** A raw two-thread spin ping-pong over two padded longs: the floor for an in-JVM round trip. */
+    private double spinPingPongHalfRoundTrip() {
+        AtomicLong ping = new AtomicLong();
+        AtomicLong pong = new AtomicLong();
+        int iterations = options.latencyIterations();
+        int warmup = iterations / 4;
+        long[] samples = new long[iterations];
+        CompletableFuture<Void> peer = onPeerThread(() -> {
+            for (long i = 1; i <= warmup + iterations; i++) {
+                while (ping.get() != i) {
+                    Thread.onSpinWait();
+                }
+                pong.set(i);
+            }
+        });
+        pin(0);
+        for (int i = 1; i <= warmup + iterations; i++) {
+            long start = System.nanoTime();
+            ping.set(i);
+            while (pong.get() != i) {
+                Thread.onSpinWait();
+            }
+            if (i > warmup) {
+                samples[i - warmup - 1] = System.nanoTime() - start;
+            }
+        }
+        join(peer);
+        Stats stats = Stats.of(samples, iterations, 0.5e-3);
+        return stats.median();
+    }
+
+    /** MemorySegment.copy bandwidth for one size, between the two registered buffers, in GB/s. */
+    private double memcpyBandwidth(ConnectedPair pair, long size) {
+        long slots = Math.max(1, BUFFER / size);
+        long bytes = 0;
+        long warmupEnd = System.nanoTime() + options.warmupNanos();
+        long end = warmupEnd + options.measureNanos();
+        long start = 0;
+        for (long i = 0; ; i++) {
+            long now = (i & 7) == 0 ? System.nanoTime() : 0;
+            if (now != 0 && start == 0 && now >= warmupEnd) {
+                start = now;
+                bytes = 0;
+            }
+            if (now != 0 && now >= end) {
+                return bytes / ((now - start) / 1e9) / 1e9;
+            }
+            long offset = (i % slots) * size;
+            MemorySegment.copy(pair.memoryA, offset, pair.memoryB, offset, size);
+            bytes += size;
+        }
+    }
+
+    // ---- latency ---------------------------------------------------------------------------
+
+    private Figure latency(ConnectedPair pair, long size, boolean rdmaWrite, double spinHalfRtt) {
+        int iterations = options.latencyIterations();
+        int warmup = Math.max(100, iterations / 4);
+        long[] samples = new long[iterations];
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        int requestFlags = pair.suppressSupported ? CompletionFlags.SUPPRESS : CompletionFlags.DEFAULT;
+        LmrTriplet[] ivA = {LmrTriplet.of(pair.lmrA, 0, size)};
+        LmrTriplet[] ivB = {LmrTriplet.of(pair.lmrB, 0, size)};
+        LmrTriplet[] recvA = {LmrTriplet.of(pair.lmrA, BUFFER / 2, size)};
+        LmrTriplet[] recvB = {LmrTriplet.of(pair.lmrB, BUFFER / 2, size)};
+        // RDMA-write ping-pong: each side writes its outbox (offset 0) into the other's inbox
+        long inbox = BUFFER / 4;
+        RmrTriplet toB = RmrTriplet.of(pair.lmrB, inbox, size);
+        RmrTriplet toA = RmrTriplet.of(pair.lmrA, inbox, size);
+        int total = warmup + iterations;
+        pair.memoryA.asSlice(0, size).fill((byte) 0);
+        pair.memoryB.asSlice(0, size).fill((byte) 0);
+        pair.memoryA.asSlice(inbox, size).fill((byte) 0);
+        pair.memoryB.asSlice(inbox, size).fill((byte) 0);
+        if (!rdmaWrite) {
+            for (int i = 0; i < pair.depth / 2; i++) {
+                Spin.check(pair.epA.postRecv(1, recvA, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
+                Spin.check(pair.epB.postRecv(1, recvB, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
+            }
+        }
+        long seqOffset = size - 8;
+        long inboxSeq = inbox + seqOffset;
+        CompletableFuture<Void> peer = onPeerThread(() -> {
+            DatEvent event = new DatEvent();
+            DatEvent drained = new DatEvent();
+            for (long i = 1; i <= total; i++) {
+                if (rdmaWrite) {
+                    while ((long) LONG.getVolatile(pair.memoryB, inboxSeq) != i) {
+                        Thread.onSpinWait();
+                    }
+                    pair.memoryB.set(ValueLayout.JAVA_LONG, seqOffset, i);
+                    Spin.check(pair.epB.postRdmaWrite(1, ivB, i, toA, requestFlags), "dat_ep_post_rdma_write");
+                } else {
+                    Spin.completion(pair.recvB, event, deadline);
+                    Spin.check(pair.epB.postRecv(1, recvB, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
+                    Spin.check(pair.epB.postSend(1, ivB, i, requestFlags), "dat_ep_post_send");
+                }
+                if (!pair.suppressSupported) {
+                    Spin.drain(pair.requestB, drained);
+                }
+            }
+        });
+        pin(0);
+        DatEvent event = new DatEvent();
+        DatEvent drained = new DatEvent();
+        for (int i = 1; i <= total; i++) {
+            long start = System.nanoTime();
+            if (rdmaWrite) {
+                pair.memoryA.set(ValueLayout.JAVA_LONG, seqOffset, i);
+                Spin.check(pair.epA.postRdmaWrite(1, ivA, i, toB, requestFlags), "dat_ep_post_rdma_write");
+                while ((long) LONG.getVolatile(pair.memoryA, inboxSeq) != i) {
+                    Thread.onSpinWait();
+                }
+            } else {
+                Spin.check(pair.epA.postSend(1, ivA, i, requestFlags), "dat_ep_post_send");
+                Spin.completion(pair.recvA, event, deadline);
+                Spin.check(pair.epA.postRecv(1, recvA, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
+            }
+            long elapsed = System.nanoTime() - start;
+            if (i > warmup) {
+                samples[i - warmup - 1] = elapsed;
+            }
+            if (!pair.suppressSupported) {
+                Spin.drain(pair.requestA, drained);
+            }
+        }
+        join(peer);
+        if (!rdmaWrite) {
+            flushReceives(pair);
+        }
+        Stats stats = Stats.of(samples, iterations, 0.5e-3);
+        return new Figure(rdmaWrite ? "RDMA write latency" : "send/recv latency", size, "us", stats.median(), stats,
+                "spin ping-pong", spinHalfRtt, false);
+    }
+
+    /** Reconnects the pair so that receives left posted by a latency run do not linger. */
+    private static void flushReceives(ConnectedPair pair) {
+        pair.disconnect(pair.epA);
+        DatEvent event = new DatEvent();
+        Spin.drain(pair.recvA, event);
+        Spin.drain(pair.recvB, event);
+        Spin.drain(pair.requestA, event);
+        Spin.drain(pair.requestB, event);
+        pair.epA.reset();
+        pair.epB.reset();
+        pair.connect(pair.epA, pair.epB);
+    }
+
+    // ---- bandwidth -------------------------------------------------------------------------
+
+    private Figure bandwidth(ConnectedPair pair, long size, Op op, double memcpyGBs) {
+        int window = (int) Math.max(1, Math.min(pair.depth, BUFFER / 2 / size));
+        LmrTriplet[][] local = new LmrTriplet[window][];
+        RmrTriplet[] remote = new RmrTriplet[window];
+        LmrTriplet[][] recv = new LmrTriplet[window][];
+        for (int slot = 0; slot < window; slot++) {
+            local[slot] = new LmrTriplet[] {LmrTriplet.of(pair.lmrA, slot * size, size)};
+            remote[slot] = RmrTriplet.of(pair.lmrB, slot * size, size);
+            recv[slot] = new LmrTriplet[] {LmrTriplet.of(pair.lmrB, slot * size, size)};
+        }
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        CompletableFuture<Void> peer = null;
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        if (op == Op.SEND) {
+            for (int slot = 0; slot < window; slot++) {
+                Spin.check(pair.epB.postRecv(1, recv[slot], slot, CompletionFlags.DEFAULT), "dat_ep_post_recv");
+            }
+            peer = onPeerThread(() -> {
+                DatEvent event = new DatEvent();
+                while (!stop.get()) {
+                    int code = pair.recvB.dequeue(event);
+                    if (code == DatReturn.SUCCESS) {
+                        int slot = (int) event.userCookie();
+                        Spin.check(pair.epB.postRecv(1, recv[slot], slot, CompletionFlags.DEFAULT), "dat_ep_post_recv");
+                    } else {
+                        Thread.onSpinWait();
+                    }
+                }
+            });
+        }
+        pin(0);
+        DatEvent event = new DatEvent();
+        int outstanding = 0;
+        long completed = 0;
+        long warmupEnd = System.nanoTime() + options.warmupNanos();
+        long end = warmupEnd + options.measureNanos();
+        long start = 0;
+        long completedAtStart = 0;
+        int nextSlot = 0;
+        boolean[] busy = new boolean[window];
+        long now;
+        while (true) {
+            while (outstanding < window && !busy[nextSlot]) {
+                int code = switch (op) {
+                    case RDMA_WRITE -> pair.epA.postRdmaWrite(1, local[nextSlot], nextSlot, remote[nextSlot], CompletionFlags.DEFAULT);
+                    case RDMA_READ -> pair.epA.postRdmaRead(1, local[nextSlot], nextSlot, remote[nextSlot], CompletionFlags.DEFAULT);
+                    case SEND -> pair.epA.postSend(1, local[nextSlot], nextSlot, CompletionFlags.DEFAULT);
+                };
+                if (DatReturn.typeOf(code) == DatReturn.INSUFFICIENT_RESOURCES) {
+                    break;
+                }
+                Spin.check(code, op.label);
+                busy[nextSlot] = true;
+                outstanding++;
+                nextSlot = (nextSlot + 1) % window;
+            }
+            int slot = (int) Spin.completion(pair.requestA, event, deadline);
+            busy[slot] = false;
+            outstanding--;
+            completed++;
+            now = System.nanoTime();
+            if (start == 0 && now >= warmupEnd) {
+                start = now;
+                completedAtStart = completed;
+            }
+            if (now >= end) {
+                break;
+            }
+        }
+        while (outstanding > 0) {
+            Spin.completion(pair.requestA, event, deadline);
+            outstanding--;
+        }
+        double gbs = (completed - completedAtStart) * (double) size / ((now - start) / 1e9) / 1e9;
+        if (peer != null) {
+            stop.set(true);
+            join(peer);
+            flushReceives(pair);
+        }
+        return new Figure(op.label + " bandwidth", size, "GB/s", gbs, null, "MemorySegment.copy", memcpyGBs, true);
+    }
+
+    // ---- message rate and connection rate -------------------------------------------------
+
+    private Figure messageRate(ConnectedPair pair) {
+        long size = 64;
+        int signalEvery = pair.unsignalledSupported ? 16 : 1;
+        int window = pair.depth - pair.depth % signalEvery;
+        LmrTriplet[] send = {LmrTriplet.of(pair.lmrA, 0, size)};
+        LmrTriplet[] recv = {LmrTriplet.of(pair.lmrB, 0, size)};
+        for (int i = 0; i < pair.depth; i++) {
+            Spin.check(pair.epB.postRecv(1, recv, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
+        }
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        CompletableFuture<Void> peer = onPeerThread(() -> {
+            DatEvent event = new DatEvent();
+            while (!stop.get()) {
+                if (pair.recvB.dequeue(event) == DatReturn.SUCCESS) {
+                    Spin.check(pair.epB.postRecv(1, recv, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+        });
+        pin(0);
+        DatEvent event = new DatEvent();
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        long warmupEnd = System.nanoTime() + options.warmupNanos();
+        long end = warmupEnd + options.measureNanos();
+        long posted = 0;
+        long unacknowledged = 0;
+        long start = 0;
+        long postedAtStart = 0;
+        long now;
+        while (true) {
+            while (unacknowledged < window) {
+                boolean signalled = (posted + 1) % signalEvery == 0;
+                int code = pair.epA.postSend(1, send, posted, signalled ? CompletionFlags.DEFAULT : CompletionFlags.UNSIGNALLED);
+                if (DatReturn.typeOf(code) == DatReturn.INSUFFICIENT_RESOURCES) {
+                    break;
+                }
+                Spin.check(code, "dat_ep_post_send");
+                posted++;
+                unacknowledged++;
+            }
+            Spin.completion(pair.requestA, event, deadline);
+            unacknowledged -= signalEvery;
+            now = System.nanoTime();
+            if (start == 0 && now >= warmupEnd) {
+                start = now;
+                postedAtStart = posted;
+            }
+            if (now >= end) {
+                break;
+            }
+        }
+        while (unacknowledged > 0) {
+            Spin.completion(pair.requestA, event, deadline);
+            unacknowledged -= signalEvery;
+        }
+        double rate = (posted - postedAtStart) / ((now - start) / 1e9);
+        stop.set(true);
+        join(peer);
+        flushReceives(pair);
+        String series = "64 B message rate, 1 completion per " + signalEvery;
+        return new Figure(series, size, "Mops/s", rate / 1e6, null, null, Double.NaN, true);
+    }
+
+    private Figure connectionRate(ConnectedPair pair) {
+        int connections = options.connections();
+        long start = System.nanoTime();
+        for (int i = 0; i < connections; i++) {
+            try (Endpoint active = pair.ia.createEndpoint(pair.pz, pair.recvA, pair.requestA, pair.connA, pair.attributes);
+                    Endpoint passive = pair.ia.createEndpoint(pair.pz, pair.recvB, pair.requestB, pair.connB, pair.attributes)) {
+                pair.connect(active, passive);
+                pair.disconnect(active);
+            }
+        }
+        double micros = (System.nanoTime() - start) / 1e3 / connections;
+        return new Figure("connection setup (create, connect, accept, established, disconnect)", 0, "us/conn", micros, null,
+                "OFED dtestcm ucm on FDR (published)", 71.85, false);
+    }
+
+    // ---- threads ---------------------------------------------------------------------------
+
+    private CompletableFuture<Void> onPeerThread(Runnable body) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Thread thread = new Thread(() -> {
+            pin(1);
+            try {
+                body.run();
+                done.complete(null);
+            } catch (Throwable e) {
+                done.completeExceptionally(e);
+            }
+        }, "dat-perf-peer");
+        thread.setDaemon(true);
+        thread.start();
+        return done;
+    }
+
+    private void pin(int cpu) {
+        if (pinned && !CpuAffinity.pinCurrentThread(cpu % Runtime.getRuntime().availableProcessors())) {
+            pinned = false;
+        }
+    }
+
+    private static void join(CompletableFuture<Void> peer) {
+        try {
+            peer.get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the peer thread failed: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the peer thread did not finish within 60 s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted");
+        }
+    }
+}
