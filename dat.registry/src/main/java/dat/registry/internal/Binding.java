@@ -1,0 +1,141 @@
+package dat.registry.internal;
+
+import dat.api.DatException;
+import dat.api.DatReturn;
+import dat.api.InterfaceAdapter;
+import dat.api.ProviderInfo;
+import dat.api.spi.DatIaFactory;
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * The mutable state that goes with one {@link Entry}: whether its provider was initialized for it
+ * ({@code dat_provider_init}), and the IAs opened through it, held weakly so that the registry
+ * never keeps an IA alive. One binding lives as long as its entry's key.
+ *
+ * <p>The registry's own lock is never held while a binding's lock is taken, and provider code
+ * ({@code init}, {@code isOpen}) runs under the binding's lock only; {@code fini} and
+ * {@code openIa} run under no registry lock at all.
+ */
+final class Binding {
+
+    private final Entry.Key key;
+    private final Object lock = new Object();
+    private final List<WeakReference<InterfaceAdapter>> ias = new ArrayList<>();
+    private boolean initialized;
+    private boolean retired;
+    /** Set under the registry's lock when the entry leaves the view; {@link #retire()} follows. */
+    private volatile boolean retiring;
+    private int opening;
+
+    Binding(Entry.Key key) {
+        this.key = key;
+    }
+
+    Entry.Key key() {
+        return key;
+    }
+
+    /**
+     * Calls the provider's {@code init} once, before the first open of a static entry's IA.
+     *
+     * @throws DatException the provider's failure, or {@link DatReturn#PROVIDER_NOT_FOUND} when the
+     *     entry went away meanwhile
+     */
+    void ensureInitialized(DatIaFactory factory, ProviderInfo info, String instanceData) {
+        synchronized (lock) {
+            if (retired) {
+                throw gone();
+            }
+            if (!initialized) {
+                factory.init(info, instanceData);
+                initialized = true;
+            }
+        }
+    }
+
+    /** Counts an open under way, so that removal and {@code fini} see it. */
+    void beginOpen() {
+        synchronized (lock) {
+            if (retired) {
+                throw gone();
+            }
+            opening++;
+        }
+    }
+
+    /** Ends an open under way, keeping the IA it gave (weakly), if any. */
+    void endOpen(InterfaceAdapter ia) {
+        synchronized (lock) {
+            opening--;
+            if (ia != null) {
+                prune();
+                ias.add(new WeakReference<>(ia));
+            }
+        }
+    }
+
+    /**
+     * How many IAs opened through this entry are still open, opens under way included.
+     *
+     * @return the count
+     */
+    int openCount() {
+        synchronized (lock) {
+            prune();
+            return ias.size() + opening;
+        }
+    }
+
+    /**
+     * Marks the binding as gone: no new open or init. Returns whether the caller must now call the
+     * provider's {@code fini}: only when it was initialized and nothing opened through it is open
+     * (with open IAs the provider, which is leaving or being reconfigured, cleans up itself).
+     *
+     * @return whether to call {@code fini}
+     */
+    boolean retire() {
+        synchronized (lock) {
+            if (retired) {
+                return false;
+            }
+            retired = true;
+            prune();
+            return initialized && ias.isEmpty() && opening == 0;
+        }
+    }
+
+    /** Marks the binding as leaving; called under the registry's lock, so it takes no lock. */
+    void markRetiring() {
+        retiring = true;
+    }
+
+    /** Whether the binding is leaving, so that a returning entry gets a new one. */
+    boolean isRetiring() {
+        return retiring;
+    }
+
+    private void prune() {
+        for (Iterator<WeakReference<InterfaceAdapter>> it = ias.iterator(); it.hasNext();) {
+            InterfaceAdapter ia = it.next().get();
+            if (ia == null || !isOpen(ia)) {
+                it.remove();
+            }
+        }
+    }
+
+    private static boolean isOpen(InterfaceAdapter ia) {
+        try {
+            return ia.isOpen();
+        } catch (RuntimeException e) {
+            return false; // a provider that fails to answer has no usable IA
+        }
+    }
+
+    private DatException gone() {
+        return DatException.of(DatReturn.PROVIDER_NOT_FOUND, DatReturn.NAME_NOT_REGISTERED, "iaName",
+                "IA '" + key.iaName() + "' left the registry while being opened");
+    }
+}

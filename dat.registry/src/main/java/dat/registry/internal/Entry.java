@@ -1,0 +1,85 @@
+package dat.registry.internal;
+
+import dat.api.ProviderDTO;
+import dat.api.ProviderInfo;
+import dat.registry.DatConf;
+import java.util.Comparator;
+
+/**
+ * One IA the registry knows of, as an immutable info object: the IA name, version and thread
+ * safety, the registration that serves it (if any), the static entry that configured it (if any),
+ * and its state. Entries are recomputed from the registrations and the static registry on every
+ * change; the mutable part (init state, open IAs) lives in a {@link Binding} found by {@link #key()}.
+ *
+ * @param registration the provider that serves the IA, or {@code null} for a static entry whose
+ *     provider is absent
+ * @param staticEntry the static registry entry, or {@code null} for a dynamic IA
+ * @param iaName the IA name
+ * @param versionMajor the DAT major version
+ * @param versionMinor the DAT minor version
+ * @param threadSafe whether the IA is offered thread safe
+ * @param state active, shadowed or failed
+ * @param failureReason a {@code ProviderDTO.FAILURE_REASON_*} number
+ * @param failureDetail why it is not active, or {@code ""}
+ */
+record Entry(Registration registration, DatConf.Entry staticEntry, String iaName, int versionMajor, int versionMinor,
+        boolean threadSafe, ProviderDTO.State state, int failureReason, String failureDetail) {
+
+    /**
+     * What identifies an entry across recomputations: the registration's id, the IA and the static
+     * entry's place. Bindings and listener notifications are keyed by it.
+     */
+    record Key(long registrationId, String iaName, int versionMajor, int versionMinor, boolean threadSafe,
+            String staticSource, int staticLine) {
+    }
+
+    /**
+     * Which of the entries with the same IA name, version and thread safety wins: static entries
+     * first, then the higher {@code service.ranking}, then OSGi services before ServiceLoader
+     * providers before added ones, then the lower id (the earlier registration).
+     */
+    static final Comparator<Entry> PREFERENCE = Comparator
+            .comparing((Entry e) -> e.staticEntry() == null)
+            .thenComparing(e -> -e.ranking())
+            .thenComparing(e -> e.registration() == null ? Integer.MAX_VALUE : e.registration().kind().ordinal())
+            .thenComparing(e -> e.registration() == null ? Long.MAX_VALUE : Math.abs(e.registration().id()));
+
+    static Entry of(Registration registration, DatConf.Entry staticEntry, ProviderInfo info) {
+        return new Entry(registration, staticEntry, info.iaName(), info.versionMajor(), info.versionMinor(),
+                info.threadSafe(), ProviderDTO.State.ACTIVE, ProviderDTO.FAILURE_REASON_NONE, "");
+    }
+
+    Entry withState(ProviderDTO.State newState, int reason, String detail) {
+        return new Entry(registration, staticEntry, iaName, versionMajor, versionMinor, threadSafe, newState, reason, detail);
+    }
+
+    Key key() {
+        return new Key(registration == null ? 0 : registration.id(), iaName, versionMajor, versionMinor, threadSafe,
+                staticEntry == null ? "" : staticEntry.source(), staticEntry == null ? 0 : staticEntry.line());
+    }
+
+    ProviderInfo info() {
+        return new ProviderInfo(iaName, versionMajor, versionMinor, threadSafe);
+    }
+
+    boolean active() {
+        return state == ProviderDTO.State.ACTIVE;
+    }
+
+    int ranking() {
+        return registration == null ? 0 : registration.ranking();
+    }
+
+    /** Where the entry comes from, for people. */
+    String source() {
+        if (staticEntry != null) {
+            return staticEntry.location();
+        }
+        return registration == null ? "" : registration.source();
+    }
+
+    /** What the instance data passed to the provider is: the static entry's {@code ia_params}. */
+    String instanceData() {
+        return staticEntry == null ? "" : staticEntry.iaParams();
+    }
+}

@@ -1,0 +1,92 @@
+package dat.registry.internal;
+
+import dat.api.DatRegistryListener;
+import dat.api.ProviderDTO;
+import java.lang.System.Logger.Level;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * Delivers registry changes to listeners, in the order the registry made them, one call at a time,
+ * never under the registry's lock.
+ *
+ * <p>Events are queued while the registry holds its lock (so their order is the order of the
+ * changes), and then delivered by whichever thread finds no other thread delivering: a thread that
+ * changes the registry while another delivers does not wait, it leaves its events to that thread.
+ * A listener that changes the registry from its callback gets its events delivered after the
+ * callback returns, by the same loop.
+ */
+final class Listeners {
+
+    /** One call to make: the DTO is built at delivery, outside the registry's lock. */
+    private record Event(DatRegistryListener listener, boolean added, Supplier<ProviderDTO> provider) {
+    }
+
+    private static final System.Logger LOG = System.getLogger(Listeners.class.getName());
+
+    private final CopyOnWriteArrayList<DatRegistryListener> listeners = new CopyOnWriteArrayList<>();
+    private final Queue<Event> events = new ConcurrentLinkedQueue<>();
+    private final ReentrantLock delivering = new ReentrantLock();
+
+    /** Adds a listener; the caller holds the registry's lock and queues its initial events. */
+    boolean add(DatRegistryListener listener) {
+        return listeners.addIfAbsent(listener);
+    }
+
+    void remove(DatRegistryListener listener) {
+        listeners.remove(listener);
+    }
+
+    void clear() {
+        listeners.clear();
+        events.clear();
+    }
+
+    /** Queues an event for every listener; the caller holds the registry's lock. */
+    void queueAll(boolean added, Supplier<ProviderDTO> provider) {
+        for (DatRegistryListener listener : listeners) {
+            events.add(new Event(listener, added, provider));
+        }
+    }
+
+    /** Queues an event for one listener; the caller holds the registry's lock. */
+    void queue(DatRegistryListener listener, boolean added, Supplier<ProviderDTO> provider) {
+        events.add(new Event(listener, added, provider));
+    }
+
+    /** Delivers the queued events, unless another thread (or an outer call on this one) does. */
+    void deliver() {
+        while (!events.isEmpty()) {
+            if (delivering.isHeldByCurrentThread() || !delivering.tryLock()) {
+                return;
+            }
+            try {
+                Event event;
+                while ((event = events.poll()) != null) {
+                    if (listeners.contains(event.listener())) {
+                        call(event);
+                    }
+                }
+            } finally {
+                delivering.unlock();
+            }
+        }
+    }
+
+    private static void call(Event event) {
+        ProviderDTO provider = event.provider().get();
+        try {
+            if (event.added()) {
+                event.listener().providerAdded(provider);
+            } else {
+                event.listener().providerRemoved(provider);
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "DAT registry listener " + event.listener() + " failed on "
+                    + (event.added() ? "providerAdded" : "providerRemoved") + " of " + provider.iaName(), e);
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package dat.registry.internal;
+
+import dat.api.DatRegistry;
+import dat.api.ProviderDTO;
+import dat.api.spi.DatIaFactory;
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+
+/** Assembles a registry outside OSGi: ServiceLoader providers, given providers, a static registry. */
+public final class PlainRegistry {
+
+    private static final System.Logger LOG = System.getLogger(PlainRegistry.class.getName());
+
+    private PlainRegistry() {
+    }
+
+    /**
+     * Builds a registry.
+     *
+     * @param loader the class loader ServiceLoader searches, or {@code null} not to use ServiceLoader
+     * @param providers providers to register as ServiceLoader would
+     * @param staticRegistryPath the static registry file, or {@code null}
+     * @param maxAddedProviders the limit of {@code addProvider}
+     * @return the registry
+     */
+    public static DatRegistry create(ClassLoader loader, List<DatIaFactory> providers, String staticRegistryPath,
+            int maxAddedProviders) {
+        Registry registry = new Registry(maxAddedProviders);
+        if (loader != null) {
+            for (ServiceLoader.Provider<DatIaFactory> provider : ServiceLoader.load(DatIaFactory.class, loader).stream().toList()) {
+                String source = "ServiceLoader (" + provider.type().getName() + ")";
+                try {
+                    register(registry, provider.get(), source);
+                } catch (ServiceConfigurationError | RuntimeException e) {
+                    LOG.log(Level.WARNING, "DAT registry: cannot load provider " + provider.type().getName(), e);
+                    registry.register(Registration.failed(registry.nextLocalId(), Registration.Kind.SERVICE_LOADER, source,
+                            provider.type().getName(), ProviderDTO.FAILURE_REASON_SERVICE_UNAVAILABLE,
+                            "cannot be instantiated: " + e));
+                }
+            }
+        }
+        for (DatIaFactory factory : providers) {
+            register(registry, factory, "DatRegistries.Builder.provider (" + factory.getClass().getName() + ")");
+        }
+        registry.setStaticRegistry(StaticRegistry.load(staticRegistryPath));
+        return registry;
+    }
+
+    private static void register(Registry registry, DatIaFactory factory, String source) {
+        Map<String, Object> properties;
+        try {
+            properties = factory.properties();
+        } catch (RuntimeException e) {
+            registry.register(Registration.failed(registry.nextLocalId(), Registration.Kind.SERVICE_LOADER, source,
+                    factory.getClass().getName(), ProviderDTO.FAILURE_REASON_INVALID_PROPERTIES, "properties() failed: " + e));
+            return;
+        }
+        registry.register(Registration.describe(registry.nextLocalId(), Registration.Kind.SERVICE_LOADER, source,
+                properties == null ? Map.of() : properties, new Registration.Direct(factory)));
+    }
+}

@@ -1,0 +1,557 @@
+package dat.registry.internal;
+
+import dat.api.DatConstants;
+import dat.api.DatException;
+import dat.api.DatRegistry;
+import dat.api.DatRegistryListener;
+import dat.api.DatReturn;
+import dat.api.EventDispatcher;
+import dat.api.InterfaceAdapter;
+import dat.api.ProviderDTO;
+import dat.api.ProviderInfo;
+import dat.api.RegistryRuntimeDTO;
+import dat.api.spi.DatIaFactory;
+import dat.api.spi.DatProviderConstants;
+import dat.api.spi.IaOpenRequest;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The DAT registry itself, free of OSGi: registrations come and go through {@link #register},
+ * {@link #unregister} and {@link DatRegistry#addProvider}, the static registry through
+ * {@link #setStaticRegistry}; the OSGi component and {@code DatRegistries} feed it.
+ *
+ * <p>Every change recomputes the whole {@link View} (providers are few) under one lock and
+ * publishes it; {@code openIa}, listing and DTOs read the published view without locking.
+ *
+ * <p>What it does not do: it never closes an IA (a departing provider fails its own IAs, see
+ * {@link DatIaFactory}), never calls provider code while holding its lock, never blocks on a
+ * provider that comes or goes, and never holds a strong reference to an opened IA.
+ */
+public final class Registry implements DatRegistry {
+
+    private static final System.Logger LOG = System.getLogger(Registry.class.getName());
+
+    private final Object lock = new Object();
+    private final int maxAddedProviders;
+    private final Listeners listeners = new Listeners();
+
+    // guarded by lock
+    private final Map<Long, Registration> registrations = new LinkedHashMap<>();
+    private final Map<Entry.Key, Binding> bindings = new HashMap<>();
+    private final Map<Entry.Key, View.Failure> failures = new HashMap<>();
+    private StaticRegistry staticRegistry = StaticRegistry.NONE;
+    private long lastLocalId;
+    private boolean closed;
+
+    private volatile View view = View.EMPTY;
+
+    /**
+     * Creates an empty registry.
+     *
+     * @param maxAddedProviders the most providers {@link #addProvider} accepts
+     */
+    public Registry(int maxAddedProviders) {
+        if (maxAddedProviders < 0) {
+            throw new IllegalArgumentException("maxAddedProviders " + maxAddedProviders);
+        }
+        this.maxAddedProviders = maxAddedProviders;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // feeding the registry
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * Adds or replaces (same id) a registration: {@code dat_registry_add_provider} for a factory
+     * service or a ServiceLoader provider.
+     */
+    void register(Registration registration) {
+        update(() -> {
+            Registration old = registrations.put(registration.id(), registration);
+            if (old != null) {
+                // modified: failures found with the old properties no longer count
+                failures.keySet().removeIf(key -> key.registrationId() == registration.id());
+            }
+        });
+    }
+
+    /** Removes a registration: {@code dat_registry_remove_provider} of a factory service. */
+    void unregister(long id) {
+        Registration[] removed = new Registration[1];
+        update(() -> {
+            removed[0] = registrations.remove(id);
+            failures.keySet().removeIf(key -> key.registrationId() == id);
+        });
+        if (removed[0] != null) {
+            removed[0].factory().release();
+        }
+    }
+
+    /** A new id for a registration that is not an OSGi service: -1, -2, ... */
+    long nextLocalId() {
+        synchronized (lock) {
+            return --lastLocalId;
+        }
+    }
+
+    /**
+     * Replaces the static registry; its bad lines are logged once each.
+     *
+     * @param newStaticRegistry the static registry read
+     */
+    void setStaticRegistry(StaticRegistry newStaticRegistry) {
+        newStaticRegistry.problems().forEach(problem -> LOG.log(Level.WARNING, "DAT static registry: " + problem));
+        update(() -> staticRegistry = newStaticRegistry);
+    }
+
+    /** Retires every entry (calling {@code fini} where due) and forgets the listeners. */
+    void close() {
+        update(() -> {
+            registrations.values().forEach(registration -> registration.factory().release());
+            registrations.clear();
+            staticRegistry = StaticRegistry.NONE;
+            closed = true;
+        });
+        listeners.clear();
+    }
+
+    /**
+     * Applies a change under the lock, recomputes and publishes the view, queues the listener
+     * events, then (without the lock) calls {@code fini} for retired static entries and delivers
+     * the events.
+     */
+    private void update(Runnable change) {
+        List<Retired> retired = new ArrayList<>();
+        synchronized (lock) {
+            change.run();
+            View old = view;
+            List<Entry> entries = View.compute(registrations.values(), staticRegistry, failures);
+            Map<Entry.Key, Binding> current = new HashMap<>();
+            for (Entry entry : entries) {
+                current.put(entry.key(), bindings.compute(entry.key(),
+                        (key, binding) -> binding == null || binding.isRetiring() ? new Binding(key) : binding));
+            }
+            Map<Entry.Key, Entry> oldEntries = new HashMap<>();
+            old.entries().forEach(entry -> oldEntries.put(entry.key(), entry));
+            for (Map.Entry<Entry.Key, Binding> binding : List.copyOf(bindings.entrySet())) {
+                Entry.Key key = binding.getKey();
+                if (current.containsKey(key)) {
+                    continue;
+                }
+                if (!binding.getValue().isRetiring()) {
+                    binding.getValue().markRetiring();
+                    retired.add(new Retired(binding.getValue(), oldEntries.get(key)));
+                }
+                // a retired binding counts the IAs of its registration while that lives (PROVIDER_IN_USE)
+                if (!registrations.containsKey(key.registrationId())) {
+                    bindings.remove(key);
+                }
+            }
+            View next = new View(entries, current, staticRegistry);
+            queueChanges(old, next);
+            view = next;
+        }
+        for (Retired r : retired) {
+            if (r.binding().retire() && r.entry() != null && r.entry().registration() != null) {
+                fini(r.entry());
+            }
+        }
+        listeners.deliver();
+    }
+
+    private record Retired(Binding binding, Entry entry) {
+    }
+
+    private static void fini(Entry entry) {
+        DatIaFactory factory = entry.registration().factory().get();
+        if (factory == null) {
+            return;
+        }
+        try {
+            factory.fini(entry.info());
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "DAT provider '" + entry.registration().providerName() + "' failed in fini of IA '"
+                    + entry.iaName() + "'", e);
+        }
+    }
+
+    /** Queues removed-then-added events for entries that stopped or started being active. */
+    private void queueChanges(View old, View next) {
+        Map<Entry.Key, Entry> nowActive = new LinkedHashMap<>();
+        next.entries().stream().filter(Entry::active).forEach(entry -> nowActive.put(entry.key(), entry));
+        Set<Entry> wasActive = old.entries().stream().filter(Entry::active).collect(Collectors.toSet());
+        for (Entry entry : old.entries()) {
+            if (entry.active() && !entry.equals(nowActive.get(entry.key()))) {
+                Binding binding = old.bindings().get(entry.key());
+                listeners.queueAll(false, () -> dto(entry, binding));
+            }
+        }
+        for (Entry entry : nowActive.values()) {
+            if (!wasActive.contains(entry)) {
+                Binding binding = next.bindings().get(entry.key());
+                listeners.queueAll(true, () -> dto(entry, binding));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // DatRegistry
+    // ---------------------------------------------------------------------------------------------
+
+    @Override
+    public List<ProviderInfo> listProviders() {
+        View current = view;
+        if (current.staticRegistry().missing()) {
+            throw missingStaticRegistry(current.staticRegistry());
+        }
+        return current.entries().stream().filter(Entry::active).map(Entry::info).distinct()
+                .sorted(Comparator.comparing(ProviderInfo::iaName).thenComparing(ProviderInfo::versionMajor)
+                        .thenComparing(ProviderInfo::versionMinor).thenComparing(ProviderInfo::threadSafe))
+                .toList();
+    }
+
+    @Override
+    public int listProviders(int maxToReturn, ProviderInfo[] providerList) {
+        List<ProviderInfo> providers = listProviders();
+        int size = providers.size();
+        if (maxToReturn < 0) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG1, "maxToReturn",
+                    "negative: " + maxToReturn + "; the registry has " + size + " entries");
+        }
+        if (providerList == null) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3, "providerList",
+                    "null; the registry has " + size + " entries");
+        }
+        if (providerList.length < maxToReturn) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3, "providerList",
+                    "holds " + providerList.length + " entries, fewer than maxToReturn " + maxToReturn
+                            + "; the registry has " + size + " entries");
+        }
+        if (maxToReturn < size) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG1, "maxToReturn",
+                    maxToReturn + " is too small: the registry has " + size + " entries");
+        }
+        for (int i = 0; i < size; i++) {
+            providerList[i] = providers.get(i);
+        }
+        return size;
+    }
+
+    private static DatException missingStaticRegistry(StaticRegistry missing) {
+        return DatException.of(DatReturn.INTERNAL_ERROR, DatReturn.NO_SUBTYPE, null,
+                "the static registry " + missing.path() + " is missing: " + missing.readError());
+    }
+
+    @Override
+    public InterfaceAdapter openIa(String iaName, int asyncEvdMinQlen, EventDispatcher asyncEvd, int versionMajor,
+            int versionMinor, boolean threadSafe) {
+        if (iaName == null || iaName.isEmpty()) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG1, "iaName",
+                    iaName == null ? "null" : "empty");
+        }
+        if (asyncEvd == null && asyncEvdMinQlen < 1) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "asyncEvdMinQlen",
+                    asyncEvdMinQlen + ": the async EVD the provider creates needs room for at least 1 event");
+        }
+        if (versionMajor < 0) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG5, "versionMajor", "negative");
+        }
+        if (versionMinor < 0) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG6, "versionMinor", "negative");
+        }
+        if (asyncEvd != null && asyncEvd != EventDispatcher.ASYNC_EXISTS && !asyncEvd.isOpen()) {
+            throw DatException.of(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EVD_ASYNC, "asyncEvd",
+                    "the async EVD is closed");
+        }
+        String name = iaName.startsWith(DatConstants.IA_NAME_RO_AWARE_PREFIX)
+                ? iaName.substring(DatConstants.IA_NAME_RO_AWARE_PREFIX.length()) : iaName;
+        View current = view;
+        Entry chosen = choose(current, name, versionMajor, versionMinor, threadSafe);
+        Binding binding = current.bindings().get(chosen.key());
+        DatIaFactory factory = chosen.registration().factory().get();
+        if (factory == null) {
+            fail(chosen, ProviderDTO.FAILURE_REASON_SERVICE_UNAVAILABLE, "the provider's factory service could not be obtained");
+            throw DatException.of(DatReturn.PROVIDER_NOT_FOUND, DatReturn.NAME_NOT_REGISTERED, "iaName",
+                    "the factory of provider '" + chosen.registration().providerName() + "' for IA '" + name
+                            + "' is not available (its provider is leaving or failed to start)");
+        }
+        if (chosen.staticEntry() != null) {
+            try {
+                binding.ensureInitialized(factory, chosen.info(), chosen.instanceData());
+            } catch (RuntimeException e) {
+                if (e instanceof DatException failure && failure.type() == DatReturn.PROVIDER_NOT_FOUND) {
+                    throw failure;
+                }
+                String detail = "provider '" + chosen.registration().providerName() + "' failed to initialize IA '" + name
+                        + "' (" + chosen.source() + "): " + e.getMessage();
+                fail(chosen, ProviderDTO.FAILURE_REASON_INIT_FAILED, detail);
+                int code = e instanceof DatException failure ? failure.code()
+                        : DatReturn.error(DatReturn.INTERNAL_ERROR, DatReturn.NO_SUBTYPE);
+                throw new DatException(code, "iaName", detail, e);
+            }
+        }
+        binding.beginOpen();
+        InterfaceAdapter ia = null;
+        try {
+            ia = factory.openIa(new IaOpenRequest(name, asyncEvdMinQlen, asyncEvd, chosen.instanceData()));
+            if (ia == null) {
+                throw DatException.of(DatReturn.INTERNAL_ERROR, DatReturn.NO_SUBTYPE, "iaName",
+                        "provider '" + chosen.registration().providerName() + "' returned no IA for '" + name + "'");
+            }
+            return ia;
+        } catch (DatException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new DatException(DatReturn.error(DatReturn.INTERNAL_ERROR, DatReturn.NO_SUBTYPE), "iaName",
+                    "provider '" + chosen.registration().providerName() + "' failed to open IA '" + name + "': " + e, e);
+        } finally {
+            binding.endOpen(ia);
+        }
+    }
+
+    /**
+     * Picks the entry {@code dat_ia_open} uses: exact name, equal major, minor at least the one
+     * asked for (the exact minor preferred), thread safe if asked for (the exact thread safety
+     * preferred), then the entry the view ranks best.
+     */
+    private static Entry choose(View current, String name, int major, int minor, boolean threadSafe) {
+        List<Entry> named = current.active(name);
+        if (named.isEmpty()) {
+            throw notFound(DatReturn.NAME_NOT_REGISTERED, "no active provider offers IA '" + name + "'"
+                    + inactiveReason(current, name));
+        }
+        List<Entry> sameMajor = named.stream().filter(e -> e.versionMajor() == major).toList();
+        if (sameMajor.isEmpty()) {
+            throw notFound(DatReturn.MAJOR_NOT_FOUND, "IA '" + name + "' is offered for DAT " + versions(named)
+                    + ", not for major version " + major);
+        }
+        List<Entry> minorOk = sameMajor.stream().filter(e -> e.versionMinor() >= minor).toList();
+        if (minorOk.isEmpty()) {
+            throw notFound(DatReturn.MINOR_NOT_FOUND, "IA '" + name + "' is offered for DAT " + versions(named)
+                    + ", older than " + major + "." + minor);
+        }
+        List<Entry> safe = minorOk.stream().filter(e -> e.threadSafe() || !threadSafe).toList();
+        if (safe.isEmpty()) {
+            throw notFound(DatReturn.THREAD_SAFETY_NOT_FOUND, "IA '" + name + "' is offered only by providers that are"
+                    + " not thread safe");
+        }
+        return safe.stream()
+                .min(Comparator.comparing((Entry e) -> e.versionMinor() != minor)
+                        .thenComparing(Entry::versionMinor)
+                        .thenComparing(e -> e.threadSafe() != threadSafe)
+                        .thenComparing(Entry.PREFERENCE))
+                .orElseThrow();
+    }
+
+    private static String versions(List<Entry> entries) {
+        return entries.stream().map(e -> e.versionMajor() + "." + e.versionMinor()).distinct().sorted()
+                .collect(Collectors.joining(", "));
+    }
+
+    private static String inactiveReason(View current, String name) {
+        return current.entries().stream().filter(e -> e.iaName().equals(name)).findFirst()
+                .map(e -> " (it is " + e.state().name().toLowerCase() + ": " + e.failureDetail() + ")").orElse("");
+    }
+
+    private static DatException notFound(int subtype, String detail) {
+        return DatException.of(DatReturn.PROVIDER_NOT_FOUND, subtype, "iaName", detail);
+    }
+
+    /** Records a failure of an entry found when opening it, so that the next view shows it. */
+    private void fail(Entry entry, int reason, String detail) {
+        LOG.log(Level.WARNING, "DAT registry: IA '" + entry.iaName() + "' failed: " + detail);
+        update(() -> {
+            if (registrations.get(entry.key().registrationId()) == entry.registration()) {
+                failures.put(entry.key(), new View.Failure(reason, detail));
+            }
+        });
+    }
+
+    @Override
+    public void addProvider(DatIaFactory provider, ProviderInfo providerInfo) {
+        if (provider == null) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG1, "provider", "null");
+        }
+        if (providerInfo == null) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "providerInfo", "null");
+        }
+        Map<String, Object> properties;
+        try {
+            properties = new LinkedHashMap<>(Objects.requireNonNullElse(provider.properties(), Map.of()));
+        } catch (RuntimeException e) {
+            throw new DatException(DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG1), "provider",
+                    "its properties() failed: " + e, e);
+        }
+        properties.putIfAbsent(DatProviderConstants.DAT_PROVIDER_NAME, provider.getClass().getName());
+        properties.put(DatProviderConstants.DAT_IA_NAME, providerInfo.iaName());
+        properties.put(DatProviderConstants.DAT_API_VERSION, providerInfo.versionMajor() + "." + providerInfo.versionMinor());
+        properties.put(DatProviderConstants.DAT_THREAD_SAFE, providerInfo.threadSafe());
+        DatException[] refused = new DatException[1];
+        update(() -> {
+            if (closed) {
+                refused[0] = DatException.of(DatReturn.INVALID_STATE, DatReturn.NO_SUBTYPE, null, "the registry is closed");
+                return;
+            }
+            for (Entry entry : view.entries()) {
+                if (entry.state() != ProviderDTO.State.FAILED && entry.iaName().equals(providerInfo.iaName())
+                        && entry.info().equals(providerInfo)) {
+                    refused[0] = DatException.of(DatReturn.PROVIDER_ALREADY_REGISTERED, DatReturn.NO_SUBTYPE, "providerInfo",
+                            "IA '" + providerInfo.iaName() + "' DAT " + providerInfo.versionMajor() + "."
+                                    + providerInfo.versionMinor() + (providerInfo.threadSafe() ? " thread safe" : "")
+                                    + " is already registered by " + entry.source());
+                    return;
+                }
+            }
+            long added = registrations.values().stream().filter(r -> r.kind() == Registration.Kind.ADDED).count();
+            if (added >= maxAddedProviders) {
+                refused[0] = DatException.of(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.NO_SUBTYPE, null,
+                        "the registry already holds its maximum of " + maxAddedProviders + " added providers");
+                return;
+            }
+            long id = --lastLocalId;
+            Registration registration = Registration.describe(id, Registration.Kind.ADDED,
+                    "addProvider (" + provider.getClass().getName() + ")", properties, new Registration.Direct(provider));
+            if (!registration.valid()) {
+                refused[0] = DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG1, "provider",
+                        "its properties() are invalid: " + registration.failureDetail());
+                return;
+            }
+            registrations.put(id, registration);
+        });
+        if (refused[0] != null) {
+            throw refused[0];
+        }
+    }
+
+    @Override
+    public void removeProvider(DatIaFactory provider, ProviderInfo providerInfo) {
+        if (provider == null) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG1, "provider", "null");
+        }
+        if (providerInfo == null) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "providerInfo", "null");
+        }
+        Registration found = null;
+        List<Binding> itsBindings = new ArrayList<>();
+        synchronized (lock) {
+            for (Registration registration : registrations.values()) {
+                if (registration.kind() == Registration.Kind.ADDED && registration.factory().holds(provider)
+                        && registration.iaNames().equals(List.of(providerInfo.iaName()))
+                        && registration.versionMajor() == providerInfo.versionMajor()
+                        && registration.versionMinor() == providerInfo.versionMinor()
+                        && registration.threadSafe() == providerInfo.threadSafe()) {
+                    found = registration;
+                    break;
+                }
+            }
+            if (found != null) {
+                long id = found.id();
+                bindings.forEach((key, binding) -> {
+                    if (key.registrationId() == id) {
+                        itsBindings.add(binding);
+                    }
+                });
+            }
+        }
+        if (found == null) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.NO_SUBTYPE, "provider",
+                    "no provider was added with addProvider for IA '" + providerInfo.iaName() + "' DAT "
+                            + providerInfo.versionMajor() + "." + providerInfo.versionMinor()
+                            + (providerInfo.threadSafe() ? " thread safe" : "") + " and this factory");
+        }
+        int open = itsBindings.stream().mapToInt(Binding::openCount).sum();
+        if (open > 0) {
+            throw DatException.of(DatReturn.PROVIDER_IN_USE, DatReturn.NO_SUBTYPE, "provider",
+                    open + " IA" + (open == 1 ? " opened through it is" : "s opened through it are") + " still open");
+        }
+        unregister(found.id());
+    }
+
+    @Override
+    public List<ProviderDTO> findProviders(String filter) {
+        LdapFilter parsed = null;
+        if (filter != null && !filter.isBlank()) {
+            try {
+                parsed = LdapFilter.parse(filter);
+            } catch (IllegalArgumentException e) {
+                throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG1, "filter", e.getMessage());
+            }
+        }
+        View current = view;
+        List<ProviderDTO> found = new ArrayList<>();
+        List<Entry> active = current.entries().stream().filter(Entry::active).sorted(Entry.PREFERENCE).toList();
+        for (Entry entry : active) {
+            ProviderDTO dto = dto(entry, current.bindings().get(entry.key()));
+            if (parsed == null || parsed.matches(dto.properties())) {
+                found.add(dto);
+            }
+        }
+        return List.copyOf(found);
+    }
+
+    @Override
+    public RegistryRuntimeDTO getRuntimeDTO() {
+        View current = view;
+        List<ProviderDTO> providers = current.entries().stream()
+                .map(entry -> dto(entry, current.bindings().get(entry.key())))
+                .toList();
+        StaticRegistry statics = current.staticRegistry();
+        return new RegistryRuntimeDTO(providers, statics.path(), !statics.missing(), statics.problems());
+    }
+
+    @Override
+    public void addListener(DatRegistryListener listener) {
+        if (listener == null) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG1, "listener", "null");
+        }
+        synchronized (lock) {
+            if (listeners.add(listener)) {
+                View current = view;
+                for (Entry entry : current.entries()) {
+                    if (entry.active()) {
+                        Binding binding = current.bindings().get(entry.key());
+                        listeners.queue(listener, true, () -> dto(entry, binding));
+                    }
+                }
+            }
+        }
+        listeners.deliver();
+    }
+
+    @Override
+    public void removeListener(DatRegistryListener listener) {
+        if (listener != null) {
+            listeners.remove(listener);
+        }
+    }
+
+    /** The DTO of an entry; counts its open IAs, so never called under the registry's lock. */
+    static ProviderDTO dto(Entry entry, Binding binding) {
+        Registration registration = entry.registration();
+        Map<String, Object> properties = new LinkedHashMap<>(registration == null ? Map.of() : registration.properties());
+        String providerName = entry.staticEntry() != null ? entry.staticEntry().provider()
+                : registration == null ? "" : registration.providerName();
+        properties.put(DatProviderConstants.DAT_PROVIDER_NAME, providerName);
+        properties.put(DatProviderConstants.DAT_IA_NAME, entry.iaName());
+        properties.put(DatProviderConstants.DAT_API_VERSION, entry.versionMajor() + "." + entry.versionMinor());
+        properties.put(DatProviderConstants.DAT_THREAD_SAFE, entry.threadSafe());
+        String providerVersion = registration != null && !registration.providerVersion().isEmpty()
+                ? registration.providerVersion()
+                : entry.staticEntry() != null ? entry.staticEntry().providerVersion() : "";
+        return new ProviderDTO(registration == null ? 0 : registration.id(), entry.iaName(), entry.versionMajor(),
+                entry.versionMinor(), entry.threadSafe(), providerName, providerVersion,
+                registration == null ? "" : registration.transport(), entry.ranking(),
+                entry.staticEntry() != null ? ProviderDTO.Origin.STATIC : ProviderDTO.Origin.DYNAMIC, entry.state(),
+                entry.failureReason(), entry.failureDetail(), entry.source(), entry.instanceData(),
+                binding == null ? 0 : binding.openCount(), properties);
+    }
+}

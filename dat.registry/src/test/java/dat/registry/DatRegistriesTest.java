@@ -1,0 +1,111 @@
+package dat.registry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dat.api.DatException;
+import dat.api.DatRegistry;
+import dat.api.DatReturn;
+import dat.api.InterfaceAdapter;
+import dat.api.ProviderDTO;
+import dat.api.ProviderInfo;
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The registry on a plain class path, no framework anywhere: this test's class path lists
+ * {@link RecordingFactory} in META-INF/services/dat.api.spi.DatIaFactory.
+ */
+class DatRegistriesTest {
+
+    @Test
+    void findsProvidersWithServiceLoader() {
+        DatRegistry registry = DatRegistries.builder().noStaticRegistry().build();
+        assertThat(registry.listProviders()).containsExactly(new ProviderInfo("rec0", 1, 2, false));
+        try (InterfaceAdapter ia = registry.openIa("rec0")) {
+            assertThat(ia.name()).isEqualTo("rec0");
+            assertThat(ia.isOpen()).isTrue();
+        }
+        ProviderDTO dto = registry.getRuntimeDTO().providers().getFirst();
+        assertThat(dto.source()).isEqualTo("ServiceLoader (dat.registry.RecordingFactory)");
+        assertThat(dto.id()).isEqualTo(-1);
+        assertThat(dto.transport()).isEqualTo("loopback");
+    }
+
+    /**
+     * Runs the registry in a class loader that holds only dat.api, dat.registry and the test
+     * provider, so that no OSGi class can be reached: the plain-Java registry needs none.
+     */
+    @Test
+    void needsNoOsgiClassAtAll() throws Exception {
+        URL[] path = {codeSource(DatRegistry.class), codeSource(DatRegistries.class), codeSource(RecordingFactory.class)};
+        try (URLClassLoader plain = new URLClassLoader(path, ClassLoader.getPlatformClassLoader())) {
+            assertThatThrownBy(() -> plain.loadClass("org.osgi.framework.BundleContext"))
+                    .isInstanceOf(ClassNotFoundException.class);
+            Class<?> registries = plain.loadClass(DatRegistries.class.getName());
+            Object builder = registries.getMethod("builder").invoke(null);
+            Class<?> builderType = builder.getClass();
+            builderType.getMethod("classLoader", ClassLoader.class).invoke(builder, plain);
+            builderType.getMethod("noStaticRegistry").invoke(builder);
+            Object registry = builderType.getMethod("build").invoke(builder);
+            Class<?> registryType = plain.loadClass(DatRegistry.class.getName());
+            assertThat(registry.getClass().getClassLoader()).isSameAs(plain);
+            Object ia = registryType.getMethod("openIa", String.class).invoke(registry, "rec0");
+            Class<?> iaType = plain.loadClass(InterfaceAdapter.class.getName());
+            assertThat(iaType.getMethod("name").invoke(ia)).isEqualTo("rec0");
+            assertThat(registryType.getMethod("listProviders").invoke(registry)).asString().contains("rec0");
+        }
+    }
+
+    private static URL codeSource(Class<?> type) {
+        return type.getProtectionDomain().getCodeSource().getLocation();
+    }
+
+    @Test
+    void eachRegistryHasItsOwnProviders() {
+        DatRegistry one = DatRegistries.builder().noStaticRegistry().build();
+        DatRegistry two = DatRegistries.builder().noStaticRegistry().build();
+        one.addProvider(new RecordingFactory("extra"), new ProviderInfo("extra0", 1, 2, false));
+        assertThat(one.listProviders()).hasSize(2);
+        assertThat(two.listProviders()).hasSize(1);
+    }
+
+    @Test
+    void readsAStaticRegistryAndTakesGivenProviders(@TempDir Path dir) throws IOException {
+        Path conf = dir.resolve("dat.conf");
+        Files.writeString(conf, """
+                # two IAs of the recording provider, one of a provider given to the builder
+                conf0 u1.2 nonthreadsafe default recording rec.1.0 "mode=a" ""
+                conf1 u1.2 nonthreadsafe default given given.1.0 "mode=b" ""
+                broken line
+                """);
+        RecordingFactory given = new RecordingFactory("given");
+        DatRegistry registry = DatRegistries.builder().staticRegistry(conf).provider(given).build();
+        assertThat(registry.listProviders()).extracting(ProviderInfo::iaName).containsExactly("conf0", "conf1", "rec0");
+        registry.openIa("conf1").close();
+        assertThat(given.calls).containsExactly("init conf1 [mode=b]", "open conf1 [mode=b]");
+        assertThat(registry.getRuntimeDTO().staticRegistryProblems())
+                .containsExactly(conf + ":4: expected 8 fields but found 2 (ia_name api_version threadsafe|nonthreadsafe"
+                        + " default|nondefault provider provider_version ia_params platform_params)");
+    }
+
+    @Test
+    void aMissingStaticRegistryMakesListingAnInternalError(@TempDir Path dir) {
+        DatRegistry registry = DatRegistries.builder().staticRegistry(dir.resolve("absent.conf")).build();
+        assertThatThrownBy(registry::listProviders).isInstanceOfSatisfying(DatException.class,
+                e -> assertThat(e.type()).isEqualTo(DatReturn.INTERNAL_ERROR));
+        assertThat(registry.openIa("rec0").name()).isEqualTo("rec0");
+    }
+
+    @Test
+    void withoutServiceLoaderOnlyGivenProvidersCount() {
+        DatRegistry registry = DatRegistries.builder().serviceLoader(false).noStaticRegistry()
+                .provider(new RecordingFactory("only", "only0")).build();
+        assertThat(registry.listProviders()).extracting(ProviderInfo::iaName).containsExactly("only0");
+    }
+}
