@@ -1,0 +1,1308 @@
+package dat.provider.sim.internal;
+
+import dat.api.AsyncErrorReason;
+import dat.api.CloseFlag;
+import dat.api.CompletionFlags;
+import dat.api.ConnectFlags;
+import dat.api.DatConstants;
+import dat.api.DatException;
+import dat.api.DatReturn;
+import dat.api.DtoCompletionStatus;
+import dat.api.Endpoint;
+import dat.api.EpAttributes;
+import dat.api.EpParamMask;
+import dat.api.EpParams;
+import dat.api.EpRecvInfo;
+import dat.api.EpState;
+import dat.api.EpStatus;
+import dat.api.EventNumber;
+import dat.api.EvdFlags;
+import dat.api.HandleType;
+import dat.api.LmrTriplet;
+import dat.api.MemPrivileges;
+import dat.api.Qos;
+import dat.api.RmrTriplet;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+
+/**
+ * An Endpoint: the EP state machine of dat_ep_connect(3DAT) and its neighbours, and the data path.
+ *
+ * <p><b>Data path.</b> Each Endpoint has a ring of pre-allocated request slots (sends, RDMA
+ * reads and writes, RMR binds) and one of receive slots. A post checks its IOV, copies it into a
+ * slot and, when connected, executes the request queue at once on the posting thread: a send
+ * copies into the peer's first posted receive, an RDMA write or read checks the target's RMR
+ * context, bounds, privileges and PZ and copies, without the target consumer calling in. Requests
+ * execute strictly in order; a send that finds no receive posted waits at the head of the queue
+ * (with everything behind it) until the peer posts one, and the peer's post then carries the queue
+ * on (the infinite RNR retry of an RC queue pair; the sender is never failed with
+ * {@code RECEIVER_NOT_READY}). Since execution is in order, every request is fenced:
+ * {@link CompletionFlags#BARRIER_FENCE} holds by construction.
+ *
+ * <p><b>Locks.</b> An unconnected Endpoint has its own spin lock; the two Endpoints of a
+ * connection share one. The lock guards both rings of both ends, so a transfer takes exactly one
+ * lock, never one shared with unrelated Endpoints. EVDs and SRQs have their own inner locks.
+ * Connection management additionally holds the provider's CM lock (taken first).
+ */
+final class SimEndpoint extends SimHandle implements Endpoint {
+
+    private static final int OK = DatReturn.SUCCESS;
+    private static final int STATE_ERROR = DatReturn.error(DatReturn.INVALID_STATE, DatReturn.NO_SUBTYPE);
+    private static final int STALLED = 1;
+    private static final int BROKEN = 2;
+    private static final int DONE = 0;
+
+    private final SimIa ia;
+    final SimSrq srq;
+    volatile SimPz pz;
+    volatile SimEvd recvEvd;
+    volatile SimEvd requestEvd;
+    volatile SimEvd connectEvd;
+    private volatile EpAttributes attrs;
+    private volatile EpState state = EpState.UNCONNECTED;
+    private volatile SpinLock lock = new SpinLock();
+    /** The other end while connected (guarded by the shared lock). */
+    private SimEndpoint peer;
+
+    // connection management state, guarded by the provider's CM lock
+    ConnectAttempt attempt;
+    SimCr pendingCr;
+    SimRsp reservedBy;
+    boolean providerOwned;
+    private InetSocketAddress remoteAddress;
+    private long remotePortQual;
+    private long localPortQual;
+
+    // request queue, guarded by lock
+    private Wr.Request[] requests;
+    private int reqHead;
+    private int reqCount;
+    private int readsOutstanding;
+    // receive queue, guarded by lock
+    private Wr.Recv[] recvs;
+    private int recvHead;
+    private int recvCount;
+    /** The SRQ buffer being filled, for Endpoints on an SRQ. */
+    private final Wr.Recv srqScratch;
+    /** Set when a peer's send waits for an SRQ buffer of this Endpoint. */
+    volatile boolean inboundStalled;
+
+    // watermarks (dat_ep_set_watermark(3DAT)); buffers held = posted receives, or SRQ buffers taken
+    private volatile int softWatermark;
+    private volatile int hardWatermark;
+    private volatile boolean softArmed;
+    private int srqBuffersHeld;
+
+    SimEndpoint(SimIa ia, SimPz pz, SimEvd recvEvd, SimEvd requestEvd, SimEvd connectEvd, SimSrq srq, EpAttributes attrs) {
+        super(HandleType.EP, DatReturn.INVALID_HANDLE_EP);
+        this.ia = ia;
+        this.srq = srq;
+        this.pz = pz;
+        this.attrs = attrs;
+        this.requests = newRequests(attrs.maxRequestDtos(), Math.max(attrs.maxRequestIov(),
+                Math.max(attrs.maxRdmaReadIov(), attrs.maxRdmaWriteIov())));
+        this.recvs = srq == null ? newRecvs(attrs.maxRecvDtos(), attrs.maxRecvIov()) : new Wr.Recv[0];
+        this.srqScratch = srq == null ? null : new Wr.Recv(srq.maxRecvIov);
+        this.softWatermark = attrs.srqSoftHighWatermark();
+        this.hardWatermark = DatConstants.WATERMARK_INFINITE;
+        this.softArmed = softWatermark != DatConstants.WATERMARK_INFINITE;
+        if (pz != null) {
+            pz.users.incrementAndGet();
+        }
+        if (srq != null) {
+            srq.attach(this);
+        }
+        setEvds(recvEvd, requestEvd, connectEvd, attrs);
+    }
+
+    private static Wr.Request[] newRequests(int n, int iov) {
+        Wr.Request[] r = new Wr.Request[n];
+        for (int i = 0; i < n; i++) {
+            r[i] = new Wr.Request(iov);
+        }
+        return r;
+    }
+
+    private static Wr.Recv[] newRecvs(int n, int iov) {
+        Wr.Recv[] r = new Wr.Recv[n];
+        for (int i = 0; i < n; i++) {
+            r[i] = new Wr.Recv(iov);
+        }
+        return r;
+    }
+
+    /** Attaches the EVDs and counts the streams that feed them. */
+    private void setEvds(SimEvd recv, SimEvd request, SimEvd connect, EpAttributes a) {
+        feed(recv, a.recvCompletionFlags(), +1);
+        feed(request, a.requestCompletionFlags(), +1);
+        feed(connect, -1, +1);
+        recvEvd = recv;
+        requestEvd = request;
+        connectEvd = connect;
+    }
+
+    private void unsetEvds() {
+        EpAttributes a = attrs;
+        feed(recvEvd, a.recvCompletionFlags(), -1);
+        feed(requestEvd, a.requestCompletionFlags(), -1);
+        feed(connectEvd, -1, -1);
+    }
+
+    private static void feed(SimEvd evd, int completionFlags, int delta) {
+        if (evd == null) {
+            return;
+        }
+        evd.feeders.addAndGet(delta);
+        if (completionFlags == CompletionFlags.UNSIGNALLED || completionFlags == CompletionFlags.SOLICITED_WAIT) {
+            evd.consumerNotifiedStreams.addAndGet(delta);
+        }
+        if (completionFlags == CompletionFlags.SOLICITED_WAIT) {
+            evd.solicitedStreams.addAndGet(delta);
+        }
+        if (completionFlags == CompletionFlags.EVD_THRESHOLD) {
+            evd.thresholdStreams.addAndGet(delta);
+        }
+    }
+
+    @Override
+    SimIa ia() {
+        return ia;
+    }
+
+    EpState state() {
+        return state;
+    }
+
+    EpAttributes attributes() {
+        return attrs;
+    }
+
+    boolean requestUnsignalledAllowed() {
+        return attrs.requestCompletionFlags() == CompletionFlags.UNSIGNALLED;
+    }
+
+    /** Takes this Endpoint's current lock, following a switch to or from a connection's lock. */
+    private SpinLock acquire() {
+        for (;;) {
+            SpinLock l = lock;
+            l.lock();
+            if (l == lock) {
+                return l;
+            }
+            l.unlock();
+        }
+    }
+
+    // =============================================================================================
+    // data path
+    // =============================================================================================
+
+    @Override
+    public int postSend(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
+        return postRequest(Wr.Request.SEND, numSegments, localIov, userCookie, null, completionFlags);
+    }
+
+    @Override
+    public int postRdmaWrite(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
+            int completionFlags) {
+        return postRequest(Wr.Request.RDMA_WRITE, numSegments, localIov, userCookie, remoteBuffer, completionFlags);
+    }
+
+    @Override
+    public int postRdmaRead(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
+            int completionFlags) {
+        return postRequest(Wr.Request.RDMA_READ, numSegments, localIov, userCookie, remoteBuffer, completionFlags);
+    }
+
+    private int postRequest(int op, int n, LmrTriplet[] iov, long cookie, RmrTriplet remote, int flags) {
+        if (freed || !ia.usable()) {
+            return invalidCode();
+        }
+        if (!CompletionFlags.isValid(flags)
+                || (op != Wr.Request.SEND && (flags & CompletionFlags.SOLICITED_WAIT) != 0)) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, op == Wr.Request.SEND ? DatReturn.INVALID_ARG5 : DatReturn.INVALID_ARG6);
+        }
+        EpAttributes a = attrs;
+        if ((flags & CompletionFlags.UNSIGNALLED) != 0 && a.requestCompletionFlags() != CompletionFlags.UNSIGNALLED) {
+            // dat_ep_post_send(3DAT): only valid on an Endpoint configured for unsignalled completions
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, op == Wr.Request.SEND ? DatReturn.INVALID_ARG5 : DatReturn.INVALID_ARG6);
+        }
+        if (op != Wr.Request.SEND && remote == null) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG5);
+        }
+        EpState s = state;
+        if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
+            return DatReturn.error(DatReturn.INVALID_STATE, stateSubtype(s));
+        }
+        int maxIov;
+        int privilege;
+        if (op == Wr.Request.SEND) {
+            maxIov = a.maxRequestIov();
+            privilege = MemPrivileges.LOCAL_READ;
+        } else if (op == Wr.Request.RDMA_WRITE) {
+            maxIov = a.maxRdmaWriteIov();
+            privilege = MemPrivileges.LOCAL_READ;
+        } else {
+            maxIov = a.maxRdmaReadIov();
+            privilege = MemPrivileges.LOCAL_WRITE;
+        }
+        SpinLock l = acquire();
+        try {
+            s = state;
+            if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
+                return DatReturn.error(DatReturn.INVALID_STATE, stateSubtype(s));
+            }
+            if (reqCount == requests.length) {
+                return DatReturn.error(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_MEMORY);
+            }
+            if (op == Wr.Request.RDMA_READ && readsOutstanding >= a.maxRdmaReadOut()) {
+                return DatReturn.error(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_CREDITS);
+            }
+            int idx = reqHead + reqCount;
+            if (idx >= requests.length) {
+                idx -= requests.length;
+            }
+            Wr.Request wr = requests[idx];
+            int code = wr.load(ia, pz, n, iov, maxIov, privilege);
+            if (code != OK) {
+                wr.release();
+                return code;
+            }
+            if (op == Wr.Request.SEND) {
+                if (wr.total > a.maxMessageSize()) {
+                    wr.release();
+                    return DatReturn.error(DatReturn.LENGTH_ERROR, DatReturn.NO_SUBTYPE);
+                }
+            } else {
+                long rlen = remote.segmentLength();
+                if (rlen < 0 || rlen > a.maxRdmaSize() || wr.total > a.maxRdmaSize()) {
+                    wr.release();
+                    return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG5);
+                }
+                // dat_ep_post_rdma_write(3DAT) / _read(3DAT): the receiving buffer is too small
+                if ((op == Wr.Request.RDMA_WRITE && wr.total > rlen) || (op == Wr.Request.RDMA_READ && rlen > wr.total)) {
+                    wr.release();
+                    return DatReturn.error(DatReturn.LENGTH_ERROR, DatReturn.NO_SUBTYPE);
+                }
+                wr.remoteContext = remote.rmrContext();
+                wr.remoteAddress = remote.targetAddress();
+                wr.remoteLength = rlen;
+            }
+            wr.op = op;
+            wr.cookie = cookie;
+            wr.flags = flags;
+            reqCount++;
+            if (op == Wr.Request.RDMA_READ) {
+                readsOutstanding++;
+            }
+            if (s == EpState.DISCONNECTED) {
+                flushRequests();
+            } else {
+                drainRequests();
+            }
+            return OK;
+        } finally {
+            l.unlock();
+        }
+    }
+
+    /** Posts an RMR bind work request (dat_rmr_bind(3DAT)); the RMR checked everything else. */
+    int postBind(SimRmr rmr, SimRmr.Binding binding, long cookie, int flags) {
+        if (freed || !ia.usable()) {
+            return invalidCode();
+        }
+        SpinLock l = acquire();
+        try {
+            EpState s = state;
+            if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
+                return DatReturn.error(DatReturn.INVALID_STATE, stateSubtype(s));
+            }
+            if (reqCount == requests.length) {
+                return DatReturn.error(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_MEMORY);
+            }
+            int idx = reqHead + reqCount;
+            if (idx >= requests.length) {
+                idx -= requests.length;
+            }
+            Wr.Request wr = requests[idx];
+            wr.segments = 0;
+            wr.total = 0;
+            wr.op = Wr.Request.BIND;
+            wr.cookie = cookie;
+            wr.flags = flags;
+            wr.rmr = rmr;
+            wr.binding = binding;
+            reqCount++;
+            if (s == EpState.DISCONNECTED) {
+                flushRequests();
+            } else {
+                drainRequests();
+            }
+            return OK;
+        } finally {
+            l.unlock();
+        }
+    }
+
+    @Override
+    public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
+        if (freed || !ia.usable()) {
+            return invalidCode();
+        }
+        if (srq != null) {
+            // receives of an Endpoint on an SRQ are posted to the SRQ (dat_ep_create_with_srq(3DAT))
+            return DatReturn.error(DatReturn.INVALID_STATE, DatReturn.NO_SUBTYPE);
+        }
+        if (completionFlags != CompletionFlags.DEFAULT
+                && (completionFlags != CompletionFlags.UNSIGNALLED || attrs.recvCompletionFlags() != CompletionFlags.UNSIGNALLED)) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG5);
+        }
+        boolean softEvent = false;
+        SpinLock l = acquire();
+        try {
+            if (recvCount == recvs.length) {
+                return DatReturn.error(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_MEMORY);
+            }
+            int idx = recvHead + recvCount;
+            if (idx >= recvs.length) {
+                idx -= recvs.length;
+            }
+            Wr.Recv wr = recvs[idx];
+            int code = wr.load(ia, pz, numSegments, localIov, attrs.maxRecvIov(), MemPrivileges.LOCAL_WRITE);
+            if (code != OK) {
+                wr.release();
+                return code;
+            }
+            wr.cookie = userCookie;
+            wr.flags = completionFlags;
+            wr.srq = null;
+            recvCount++;
+            EpState s = state;
+            if (s == EpState.DISCONNECTED) {
+                flushRecvs();
+            } else {
+                if (softArmed && recvCount > softWatermark) {
+                    softArmed = false;
+                    softEvent = true;
+                }
+                SimEndpoint p = peer;
+                if (p != null && p.reqCount > 0) {
+                    p.drainRequests(); // a send waiting for this receive goes on
+                }
+            }
+        } finally {
+            l.unlock();
+        }
+        if (softEvent) {
+            ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
+        }
+        return OK;
+    }
+
+    /** An SRQ got a buffer while a send to this Endpoint waited for one. */
+    void resumeInbound() {
+        SpinLock l = acquire();
+        try {
+            inboundStalled = false;
+            SimEndpoint p = peer;
+            if (p != null && p.reqCount > 0) {
+                p.drainRequests();
+            }
+        } finally {
+            l.unlock();
+        }
+    }
+
+    /**
+     * Executes queued requests in order until the queue is empty or its head waits for a receive.
+     * Called with the (shared) lock held.
+     */
+    private void drainRequests() {
+        while (reqCount > 0) {
+            EpState s = state;
+            if (s != EpState.CONNECTED && s != EpState.DISCONNECT_PENDING) {
+                flushRequests();
+                return;
+            }
+            Wr.Request wr = requests[reqHead];
+            int r = execute(wr);
+            if (r == STALLED) {
+                return;
+            }
+            if (r == BROKEN) {
+                breakConnection();
+                return;
+            }
+        }
+        if (state == EpState.DISCONNECT_PENDING) {
+            // dat_ep_disconnect(3DAT), graceful: the requests finished, the disconnect proceeds
+            disconnectBoth(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        }
+    }
+
+    /** Removes the head request after its completion was generated. */
+    private void popRequest(Wr.Request wr) {
+        if (wr.op == Wr.Request.RDMA_READ) {
+            readsOutstanding--;
+        }
+        wr.clearRefs();
+        if (++reqHead == requests.length) {
+            reqHead = 0;
+        }
+        reqCount--;
+    }
+
+    private int execute(Wr.Request wr) {
+        switch (wr.op) {
+            case Wr.Request.SEND:
+                return executeSend(wr);
+            case Wr.Request.RDMA_WRITE:
+            case Wr.Request.RDMA_READ:
+                return executeRdma(wr);
+            default:
+                wr.rmr.bindDone(wr.binding, true);
+                completeRequest(wr, DtoCompletionStatus.SUCCESS, 0);
+                return DONE;
+        }
+    }
+
+    private int executeSend(Wr.Request wr) {
+        SimEndpoint p = peer;
+        Wr.Recv rv = p.takeRecv();
+        if (rv == null) {
+            return STALLED;
+        }
+        if (!wr.memoryValid()) {
+            completeRequest(wr, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
+            p.completeRecv(rv, DtoCompletionStatus.ERR_FLUSHED, 0, false);
+            return BROKEN;
+        }
+        if (!rv.memoryValid()) {
+            p.completeRecv(rv, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, false);
+            completeRequest(wr, DtoCompletionStatus.ERR_REMOTE_ACCESS, 0);
+            return BROKEN;
+        }
+        if (wr.total > rv.total) {
+            // the message is larger than the receive: the receiver sees LOCAL_LENGTH, the sender a
+            // remote error, and the connection breaks (as an RC queue pair goes to error)
+            p.completeRecv(rv, DtoCompletionStatus.ERR_LOCAL_LENGTH, 0, false);
+            completeRequest(wr, DtoCompletionStatus.ERR_REMOTE_RESPONDER, 0);
+            return BROKEN;
+        }
+        try {
+            Wr.copy(wr, rv, wr.total);
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            p.completeRecv(rv, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, false);
+            completeRequest(wr, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
+            return BROKEN;
+        }
+        long len = wr.total;
+        boolean solicited = (wr.flags & CompletionFlags.SOLICITED_WAIT) != 0;
+        p.completeRecv(rv, DtoCompletionStatus.SUCCESS, len, solicited);
+        completeRequest(wr, DtoCompletionStatus.SUCCESS, len);
+        return DONE;
+    }
+
+    private int executeRdma(Wr.Request wr) {
+        SimEndpoint target = peer;
+        RemoteWindow w = ia.provider.rmrContexts.get(wr.remoteContext);
+        boolean write = wr.op == Wr.Request.RDMA_WRITE;
+        long len = write ? wr.total : wr.remoteLength;
+        int needed = write ? MemPrivileges.REMOTE_WRITE : MemPrivileges.REMOTE_READ;
+        // the target side's checks: context, IA, PZ, state, privilege, bounds
+        if (w == null || !w.windowValid() || w.windowIa() != target.ia || w.windowPz() != target.pz
+                || (w.windowPrivileges() & needed) == 0 || !inside(w, wr.remoteAddress, len)
+                || !w.windowMemory().scope().isAlive()) {
+            completeRequest(wr, DtoCompletionStatus.ERR_REMOTE_ACCESS, 0);
+            return BROKEN;
+        }
+        if (!wr.memoryValid()) {
+            completeRequest(wr, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
+            return BROKEN;
+        }
+        MemorySegment mem = w.windowMemory();
+        long offset = wr.remoteAddress - w.memoryBase();
+        try {
+            if (write) {
+                Wr.gather(wr, mem, offset);
+            } else {
+                Wr.scatter(mem, offset, len, wr);
+            }
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            completeRequest(wr, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
+            return BROKEN;
+        }
+        completeRequest(wr, DtoCompletionStatus.SUCCESS, len);
+        return DONE;
+    }
+
+    private static boolean inside(RemoteWindow w, long address, long len) {
+        long off = address - w.windowStart();
+        return len >= 0 && off >= 0 && off <= w.windowLength() && len <= w.windowLength() - off;
+    }
+
+    /** Generates the completion of the head request and removes it. */
+    private void completeRequest(Wr.Request wr, int status, long len) {
+        SimEvd evd = requestEvd;
+        boolean success = status == DtoCompletionStatus.SUCCESS;
+        if (evd != null && (!success || (wr.flags & CompletionFlags.SUPPRESS) == 0)) {
+            boolean notify = !success || (wr.flags & CompletionFlags.UNSIGNALLED) == 0;
+            if (wr.op == Wr.Request.BIND) {
+                evd.postRmrBind(wr.rmr, wr.cookie, status, notify);
+            } else {
+                evd.postDto(this, wr.cookie, status, len, notify, null);
+            }
+        }
+        popRequest(wr);
+    }
+
+    /** The first posted receive (or an SRQ buffer), or {@code null}; with the lock held. */
+    private Wr.Recv takeRecv() {
+        if (srq == null) {
+            if (recvCount == 0) {
+                return null;
+            }
+            Wr.Recv rv = recvs[recvHead];
+            if (++recvHead == recvs.length) {
+                recvHead = 0;
+            }
+            recvCount--;
+            return rv;
+        }
+        if (!srq.take(srqScratch)) {
+            inboundStalled = true;
+            if (!srq.take(srqScratch)) { // a buffer posted while we marked the stall
+                return null;
+            }
+            inboundStalled = false;
+        }
+        srqBuffersHeld++;
+        if (softArmed && srqBuffersHeld > softWatermark) {
+            softArmed = false;
+            ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
+        }
+        return srqScratch;
+    }
+
+    /** Generates a receive completion; with the lock held. */
+    private void completeRecv(Wr.Recv rv, int status, long len, boolean solicited) {
+        SimEvd evd = recvEvd;
+        boolean success = status == DtoCompletionStatus.SUCCESS;
+        int mode = attrs.recvCompletionFlags();
+        boolean notify;
+        if (!success) {
+            notify = true;
+        } else if (mode == CompletionFlags.SOLICITED_WAIT) {
+            notify = solicited;
+        } else if (mode == CompletionFlags.UNSIGNALLED) {
+            notify = (rv.flags & CompletionFlags.UNSIGNALLED) == 0;
+        } else {
+            notify = true;
+        }
+        SimSrq from = rv.srq;
+        if (evd != null) {
+            evd.postDto(this, rv.cookie, status, len, notify, from);
+        } else if (from != null) {
+            from.reaped();
+        }
+        if (from != null) {
+            srqBuffersHeld--;
+        }
+        rv.release();
+    }
+
+    /** Flushes every queued request; with the lock held. */
+    private void flushRequests() {
+        while (reqCount > 0) {
+            Wr.Request wr = requests[reqHead];
+            if (wr.op == Wr.Request.BIND) {
+                wr.rmr.bindDone(wr.binding, false);
+            }
+            completeRequest(wr, DtoCompletionStatus.ERR_FLUSHED, 0);
+        }
+    }
+
+    /** Flushes every posted receive; with the lock held. */
+    private void flushRecvs() {
+        while (recvCount > 0) {
+            Wr.Recv rv = recvs[recvHead];
+            if (++recvHead == recvs.length) {
+                recvHead = 0;
+            }
+            recvCount--;
+            completeRecv(rv, DtoCompletionStatus.ERR_FLUSHED, 0, false);
+        }
+    }
+
+    /**
+     * Ends the connection on both sides: DISCONNECTED, everything flushed, the event on both
+     * connect EVDs (after the flushed completions). With the shared lock held.
+     */
+    private void disconnectBoth(int eventNumber) {
+        SimEndpoint p = peer;
+        goDisconnected();
+        if (p != null) {
+            p.goDisconnected();
+        }
+        post(eventNumber);
+        if (p != null) {
+            p.post(eventNumber);
+        }
+    }
+
+    private void goDisconnected() {
+        state = EpState.DISCONNECTED;
+        peer = null;
+        flushRequests();
+        flushRecvs();
+    }
+
+    /** A DTO error on this connection broke it (RDMA access error, length error, bind failure). */
+    private void breakConnection() {
+        disconnectBoth(EventNumber.CONNECTION_EVENT_BROKEN);
+    }
+
+    private void post(int connectionEvent) {
+        SimEvd evd = connectEvd;
+        if (evd != null) {
+            evd.postConnection(connectionEvent, this, null);
+        }
+    }
+
+    /** The provider is going away: flush everything, no connection events (the IA event says it). */
+    void flushForCatastrophe() {
+        SpinLock l = acquire();
+        try {
+            SimEndpoint p = peer;
+            goDisconnected();
+            if (p != null) {
+                p.goDisconnected();
+            }
+        } finally {
+            l.unlock();
+        }
+        if (attempt != null) {
+            attempt.state = ConnectAttempt.State.FAILED;
+            attempt = null;
+        }
+    }
+
+    // =============================================================================================
+    // connection management (all under the provider's CM lock)
+    // =============================================================================================
+
+    @Override
+    public void connect(InetSocketAddress remoteIaAddress, long remoteConnQual, long timeoutMicros, byte[] privateData,
+            int qos, int connectFlags) {
+        checkOpen();
+        if (remoteIaAddress == null) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "remoteIaAddress", "null address");
+        }
+        checkConnectArguments(timeoutMicros, privateData, qos);
+        if (!ConnectFlags.isValid(connectFlags)) {
+            throw invalidParameter(DatReturn.INVALID_ARG8, "connectFlags", "undefined bits 0x" + Integer.toHexString(connectFlags));
+        }
+        if ((connectFlags & ConnectFlags.MULTIPATH) != 0) {
+            throw DatException.of(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "connectFlags",
+                    "multipathing is not supported (supports_multipath is false)");
+        }
+        SimProvider.checkAddress(remoteIaAddress);
+        startConnect(remoteIaAddress, remoteConnQual, timeoutMicros, privateData, qos);
+    }
+
+    private void checkConnectArguments(long timeoutMicros, byte[] privateData, int qos) {
+        if (!DatConstants.isValidTimeout(timeoutMicros) || timeoutMicros == 0) {
+            throw invalidParameter(DatReturn.INVALID_ARG4, "timeoutMicros", "the timeout must be positive, was " + timeoutMicros);
+        }
+        if (privateData != null && privateData.length > ia.limits().maxPrivateData()) {
+            throw invalidParameter(DatReturn.INVALID_ARG5, "privateData",
+                    privateData.length + " bytes exceed max_private_data_size " + ia.limits().maxPrivateData());
+        }
+        if (!Qos.isValid(qos)) {
+            throw invalidParameter(DatReturn.INVALID_ARG7, "qos", "undefined bits 0x" + Integer.toHexString(qos));
+        }
+        if ((qos & ~ia.limits().qosSupported()) != 0) {
+            throw DatException.of(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "qos",
+                    "QoS 0x" + Integer.toHexString(qos) + " is not supported by this provider");
+        }
+    }
+
+    private void startConnect(InetSocketAddress address, long qual, long timeoutMicros, byte[] privateData, int qos) {
+        SimProvider provider = ia.provider;
+        provider.cmLock.lock();
+        try {
+            checkOpen();
+            if (state != EpState.UNCONNECTED) {
+                throw invalidState(stateSubtype(state), "the Endpoint is " + state + ", not UNCONNECTED (dat_ep_connect(3DAT))");
+            }
+            localPortQual = ia.adapter.nextPortQual.getAndIncrement();
+            remoteAddress = address;
+            remotePortQual = qual;
+            ConnectAttempt a = new ConnectAttempt(this, ia.adapter.address, localPortQual, address, qual,
+                    privateData == null ? new byte[0] : privateData.clone(), qos, attrs);
+            attempt = a;
+            state = EpState.ACTIVE_CONNECTION_PENDING;
+            if (timeoutMicros != DatConstants.TIMEOUT_INFINITE) {
+                a.timer = provider.conductor.schedule(timeoutMicros, () -> timeout(a));
+            }
+            if (!provider.conductor.submit(() -> deliver(a))) {
+                a.fail(EventNumber.CONNECTION_EVENT_UNREACHABLE);
+            }
+        } finally {
+            provider.cmLock.unlock();
+        }
+    }
+
+    /** On the conductor: the request travels to the remote IA. */
+    private void deliver(ConnectAttempt a) {
+        SimProvider provider = ia.provider;
+        provider.cmLock.lock();
+        try {
+            if (!a.live()) {
+                return;
+            }
+            Transport.RemoteAdapter remote = provider.transport().resolve(a.remoteAddress);
+            if (remote == null) {
+                a.fail(EventNumber.CONNECTION_EVENT_UNREACHABLE);
+            } else {
+                remote.deliver(a);
+            }
+        } finally {
+            provider.cmLock.unlock();
+        }
+    }
+
+    /** On the conductor: the passive side did not answer in time. */
+    private void timeout(ConnectAttempt a) {
+        SimProvider provider = ia.provider;
+        provider.cmLock.lock();
+        try {
+            if (a.live()) {
+                a.fail(EventNumber.CONNECTION_EVENT_TIMED_OUT);
+            }
+        } finally {
+            provider.cmLock.unlock();
+        }
+    }
+
+    /** The attempt failed: DISCONNECTED, receives flushed, the event. Under the CM lock. */
+    void activeConnectFailed(ConnectAttempt a, int eventNumber) {
+        attempt = null;
+        SpinLock l = acquire();
+        try {
+            state = EpState.DISCONNECTED;
+            flushRecvs();
+            post(eventNumber);
+        } finally {
+            l.unlock();
+        }
+    }
+
+    @Override
+    public void dupConnect(Endpoint dupEp, long timeoutMicros, byte[] privateData, int qos) {
+        checkOpen();
+        SimEndpoint dup = ia.endpoint(dupEp, "dupEp");
+        checkConnectArguments(timeoutMicros, privateData, qos);
+        InetSocketAddress address;
+        long qual;
+        ia.provider.cmLock.lock();
+        try {
+            if (dup.state != EpState.CONNECTED) {
+                throw invalidState(stateSubtype(dup.state), "dupEp is " + dup.state + ", not CONNECTED (dat_ep_dup_connect(3DAT))");
+            }
+            address = dup.remoteAddress;
+            qual = dup.connectedQual();
+        } finally {
+            ia.provider.cmLock.unlock();
+        }
+        startConnect(address, qual, timeoutMicros, privateData, qos);
+    }
+
+    /** The remote Service Point's qualifier this connection was made to. */
+    private long connectedQual() {
+        return remotePortQual;
+    }
+
+    /**
+     * Establishes the connection of an attempt with a passive Endpoint: dat_cr_accept(3DAT). Both
+     * Endpoints share one lock from now on. Under the CM lock.
+     */
+    static void establish(ConnectAttempt a, SimEndpoint passive, byte[] acceptData) {
+        SimEndpoint active = a.active;
+        SpinLock pair = new SpinLock();
+        // lock both current locks in a fixed order (only connection management locks two)
+        SimEndpoint first = System.identityHashCode(active) <= System.identityHashCode(passive) ? active : passive;
+        SimEndpoint second = first == active ? passive : active;
+        SpinLock l1 = first.acquire();
+        SpinLock l2 = second.lock == l1 ? null : second.acquire();
+        try {
+            active.peer = passive;
+            passive.peer = active;
+            passive.remoteAddress = a.activeAddress;
+            passive.remotePortQual = a.activePortQual;
+            passive.localPortQual = a.remoteQual;
+            active.state = EpState.CONNECTED;
+            passive.state = EpState.CONNECTED;
+            active.attempt = null;
+            passive.pendingCr = null;
+            a.state = ConnectAttempt.State.ESTABLISHED;
+            if (a.timer != null) {
+                a.timer.cancel();
+            }
+            active.lock = pair;
+            passive.lock = pair;
+        } finally {
+            if (l2 != null) {
+                l2.unlock();
+            }
+            l1.unlock();
+        }
+        // the passive side's event carries no private data (dat_evd_dequeue(3DAT))
+        passive.post(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        SimEvd evd = active.connectEvd;
+        if (evd != null) {
+            evd.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, active, acceptData);
+        }
+    }
+
+    /** A passive Endpoint whose accept cannot complete (the active side is gone). Under the CM lock. */
+    void acceptFailed() {
+        pendingCr = null;
+        SpinLock l = acquire();
+        try {
+            state = EpState.DISCONNECTED;
+            flushRecvs();
+            post(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
+        } finally {
+            l.unlock();
+        }
+    }
+
+    /** Moves to a state; under the CM lock (RESERVED, PASSIVE/TENTATIVE pending, back to UNCONNECTED). */
+    void setState(EpState newState) {
+        state = newState;
+    }
+
+    @Override
+    public void disconnect(CloseFlag flag) {
+        checkOpen();
+        if (flag == null) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "flag", "null disconnect flag");
+        }
+        ia.provider.cmLock.lock();
+        try {
+            checkOpen();
+            switch (state) {
+                case DISCONNECTED -> {
+                    // disconnecting a disconnected Endpoint is a no-op
+                }
+                case ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING -> abortConnecting();
+                case CONNECTED -> {
+                    SpinLock l = acquire();
+                    try {
+                        if (state == EpState.CONNECTED) {
+                            if (flag == CloseFlag.GRACEFUL && reqCount > 0) {
+                                state = EpState.DISCONNECT_PENDING;
+                            } else {
+                                disconnectBoth(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+                            }
+                        }
+                    } finally {
+                        l.unlock();
+                    }
+                }
+                case DISCONNECT_PENDING -> {
+                    if (flag == CloseFlag.ABRUPT) {
+                        SpinLock l = acquire();
+                        try {
+                            if (state == EpState.DISCONNECT_PENDING) {
+                                disconnectBoth(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+                            }
+                        } finally {
+                            l.unlock();
+                        }
+                    }
+                }
+                default -> throw invalidState(stateSubtype(state),
+                        "cannot disconnect an Endpoint that is " + state + " (dat_ep_disconnect(3DAT))");
+            }
+        } finally {
+            ia.provider.cmLock.unlock();
+        }
+    }
+
+    /** Aborts an active connection establishment: DISCONNECTED, receives flushed, the event. */
+    private void abortConnecting() {
+        ConnectAttempt a = attempt;
+        attempt = null;
+        if (a != null) {
+            a.state = ConnectAttempt.State.FAILED;
+            if (a.timer != null) {
+                a.timer.cancel();
+            }
+        }
+        SpinLock l = acquire();
+        try {
+            state = EpState.DISCONNECTED;
+            flushRecvs();
+            post(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        } finally {
+            l.unlock();
+        }
+    }
+
+    @Override
+    public void reset() {
+        checkOpen();
+        ia.provider.cmLock.lock();
+        try {
+            checkOpen();
+            if (state == EpState.UNCONNECTED) {
+                return; // a no-op; preposted receives stay (dat_ep_reset(3DAT))
+            }
+            if (state != EpState.DISCONNECTED) {
+                throw invalidState(stateSubtype(state), "reset needs a DISCONNECTED Endpoint, this one is " + state);
+            }
+            SpinLock l = acquire();
+            try {
+                flushRequests();
+                flushRecvs();
+                peer = null;
+                remoteAddress = null;
+                remotePortQual = 0;
+                localPortQual = 0;
+                state = EpState.UNCONNECTED;
+                lock = new SpinLock(); // leave the old connection's lock
+            } finally {
+                l.unlock();
+            }
+        } finally {
+            ia.provider.cmLock.unlock();
+        }
+    }
+
+    // =============================================================================================
+    // query, modify, status
+    // =============================================================================================
+
+    @Override
+    public EpParams query(long epParamMask) {
+        checkOpen();
+        if (!EpParamMask.isValid(epParamMask)) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "epParamMask", "undefined bits 0x" + Long.toHexString(epParamMask));
+        }
+        ia.provider.cmLock.lock();
+        try {
+            return new EpParams(ia, state, ia.adapter.address, localPortQual, remoteAddress, remotePortQual, pz, recvEvd,
+                    requestEvd, connectEvd, srq, attrs);
+        } finally {
+            ia.provider.cmLock.unlock();
+        }
+    }
+
+    private static final long UNMODIFIABLE = EpParamMask.IA_HANDLE | EpParamMask.EP_STATE | EpParamMask.LOCAL_IA_ADDRESS_PTR
+            | EpParamMask.LOCAL_PORT_QUAL | EpParamMask.REMOTE_IA_ADDRESS_PTR | EpParamMask.REMOTE_PORT_QUAL
+            | EpParamMask.SRQ_HANDLE;
+    private static final long QUIESCENT_ONLY = EpParamMask.EP_ATTR_NUM_TRANSPORT_ATTR | EpParamMask.EP_ATTR_TRANSPORT_SPECIFIC_ATTR
+            | EpParamMask.EP_ATTR_NUM_PROVIDER_ATTR | EpParamMask.EP_ATTR_PROVIDER_SPECIFIC_ATTR;
+
+    @Override
+    public void modify(long mask, EpParams params) {
+        checkOpen();
+        if (!EpParamMask.isValid(mask) || (mask & UNMODIFIABLE) != 0) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "epParamMask",
+                    "undefined bits or parameters that cannot be modified (dat_ep_modify(3DAT)): 0x" + Long.toHexString(mask));
+        }
+        if (params == null) {
+            throw invalidParameter(DatReturn.INVALID_ARG3, "params", "null parameters");
+        }
+        ia.provider.cmLock.lock();
+        try {
+            checkOpen();
+            EpState s = state;
+            boolean early = s == EpState.UNCONNECTED || s == EpState.RESERVED || s == EpState.PASSIVE_CONNECTION_PENDING
+                    || s == EpState.TENTATIVE_CONNECTION_PENDING;
+            if ((mask & EpParamMask.PZ_HANDLE) != 0 && s != EpState.UNCONNECTED && s != EpState.TENTATIVE_CONNECTION_PENDING) {
+                throw invalidState(stateSubtype(s), "the PZ can change only when UNCONNECTED or TENTATIVE_CONNECTION_PENDING");
+            }
+            if ((mask & QUIESCENT_ONLY) != 0 && s != EpState.UNCONNECTED) {
+                throw invalidState(stateSubtype(s), "specific attributes can change only when UNCONNECTED");
+            }
+            if ((mask & ~EpParamMask.PZ_HANDLE) != 0 && !early) {
+                throw invalidState(stateSubtype(s), "these parameters can change only before connecting or accepting");
+            }
+            SimPz newPz = (mask & EpParamMask.PZ_HANDLE) != 0 ? ia.pz(params.pz(), "params.pz", true) : pz;
+            SimEvd newRecv = (mask & EpParamMask.RECV_EVD_HANDLE) != 0
+                    ? ia.evd(params.recvEvd(), DatReturn.INVALID_HANDLE_EVD_RECV, EvdFlags.DTO, "params.recvEvd") : recvEvd;
+            SimEvd newRequest = (mask & EpParamMask.REQUEST_EVD_HANDLE) != 0
+                    ? ia.evd(params.requestEvd(), DatReturn.INVALID_HANDLE_EVD_REQUEST, EvdFlags.DTO, "params.requestEvd") : requestEvd;
+            SimEvd newConnect = (mask & EpParamMask.CONNECT_EVD_HANDLE) != 0
+                    ? ia.evd(params.connectEvd(), DatReturn.INVALID_HANDLE_EVD_CONN, EvdFlags.CONNECTION, "params.connectEvd") : connectEvd;
+            EpAttributes newAttrs = attrs;
+            if ((mask & EpParamMask.EP_ATTR_ALL) != 0) {
+                if (params.attributes() == null) {
+                    throw invalidParameter(DatReturn.INVALID_ARG3, "params.attributes", "null attributes");
+                }
+                newAttrs = ia.resolveAttributes(merge(attrs, params.attributes(), mask), DatReturn.INVALID_ARG3);
+            }
+            SpinLock l = acquire();
+            try {
+                if (newAttrs.recvCompletionFlags() != attrs.recvCompletionFlags() && recvCount > 0) {
+                    throw invalidState(stateSubtype(s), "Recv Completion Flags cannot change after receives were posted");
+                }
+                if (recvCount > newAttrs.maxRecvDtos() || reqCount > newAttrs.maxRequestDtos()) {
+                    throw invalidParameter(DatReturn.INVALID_ARG3, "params.attributes", "fewer DTOs than are posted");
+                }
+                if (newAttrs.maxRequestDtos() != attrs.maxRequestDtos() || requestIov(newAttrs) != requestIov(attrs)) {
+                    requests = newRequests(newAttrs.maxRequestDtos(), requestIov(newAttrs));
+                    reqHead = 0;
+                }
+                if (srq == null && (newAttrs.maxRecvDtos() != attrs.maxRecvDtos() || newAttrs.maxRecvIov() != attrs.maxRecvIov())) {
+                    Wr.Recv[] fresh = newRecvs(newAttrs.maxRecvDtos(), newAttrs.maxRecvIov());
+                    for (int i = 0; i < recvCount; i++) {
+                        Wr.Recv old = recvs[(recvHead + i) % recvs.length];
+                        fresh[i].copyFrom(old);
+                    }
+                    recvs = fresh;
+                    recvHead = 0;
+                }
+                if (newPz != pz) {
+                    if (newPz != null) {
+                        newPz.users.incrementAndGet();
+                    }
+                    if (pz != null) {
+                        pz.users.decrementAndGet();
+                    }
+                    pz = newPz;
+                }
+                unsetEvds();
+                attrs = newAttrs;
+                setEvds(newRecv, newRequest, newConnect, newAttrs);
+            } finally {
+                l.unlock();
+            }
+        } finally {
+            ia.provider.cmLock.unlock();
+        }
+    }
+
+    private static int requestIov(EpAttributes a) {
+        return Math.max(a.maxRequestIov(), Math.max(a.maxRdmaReadIov(), a.maxRdmaWriteIov()));
+    }
+
+    /** The current attributes with the masked fields taken from {@code requested}. */
+    private static EpAttributes merge(EpAttributes current, EpAttributes requested, long mask) {
+        EpAttributes.Builder b = current.toBuilder();
+        if ((mask & EpParamMask.EP_ATTR_SERVICE_TYPE) != 0) {
+            b.serviceType(requested.serviceType());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_MESSAGE_SIZE) != 0) {
+            b.maxMessageSize(requested.maxMessageSize());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_SIZE) != 0) {
+            b.maxRdmaSize(requested.maxRdmaSize());
+        }
+        if ((mask & EpParamMask.EP_ATTR_QOS) != 0) {
+            b.qos(requested.qos());
+        }
+        if ((mask & EpParamMask.EP_ATTR_RECV_COMPLETION_FLAGS) != 0) {
+            b.recvCompletionFlags(requested.recvCompletionFlags());
+        }
+        if ((mask & EpParamMask.EP_ATTR_REQUEST_COMPLETION_FLAGS) != 0) {
+            b.requestCompletionFlags(requested.requestCompletionFlags());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_RECV_DTOS) != 0) {
+            b.maxRecvDtos(requested.maxRecvDtos());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_REQUEST_DTOS) != 0) {
+            b.maxRequestDtos(requested.maxRequestDtos());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_RECV_IOV) != 0) {
+            b.maxRecvIov(requested.maxRecvIov());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_REQUEST_IOV) != 0) {
+            b.maxRequestIov(requested.maxRequestIov());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_READ_IN) != 0) {
+            b.maxRdmaReadIn(requested.maxRdmaReadIn());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_READ_OUT) != 0) {
+            b.maxRdmaReadOut(requested.maxRdmaReadOut());
+        }
+        if ((mask & EpParamMask.EP_ATTR_SRQ_SOFT_HW) != 0) {
+            b.srqSoftHighWatermark(requested.srqSoftHighWatermark());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_READ_IOV) != 0) {
+            b.maxRdmaReadIov(requested.maxRdmaReadIov());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_WRITE_IOV) != 0) {
+            b.maxRdmaWriteIov(requested.maxRdmaWriteIov());
+        }
+        if ((mask & (EpParamMask.EP_ATTR_NUM_TRANSPORT_ATTR | EpParamMask.EP_ATTR_TRANSPORT_SPECIFIC_ATTR)) != 0) {
+            b.transportSpecific(requested.transportSpecific());
+        }
+        if ((mask & (EpParamMask.EP_ATTR_NUM_PROVIDER_ATTR | EpParamMask.EP_ATTR_PROVIDER_SPECIFIC_ATTR)) != 0) {
+            b.providerSpecific(requested.providerSpecific());
+        }
+        return b.build();
+    }
+
+    @Override
+    public EpStatus getStatus() {
+        checkOpen();
+        SpinLock l = acquire();
+        try {
+            boolean recvIdle = srq == null ? recvCount == 0 : srqBuffersHeld == 0;
+            return new EpStatus(state, recvIdle, reqCount == 0);
+        } finally {
+            l.unlock();
+        }
+    }
+
+    @Override
+    public EpRecvInfo recvQuery() {
+        checkOpen();
+        SpinLock l = acquire();
+        try {
+            int n = srq == null ? recvCount : srqBuffersHeld;
+            return new EpRecvInfo(n, n);
+        } finally {
+            l.unlock();
+        }
+    }
+
+    @Override
+    public void setWatermark(int softHighWatermark, int hardHighWatermark) {
+        checkOpen();
+        if (softHighWatermark < 0 && softHighWatermark != DatConstants.WATERMARK_INFINITE) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "softHighWatermark", "negative watermark " + softHighWatermark);
+        }
+        if (hardHighWatermark < 0 && hardHighWatermark != DatConstants.WATERMARK_INFINITE) {
+            throw invalidParameter(DatReturn.INVALID_ARG3, "hardHighWatermark", "negative watermark " + hardHighWatermark);
+        }
+        boolean softEvent = false;
+        boolean breakNow = false;
+        SpinLock l = acquire();
+        try {
+            int held = srq == null ? recvCount : srqBuffersHeld;
+            softWatermark = softHighWatermark;
+            hardWatermark = hardHighWatermark;
+            softArmed = softHighWatermark != DatConstants.WATERMARK_INFINITE;
+            if (softArmed && held > softHighWatermark) {
+                softArmed = false;
+                softEvent = true;
+            }
+            if (hardHighWatermark != DatConstants.WATERMARK_INFINITE && held > hardHighWatermark
+                    && (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING)) {
+                breakNow = true;
+                breakConnection();
+            }
+        } finally {
+            l.unlock();
+        }
+        if (softEvent) {
+            ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
+        }
+        if (breakNow) {
+            ia.postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, this, AsyncErrorReason.EP_OTHER_ERROR);
+        }
+    }
+
+    // =============================================================================================
+    // free
+    // =============================================================================================
+
+    @Override
+    public void close() {
+        if (freed) {
+            return;
+        }
+        ia.provider.cmLock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            checkOpen();
+            EpState s = state;
+            if (s == EpState.RESERVED || s == EpState.PASSIVE_CONNECTION_PENDING || s == EpState.TENTATIVE_CONNECTION_PENDING) {
+                throw invalidState(stateSubtype(s), "an Endpoint that is " + s + " cannot be freed (dat_ep_free(3DAT))");
+            }
+            destroy();
+        } finally {
+            ia.provider.cmLock.unlock();
+        }
+    }
+
+    /** Frees the Endpoint in any state; a connection is broken off abruptly. Under the CM lock. */
+    void destroy() {
+        if (freed) {
+            return;
+        }
+        switch (state) {
+            case ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING -> {
+                ConnectAttempt a = attempt;
+                attempt = null;
+                if (a != null) {
+                    a.state = ConnectAttempt.State.FAILED;
+                    if (a.timer != null) {
+                        a.timer.cancel();
+                    }
+                }
+            }
+            case CONNECTED, DISCONNECT_PENDING -> {
+                SpinLock l = acquire();
+                try {
+                    if (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING) {
+                        disconnectBoth(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+                    }
+                } finally {
+                    l.unlock();
+                }
+            }
+            case RESERVED -> {
+                if (reservedBy != null) {
+                    reservedBy.destroy();
+                }
+            }
+            default -> {
+                // nothing to undo
+            }
+        }
+        SpinLock l = acquire();
+        try {
+            flushRequests();
+            flushRecvs();
+            freed = true;
+        } finally {
+            l.unlock();
+        }
+        unsetEvds();
+        if (pz != null) {
+            pz.users.decrementAndGet();
+        }
+        if (srq != null) {
+            srq.detach(this);
+        }
+        ia.eps.remove(this);
+        ia.adapter.eps.decrementAndGet();
+    }
+
+    /** The {@code DAT_INVALID_STATE_EP_*} subtype of a state. */
+    static int stateSubtype(EpState s) {
+        return switch (s) {
+            case UNCONNECTED -> DatReturn.INVALID_STATE_EP_UNCONNECTED;
+            case ACTIVE_CONNECTION_PENDING -> DatReturn.INVALID_STATE_EP_ACTCONNPENDING;
+            case PASSIVE_CONNECTION_PENDING -> DatReturn.INVALID_STATE_EP_PASSCONNPENDING;
+            case TENTATIVE_CONNECTION_PENDING -> DatReturn.INVALID_STATE_EP_TENTCONNPENDING;
+            case CONNECTED -> DatReturn.INVALID_STATE_EP_CONNECTED;
+            case DISCONNECTED -> DatReturn.INVALID_STATE_EP_DISCONNECTED;
+            case RESERVED -> DatReturn.INVALID_STATE_EP_RESERVED;
+            case COMPLETION_PENDING -> DatReturn.INVALID_STATE_EP_COMPLPENDING;
+            case DISCONNECT_PENDING -> DatReturn.INVALID_STATE_EP_DISCPENDING;
+            case UNCONFIGURED_UNCONNECTED -> DatReturn.INVALID_STATE_EP_UNCONFIGURED;
+            case UNCONFIGURED_RESERVED -> DatReturn.INVALID_STATE_EP_UNCONFRESERVED;
+            case UNCONFIGURED_PASSIVE -> DatReturn.INVALID_STATE_EP_UNCONFPASSIVE;
+            case UNCONFIGURED_TENTATIVE -> DatReturn.INVALID_STATE_EP_UNCONFTENTATIVE;
+        };
+    }
+}

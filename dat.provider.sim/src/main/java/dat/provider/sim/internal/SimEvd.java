@@ -1,0 +1,597 @@
+package dat.provider.sim.internal;
+
+import dat.api.AsyncErrorReason;
+import dat.api.ConsumerNotificationObject;
+import dat.api.DatConstants;
+import dat.api.DatEvent;
+import dat.api.DatEventHandler;
+import dat.api.DatHandle;
+import dat.api.DatReturn;
+import dat.api.EventDispatcher;
+import dat.api.EventNumber;
+import dat.api.EvdFlags;
+import dat.api.EvdParamMask;
+import dat.api.EvdParams;
+import dat.api.EvdState;
+import dat.api.HandleType;
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * An Event Dispatcher: dat_evd_create (udat.h), dat_evd_dequeue(3DAT), dat_evd_wait(3DAT),
+ * dat_evd_post_se(3DAT), dat_evd_query(3DAT), dat_evd_resize(3DAT), dat_evd_modify_cno(3DAT),
+ * dat_evd_enable/disable(3DAT), dat_evd_set/clear_unwaitable(3DAT), dat_evd_free(3DAT).
+ *
+ * <p>The queue is a ring of pre-allocated event slots. Producers (any thread completing a DTO or
+ * a connection step) copy fields into a slot under a per-EVD spin lock; {@link #dequeue} copies
+ * a slot into the consumer's {@link DatEvent}. An empty queue is seen without the lock, so a
+ * busy-polling consumer does not slow its producers down. Nothing here allocates per event.
+ *
+ * <p>A full queue loses the event and reports {@link EventNumber#ASYNC_ERROR_EVD_OVERFLOW} on the
+ * IA's async EVD (once per overflow, until the queue has room again); software events on a full
+ * queue fail with {@link DatReturn#QUEUE_FULL} instead (dat_evd_post_se(3DAT)).
+ */
+final class SimEvd extends SimHandle implements EventDispatcher {
+
+    /** One queued event: the fields of every event kind, reused. */
+    static final class Slot {
+        int number;
+        boolean notify;
+        SimEndpoint ep;
+        long cookie;
+        int status;
+        long length;
+        SimRmr rmr;
+        DatHandle sp;
+        InetSocketAddress address;
+        long qual;
+        SimCr cr;
+        byte[] privateData;
+        DatHandle handle;
+        int reason;
+        Object pointer;
+        SimSrq srq;
+
+        void clear() {
+            ep = null;
+            rmr = null;
+            sp = null;
+            address = null;
+            cr = null;
+            privateData = null;
+            handle = null;
+            pointer = null;
+            srq = null;
+        }
+    }
+
+    private static final int QUEUE_EMPTY = DatReturn.error(DatReturn.QUEUE_EMPTY, DatReturn.NO_SUBTYPE);
+    private static final int QUEUE_FULL = DatReturn.error(DatReturn.QUEUE_FULL, DatReturn.NO_SUBTYPE);
+    private static final int WAITER_STATE = DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_WAITER);
+
+    private final SimIa ia;
+    private final int flags;
+    private final SpinLock lock = new SpinLock();
+    private Slot[] slots;
+    private volatile long head;
+    private volatile long tail;
+    private volatile boolean enabled = true;
+    private volatile boolean waitable = true;
+    private volatile SimCno cno;
+    private volatile Thread waiter;
+    private volatile int waitThreshold = 1;
+    private volatile boolean overflowReported;
+    /** Endpoints, Service Points and IAs that send events here: dat_evd_free(3DAT) refuses while any. */
+    final AtomicInteger feeders = new AtomicInteger();
+    /** DTO streams configured UNSIGNALLED or SOLICITED_WAIT: then wait thresholds above 1 are refused. */
+    final AtomicInteger consumerNotifiedStreams = new AtomicInteger();
+    final AtomicInteger solicitedStreams = new AtomicInteger();
+    final AtomicInteger thresholdStreams = new AtomicInteger();
+
+    SimEvd(SimIa ia, int qlen, SimCno cno, int flags) {
+        super(HandleType.EVD, DatReturn.NO_SUBTYPE);
+        this.ia = ia;
+        this.flags = flags;
+        this.cno = cno;
+        this.slots = newSlots(qlen);
+        ia.registered(this);
+    }
+
+    private static Slot[] newSlots(int qlen) {
+        Slot[] s = new Slot[qlen];
+        for (int i = 0; i < qlen; i++) {
+            s[i] = new Slot();
+        }
+        return s;
+    }
+
+    @Override
+    SimIa ia() {
+        return ia;
+    }
+
+    int flags() {
+        return flags;
+    }
+
+    int count() {
+        return (int) (tail - head);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // producers
+    // ---------------------------------------------------------------------------------------------
+
+    /** Claims the next slot with the lock held; {@code null} when the queue is full. */
+    private Slot claim() {
+        long t = tail;
+        if (t - head >= slots.length) {
+            return null;
+        }
+        Slot s = slots[(int) (t % slots.length)];
+        s.clear();
+        return s;
+    }
+
+    /** Publishes the claimed slot; call with the lock held. */
+    private void publish(Slot s, int number, boolean notify) {
+        s.number = number;
+        s.notify = notify;
+        tail = tail + 1;
+    }
+
+    void postDto(SimEndpoint ep, long cookie, int status, long length, boolean notify, SimSrq srq) {
+        if (freed) {
+            return;
+        }
+        lock.lock();
+        Slot s = claim();
+        if (s == null) {
+            lock.unlock();
+            overflow();
+            return;
+        }
+        s.ep = ep;
+        s.cookie = cookie;
+        s.status = status;
+        s.length = length;
+        s.srq = srq;
+        publish(s, EventNumber.DTO_COMPLETION_EVENT, notify);
+        lock.unlock();
+        signal(notify);
+    }
+
+    void postRmrBind(SimRmr rmr, long cookie, int status, boolean notify) {
+        if (freed) {
+            return;
+        }
+        lock.lock();
+        Slot s = claim();
+        if (s == null) {
+            lock.unlock();
+            overflow();
+            return;
+        }
+        s.rmr = rmr;
+        s.cookie = cookie;
+        s.status = status;
+        publish(s, EventNumber.RMR_BIND_COMPLETION_EVENT, notify);
+        lock.unlock();
+        signal(notify);
+    }
+
+    /**
+     * Queues a connection request arrival.
+     *
+     * @return {@code false} when the queue is full (the PSP's backlog is full)
+     */
+    boolean postConnectionRequest(DatHandle sp, InetSocketAddress localAddress, long qual, SimCr cr) {
+        if (freed) {
+            return false;
+        }
+        lock.lock();
+        Slot s = claim();
+        if (s == null) {
+            lock.unlock();
+            return false;
+        }
+        s.sp = sp;
+        s.address = localAddress;
+        s.qual = qual;
+        s.cr = cr;
+        publish(s, EventNumber.CONNECTION_REQUEST_EVENT, true);
+        lock.unlock();
+        signal(true);
+        return true;
+    }
+
+    void postConnection(int number, SimEndpoint ep, byte[] privateData) {
+        if (freed) {
+            return;
+        }
+        lock.lock();
+        Slot s = claim();
+        if (s == null) {
+            lock.unlock();
+            overflow();
+            return;
+        }
+        s.ep = ep;
+        s.privateData = privateData;
+        publish(s, number, true);
+        lock.unlock();
+        signal(true);
+    }
+
+    void postAsync(int number, DatHandle handle, int reason) {
+        if (freed) {
+            return;
+        }
+        lock.lock();
+        Slot s = claim();
+        if (s == null) {
+            lock.unlock();
+            overflowReported = true; // the async EVD itself overflowed: nowhere to report it
+            return;
+        }
+        s.handle = handle;
+        s.reason = reason;
+        publish(s, number, true);
+        lock.unlock();
+        signal(true);
+    }
+
+    private void overflow() {
+        if (!overflowReported) {
+            overflowReported = true;
+            SimEvd async = ia.asyncEvd();
+            if (async != null && async != this) {
+                async.postAsync(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this, AsyncErrorReason.EVD_OVERFLOW_ERROR);
+            }
+        }
+    }
+
+    /** Wakes a waiter whose threshold is met, or triggers the CNO: dat_evd_wait(3DAT), dat_evd_enable(3DAT). */
+    private void signal(boolean notify) {
+        if (!notify) {
+            return;
+        }
+        Thread w = waiter;
+        if (w != null) {
+            if (tail - head >= waitThreshold) {
+                LockSupport.unpark(w);
+            }
+            return; // a direct waiter preempts the CNO
+        }
+        SimCno c = cno;
+        if (c != null && enabled) {
+            c.trigger(this);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // consumers
+    // ---------------------------------------------------------------------------------------------
+
+    /** Whether dequeue may run: open, or dead with events left to drain (the hot swap). */
+    private int dequeueCheck() {
+        if (freed) {
+            return invalidCode();
+        }
+        if (!ia.usable() && !(ia.dead() && tail != head)) {
+            return invalidCode();
+        }
+        return DatReturn.SUCCESS;
+    }
+
+    @Override
+    public int dequeue(DatEvent event) {
+        int check = dequeueCheck();
+        if (check != DatReturn.SUCCESS) {
+            return check;
+        }
+        if (event == null) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        }
+        if (waiter != null) {
+            return WAITER_STATE;
+        }
+        if (tail == head) {
+            return QUEUE_EMPTY;
+        }
+        return take(event) ? DatReturn.SUCCESS : QUEUE_EMPTY;
+    }
+
+    /** Moves the first event into {@code event}; {@code false} if the queue was empty. */
+    private boolean take(DatEvent event) {
+        SimSrq srq;
+        lock.lock();
+        try {
+            long h = head;
+            if (tail == h) {
+                return false;
+            }
+            Slot s = slots[(int) (h % slots.length)];
+            switch (s.number) {
+                case EventNumber.DTO_COMPLETION_EVENT -> event.setDtoCompletion(this, s.ep, s.cookie, s.status, s.length);
+                case EventNumber.RMR_BIND_COMPLETION_EVENT -> event.setRmrBindCompletion(this, s.rmr, s.cookie, s.status);
+                case EventNumber.CONNECTION_REQUEST_EVENT -> event.setConnectionRequest(this, s.sp, s.address, s.qual, s.cr);
+                case EventNumber.SOFTWARE_EVENT -> event.setSoftwareEvent(this, s.pointer);
+                default -> {
+                    if (EventNumber.isConnectionEvent(s.number)) {
+                        event.setConnectionEvent(s.number, this, s.ep, s.privateData);
+                    } else {
+                        event.setAsyncError(s.number, this, s.handle, s.reason);
+                    }
+                }
+            }
+            srq = s.srq;
+            s.clear();
+            head = h + 1;
+            overflowReported = false;
+        } finally {
+            lock.unlock();
+        }
+        if (srq != null) {
+            srq.reaped();
+        }
+        return true;
+    }
+
+    @Override
+    public int await(long timeoutMicros, int threshold, DatEvent event) {
+        int check = dequeueCheck();
+        if (check != DatReturn.SUCCESS) {
+            return check;
+        }
+        if (!DatConstants.isValidTimeout(timeoutMicros)) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        }
+        if (threshold <= 0 || threshold > slots.length) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
+        }
+        if (event == null) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG4);
+        }
+        if (threshold > 1 && consumerNotifiedStreams.get() > 0) {
+            // dat_evd_wait(3DAT): with UNSIGNALLED or SOLICITED_WAIT streams the threshold must be 1
+            return DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_CONFIG_THRESHOLD);
+        }
+        if (!waitable) {
+            return DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_UNWAITABLE);
+        }
+        Thread me = Thread.currentThread();
+        synchronized (this) {
+            if (waiter != null) {
+                return WAITER_STATE;
+            }
+            waitThreshold = threshold;
+            waiter = me;
+        }
+        try {
+            boolean infinite = timeoutMicros == DatConstants.TIMEOUT_INFINITE;
+            long deadline = System.nanoTime() + timeoutMicros * 1000;
+            for (;;) {
+                if (freed) {
+                    return DatReturn.error(DatReturn.ABORT, DatReturn.NO_SUBTYPE);
+                }
+                if (!ia.usable()) {
+                    // IA closed or the provider went away: drain what is there, else abort
+                    if (ia.dead() && tail != head && take(event)) {
+                        event.setMoreEvents(count());
+                        return DatReturn.SUCCESS;
+                    }
+                    return DatReturn.error(DatReturn.ABORT, DatReturn.NO_SUBTYPE);
+                }
+                if (!waitable) {
+                    return DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_UNWAITABLE);
+                }
+                if (count() >= threshold && take(event)) {
+                    event.setMoreEvents(count());
+                    return DatReturn.SUCCESS;
+                }
+                if (me.isInterrupted()) {
+                    return DatReturn.error(DatReturn.INTERRUPTED_CALL, DatReturn.NO_SUBTYPE);
+                }
+                if (infinite) {
+                    LockSupport.park(this);
+                } else {
+                    long remaining = deadline - System.nanoTime();
+                    if (remaining <= 0) {
+                        event.clear().setMoreEvents(count());
+                        return DatReturn.error(DatReturn.TIMEOUT_EXPIRED, DatReturn.NO_SUBTYPE);
+                    }
+                    LockSupport.parkNanos(this, remaining);
+                }
+            }
+        } finally {
+            waiter = null;
+        }
+    }
+
+    @Override
+    public int poll(DatEventHandler handler, int limit) {
+        int check = dequeueCheck();
+        if (check != DatReturn.SUCCESS) {
+            return check;
+        }
+        if (handler == null) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        }
+        if (limit < 0) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
+        }
+        if (waiter != null) {
+            return WAITER_STATE;
+        }
+        DatEvent event = ia.provider.pollEvent();
+        int n = 0;
+        while (n < limit && tail != head && take(event)) {
+            n++;
+            handler.onEvent(event);
+        }
+        return n;
+    }
+
+    @Override
+    public int postSoftwareEvent(Object pointer) {
+        if (!isOpen()) {
+            return invalidCode();
+        }
+        if ((flags & EvdFlags.SOFTWARE) == 0) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        }
+        lock.lock();
+        Slot s = claim();
+        if (s == null) {
+            lock.unlock();
+            return QUEUE_FULL; // the event is not queued; no overflow (dat_evd_post_se(3DAT))
+        }
+        s.pointer = pointer;
+        publish(s, EventNumber.SOFTWARE_EVENT, true);
+        lock.unlock();
+        signal(true);
+        return DatReturn.SUCCESS;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // control
+    // ---------------------------------------------------------------------------------------------
+
+    @Override
+    public EvdParams query(int evdParamMask) {
+        checkOpen();
+        if (!EvdParamMask.isValid(evdParamMask)) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "evdParamMask", "undefined bits 0x" + Integer.toHexString(evdParamMask));
+        }
+        int state = (enabled ? EvdState.ENABLED : EvdState.DISABLED) | (waitable ? EvdState.WAITABLE : EvdState.UNWAITABLE);
+        if (solicitedStreams.get() > 0) {
+            state |= EvdState.CONFIG_SOLICITED;
+        } else if (thresholdStreams.get() > 0) {
+            state |= EvdState.CONFIG_THRESHOLD;
+        } else {
+            state |= EvdState.CONFIG_NOTIFY;
+        }
+        return new EvdParams(ia, slots.length, state, cno, flags);
+    }
+
+    @Override
+    public void resize(int minQlen) {
+        checkOpen();
+        if (minQlen <= 0 || minQlen > ia.limits().maxEvdQlen()) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "minQlen", "must be 1.." + ia.limits().maxEvdQlen());
+        }
+        Slot[] fresh = newSlots(minQlen);
+        lock.lock();
+        try {
+            int n = count();
+            if (n > minQlen) {
+                throw invalidState(DatReturn.NO_SUBTYPE, n + " events are queued, more than " + minQlen + " (dat_evd_resize(3DAT))");
+            }
+            long h = head;
+            for (int i = 0; i < n; i++) {
+                fresh[i] = slots[(int) ((h + i) % slots.length)]; // queued events move to 0..n-1
+            }
+            slots = fresh;
+            head = 0;
+            tail = n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void modifyCno(ConsumerNotificationObject newCno) {
+        checkOpen();
+        SimCno c = ia.cno(newCno, "cno");
+        synchronized (this) {
+            SimCno old = cno;
+            if (old == c) {
+                return;
+            }
+            if (c != null) {
+                c.attach();
+            }
+            cno = c;
+            if (old != null) {
+                old.detach(false);
+            }
+        }
+    }
+
+    @Override
+    public void enable() {
+        checkOpen();
+        enabled = true;
+    }
+
+    @Override
+    public void disable() {
+        checkOpen();
+        enabled = false;
+    }
+
+    @Override
+    public void setUnwaitable() {
+        checkOpen();
+        waitable = false;
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
+    }
+
+    @Override
+    public void clearUnwaitable() {
+        checkOpen();
+        waitable = true;
+    }
+
+    /** Wakes the waiter so it sees the IA's new state. */
+    void wakeAll() {
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (freed) {
+            return;
+        }
+        checkOpen();
+        ia.provider.cmLock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            if (feeders.get() > 0) {
+                throw invalidState(DatReturn.INVALID_STATE_EVD_IN_USE,
+                        "the EVD is fed by " + feeders.get() + " Endpoint(s), Service Point(s) or IA(s) (dat_evd_free(3DAT))");
+            }
+            destroy();
+        } finally {
+            ia.provider.cmLock.unlock();
+        }
+    }
+
+    void destroy() {
+        if (freed) {
+            return;
+        }
+        freed = true;
+        SimCno c;
+        synchronized (this) {
+            c = cno;
+            cno = null;
+        }
+        if (c != null) {
+            c.detach(true);
+        }
+        wakeAll();
+        ia.evds.remove(this);
+        ia.adapter.evds.decrementAndGet();
+    }
+}

@@ -1,0 +1,117 @@
+package dat.provider.sim.internal;
+
+import dat.api.DatReturn;
+import dat.api.EpState;
+import dat.api.EventNumber;
+import dat.api.HandleType;
+import dat.api.ReservedServicePoint;
+import dat.api.RspParamMask;
+import dat.api.RspParams;
+
+/**
+ * A Reserved Service Point: dat_rsp_create(3DAT), dat_rsp_query(3DAT), dat_rsp_free(3DAT). It
+ * reserves its Endpoint ({@link EpState#RESERVED}) and is destroyed by the one connection request
+ * it reports, which moves the Endpoint to {@link EpState#PASSIVE_CONNECTION_PENDING}.
+ */
+final class SimRsp extends SimHandle implements ReservedServicePoint, ServicePoint {
+
+    private final SimIa ia;
+    private final long connQual;
+    private final SimEndpoint ep;
+    private final SimEvd evd;
+
+    /** Creates and registers the RSP; under the CM lock, the qualifier checked free. */
+    SimRsp(SimIa ia, long connQual, SimEndpoint ep, SimEvd evd) {
+        super(HandleType.RSP, DatReturn.INVALID_HANDLE_RSP);
+        this.ia = ia;
+        this.connQual = connQual;
+        this.ep = ep;
+        this.evd = evd;
+        ep.setState(EpState.RESERVED);
+        ep.reservedBy = this;
+        ia.adapter.servicePoints.put(connQual, this);
+        evd.feeders.incrementAndGet();
+        ia.rsps.add(this);
+    }
+
+    @Override
+    SimIa ia() {
+        return ia;
+    }
+
+    @Override
+    public long connQual() {
+        return connQual;
+    }
+
+    @Override
+    public void onRequest(ConnectAttempt attempt) {
+        if (freed || !ia.usable()) {
+            attempt.fail(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+            return;
+        }
+        SimCr cr = new SimCr(ia, null, attempt, ep, connQual);
+        if (!evd.postConnectionRequest(null, ia.adapter.address, connQual, cr)) {
+            cr.discard();
+            attempt.fail(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+            return;
+        }
+        // the request destroys the RSP and hands its Endpoint to the CR
+        unregister();
+        ep.reservedBy = null;
+        ep.pendingCr = cr;
+        ep.setState(EpState.PASSIVE_CONNECTION_PENDING);
+        attempt.state = ConnectAttempt.State.DELIVERED;
+        attempt.cr = cr;
+    }
+
+    @Override
+    public RspParams query(int rspParamMask) {
+        checkOpen();
+        if (!RspParamMask.isValid(rspParamMask)) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "rspParamMask", "undefined bits 0x" + Integer.toHexString(rspParamMask));
+        }
+        return new RspParams(ia, connQual, evd, ep);
+    }
+
+    @Override
+    public void close() {
+        if (freed) {
+            return;
+        }
+        ia.provider.cmLock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            checkOpen();
+            destroy();
+        } finally {
+            ia.provider.cmLock.unlock();
+        }
+    }
+
+    /** Stops listening; the Endpoint returns to the consumer, UNCONNECTED. Under the CM lock. */
+    void destroy() {
+        if (freed) {
+            return;
+        }
+        unregister();
+        if (ep.reservedBy == this) {
+            ep.reservedBy = null;
+            if (ep.state() == EpState.RESERVED) {
+                ep.setState(EpState.UNCONNECTED);
+            }
+            if (ep.providerOwned) {
+                ep.destroy(); // the Endpoint the provider made for this RSP
+            }
+        }
+    }
+
+    private void unregister() {
+        freed = true;
+        ia.adapter.servicePoints.remove(connQual, this);
+        evd.feeders.decrementAndGet();
+        ia.rsps.remove(this);
+    }
+}

@@ -1,0 +1,198 @@
+package dat.provider.sim.internal;
+
+import dat.api.DatReturn;
+import dat.api.LmrTriplet;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Pre-allocated work-request slots and the IOV checks and copies they need. A post copies the
+ * consumer's IOV into a slot (so the consumer owns its IOV again when the post returns), after
+ * checking every segment against its LMR: context, IA, PZ, bounds and local privilege. Copies go
+ * through the LMRs' memory segments only, so a bad address can never reach other memory.
+ */
+abstract class Wr {
+
+    static final int OK = DatReturn.SUCCESS;
+
+    final SimLmr[] lmrs;
+    final long[] offsets;
+    final long[] lengths;
+    int segments;
+    long total;
+    long cookie;
+    int flags;
+
+    Wr(int maxIov) {
+        lmrs = new SimLmr[Math.max(1, maxIov)];
+        offsets = new long[lmrs.length];
+        lengths = new long[lmrs.length];
+    }
+
+    /**
+     * Checks an IOV and copies it into this slot.
+     *
+     * @param ia the IA whose LMRs the IOV may name
+     * @param pz the PZ the LMRs must be in (of the Endpoint, or of the SRQ)
+     * @param n the number of segments
+     * @param iov the segments
+     * @param maxIov the most segments allowed
+     * @param neededPrivilege {@link dat.api.MemPrivileges#LOCAL_READ} to read the memory,
+     *     {@link dat.api.MemPrivileges#LOCAL_WRITE} to write it
+     * @return {@link DatReturn#SUCCESS} or the post's error code
+     */
+    final int load(SimIa ia, SimPz pz, int n, LmrTriplet[] iov, int maxIov, int neededPrivilege) {
+        if (n < 0 || n > maxIov || n > lmrs.length || (n > 0 && (iov == null || iov.length < n))) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        }
+        long sum = 0;
+        int used = 0;
+        ContextTable<SimLmr> table = ia.provider.lmrContexts;
+        for (int i = 0; i < n; i++) {
+            LmrTriplet t = iov[i];
+            if (t == null) {
+                return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
+            }
+            long len = t.segmentLength();
+            if (len == 0) {
+                continue; // a zero-length segment names no memory
+            }
+            if (len < 0) {
+                return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
+            }
+            SimLmr lmr = table.get(t.lmrContext());
+            if (lmr == null || lmr.ia() != ia || lmr.freed) {
+                // "one of the LMRs used in local_iov was invalid" (dat_ep_post_send(3DAT))
+                return DatReturn.error(DatReturn.PRIVILEGES_VIOLATION, DatReturn.NO_SUBTYPE);
+            }
+            if (lmr.pz != pz) {
+                return DatReturn.error(DatReturn.PROTECTION_VIOLATION, DatReturn.NO_SUBTYPE);
+            }
+            if (!lmr.contains(t.virtualAddress(), len)) {
+                return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
+            }
+            if ((lmr.privileges & neededPrivilege) == 0) {
+                return DatReturn.error(DatReturn.PRIVILEGES_VIOLATION, DatReturn.NO_SUBTYPE);
+            }
+            lmrs[used] = lmr;
+            offsets[used] = lmr.offsetOf(t.virtualAddress());
+            lengths[used] = len;
+            used++;
+            sum += len;
+        }
+        segments = used;
+        total = sum;
+        return OK;
+    }
+
+    /** Copies another slot's IOV (an SRQ buffer taken by an Endpoint). */
+    final void copyFrom(Wr other) {
+        segments = other.segments;
+        total = other.total;
+        cookie = other.cookie;
+        flags = other.flags;
+        System.arraycopy(other.lmrs, 0, lmrs, 0, other.segments);
+        System.arraycopy(other.offsets, 0, offsets, 0, other.segments);
+        System.arraycopy(other.lengths, 0, lengths, 0, other.segments);
+    }
+
+    /** Whether every LMR is still registered and its memory still alive. */
+    final boolean memoryValid() {
+        for (int i = 0; i < segments; i++) {
+            SimLmr lmr = lmrs[i];
+            if (lmr.freed || !lmr.memory().scope().isAlive()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Drops the references to LMRs once the request completed. */
+    final void release() {
+        for (int i = 0; i < segments; i++) {
+            lmrs[i] = null;
+        }
+        segments = 0;
+    }
+
+    /**
+     * Copies {@code len} bytes from the segments of {@code src} to those of {@code dst}, filling the
+     * front segments of {@code dst} first (dat_ep_post_recv(3DAT)).
+     */
+    static void copy(Wr src, Wr dst, long len) {
+        int si = 0;
+        int di = 0;
+        long so = 0;
+        long dOff = 0;
+        long left = len;
+        while (left > 0) {
+            while (src.lengths[si] - so == 0) {
+                si++;
+                so = 0;
+            }
+            while (dst.lengths[di] - dOff == 0) {
+                di++;
+                dOff = 0;
+            }
+            long n = Math.min(left, Math.min(src.lengths[si] - so, dst.lengths[di] - dOff));
+            MemorySegment.copy(src.lmrs[si].memory(), src.offsets[si] + so, dst.lmrs[di].memory(), dst.offsets[di] + dOff, n);
+            so += n;
+            dOff += n;
+            left -= n;
+        }
+    }
+
+    /** Copies the slot's bytes (gather) into {@code target} at {@code offset}. */
+    static void gather(Wr src, MemorySegment target, long offset) {
+        long at = offset;
+        for (int i = 0; i < src.segments; i++) {
+            MemorySegment.copy(src.lmrs[i].memory(), src.offsets[i], target, at, src.lengths[i]);
+            at += src.lengths[i];
+        }
+    }
+
+    /** Copies {@code len} bytes of {@code source} at {@code offset} into the slot's segments (scatter). */
+    static void scatter(MemorySegment source, long offset, long len, Wr dst) {
+        long at = offset;
+        long left = len;
+        for (int i = 0; i < dst.segments && left > 0; i++) {
+            long n = Math.min(left, dst.lengths[i]);
+            MemorySegment.copy(source, at, dst.lmrs[i].memory(), dst.offsets[i], n);
+            at += n;
+            left -= n;
+        }
+    }
+
+    /** A receive buffer posted to an Endpoint or an SRQ. */
+    static final class Recv extends Wr {
+        SimSrq srq;
+
+        Recv(int maxIov) {
+            super(maxIov);
+        }
+    }
+
+    /** A send, RDMA read, RDMA write or RMR bind on an Endpoint's request queue. */
+    static final class Request extends Wr {
+        static final int SEND = 1;
+        static final int RDMA_WRITE = 2;
+        static final int RDMA_READ = 3;
+        static final int BIND = 4;
+
+        int op;
+        int remoteContext;
+        long remoteAddress;
+        long remoteLength;
+        SimRmr rmr;
+        SimRmr.Binding binding;
+
+        Request(int maxIov) {
+            super(maxIov);
+        }
+
+        void clearRefs() {
+            release();
+            rmr = null;
+            binding = null;
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package dat.provider.sim.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.Endpoint;
+import dat.api.EpAttributes;
+import dat.api.EventDispatcher;
+import dat.api.EventNumber;
+import dat.api.EvdFlags;
+import dat.api.InterfaceAdapter;
+import dat.api.LocalMemoryRegion;
+import dat.api.MemPrivileges;
+import dat.api.ProtectionZone;
+import dat.api.PspFlag;
+import dat.api.PublicServicePoint;
+import dat.api.Qos;
+import dat.api.spi.IaOpenRequest;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.List;
+
+/**
+ * Test fixture: a sim provider with IAs {@code sim0} and {@code sim1}, and helpers to build
+ * connected Endpoint pairs. Closing it stops the provider.
+ */
+final class Fabric implements AutoCloseable {
+
+    static final long WAIT = 5_000_000; // µs
+
+    final SimIaFactory factory;
+    final Arena arena = Arena.ofShared();
+
+    Fabric() {
+        this(ProviderSettings.defaults().limits());
+    }
+
+    Fabric(SimLimits limits) {
+        factory = new SimIaFactory(new ProviderSettings(List.of("sim0", "sim1"), limits, "backoff", 1000, 49152, 16384));
+    }
+
+    InterfaceAdapter open(String name) {
+        return factory.openIa(new IaOpenRequest(name, 64, null, ""));
+    }
+
+    MemorySegment memory(long size) {
+        return arena.allocate(size, 64);
+    }
+
+    @Override
+    public void close() {
+        assertThat(factory.shutdown()).as("the provider thread ends").isTrue();
+        arena.close();
+    }
+
+    /** One side: IA, PZ, EVDs, an Endpoint and a registered buffer. */
+    final class Side {
+        final InterfaceAdapter ia;
+        final ProtectionZone pz;
+        final EventDispatcher recvEvd;
+        final EventDispatcher reqEvd;
+        final EventDispatcher connEvd;
+        final EventDispatcher crEvd;
+        final Endpoint ep;
+        final MemorySegment mem;
+        final LocalMemoryRegion lmr;
+        final DatEvent event = new DatEvent();
+
+        Side(String name, EpAttributes attrs, long bytes) {
+            ia = open(name);
+            pz = ia.createProtectionZone();
+            recvEvd = ia.createEventDispatcher(256, null, EvdFlags.DTO);
+            reqEvd = ia.createEventDispatcher(256, null, EvdFlags.DTO | EvdFlags.RMR_BIND);
+            connEvd = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION);
+            crEvd = ia.createEventDispatcher(16, null, EvdFlags.CR);
+            ep = ia.createEndpoint(pz, recvEvd, reqEvd, connEvd, attrs);
+            mem = memory(bytes);
+            lmr = ia.registerMemory(mem, pz, MemPrivileges.ALL);
+        }
+
+        InetSocketAddress address() {
+            return ia.query().iaAttributes().iaAddress();
+        }
+
+        DatEvent next(EventDispatcher evd) {
+            int rc = evd.await(WAIT, 1, event);
+            assertThat(DatReturn.describe(rc)).isEqualTo(DatReturn.describe(DatReturn.SUCCESS));
+            return event;
+        }
+
+        DatEvent expect(EventDispatcher evd, int eventNumber) {
+            DatEvent e = next(evd);
+            assertThat(EventNumber.name(e.eventNumber())).isEqualTo(EventNumber.name(eventNumber));
+            return e;
+        }
+    }
+
+    /** Two connected Endpoints on sim0 (active) and sim1 (passive). */
+    final class Pair {
+        final Side a;
+        final Side b;
+        final PublicServicePoint psp;
+
+        Pair() {
+            this(null, 1 << 16);
+        }
+
+        Pair(EpAttributes attrs, long bytes) {
+            a = new Side("sim0", attrs, bytes);
+            b = new Side("sim1", attrs, bytes);
+            psp = b.ia.createPublicServicePoint(1000, b.crEvd, PspFlag.CONSUMER);
+            a.ep.connect(b.address(), 1000, WAIT, new byte[] {1, 2, 3}, Qos.BEST_EFFORT, 0);
+            DatEvent cr = b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
+            cr.connectionRequest().accept(b.ep, new byte[] {9});
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            DatEvent est = a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            assertThat(est.privateData()).containsExactly(9);
+        }
+    }
+}
