@@ -41,7 +41,7 @@ public final class Registry implements DatRegistry {
     private static final System.Logger LOG = System.getLogger(Registry.class.getName());
 
     private final Object lock = new Object();
-    private final int maxAddedProviders;
+    private volatile int maxAddedProviders;
     private final Listeners listeners = new Listeners();
 
     // guarded by lock
@@ -94,6 +94,18 @@ public final class Registry implements DatRegistry {
         if (removed[0] != null) {
             removed[0].factory().release();
         }
+    }
+
+    /**
+     * Changes the most providers {@link #addProvider} accepts; those already added stay.
+     *
+     * @param max the new maximum
+     */
+    void setMaxAddedProviders(int max) {
+        if (max < 0) {
+            throw new IllegalArgumentException("maxAddedProviders " + max);
+        }
+        maxAddedProviders = max;
     }
 
     /** A new id for a registration that is not an OSGi service: -1, -2, ... */

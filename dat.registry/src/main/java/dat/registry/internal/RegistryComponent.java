@@ -69,7 +69,7 @@ public final class RegistryComponent implements DatRegistry {
          */
         @AttributeDefinition(name = "Maximum added providers", min = "0",
                 description = "How many providers DatRegistry.addProvider accepts before it answers"
-                        + " DAT_INSUFFICIENT_RESOURCES (read when the registry starts).")
+                        + " DAT_INSUFFICIENT_RESOURCES; providers already added stay.")
         int max_added_providers() default DatRegistries.DEFAULT_MAX_ADDED_PROVIDERS;
     }
 
@@ -116,12 +116,13 @@ public final class RegistryComponent implements DatRegistry {
     }
 
     /**
-     * Re-reads the static registry after a configuration change.
+     * Applies a configuration change: re-reads the static registry and takes the new maximum.
      *
      * @param config the new configuration
      */
     @Modified
     void modified(Config config) {
+        registry.setMaxAddedProviders(Math.max(0, config.max_added_providers()));
         registry.setStaticRegistry(StaticRegistry.load(staticRegistryPath(context, config)));
     }
 
