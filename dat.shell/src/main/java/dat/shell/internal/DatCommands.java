@@ -1,7 +1,6 @@
 package dat.shell.internal;
 
 import dat.api.DatRegistry;
-import dat.api.ProviderInfo;
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -10,8 +9,7 @@ import org.osgi.service.component.annotations.Reference;
 /** The Gogo commands of scope {@code dat}. */
 @Component(service = DatCommands.class, property = {
     "osgi.command.scope=" + DatCommands.SCOPE,
-    "osgi.command.function=help",
-    "osgi.command.function=providers"
+    "osgi.command.function=help"
 })
 public final class DatCommands {
 
@@ -35,25 +33,12 @@ public final class DatCommands {
     public String help() {
         return """
                 dat commands (Gogo scope "dat"; in ./dat the scope may be left out):
-                  providers    list the registry's providers
-                  demo         the providers, then a short perf run on the default IA
-                  perf [IA]    latency, bandwidth, message and connection rate with baselines (perf --help)
-                  help         this list
+                  providers        the registry's providers: active, shadowed, failed; static and dynamic
+                  ia IA            open an IA, show its provider and attributes, close it
+                  checkconf FILE   check a static registry file (dat.conf); fails on a bad line
+                  demo             the providers, then a short perf run on the default IA
+                  perf [IA]        latency, bandwidth, message and connection rate with baselines (perf --help)
+                  help             this list
                 """;
-    }
-
-    /**
-     * Lists the registry's providers.
-     *
-     * @return the table, one provider a line
-     */
-    @Descriptor("list the registry's providers")
-    public String providers() {
-        StringBuilder out = new StringBuilder();
-        out.append(String.format("%-24s %-8s %-11s%n", "IA NAME", "VERSION", "THREADSAFE"));
-        for (ProviderInfo info : registry.listProviders()) {
-            out.append(String.format("%-24s %-8s %-11s%n", info.iaName(), info.versionMajor() + "." + info.versionMinor(), info.threadSafe()));
-        }
-        return out.toString();
     }
 }
