@@ -353,6 +353,8 @@ public final class Structs {
 
     public static final long QP_ATTR_QP_STATE = offset(IBV_QP_ATTR, "qp_state");
     public static final long QP_ATTR_ACCESS_FLAGS = offset(IBV_QP_ATTR, "qp_access_flags");
+    public static final long QP_ATTR_PKEY_INDEX = offset(IBV_QP_ATTR, "pkey_index");
+    public static final long QP_ATTR_PORT_NUM = offset(IBV_QP_ATTR, "port_num");
     public static final long QP_ATTR_MAX_RD_ATOMIC = offset(IBV_QP_ATTR, "max_rd_atomic");
     public static final long QP_ATTR_MAX_DEST_RD_ATOMIC = offset(IBV_QP_ATTR, "max_dest_rd_atomic");
 

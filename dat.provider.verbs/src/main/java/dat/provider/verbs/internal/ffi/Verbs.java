@@ -174,10 +174,21 @@ public final class Verbs implements AutoCloseable {
      * @throws IllegalStateException when an entry point is missing (an incompatible version)
      */
     public static Verbs load() {
+        return load(LIBIBVERBS, LIBRDMACM);
+    }
+
+    /**
+     * Opens the two libraries by the given names (tests name missing ones).
+     *
+     * @param libibverbs the verbs library name or path
+     * @param librdmacm the rdma_cm library name or path
+     * @return the bound libraries
+     */
+    public static Verbs load(String libibverbs, String librdmacm) {
         Arena arena = Arena.ofShared();
         try {
-            SymbolLookup ibv = SymbolLookup.libraryLookup(LIBIBVERBS, arena);
-            SymbolLookup cm = SymbolLookup.libraryLookup(LIBRDMACM, arena);
+            SymbolLookup ibv = SymbolLookup.libraryLookup(libibverbs, arena);
+            SymbolLookup cm = SymbolLookup.libraryLookup(librdmacm, arena);
             return new Verbs(arena, ibv, cm);
         } catch (RuntimeException e) {
             arena.close();

@@ -1,0 +1,149 @@
+package dat.provider.verbs.internal;
+
+import dat.api.ConnectionRequest;
+import dat.api.CrParamMask;
+import dat.api.CrParams;
+import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.Endpoint;
+import dat.api.EpState;
+import dat.api.HandleType;
+import dat.provider.verbs.internal.ffi.NativeException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+
+/**
+ * A pending Connection Request: the {@code rdma_cm_id} rdma_cm made for the request, until the
+ * consumer accepts (the Endpoint takes the id over), rejects ({@code rdma_reject}) or hands it off.
+ */
+final class VerbsCr extends VerbsHandle implements ConnectionRequest {
+
+    private VerbsServicePoint servicePoint;
+    private MemorySegment id;
+    final InetSocketAddress remoteAddress;
+    private final byte[] privateData;
+    final VerbsEp reservedEp;
+
+    VerbsCr(VerbsIa ia, VerbsServicePoint servicePoint, MemorySegment id, InetSocketAddress remoteAddress, byte[] privateData,
+            VerbsEp reservedEp) {
+        super(ia, HandleType.CR, DatReturn.INVALID_HANDLE_CR);
+        this.servicePoint = servicePoint;
+        this.id = id;
+        this.remoteAddress = remoteAddress;
+        this.privateData = privateData;
+        this.reservedEp = reservedEp;
+        ia.crs.add(this);
+    }
+
+    @Override
+    public CrParams query(int crParamMask) {
+        checkOpen();
+        if (!CrParamMask.isValid(crParamMask)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "crParamMask", "undefined bits");
+        }
+        return new CrParams(remoteAddress, remoteAddress == null ? 0 : remoteAddress.getPort(), privateData, reservedEp);
+    }
+
+    @Override
+    public void accept(Endpoint ep, byte[] data) {
+        checkOpen();
+        if (data != null && data.length > CmEvents.MAX_PRIVATE_DATA) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "privateData",
+                    data.length + " bytes, at most " + CmEvents.MAX_PRIVATE_DATA);
+        }
+        VerbsEp target = ep == null ? reservedEp : VerbsEp.check(ia, ep, "ep");
+        if (target == null) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "ep", "no Endpoint given and none provided");
+        }
+        if (reservedEp != null && target != reservedEp) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "ep", "the request came through an RSP for another Endpoint");
+        }
+        ia.cmLock.lock();
+        try {
+            checkOpen();
+            target.checkCanAccept(this);
+            freed = true;
+            ia.crs.remove(this);
+            MemorySegment requestId = id;
+            id = MemorySegment.NULL;
+            try {
+                target.acceptOn(this, requestId, data);
+            } catch (RuntimeException e) {
+                try {
+                    ia.verbs.reject(requestId, MemorySegment.NULL, 0);
+                } catch (NativeException ignored) {
+                    // the requester times out instead
+                }
+                ia.verbs.destroyId(requestId);
+                throw e;
+            }
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+
+    @Override
+    public void reject() {
+        checkOpen();
+        destroy();
+    }
+
+    @Override
+    public void handoff(long connQual) {
+        checkOpen();
+        ia.cmLock.lock();
+        try {
+            checkOpen();
+            for (VerbsServicePoint sp : ia.servicePoints) {
+                if (sp.connQual == connQual && sp instanceof VerbsServicePoint.VerbsPsp psp && sp.isOpen()) {
+                    servicePoint = psp;
+                    psp.crEvd.postEvent(new DatEvent().setConnectionRequest(psp.crEvd, psp, psp.localAddress(), connQual, this));
+                    return;
+                }
+            }
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "connQual", "no PSP of this IA listens on " + connQual);
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+
+    VerbsServicePoint servicePoint() {
+        return servicePoint;
+    }
+
+    @Override
+    public void close() {
+        if (!freed && ia.isUsable()) {
+            destroy();
+        }
+    }
+
+    /** Rejects a pending request and frees its id; idempotent. */
+    void destroy() {
+        ia.cmLock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            freed = true;
+            ia.crs.remove(this);
+            if (reservedEp != null && reservedEp.offeredTo == this) {
+                reservedEp.offeredTo = null;
+                reservedEp.setState(EpState.UNCONNECTED);
+            }
+            try {
+                ia.verbs.reject(id, MemorySegment.NULL, 0);
+            } catch (NativeException ignored) {
+                // the requester times out instead
+            }
+            try {
+                ia.verbs.destroyId(id);
+            } catch (NativeException e) {
+                System.getLogger(VerbsCr.class.getName()).log(System.Logger.Level.WARNING, "rdma_destroy_id failed", e);
+            }
+            id = MemorySegment.NULL;
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+}

@@ -1,0 +1,947 @@
+package dat.provider.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import dat.api.CloseFlag;
+import dat.api.CompletionFlags;
+import dat.api.ConnectFlags;
+import dat.api.DatConstants;
+import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.Endpoint;
+import dat.api.EpAttributes;
+import dat.api.EpParamMask;
+import dat.api.EpParams;
+import dat.api.EpRecvInfo;
+import dat.api.EpState;
+import dat.api.EpStatus;
+import dat.api.EventDispatcher;
+import dat.api.EventNumber;
+import dat.api.EvdFlags;
+import dat.api.HandleType;
+import dat.api.LmrTriplet;
+import dat.api.ProtectionZone;
+import dat.api.Qos;
+import dat.api.RmrTriplet;
+import dat.api.ServiceType;
+import dat.provider.verbs.internal.ffi.Errno;
+import dat.provider.verbs.internal.ffi.Inline;
+import dat.provider.verbs.internal.ffi.NativeException;
+import dat.provider.verbs.internal.ffi.Structs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An Endpoint: one RC QP, created with {@code ibv_create_qp} on the IA's own device context and
+ * moved to INIT at once (so receives may be posted before connecting, as DAT allows), with its
+ * connection driven by rdma_cm in the manual QP mode: the provider moves the QP to RTR and RTS
+ * itself with the attributes {@code rdma_init_qp_attr} computes, which lets an Endpoint that
+ * exists before a connection request accept it on the request's own {@code rdma_cm_id}.
+ *
+ * <p><b>Data path.</b> The work request, its scatter/gather list and the bad-WR pointer live in
+ * native memory allocated once per Endpoint; a post checks every IOV segment against its LMR
+ * (bounds, privileges, PZ) in Java, fills that memory, and calls the driver's
+ * {@code ops.post_send}/{@code ops.post_recv} through {@link Inline}. Every request is signalled
+ * (suppression is done when the completion is reaped), so each queue's slot table stays exact.
+ * One lock per Endpoint keeps a concurrent free from destroying the QP under a post.
+ */
+@SuppressWarnings("restricted") // ibv_qp pointers are given their C size
+final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
+
+    /** The most segments one work request may carry, whatever the device allows. */
+    static final int MAX_IOV = 16;
+
+    private static final int IBV_QPT_RC = 2;
+    private static final int IBV_QPS_RESET = 0;
+    private static final int IBV_QPS_INIT = 1;
+    private static final int IBV_QPS_RTR = 2;
+    private static final int IBV_QPS_RTS = 3;
+    private static final int IBV_QPS_ERR = 6;
+    private static final int IBV_QP_STATE = 1;
+    private static final int IBV_QP_ACCESS_FLAGS = 8;
+    private static final int IBV_QP_PKEY_INDEX = 16;
+    private static final int IBV_QP_PORT = 32;
+    private static final int IBV_ACCESS_LOCAL_WRITE = 1;
+    private static final int IBV_ACCESS_REMOTE_WRITE = 2;
+    private static final int IBV_ACCESS_REMOTE_READ = 4;
+    static final int IBV_WR_RDMA_WRITE = 0;
+    static final int IBV_WR_SEND = 2;
+    static final int IBV_WR_RDMA_READ = 4;
+    private static final int IBV_SEND_FENCE = 1;
+    private static final int IBV_SEND_SIGNALED = 2;
+    private static final int IBV_SEND_SOLICITED = 4;
+    private static final long SGE_SIZE = Structs.IBV_SGE.byteSize();
+
+    /** The INVALID_STATE code of each EP state, indexed by {@link EpState#value()}. */
+    private static final int[] STATE_CODES = new int[EpState.values().length];
+
+    static {
+        for (EpState s : EpState.values()) {
+            int subtype = switch (s) {
+                case UNCONNECTED -> DatReturn.INVALID_STATE_EP_UNCONNECTED;
+                case ACTIVE_CONNECTION_PENDING -> DatReturn.INVALID_STATE_EP_ACTCONNPENDING;
+                case PASSIVE_CONNECTION_PENDING -> DatReturn.INVALID_STATE_EP_PASSCONNPENDING;
+                case TENTATIVE_CONNECTION_PENDING -> DatReturn.INVALID_STATE_EP_TENTCONNPENDING;
+                case CONNECTED -> DatReturn.INVALID_STATE_EP_CONNECTED;
+                case DISCONNECTED -> DatReturn.INVALID_STATE_EP_DISCONNECTED;
+                case RESERVED -> DatReturn.INVALID_STATE_EP_RESERVED;
+                case COMPLETION_PENDING -> DatReturn.INVALID_STATE_EP_COMPLPENDING;
+                case DISCONNECT_PENDING -> DatReturn.INVALID_STATE_EP_DISCPENDING;
+                default -> DatReturn.INVALID_STATE_EP_NOTREADY;
+            };
+            STATE_CODES[s.value()] = DatReturn.error(DatReturn.INVALID_STATE, subtype);
+        }
+    }
+
+    final VerbsPz pz;
+    final VerbsEvd recvEvd;
+    final VerbsEvd requestEvd;
+    final VerbsEvd connectEvd;
+    final VerbsSrq srq;
+    private final EpAttributes attributes;
+    private final int ownerId;
+    final WorkSlots sendSlots;
+    final WorkSlots recvSlots;
+
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment qp;
+    final int qpNum;
+    private final MemorySegment postSendFn;
+    private final MemorySegment postRecvFn;
+    private final MemorySegment discardCq;
+    private final MemorySegment discardPollFn;
+    private final MemorySegment sendWr;
+    private final MemorySegment sendSge;
+    private final MemorySegment recvWr;
+    private final MemorySegment recvSge;
+    private final MemorySegment badWr;
+    private final MemorySegment discardWc;
+    private final ReentrantLock postLock = new ReentrantLock();
+
+    // connection state: written under ia.cmLock, read anywhere
+    private volatile EpState state = EpState.UNCONNECTED;
+    private final long cmToken;
+    private MemorySegment cmId = MemorySegment.NULL;
+    private int resolveTimeoutMs;
+    private byte[] connectPrivateData;
+    private volatile InetSocketAddress remoteAddress;
+    private volatile long remoteQual;
+    volatile VerbsServicePoint reservedBy;
+    volatile VerbsCr offeredTo;
+
+    private VerbsEp(VerbsIa ia, VerbsPz pz, VerbsEvd recvEvd, VerbsEvd requestEvd, VerbsEvd connectEvd, VerbsSrq srq,
+            EpAttributes attributes) {
+        super(ia, HandleType.EP, DatReturn.INVALID_HANDLE_EP);
+        this.pz = pz;
+        this.recvEvd = recvEvd;
+        this.requestEvd = requestEvd;
+        this.connectEvd = connectEvd;
+        this.srq = srq;
+        this.attributes = attributes;
+        this.cmToken = ia.newToken();
+        this.sendSlots = new WorkSlots(attributes.maxRequestDtos());
+        this.recvSlots = new WorkSlots(srq == null ? attributes.maxRecvDtos() : 1);
+        MemorySegment cq = MemorySegment.NULL;
+        MemorySegment queuePair = MemorySegment.NULL;
+        try {
+            if (recvEvd == null || requestEvd == null) {
+                // a QP needs CQs: completions of a missing EVD go to a private CQ drained at each post
+                cq = ia.verbs.createCq(ia.context, attributes.maxRequestDtos() + attributes.maxRecvDtos(), 0, MemorySegment.NULL);
+            }
+            MemorySegment init = arena.allocate(Structs.IBV_QP_INIT_ATTR);
+            init.set(ADDRESS, Structs.QP_INIT_SEND_CQ, requestEvd != null ? requestEvd.cq : cq);
+            init.set(ADDRESS, Structs.QP_INIT_RECV_CQ, recvEvd != null ? recvEvd.cq : cq);
+            init.set(ADDRESS, Structs.QP_INIT_SRQ, srq != null ? srq.srq : MemorySegment.NULL);
+            init.set(JAVA_INT, Structs.QP_INIT_MAX_SEND_WR, attributes.maxRequestDtos());
+            init.set(JAVA_INT, Structs.QP_INIT_MAX_RECV_WR, srq != null ? 0 : attributes.maxRecvDtos());
+            init.set(JAVA_INT, Structs.QP_INIT_MAX_SEND_SGE, Math.max(attributes.maxRequestIov(), attributes.maxRdmaReadIov()));
+            init.set(JAVA_INT, Structs.QP_INIT_MAX_RECV_SGE, srq != null ? 0 : attributes.maxRecvIov());
+            init.set(JAVA_INT, Structs.QP_INIT_QP_TYPE, IBV_QPT_RC);
+            init.set(JAVA_INT, Structs.QP_INIT_SQ_SIG_ALL, 0);
+            queuePair = ia.verbs.createQp(pz.pd, init);
+            MemorySegment attr = arena.allocate(Structs.IBV_QP_ATTR);
+            attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_INIT);
+            attr.set(JAVA_SHORT, Structs.QP_ATTR_PKEY_INDEX, (short) 0);
+            attr.set(JAVA_BYTE, Structs.QP_ATTR_PORT_NUM, (byte) ia.port.port());
+            attr.set(JAVA_INT, Structs.QP_ATTR_ACCESS_FLAGS,
+                    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+            ia.verbs.modifyQp(queuePair, attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+        } catch (NativeException e) {
+            if (!queuePair.equals(MemorySegment.NULL)) {
+                ia.verbs.destroyQp(queuePair);
+            }
+            if (!cq.equals(MemorySegment.NULL)) {
+                ia.verbs.destroyCq(cq);
+            }
+            arena.close();
+            throw Codes.fromNative(e, "attributes");
+        }
+        this.qp = queuePair;
+        this.qpNum = qp.get(JAVA_INT, Structs.QP_QP_NUM);
+        MemorySegment context = qp.get(ADDRESS, Structs.QP_CONTEXT).reinterpret(Structs.IBV_CONTEXT.byteSize());
+        this.postSendFn = Inline.op(context, Structs.CONTEXT_OPS_POST_SEND);
+        this.postRecvFn = Inline.op(context, Structs.CONTEXT_OPS_POST_RECV);
+        this.discardCq = cq;
+        this.discardPollFn = Inline.op(context, Structs.CONTEXT_OPS_POLL_CQ);
+        this.sendWr = arena.allocate(Structs.IBV_SEND_WR);
+        this.sendSge = arena.allocate(SGE_SIZE * MAX_IOV, 8);
+        this.recvWr = arena.allocate(Structs.IBV_RECV_WR);
+        this.recvSge = arena.allocate(SGE_SIZE * MAX_IOV, 8);
+        this.badWr = arena.allocate(ADDRESS);
+        this.discardWc = arena.allocate(Structs.IBV_WC, 16);
+        sendWr.set(ADDRESS, Structs.SEND_WR_SG_LIST, sendSge);
+        recvWr.set(ADDRESS, Structs.RECV_WR_SG_LIST, recvSge);
+        this.ownerId = ia.addOwner(this);
+        ia.epsByQpNum.put(qpNum, this);
+        for (VerbsEvd evd : new VerbsEvd[] {recvEvd, requestEvd, connectEvd}) {
+            if (evd != null) {
+                evd.users.incrementAndGet();
+            }
+        }
+        if (srq != null) {
+            srq.users.incrementAndGet();
+        }
+        pz.users.incrementAndGet();
+        ia.eps.add(this);
+    }
+
+    static VerbsEp create(VerbsIa ia, ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
+            EventDispatcher connectEvd, VerbsSrq srq, EpAttributes requested) {
+        VerbsPz verbsPz = VerbsPz.check(ia, pz, "pz");
+        VerbsEvd recv = recvEvd == null ? null : VerbsEvd.check(ia, recvEvd, EvdFlags.DTO, DatReturn.INVALID_HANDLE_EVD_RECV, "recvEvd");
+        VerbsEvd request = requestEvd == null ? null
+                : VerbsEvd.check(ia, requestEvd, EvdFlags.DTO, DatReturn.INVALID_HANDLE_EVD_REQUEST, "requestEvd");
+        VerbsEvd connect = connectEvd == null ? null
+                : VerbsEvd.check(ia, connectEvd, EvdFlags.CONNECTION, DatReturn.INVALID_HANDLE_EVD_CONN, "connectEvd");
+        if (srq != null && srq.pz != verbsPz) {
+            throw Codes.exception(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG6, "srq",
+                    "the SRQ is in another PZ (srq_ep_pz_difference_supported is false)");
+        }
+        return new VerbsEp(ia, verbsPz, recv, request, connect, srq, effective(ia, requested));
+    }
+
+    /** The requested attributes with the provider's defaults for zeros, checked against the device. */
+    static EpAttributes effective(VerbsIa ia, EpAttributes requested) {
+        EpAttributes a = requested == null ? EpAttributes.providerDefaults() : requested;
+        if (a.serviceType() != ServiceType.RC) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.serviceType", "only RC");
+        }
+        if (a.qos() != Qos.BEST_EFFORT) {
+            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "attributes.qos", "only BEST_EFFORT");
+        }
+        int maxIov = Math.min(ia.maxSge, MAX_IOV);
+        int maxReadIov = Math.min(ia.maxSgeRd, MAX_IOV);
+        int wr = Math.min(ia.maxQpWr, 4096);
+        int recvDtos = orDefault(a.maxRecvDtos(), 64, wr, "maxRecvDtos");
+        int requestDtos = orDefault(a.maxRequestDtos(), 64, wr, "maxRequestDtos");
+        int recvIov = orDefault(a.maxRecvIov(), Math.min(4, maxIov), maxIov, "maxRecvIov");
+        int requestIov = orDefault(a.maxRequestIov(), Math.min(4, maxIov), maxIov, "maxRequestIov");
+        int readIn = orDefault(a.maxRdmaReadIn(), Math.min(4, ia.maxQpRdAtom), ia.maxQpRdAtom, "maxRdmaReadIn");
+        int readOut = orDefault(a.maxRdmaReadOut(), Math.min(4, ia.maxQpInitRdAtom), ia.maxQpInitRdAtom, "maxRdmaReadOut");
+        int readIov = orDefault(a.maxRdmaReadIov(), Math.min(requestIov, maxReadIov), maxReadIov, "maxRdmaReadIov");
+        int writeIov = orDefault(a.maxRdmaWriteIov(), requestIov, maxIov, "maxRdmaWriteIov");
+        long messageSize = a.maxMessageSize() == 0 ? ia.maxMessageSize : a.maxMessageSize();
+        long rdmaSize = a.maxRdmaSize() == 0 ? ia.maxMessageSize : a.maxRdmaSize();
+        if (messageSize < 0 || messageSize > ia.maxMessageSize || rdmaSize < 0 || rdmaSize > ia.maxMessageSize) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.maxMessageSize",
+                    "above the port's " + ia.maxMessageSize);
+        }
+        if (!CompletionFlags.isValid(a.recvCompletionFlags()) || !CompletionFlags.isValid(a.requestCompletionFlags())) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.completionFlags", "undefined bits");
+        }
+        return a.toBuilder().maxRecvDtos(recvDtos).maxRequestDtos(requestDtos).maxRecvIov(recvIov).maxRequestIov(requestIov)
+                .maxRdmaReadIn(readIn).maxRdmaReadOut(readOut).maxRdmaReadIov(readIov).maxRdmaWriteIov(writeIov)
+                .maxMessageSize(messageSize).maxRdmaSize(rdmaSize).build();
+    }
+
+    private static int orDefault(int value, int fallback, int max, String name) {
+        if (value == 0) {
+            return fallback;
+        }
+        if (value < 0 || value > max) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes." + name, value + " is not in 1.." + max);
+        }
+        return value;
+    }
+
+    static VerbsEp check(VerbsIa ia, Endpoint ep, String argument) {
+        if (!(ep instanceof VerbsEp v) || v.ia != ia || !v.isOpen()) {
+            throw Codes.exception(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EP, argument, "not an open Endpoint of this IA");
+        }
+        return v;
+    }
+
+    // ---- data path ---------------------------------------------------------------------------------
+
+    @Override
+    public int postSend(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
+        return postRequest(WorkSlots.SEND, IBV_WR_SEND, numSegments, localIov, userCookie, null, completionFlags);
+    }
+
+    @Override
+    public int postRdmaWrite(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
+            int completionFlags) {
+        if (remoteBuffer == null) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG5);
+        }
+        return postRequest(WorkSlots.RDMA_WRITE, IBV_WR_RDMA_WRITE, numSegments, localIov, userCookie, remoteBuffer,
+                completionFlags);
+    }
+
+    @Override
+    public int postRdmaRead(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
+            int completionFlags) {
+        if (remoteBuffer == null) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG5);
+        }
+        return postRequest(WorkSlots.RDMA_READ, IBV_WR_RDMA_READ, numSegments, localIov, userCookie, remoteBuffer,
+                completionFlags);
+    }
+
+    private int postRequest(byte kind, int opcode, int numSegments, LmrTriplet[] iov, long cookie, RmrTriplet remote,
+            int completionFlags) {
+        postLock.lock();
+        try {
+            if (freed || !ia.isUsable()) {
+                return invalidHandleCode();
+            }
+            EpState s = state;
+            if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
+                return STATE_CODES[s.value()];
+            }
+            if (!CompletionFlags.isValid(completionFlags) || (completionFlags & CompletionFlags.EVD_THRESHOLD) != 0) {
+                return Codes.invalidParameter(remote == null ? DatReturn.INVALID_ARG5 : DatReturn.INVALID_ARG6);
+            }
+            int maxIov = kind == WorkSlots.RDMA_READ ? attributes.maxRdmaReadIov()
+                    : kind == WorkSlots.RDMA_WRITE ? attributes.maxRdmaWriteIov() : attributes.maxRequestIov();
+            long limit = kind == WorkSlots.RDMA_READ ? remote.segmentLength() : Long.MAX_VALUE;
+            long total = fillSges(sendSge, numSegments, iov, maxIov, kind == WorkSlots.RDMA_READ, limit);
+            if (total < 0) {
+                return (int) total;
+            }
+            int sges = (int) (total >>> 40);
+            total &= (1L << 40) - 1;
+            if (remote != null) {
+                if (kind == WorkSlots.RDMA_WRITE ? total > remote.segmentLength() : remote.segmentLength() > total) {
+                    return Codes.LENGTH_ERROR;
+                }
+                if (total > attributes.maxRdmaSize()) {
+                    return Codes.LENGTH_ERROR;
+                }
+            } else if (total > attributes.maxMessageSize()) {
+                return Codes.LENGTH_ERROR;
+            }
+            int slot = sendSlots.acquire();
+            if (slot < 0) {
+                return Codes.INSUFFICIENT_RESOURCES;
+            }
+            sendSlots.cookies[slot] = cookie;
+            sendSlots.lengths[slot] = total;
+            sendSlots.kinds[slot] = kind;
+            sendSlots.suppress[slot] = (completionFlags & CompletionFlags.SUPPRESS) != 0;
+            int sendFlags = IBV_SEND_SIGNALED;
+            if ((completionFlags & CompletionFlags.SOLICITED_WAIT) != 0) {
+                sendFlags |= IBV_SEND_SOLICITED;
+            }
+            if ((completionFlags & CompletionFlags.BARRIER_FENCE) != 0) {
+                sendFlags |= IBV_SEND_FENCE;
+            }
+            MemorySegment wr = sendWr;
+            wr.set(JAVA_LONG, Structs.SEND_WR_WR_ID, ((long) ownerId << 32) | slot);
+            wr.set(ADDRESS, Structs.SEND_WR_NEXT, MemorySegment.NULL);
+            wr.set(JAVA_INT, Structs.SEND_WR_NUM_SGE, sges);
+            wr.set(JAVA_INT, Structs.SEND_WR_OPCODE, opcode);
+            wr.set(JAVA_INT, Structs.SEND_WR_SEND_FLAGS, sendFlags);
+            if (remote != null) {
+                wr.set(JAVA_LONG, Structs.SEND_WR_REMOTE_ADDR, remote.targetAddress());
+                wr.set(JAVA_INT, Structs.SEND_WR_RKEY, remote.rmrContext());
+            }
+            drainDiscarded();
+            int result;
+            try {
+                result = (int) Inline.POST_SEND.invokeExact(postSendFn, qp, wr, badWr);
+            } catch (Throwable t) {
+                sendSlots.release(slot);
+                return Codes.INTERNAL_ERROR;
+            }
+            if (result != 0) {
+                sendSlots.release(slot);
+                return result == Errno.ENOMEM ? Codes.INSUFFICIENT_RESOURCES : Codes.INTERNAL_ERROR;
+            }
+            return Codes.SUCCESS;
+        } finally {
+            postLock.unlock();
+        }
+    }
+
+    @Override
+    public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
+        postLock.lock();
+        try {
+            if (freed || !ia.isUsable()) {
+                return invalidHandleCode();
+            }
+            if (srq != null) {
+                return Codes.INVALID_STATE;
+            }
+            if (completionFlags != CompletionFlags.DEFAULT && completionFlags != CompletionFlags.UNSIGNALLED
+                    && completionFlags != CompletionFlags.SUPPRESS) {
+                return Codes.invalidParameter(DatReturn.INVALID_ARG5);
+            }
+            long total = fillSges(recvSge, numSegments, localIov, attributes.maxRecvIov(), true, Long.MAX_VALUE);
+            if (total < 0) {
+                return (int) total;
+            }
+            int slot = recvSlots.acquire();
+            if (slot < 0) {
+                return Codes.INSUFFICIENT_RESOURCES;
+            }
+            recvSlots.cookies[slot] = userCookie;
+            recvSlots.lengths[slot] = total & ((1L << 40) - 1);
+            recvSlots.kinds[slot] = WorkSlots.RECV;
+            recvSlots.suppress[slot] = false;
+            MemorySegment wr = recvWr;
+            wr.set(JAVA_LONG, Structs.RECV_WR_WR_ID, ((long) ownerId << 32) | slot);
+            wr.set(ADDRESS, Structs.RECV_WR_NEXT, MemorySegment.NULL);
+            wr.set(JAVA_INT, Structs.RECV_WR_NUM_SGE, (int) (total >>> 40));
+            drainDiscarded();
+            int result;
+            try {
+                result = (int) Inline.POST_RECV.invokeExact(postRecvFn, qp, wr, badWr);
+            } catch (Throwable t) {
+                recvSlots.release(slot);
+                return Codes.INTERNAL_ERROR;
+            }
+            if (result != 0) {
+                recvSlots.release(slot);
+                return result == Errno.ENOMEM ? Codes.INSUFFICIENT_RESOURCES : Codes.INTERNAL_ERROR;
+            }
+            return Codes.SUCCESS;
+        } finally {
+            postLock.unlock();
+        }
+    }
+
+    /**
+     * Checks an IOV and writes its non-empty segments as {@code ibv_sge}s. Shared with the SRQ.
+     *
+     * @param writes whether the DTO writes the local memory (receive, RDMA read target)
+     * @param limit the most bytes to describe (an RDMA read reads no more than the remote buffer)
+     * @return the SGE count in bits 40.. and the byte total in bits 0..39, or a negative DAT error code
+     */
+    static long fillSges(VerbsIa ia, VerbsPz pz, MemorySegment sges, int numSegments, LmrTriplet[] iov, int maxIov,
+            boolean writes, long limit) {
+        if (numSegments < 0 || numSegments > maxIov) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG2);
+        }
+        if (numSegments > 0 && (iov == null || iov.length < numSegments)) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG3);
+        }
+        long total = 0;
+        int count = 0;
+        for (int i = 0; i < numSegments; i++) {
+            LmrTriplet t = iov[i];
+            if (t == null) {
+                return Codes.invalidParameter(DatReturn.INVALID_ARG3);
+            }
+            long length = t.segmentLength();
+            if (length == 0) {
+                continue;
+            }
+            if (length < 0 || length > 0xFFFF_FFFFL) {
+                return Codes.invalidParameter(DatReturn.INVALID_ARG3);
+            }
+            VerbsLmr lmr = ia.lmrsByLkey.get(t.lmrContext());
+            if (lmr == null || lmr.freed) {
+                return Codes.PRIVILEGES_UNKNOWN;
+            }
+            if (lmr.pz != pz) {
+                return Codes.PROTECTION_VIOLATION;
+            }
+            if (!lmr.contains(t.virtualAddress(), length)) {
+                return Codes.invalidParameter(DatReturn.INVALID_ARG3);
+            }
+            if (writes ? !lmr.localWrite : !lmr.localRead) {
+                return writes ? Codes.PRIVILEGES_WRITE : Codes.PRIVILEGES_READ;
+            }
+            if (total + length > limit) {
+                length = limit - total;
+                if (length <= 0) {
+                    break;
+                }
+            }
+            long at = count * SGE_SIZE;
+            sges.set(JAVA_LONG, at + Structs.SGE_ADDR, t.virtualAddress());
+            sges.set(JAVA_INT, at + Structs.SGE_LENGTH, (int) length);
+            sges.set(JAVA_INT, at + Structs.SGE_LKEY, lmr.lkey);
+            total += length;
+            count++;
+        }
+        return ((long) count << 40) | total;
+    }
+
+    private long fillSges(MemorySegment sges, int numSegments, LmrTriplet[] iov, int maxIov, boolean writes, long limit) {
+        return fillSges(ia, pz, sges, numSegments, iov, maxIov, writes, limit);
+    }
+
+    /** Completions of a missing EVD are dropped, as DAT has it; drained so the private CQ never overflows. */
+    private void drainDiscarded() {
+        if (discardCq.equals(MemorySegment.NULL)) {
+            return;
+        }
+        for (;;) {
+            int n;
+            try {
+                n = (int) Inline.POLL_CQ.invokeExact(discardPollFn, discardCq, 16, discardWc);
+            } catch (Throwable t) {
+                return;
+            }
+            if (n <= 0) {
+                return;
+            }
+            for (int i = 0; i < n; i++) {
+                long wrId = discardWc.get(JAVA_LONG, i * Structs.IBV_WC.byteSize() + Structs.WC_WR_ID);
+                int opcode = discardWc.get(JAVA_INT, i * Structs.IBV_WC.byteSize() + Structs.WC_OPCODE);
+                ((opcode & 0x80) != 0 ? recvSlots : sendSlots).release((int) wrId);
+            }
+        }
+    }
+
+    // ---- connection management (ia.cmLock) ---------------------------------------------------------
+
+    @Override
+    public void connect(InetSocketAddress remoteIaAddress, long remoteConnQual, long timeoutMicros, byte[] privateData,
+            int qos, int connectFlags) {
+        checkOpen();
+        if (remoteIaAddress == null || remoteIaAddress.getAddress() == null) {
+            throw Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNSUPPORTED, "remoteIaAddress",
+                    "an IP address is needed");
+        }
+        if (remoteConnQual < 1 || remoteConnQual > 0xFFFF) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "remoteConnQual", "not a port 1..65535");
+        }
+        if (!DatConstants.isValidTimeout(timeoutMicros)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "timeoutMicros", "negative");
+        }
+        if (privateData != null && privateData.length > CmEvents.MAX_PRIVATE_DATA) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG5, "privateData",
+                    privateData.length + " bytes, at most " + CmEvents.MAX_PRIVATE_DATA);
+        }
+        if (!Qos.isValid(qos) || qos != Qos.BEST_EFFORT) {
+            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "qos", "only BEST_EFFORT");
+        }
+        if (!ConnectFlags.isValid(connectFlags)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG7, "connectFlags", "undefined bits");
+        }
+        if (connectFlags != ConnectFlags.DEFAULT) {
+            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "connectFlags", "no multipath");
+        }
+        ia.cmLock.lock();
+        try {
+            checkOpen();
+            if (state != EpState.UNCONNECTED) {
+                throw new dat.api.DatException(STATE_CODES[state.value()], "ep", "connect needs an unconnected Endpoint", null);
+            }
+            resolveTimeoutMs = timeoutMicros == DatConstants.TIMEOUT_INFINITE ? 5000
+                    : (int) Math.max(1, Math.min(60_000, timeoutMicros / 1000));
+            connectPrivateData = privateData == null ? null : privateData.clone();
+            MemorySegment id = ia.verbs.createId(ia.cmChannel, cmToken);
+            ia.addCmTarget(cmToken, this);
+            cmId = id;
+            remoteAddress = remoteIaAddress;
+            remoteQual = remoteConnQual;
+            state = EpState.ACTIVE_CONNECTION_PENDING;
+            try (Arena local = Arena.ofConfined()) {
+                ia.verbs.resolveAddr(id, Sockaddr.of(local, ia.port.address(), 0),
+                        Sockaddr.of(local, remoteIaAddress.getAddress(), (int) remoteConnQual), resolveTimeoutMs);
+            } catch (NativeException e) {
+                dropCmId();
+                state = EpState.UNCONNECTED;
+                throw e.errno() == Errno.EINVAL || e.errno() == Errno.EADDRNOTAVAIL
+                        ? Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNREACHABLE, "remoteIaAddress",
+                                e.getMessage())
+                        : Codes.fromNative(e, "remoteIaAddress");
+            }
+        } catch (NativeException e) {
+            throw Codes.fromNative(e, "ep");
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+
+    @Override
+    public void dupConnect(Endpoint dupEp, long timeoutMicros, byte[] privateData, int qos) {
+        checkOpen();
+        VerbsEp other = check(ia, dupEp, "dupEp");
+        if (other.state != EpState.CONNECTED || other.remoteAddress == null) {
+            throw Codes.invalidState(DatReturn.INVALID_STATE_EP_UNCONNECTED, "dupEp is not connected");
+        }
+        connect(other.remoteAddress, other.remoteQual, timeoutMicros, privateData, qos, ConnectFlags.DEFAULT);
+    }
+
+    /** Throws unless this Endpoint may accept the request (ia.cmLock held). */
+    void checkCanAccept(VerbsCr cr) {
+        checkOpen();
+        EpState s = state;
+        boolean reservedForThis = s == EpState.RESERVED && cr.reservedEp == this;
+        boolean offered = s == EpState.PASSIVE_CONNECTION_PENDING && offeredTo == cr;
+        if (s != EpState.UNCONNECTED && !reservedForThis && !offered) {
+            throw new dat.api.DatException(STATE_CODES[s.value()], "ep", "the Endpoint cannot take this request", null);
+        }
+    }
+
+    /** Accepts a connection request on this Endpoint (called by the CR with ia.cmLock held, after {@link #checkCanAccept}). */
+    void acceptOn(VerbsCr cr, MemorySegment requestId, byte[] privateData) {
+        EpState s = state;
+        boolean reservedForThis = s == EpState.RESERVED && cr.reservedEp == this;
+        boolean offered = s == EpState.PASSIVE_CONNECTION_PENDING && offeredTo == cr;
+        if (s != EpState.UNCONNECTED && !reservedForThis && !offered) {
+            throw new dat.api.DatException(STATE_CODES[s.value()], "ep", "the Endpoint cannot take this request", null);
+        }
+        try (Arena local = Arena.ofConfined()) {
+            requestId.set(ADDRESS, Structs.CM_ID_CONTEXT, MemorySegment.ofAddress(cmToken));
+            ia.addCmTarget(cmToken, this);
+            cmId = requestId;
+            remoteAddress = cr.remoteAddress;
+            toRtrRts(requestId, local);
+            MemorySegment param = connParam(local, privateData);
+            state = EpState.COMPLETION_PENDING;
+            ia.verbs.accept(requestId, param);
+        } catch (NativeException e) {
+            ia.removeCmTarget(cmToken);
+            cmId = MemorySegment.NULL;
+            toError();
+            state = EpState.DISCONNECTED;
+            throw Codes.fromNative(e, "ep");
+        } finally {
+            reservedBy = null;
+            offeredTo = null;
+        }
+    }
+
+    private MemorySegment connParam(Arena local, byte[] privateData) {
+        MemorySegment param = local.allocate(Structs.RDMA_CONN_PARAM);
+        MemorySegment data = local.allocate(CmEvents.MAX_PRIVATE_DATA + 1);
+        int length = CmEvents.frame(privateData, data);
+        param.set(ADDRESS, Structs.CONN_PRIVATE_DATA, data);
+        param.set(JAVA_BYTE, Structs.CONN_PRIVATE_DATA_LEN, (byte) length);
+        param.set(JAVA_BYTE, Structs.CONN_RESPONDER_RESOURCES, (byte) attributes.maxRdmaReadIn());
+        param.set(JAVA_BYTE, Structs.CONN_INITIATOR_DEPTH, (byte) attributes.maxRdmaReadOut());
+        param.set(JAVA_BYTE, Structs.CONN_RETRY_COUNT, (byte) 7);
+        param.set(JAVA_BYTE, Structs.CONN_RNR_RETRY_COUNT, (byte) 7);
+        param.set(JAVA_BYTE, Structs.CONN_SRQ, (byte) (srq != null ? 1 : 0));
+        param.set(JAVA_INT, Structs.CONN_QP_NUM, qpNum);
+        return param;
+    }
+
+    private void toRtrRts(MemorySegment id, Arena local) {
+        MemorySegment attr = local.allocate(Structs.IBV_QP_ATTR);
+        attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_RTR);
+        ia.verbs.modifyQp(qp, attr, ia.verbs.initQpAttr(id, attr));
+        attr.fill((byte) 0);
+        attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_RTS);
+        ia.verbs.modifyQp(qp, attr, ia.verbs.initQpAttr(id, attr));
+    }
+
+    private void toState(int qpState) {
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment attr = local.allocate(Structs.IBV_QP_ATTR);
+            attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, qpState);
+            ia.verbs.modifyQp(qp, attr, IBV_QP_STATE);
+        }
+    }
+
+    /** Moves the QP to ERR: every posted request and receive completes as flushed. */
+    private void toError() {
+        try {
+            toState(IBV_QPS_ERR);
+        } catch (NativeException ignored) {
+            // already in error or reset
+        }
+    }
+
+    @Override
+    public void onCmEvent(int event, int status, MemorySegment id, byte[] privateData) {
+        if (freed || !id.equals(cmId)) {
+            return;
+        }
+        try (Arena local = Arena.ofConfined()) {
+            switch (event) {
+                case CmEvents.ADDR_RESOLVED -> ia.verbs.resolveRoute(id, resolveTimeoutMs);
+                case CmEvents.ROUTE_RESOLVED -> ia.verbs.connect(id, connParam(local, connectPrivateData));
+                case CmEvents.CONNECT_RESPONSE -> {
+                    toRtrRts(id, local);
+                    ia.verbs.establish(id);
+                    state = EpState.CONNECTED;
+                    post(EventNumber.CONNECTION_EVENT_ESTABLISHED, privateData);
+                }
+                case CmEvents.ESTABLISHED -> {
+                    if (state == EpState.COMPLETION_PENDING) {
+                        state = EpState.CONNECTED;
+                        post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
+                    }
+                }
+                case CmEvents.REJECTED -> failConnection(state == EpState.COMPLETION_PENDING
+                        ? EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR
+                        : status == CmEvents.REJECT_CONSUMER ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
+                        : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, privateData);
+                case CmEvents.ADDR_ERROR, CmEvents.ROUTE_ERROR, CmEvents.UNREACHABLE -> failConnection(
+                        status == -Errno.ETIMEDOUT ? EventNumber.CONNECTION_EVENT_TIMED_OUT
+                                : EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
+                case CmEvents.CONNECT_ERROR -> failConnection(state == EpState.CONNECTED
+                        ? EventNumber.CONNECTION_EVENT_BROKEN
+                        : state == EpState.COMPLETION_PENDING ? EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR
+                        : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, null);
+                case CmEvents.DISCONNECTED -> {
+                    toError();
+                    EpState before = state;
+                    if (before == EpState.CONNECTED) {
+                        try {
+                            ia.verbs.disconnect(id);
+                        } catch (NativeException ignored) {
+                            // the peer's request already ended the connection
+                        }
+                    }
+                    state = EpState.DISCONNECTED;
+                    if (before == EpState.CONNECTED || before == EpState.DISCONNECT_PENDING) {
+                        post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
+                    }
+                }
+                case CmEvents.DEVICE_REMOVAL -> ia.postAsync(EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, ia,
+                        dat.api.AsyncErrorReason.IA_CATASTROPHIC_ERROR);
+                default -> {
+                    // TIMEWAIT_EXIT and others need nothing
+                }
+            }
+        } catch (NativeException e) {
+            failConnection(state == EpState.CONNECTED ? EventNumber.CONNECTION_EVENT_BROKEN
+                    : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, null);
+        }
+    }
+
+    private void failConnection(int eventNumber, byte[] privateData) {
+        toError();
+        state = EpState.DISCONNECTED;
+        post(eventNumber, privateData);
+    }
+
+    private void post(int eventNumber, byte[] privateData) {
+        VerbsEvd evd = connectEvd;
+        if (evd != null) {
+            evd.postEvent(new DatEvent().setConnectionEvent(eventNumber, evd, this, privateData));
+        }
+    }
+
+    private void dropCmId() {
+        if (!cmId.equals(MemorySegment.NULL)) {
+            ia.removeCmTarget(cmToken);
+            MemorySegment id = cmId;
+            cmId = MemorySegment.NULL;
+            try {
+                ia.verbs.destroyId(id);
+            } catch (NativeException e) {
+                System.getLogger(VerbsEp.class.getName()).log(System.Logger.Level.WARNING, "rdma_destroy_id failed", e);
+            }
+        }
+    }
+
+    @Override
+    public void disconnect(CloseFlag flag) {
+        checkOpen();
+        if (flag == null) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "flag", "null");
+        }
+        ia.cmLock.lock();
+        try {
+            checkOpen();
+            switch (state) {
+                case CONNECTED -> {
+                    state = EpState.DISCONNECT_PENDING;
+                    toError();
+                    try {
+                        ia.verbs.disconnect(cmId);
+                    } catch (NativeException e) {
+                        state = EpState.DISCONNECTED;
+                        post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
+                    }
+                }
+                case ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING -> {
+                    toError();
+                    dropCmId();
+                    state = EpState.DISCONNECTED;
+                    post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
+                }
+                case DISCONNECT_PENDING, DISCONNECTED -> {
+                    // already on its way down
+                }
+                default -> throw new dat.api.DatException(STATE_CODES[state.value()], "ep",
+                        "nothing to disconnect in state " + state, null);
+            }
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+
+    @Override
+    public void reset() {
+        checkOpen();
+        ia.cmLock.lock();
+        try {
+            checkOpen();
+            if (state == EpState.UNCONNECTED) {
+                return;
+            }
+            if (state != EpState.DISCONNECTED) {
+                throw new dat.api.DatException(STATE_CODES[state.value()], "ep", "reset needs a disconnected Endpoint", null);
+            }
+            dropCmId();
+            postLock.lock();
+            try {
+                toState(IBV_QPS_RESET);
+                try (Arena local = Arena.ofConfined()) {
+                    MemorySegment attr = local.allocate(Structs.IBV_QP_ATTR);
+                    attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_INIT);
+                    attr.set(JAVA_BYTE, Structs.QP_ATTR_PORT_NUM, (byte) ia.port.port());
+                    attr.set(JAVA_INT, Structs.QP_ATTR_ACCESS_FLAGS,
+                            IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+                    ia.verbs.modifyQp(qp, attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+                }
+            } catch (NativeException e) {
+                throw Codes.fromNative(e, "ep");
+            } finally {
+                postLock.unlock();
+            }
+            remoteAddress = null;
+            state = EpState.UNCONNECTED;
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+
+    // ---- queries -----------------------------------------------------------------------------------
+
+    EpState state() {
+        return state;
+    }
+
+    /** Moves the state for the Service Points (reserve, offer); ia.cmLock held. */
+    void setState(EpState next) {
+        state = next;
+    }
+
+    @Override
+    public EpParams query(long epParamMask) {
+        checkOpen();
+        if (!EpParamMask.isValid(epParamMask)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "epParamMask", "undefined bits");
+        }
+        return EpParams.builder().ia(ia).state(state).localIaAddress(new InetSocketAddress(ia.port.address(), 0))
+                .localPortQual(0).remoteIaAddress(remoteAddress).remotePortQual(remoteQual).pz(pz).recvEvd(recvEvd)
+                .requestEvd(requestEvd).connectEvd(connectEvd).srq(srq).attributes(attributes).build();
+    }
+
+    @Override
+    public void modify(long epParamMask, EpParams params) {
+        checkOpen();
+        if (!EpParamMask.isValid(epParamMask) || params == null) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "epParamMask", "undefined bits or no parameters");
+        }
+        if (epParamMask != 0) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "epParamMask",
+                    "the verbs provider cannot change a QP's parameters after creation");
+        }
+    }
+
+    @Override
+    public EpStatus getStatus() {
+        checkOpen();
+        return new EpStatus(state, recvSlots.outstanding() == 0, sendSlots.outstanding() == 0);
+    }
+
+    @Override
+    public EpRecvInfo recvQuery() {
+        checkOpen();
+        throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "ep", "ep_recv_info_supported is 0");
+    }
+
+    @Override
+    public void setWatermark(int softHighWatermark, int hardHighWatermark) {
+        checkOpen();
+        throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "ep", "no Endpoint watermarks on verbs");
+    }
+
+    @Override
+    public void close() {
+        if (freed || !ia.isUsable()) {
+            return;
+        }
+        ia.cmLock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            if (state == EpState.RESERVED || reservedBy != null) {
+                throw Codes.invalidState(DatReturn.INVALID_STATE_EP_RESERVED, "an RSP reserves the Endpoint");
+            }
+            if (state == EpState.PASSIVE_CONNECTION_PENDING || offeredTo != null) {
+                throw Codes.invalidState(DatReturn.INVALID_STATE_EP_PASSCONNPENDING, "a Connection Request holds the Endpoint");
+            }
+        } finally {
+            ia.cmLock.unlock();
+        }
+        destroy();
+    }
+
+    /** Tears the Endpoint down: disconnect, flush, destroy the rdma_cm id and the QP. Idempotent. */
+    void destroy() {
+        ia.cmLock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            postLock.lock();
+            try {
+                freed = true;
+                if (state == EpState.CONNECTED && !cmId.equals(MemorySegment.NULL)) {
+                    try {
+                        ia.verbs.disconnect(cmId);
+                    } catch (NativeException ignored) {
+                        // the peer sees the connection break instead
+                    }
+                }
+                toError();
+                dropCmId();
+                try {
+                    ia.verbs.destroyQp(qp);
+                } catch (NativeException e) {
+                    System.getLogger(VerbsEp.class.getName()).log(System.Logger.Level.WARNING, "ibv_destroy_qp failed", e);
+                }
+                if (!discardCq.equals(MemorySegment.NULL)) {
+                    ia.verbs.destroyCq(discardCq);
+                }
+                arena.close();
+            } finally {
+                postLock.unlock();
+            }
+            ia.epsByQpNum.remove(qpNum, this);
+            for (VerbsEvd evd : new VerbsEvd[] {recvEvd, requestEvd, connectEvd}) {
+                if (evd != null) {
+                    evd.users.decrementAndGet();
+                }
+            }
+            if (srq != null) {
+                srq.users.decrementAndGet();
+            }
+            pz.users.decrementAndGet();
+            ia.eps.remove(this);
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+}

@@ -1,0 +1,591 @@
+package dat.provider.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dat.api.ConsumerNotificationObject;
+import dat.api.DatConstants;
+import dat.api.DatEvent;
+import dat.api.DatEventHandler;
+import dat.api.DatReturn;
+import dat.api.DtoCompletionStatus;
+import dat.api.EventDispatcher;
+import dat.api.EvdFlags;
+import dat.api.EvdParamMask;
+import dat.api.EvdParams;
+import dat.api.EvdState;
+import dat.api.HandleType;
+import dat.provider.verbs.internal.ffi.Inline;
+import dat.provider.verbs.internal.ffi.NativeException;
+import dat.provider.verbs.internal.ffi.Structs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An EVD. One that takes DTO or RMR-bind completions owns a CQ on the IA's completion channel,
+ * sized to its queue length, and a native {@code ibv_wc} ring of the same size that
+ * {@code poll_cq} fills; every other stream (connection requests and events, async errors,
+ * software events) arrives in a ring of reused {@link DatEvent}s. Dequeue polls the CQ on the
+ * caller's thread and copies one completion into the consumer's {@link DatEvent}: no
+ * allocation, one uncontended lock per EVD (so that a concurrent free can never destroy the CQ
+ * under a poll).
+ *
+ * <p>A waiter arms the CQ ({@code req_notify_cq}), polls once more to close the race, and parks;
+ * the IA's event thread unparks it when the completion channel reports the CQ, or when it queues
+ * another event.
+ */
+@SuppressWarnings("restricted") // ibv_cq pointers are given their C size
+final class VerbsEvd extends VerbsHandle implements EventDispatcher {
+
+    private static final long WC_SIZE = Structs.IBV_WC.byteSize();
+    private static final int IBV_WC_RECV = 1 << 7;
+
+    final int flags;
+    private final long token;
+    private final ReentrantLock lock = new ReentrantLock();
+    private int qlen;
+    private volatile VerbsCno cno;
+    private volatile boolean enabled = true;
+    private volatile boolean waitable = true;
+    private volatile Thread waiter;
+    final AtomicInteger users = new AtomicInteger();
+
+    // the CQ and its completion ring (NULL when the EVD takes no completions)
+    private final Arena arena;
+    final MemorySegment cq;
+    private final MemorySegment pollFn;
+    private final MemorySegment notifyFn;
+    private MemorySegment ring;
+    private MemorySegment[] ringTails;
+    private int ringCapacity;
+    private int ringHead;
+    private int ringCount;
+
+    // the other streams, in a ring of reused events
+    private DatEvent[] events;
+    private int eventHead;
+    private int eventCount;
+
+    private final DatEvent pollScratch = new DatEvent();
+
+    VerbsEvd(VerbsIa ia, int qlen, VerbsCno cno, int flags) {
+        super(ia, HandleType.EVD, DatReturn.INVALID_HANDLE_EVD_REQUEST);
+        this.flags = flags;
+        this.qlen = qlen;
+        this.cno = cno;
+        this.token = ia.newToken();
+        this.events = newEvents(Math.max(qlen, 4));
+        if ((flags & (EvdFlags.DTO | EvdFlags.RMR_BIND)) != 0) {
+            arena = Arena.ofShared();
+            try {
+                cq = ia.verbs.createCq(ia.context, qlen, token, ia.compChannel);
+            } catch (NativeException e) {
+                arena.close();
+                throw Codes.fromNative(e, "minQlen");
+            }
+            MemorySegment context = cq.get(ADDRESS, Structs.CQ_CONTEXT).reinterpret(Structs.IBV_CONTEXT.byteSize());
+            pollFn = Inline.op(context, Structs.CONTEXT_OPS_POLL_CQ);
+            notifyFn = Inline.op(context, Structs.CONTEXT_OPS_REQ_NOTIFY_CQ);
+            ringCapacity = Math.max(qlen, cq.get(JAVA_INT, Structs.CQ_CQE));
+            ring = arena.allocate(WC_SIZE * ringCapacity, 8);
+            ringTails = new MemorySegment[ringCapacity];
+            for (int i = 0; i < ringCapacity; i++) {
+                ringTails[i] = ring.asSlice(i * WC_SIZE);
+            }
+        } else {
+            arena = null;
+            cq = MemorySegment.NULL;
+            pollFn = MemorySegment.NULL;
+            notifyFn = MemorySegment.NULL;
+        }
+        if (cno != null) {
+            cno.attach(this);
+        }
+        ia.addEvd(token, this);
+    }
+
+    private static DatEvent[] newEvents(int n) {
+        DatEvent[] ring = new DatEvent[n];
+        for (int i = 0; i < n; i++) {
+            ring[i] = new DatEvent();
+        }
+        return ring;
+    }
+
+    /** The EVD behind a handle, checked to be an open EVD of this IA with the stream asked for. */
+    static VerbsEvd check(VerbsIa ia, EventDispatcher evd, int stream, int subtype, String argument) {
+        if (!(evd instanceof VerbsEvd v) || v.ia != ia || !v.isOpen()) {
+            throw Codes.exception(DatReturn.INVALID_HANDLE, subtype, argument, "not an open EVD of this IA");
+        }
+        if ((v.flags & stream) == 0) {
+            throw Codes.exception(DatReturn.INVALID_HANDLE, subtype, argument, "the EVD does not take this event stream");
+        }
+        return v;
+    }
+
+    // ---- data path ---------------------------------------------------------------------------------
+
+    @Override
+    public int dequeue(DatEvent event) {
+        if (event == null) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG2);
+        }
+        lock.lock();
+        try {
+            if (!isOpen()) {
+                return invalidHandleCode();
+            }
+            if (waiter != null) {
+                return Codes.INVALID_STATE_EVD_WAITER;
+            }
+            return take(event) ? Codes.SUCCESS : Codes.QUEUE_EMPTY;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public int poll(DatEventHandler handler, int limit) {
+        if (handler == null) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG2);
+        }
+        if (limit < 0) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG3);
+        }
+        int handed = 0;
+        while (handed < limit) {
+            int result;
+            lock.lock();
+            try {
+                if (!isOpen()) {
+                    return invalidHandleCode();
+                }
+                result = take(pollScratch) ? Codes.SUCCESS : Codes.QUEUE_EMPTY;
+            } finally {
+                lock.unlock();
+            }
+            if (result != Codes.SUCCESS) {
+                break;
+            }
+            handler.onEvent(pollScratch);
+            handed++;
+        }
+        return handed;
+    }
+
+    @Override
+    public int await(long timeoutMicros, int threshold, DatEvent event) {
+        if (!DatConstants.isValidTimeout(timeoutMicros)) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG2);
+        }
+        if (threshold < 1 || threshold > qlen) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG3);
+        }
+        if (event == null) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG4);
+        }
+        long deadline = timeoutMicros == DatConstants.TIMEOUT_INFINITE ? Long.MAX_VALUE
+                : System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
+        lock.lock();
+        try {
+            if (!isOpen()) {
+                return invalidHandleCode();
+            }
+            if (waiter != null) {
+                return Codes.INVALID_STATE_EVD_WAITER;
+            }
+            if (!waitable) {
+                return Codes.INVALID_STATE_EVD_UNWAITABLE;
+            }
+            if (cno != null) {
+                return Codes.INVALID_STATE_EVD_CNO;
+            }
+            waiter = Thread.currentThread();
+            for (;;) {
+                int available = available();
+                if (available >= threshold) {
+                    take(event);
+                    event.setMoreEvents(available - 1);
+                    return Codes.SUCCESS;
+                }
+                if (freed || !ia.isUsable()) {
+                    return Codes.ABORT;
+                }
+                if (!waitable || Thread.interrupted()) {
+                    return Codes.INTERRUPTED;
+                }
+                if (!cq.equals(MemorySegment.NULL)) {
+                    arm();
+                    if (available() >= threshold) {
+                        continue;
+                    }
+                }
+                long remaining = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    event.clear();
+                    event.setMoreEvents(available);
+                    return Codes.TIMEOUT_EXPIRED;
+                }
+                lock.unlock();
+                try {
+                    if (remaining == Long.MAX_VALUE) {
+                        LockSupport.park(this);
+                    } else {
+                        LockSupport.parkNanos(this, remaining);
+                    }
+                } finally {
+                    lock.lock();
+                }
+            }
+        } finally {
+            waiter = null;
+            lock.unlock();
+        }
+    }
+
+    /** How many events are ready: the software ring plus completions (polling the CQ into the ring first). */
+    private int available() {
+        if (!freed && !cq.equals(MemorySegment.NULL)) {
+            fillRing();
+        }
+        return ringCount + eventCount;
+    }
+
+    private void arm() {
+        int result;
+        try {
+            result = (int) Inline.REQ_NOTIFY_CQ.invokeExact(notifyFn, cq, 0);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+        if (result != 0) {
+            throw new NativeException("req_notify_cq", result);
+        }
+    }
+
+    /** Polls as many completions as fit contiguously after the ring's tail. */
+    private void fillRing() {
+        if (ringCount == ringCapacity) {
+            return;
+        }
+        if (ringCount == 0) {
+            ringHead = 0;
+        }
+        int tail = (ringHead + ringCount) % ringCapacity;
+        int space = Math.min(ringCapacity - ringCount, ringCapacity - tail);
+        int polled;
+        try {
+            polled = (int) Inline.POLL_CQ.invokeExact(pollFn, cq, space, ringTails[tail]);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+        if (polled > 0) {
+            ringCount += polled;
+        }
+    }
+
+    /** Moves the next event into {@code event}; lock held. */
+    private boolean take(DatEvent event) {
+        if (!freed && !cq.equals(MemorySegment.NULL)) {
+            for (;;) {
+                if (ringCount == 0) {
+                    fillRing();
+                    if (ringCount == 0) {
+                        break;
+                    }
+                }
+                long entry = ringHead * WC_SIZE;
+                ringHead = (ringHead + 1) % ringCapacity;
+                ringCount--;
+                if (completion(entry, event)) {
+                    return true;
+                }
+            }
+        }
+        if (eventCount > 0) {
+            event.copyFrom(events[eventHead]);
+            events[eventHead].clear();
+            eventHead = (eventHead + 1) % events.length;
+            eventCount--;
+            return true;
+        }
+        return false;
+    }
+
+    /** Turns one {@code ibv_wc} into a DAT completion; {@code false} when its event is suppressed. */
+    private boolean completion(long entry, DatEvent event) {
+        long wrId = ring.get(JAVA_LONG, entry + Structs.WC_WR_ID);
+        int wcStatus = ring.get(JAVA_INT, entry + Structs.WC_STATUS);
+        int opcode = ring.get(JAVA_INT, entry + Structs.WC_OPCODE);
+        int ownerId = (int) (wrId >>> 32);
+        int slot = (int) wrId;
+        Object owner = ia.owner(ownerId);
+        WorkSlots slots;
+        VerbsEp ep;
+        if (owner instanceof VerbsEp e) {
+            ep = e;
+            slots = (opcode & IBV_WC_RECV) != 0 ? e.recvSlots : e.sendSlots;
+        } else if (owner instanceof VerbsSrq srq) {
+            slots = srq.slots;
+            ep = ia.epsByQpNum.get(ring.get(JAVA_INT, entry + Structs.WC_QP_NUM));
+            srq.consumed();
+        } else {
+            return false;
+        }
+        if (slot < 0 || slot >= slots.capacity()) {
+            return false;
+        }
+        long cookie = slots.cookies[slot];
+        boolean suppress = slots.suppress[slot];
+        byte kind = slots.kinds[slot];
+        long length = kind == WorkSlots.RECV ? Integer.toUnsignedLong(ring.get(JAVA_INT, entry + Structs.WC_BYTE_LEN))
+                : slots.lengths[slot];
+        slots.release(slot);
+        int status = status(wcStatus);
+        if (suppress && status == DtoCompletionStatus.SUCCESS) {
+            return false;
+        }
+        event.setDtoCompletion(this, ep, cookie, status, status == DtoCompletionStatus.SUCCESS ? length : 0);
+        return true;
+    }
+
+    /** {@code enum ibv_wc_status} to {@code DAT_DTO_COMPLETION_STATUS}. */
+    static int status(int wcStatus) {
+        return switch (wcStatus) {
+            case 0 -> DtoCompletionStatus.SUCCESS;
+            case 1 -> DtoCompletionStatus.ERR_LOCAL_LENGTH;
+            case 2 -> DtoCompletionStatus.ERR_LOCAL_EP;
+            case 4, 8 -> DtoCompletionStatus.ERR_LOCAL_PROTECTION;
+            case 5 -> DtoCompletionStatus.ERR_FLUSHED;
+            case 6 -> DtoCompletionStatus.RMR_OPERATION_FAILED;
+            case 7 -> DtoCompletionStatus.ERR_BAD_RESPONSE;
+            case 10 -> DtoCompletionStatus.ERR_REMOTE_ACCESS;
+            case 9, 11 -> DtoCompletionStatus.ERR_REMOTE_RESPONDER;
+            case 13 -> DtoCompletionStatus.ERR_RECEIVER_NOT_READY;
+            default -> DtoCompletionStatus.ERR_TRANSPORT;
+        };
+    }
+
+    @Override
+    public int postSoftwareEvent(Object pointer) {
+        lock.lock();
+        try {
+            if (!isOpen()) {
+                return invalidHandleCode();
+            }
+            if ((flags & EvdFlags.SOFTWARE) == 0) {
+                return Codes.invalidParameter(DatReturn.INVALID_ARG1);
+            }
+            if (eventCount + ringCount >= qlen) {
+                return Codes.QUEUE_FULL;
+            }
+            events[(eventHead + eventCount) % events.length].setSoftwareEvent(this, pointer);
+            eventCount++;
+        } finally {
+            lock.unlock();
+        }
+        signal();
+        return Codes.SUCCESS;
+    }
+
+    // ---- provider side -----------------------------------------------------------------------------
+
+    /** Queues a connection, CR or async event (event thread or control path); the ring grows if full. */
+    void postEvent(DatEvent event) {
+        lock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            if (eventCount == events.length) {
+                DatEvent[] grown = newEvents(events.length * 2);
+                for (int i = 0; i < eventCount; i++) {
+                    grown[i].copyFrom(events[(eventHead + i) % events.length]);
+                }
+                events = grown;
+                eventHead = 0;
+            }
+            events[(eventHead + eventCount) % events.length].copyFrom(event);
+            eventCount++;
+        } finally {
+            lock.unlock();
+        }
+        signal();
+    }
+
+    /** The completion channel reported this EVD's CQ (event thread). */
+    void onCompletionEvent() {
+        signal();
+    }
+
+    private void signal() {
+        Thread w = waiter;
+        if (w != null && enabled) {
+            LockSupport.unpark(w);
+        }
+        VerbsCno c = cno;
+        if (c != null && enabled) {
+            c.trigger(this);
+        }
+    }
+
+    /** Arms the CQ for a CNO wait and tells whether events are already there. */
+    boolean armForCno() {
+        lock.lock();
+        try {
+            if (freed) {
+                return false;
+            }
+            if (!cq.equals(MemorySegment.NULL)) {
+                arm();
+            }
+            return available() > 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Hot swap: gives a waiter a moment to take the event just queued. */
+    void awaitHandOff(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        while (waiter != null && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(100_000);
+        }
+    }
+
+    // ---- control path ------------------------------------------------------------------------------
+
+    @Override
+    public EvdParams query(int evdParamMask) {
+        checkOpen();
+        if (!EvdParamMask.isValid(evdParamMask)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "evdParamMask", "undefined bits");
+        }
+        int state = (enabled ? EvdState.ENABLED : EvdState.DISABLED) | (waitable ? EvdState.WAITABLE : EvdState.UNWAITABLE);
+        return new EvdParams(ia, qlen, state, cno, flags);
+    }
+
+    @Override
+    public void resize(int minQlen) {
+        checkOpen();
+        lock.lock();
+        try {
+            if (minQlen < 1 || minQlen > ia.maxCqe) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "minQlen", minQlen + " out of range");
+            }
+            if (minQlen < eventCount + ringCount) {
+                throw Codes.invalidState(DatReturn.NO_SUBTYPE, "more events are queued than fit in " + minQlen);
+            }
+            if (!cq.equals(MemorySegment.NULL) && minQlen > ringCapacity) {
+                // the CQ was made at creation; growing it would need ibv_resize_cq, which rxe supports but
+                // this provider does not bind yet
+                throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "minQlen",
+                        "a DTO EVD cannot grow beyond its CQ size " + ringCapacity);
+            }
+            qlen = minQlen;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void modifyCno(ConsumerNotificationObject newCno) {
+        checkOpen();
+        VerbsCno next = null;
+        if (newCno != null) {
+            if (!(newCno instanceof VerbsCno c) || c.ia != ia || !c.isOpen()) {
+                throw Codes.exception(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_CNO, "cno", "foreign or freed CNO");
+            }
+            next = c;
+        }
+        VerbsCno previous = cno;
+        if (previous != null) {
+            previous.detach(this);
+        }
+        cno = next;
+        if (next != null) {
+            next.attach(this);
+        }
+    }
+
+    @Override
+    public void enable() {
+        checkOpen();
+        enabled = true;
+        signal();
+    }
+
+    @Override
+    public void disable() {
+        checkOpen();
+        enabled = false;
+    }
+
+    @Override
+    public void setUnwaitable() {
+        checkOpen();
+        waitable = false;
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
+    }
+
+    @Override
+    public void clearUnwaitable() {
+        checkOpen();
+        waitable = true;
+    }
+
+    @Override
+    public void close() {
+        if (freed) {
+            return;
+        }
+        if (!ia.isUsable()) {
+            return;
+        }
+        if (users.get() > 0) {
+            throw Codes.invalidState(DatReturn.INVALID_STATE_EVD_IN_USE, "an Endpoint, PSP or RSP still uses the EVD");
+        }
+        destroy();
+    }
+
+    /** Frees the CQ and ring, and aborts a waiter; idempotent. */
+    void destroy() {
+        lock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            freed = true;
+            if (!cq.equals(MemorySegment.NULL)) {
+                try {
+                    ia.verbs.destroyCq(cq);
+                } catch (NativeException e) {
+                    System.getLogger(VerbsEvd.class.getName()).log(System.Logger.Level.WARNING, "ibv_destroy_cq failed", e);
+                }
+                ring = MemorySegment.NULL;
+                ringCount = 0;
+                arena.close();
+            }
+        } finally {
+            lock.unlock();
+        }
+        VerbsCno c = cno;
+        if (c != null) {
+            c.detach(this);
+        }
+        ia.removeEvd(token, this);
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
+    }
+}

@@ -1,0 +1,794 @@
+package dat.provider.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import dat.api.AsyncErrorReason;
+import dat.api.CloseFlag;
+import dat.api.CompletionFlags;
+import dat.api.ConsumerNotificationObject;
+import dat.api.DatConstants;
+import dat.api.DatEvent;
+import dat.api.DatException;
+import dat.api.DatReturn;
+import dat.api.Endpoint;
+import dat.api.EpAttributes;
+import dat.api.EpCreatorForPsp;
+import dat.api.EventDispatcher;
+import dat.api.EventNumber;
+import dat.api.EvdFlags;
+import dat.api.HandleType;
+import dat.api.IaAttrMask;
+import dat.api.IaAttributes;
+import dat.api.IaQuery;
+import dat.api.InterfaceAdapter;
+import dat.api.IovOwnership;
+import dat.api.LmrTriplet;
+import dat.api.LocalMemoryRegion;
+import dat.api.MemoryType;
+import dat.api.ProtectionZone;
+import dat.api.ProviderAttrMask;
+import dat.api.ProviderAttributes;
+import dat.api.PspFlag;
+import dat.api.PublicServicePoint;
+import dat.api.PzSupport;
+import dat.api.Qos;
+import dat.api.RegionDescription;
+import dat.api.ReservedServicePoint;
+import dat.api.SharedReceiveQueue;
+import dat.api.SrqAttributes;
+import dat.api.WaitProxyAgent;
+import dat.provider.verbs.internal.ffi.NativeException;
+import dat.provider.verbs.internal.ffi.Structs;
+import dat.provider.verbs.internal.ffi.Verbs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An open IA on one RDMA device port: its own device context ({@code ibv_open_device}), one
+ * completion channel shared by the CQs of its EVDs, one rdma_cm event channel shared by its
+ * Service Points and Endpoints, and the device's async-event descriptor. One platform thread per
+ * IA ({@code dat-verbs-<ia>}) blocks in {@code poll(2)} on those three descriptors and an eventfd
+ * used to stop it; it reads, acknowledges and then dispatches every event, so that no
+ * {@code rdma_destroy_id}/{@code ibv_destroy_qp}/{@code ibv_destroy_cq} of another thread can
+ * wait on an event it holds. Consumer threads never block in native code: waits park in Java.
+ *
+ * <p>Locks, outermost first: {@link #cmLock} (connection state of every Service Point, CR and
+ * Endpoint of this IA) → an Endpoint's or SRQ's post lock → an EVD's lock → a {@link WorkSlots}
+ * monitor. The event thread takes them only after it acknowledged the native event.
+ */
+@SuppressWarnings("restricted") // native pointers returned by the libraries are given their C sizes
+final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
+
+    private static final System.Logger LOG = System.getLogger(VerbsIa.class.getName());
+
+    private static final int OPEN = 0;
+    private static final int CLOSED = 1;
+    private static final int FAILED = 2;
+
+    final Verbs verbs;
+    final DevicePort port;
+    private final VerbsIaFactory factory;
+    private final String name;
+    final Arena arena = Arena.ofShared();
+    final MemorySegment context;
+    final MemorySegment compChannel;
+    final MemorySegment cmChannel;
+    private final int wakeFd;
+    private volatile int state = OPEN;
+    private volatile EventDispatcher asyncEvd;
+    private final boolean ownsAsyncEvd;
+    private Thread eventThread;
+
+    final ReentrantLock cmLock = new ReentrantLock();
+    private final AtomicLong tokens = new AtomicLong(1);
+
+    // what the event thread and the data path find objects by
+    final IntTable<VerbsLmr> lmrsByLkey = new IntTable<>();
+    final IntTable<VerbsEp> epsByQpNum = new IntTable<>();
+    private volatile Object[] owners = new Object[64];
+    private int ownerCount = 1;
+    private final Map<Long, VerbsEvd> evdsByToken = new ConcurrentHashMap<>();
+    private final Map<Long, CmTarget> cmTargets = new ConcurrentHashMap<>();
+    private final Map<Long, VerbsSrq> srqsByAddress = new ConcurrentHashMap<>();
+
+    // every live object, for an abrupt close in the right order
+    final Set<VerbsEp> eps = ConcurrentHashMap.newKeySet();
+    final Set<VerbsCr> crs = ConcurrentHashMap.newKeySet();
+    final Set<VerbsServicePoint> servicePoints = ConcurrentHashMap.newKeySet();
+    final Set<VerbsSrq> srqs = ConcurrentHashMap.newKeySet();
+    final Set<VerbsLmr> lmrs = ConcurrentHashMap.newKeySet();
+    final Set<VerbsEvd> evds = ConcurrentHashMap.newKeySet();
+    final Set<VerbsCno> cnos = ConcurrentHashMap.newKeySet();
+    final Set<VerbsPz> pzs = ConcurrentHashMap.newKeySet();
+
+    // device limits, read once
+    final int maxQp;
+    final int maxQpWr;
+    final int maxSge;
+    final int maxSgeRd;
+    final int maxCq;
+    final int maxCqe;
+    final int maxMr;
+    final int maxPd;
+    final int maxQpRdAtom;
+    final int maxQpInitRdAtom;
+    final int maxSrq;
+    final int maxSrqWr;
+    final int maxSrqSge;
+    final long maxMrSize;
+    final long maxMessageSize;
+    final int maxMw;
+    private final int vendorId;
+    private final int hardwareVersion;
+    private final String firmware;
+
+    /** Something that rdma_cm events are delivered to: a Service Point or an Endpoint. */
+    interface CmTarget {
+        /** Called on the event thread with {@link #cmLock} held. */
+        void onCmEvent(int event, int status, MemorySegment id, byte[] privateData);
+    }
+
+    VerbsIa(VerbsIaFactory factory, Verbs verbs, DevicePort port, String name, int asyncQlen, EventDispatcher requestedAsyncEvd) {
+        super(null, HandleType.IA, DatReturn.INVALID_HANDLE_IA);
+        this.factory = factory;
+        this.verbs = verbs;
+        this.port = port;
+        this.name = name;
+        MemorySegment ctx = MemorySegment.NULL;
+        MemorySegment comp = MemorySegment.NULL;
+        MemorySegment cm = MemorySegment.NULL;
+        int wake = -1;
+        try (Arena local = Arena.ofConfined()) {
+            ctx = openContext(verbs, port.deviceName(), local);
+            MemorySegment attr = local.allocate(Structs.IBV_DEVICE_ATTR);
+            verbs.queryDevice(ctx, attr);
+            maxQp = attr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_QP);
+            maxQpWr = attr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_QP_WR);
+            maxSge = attr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_SGE);
+            maxSgeRd = attr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_SGE_RD);
+            maxCq = attr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_CQ);
+            maxCqe = attr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_CQE);
+            maxMr = attr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_MR);
+            maxPd = attr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_PD);
+            maxQpRdAtom = attr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_QP_RD_ATOM);
+            maxQpInitRdAtom = attr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_QP_INIT_RD_ATOM);
+            maxSrq = attr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_SRQ);
+            maxSrqWr = attr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_SRQ_WR);
+            maxSrqSge = attr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_SRQ_SGE);
+            long mrSize = attr.get(JAVA_LONG, Structs.DEVICE_ATTR_MAX_MR_SIZE);
+            maxMrSize = mrSize <= 0 ? Long.MAX_VALUE : mrSize; // a u64: all ones means no limit
+            maxMw = attr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_MW);
+            vendorId = attr.get(JAVA_INT, Structs.DEVICE_ATTR_VENDOR_ID);
+            hardwareVersion = attr.get(JAVA_INT, Structs.DEVICE_ATTR_HW_VER);
+            firmware = attr.asSlice(Structs.DEVICE_ATTR_FW_VER, 64).getString(0);
+            MemorySegment portAttr = local.allocate(Structs.IBV_PORT_ATTR);
+            verbs.queryPort(ctx, port.port(), portAttr);
+            maxMessageSize = Integer.toUnsignedLong(portAttr.get(JAVA_INT, Structs.PORT_ATTR_MAX_MSG_SZ));
+            comp = verbs.createCompChannel(ctx);
+            verbs.setNonBlocking(comp.get(JAVA_INT, Structs.COMP_CHANNEL_FD));
+            cm = verbs.createEventChannel();
+            verbs.setNonBlocking(cm.get(JAVA_INT, Structs.EVENT_CHANNEL_FD));
+            verbs.setNonBlocking(ctx.get(JAVA_INT, Structs.CONTEXT_ASYNC_FD));
+            wake = verbs.eventfd();
+        } catch (NativeException e) {
+            release(verbs, ctx, comp, cm, wake);
+            arena.close();
+            throw Codes.fromNative(e, "ia");
+        }
+        this.context = ctx;
+        this.compChannel = comp;
+        this.cmChannel = cm;
+        this.wakeFd = wake;
+        if (requestedAsyncEvd == null) {
+            this.asyncEvd = new VerbsEvd(this, Math.max(1, asyncQlen), null, EvdFlags.ASYNC);
+            this.ownsAsyncEvd = true;
+        } else if (requestedAsyncEvd == EventDispatcher.ASYNC_EXISTS) {
+            this.asyncEvd = EventDispatcher.OUT_OF_SCOPE;
+            this.ownsAsyncEvd = false;
+        } else if (requestedAsyncEvd instanceof VerbsEvd evd && evd.isOpen() && (evd.flags & EvdFlags.ASYNC) != 0) {
+            this.asyncEvd = evd;
+            this.ownsAsyncEvd = false;
+        } else {
+            release(verbs, ctx, comp, cm, wake);
+            arena.close();
+            throw Codes.exception(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EVD_ASYNC, "asyncEvd",
+                    "not an open async EVD of the verbs provider");
+        }
+        eventThread = Thread.ofPlatform().daemon().name("dat-verbs-" + name).unstarted(this::eventLoop);
+        eventThread.start();
+    }
+
+    private static MemorySegment openContext(Verbs verbs, String deviceName, Arena arena) {
+        for (MemorySegment device : verbs.deviceList(arena)) {
+            if (verbs.deviceName(device).equals(deviceName)) {
+                return verbs.openDevice(device);
+            }
+        }
+        throw new NativeException("ibv_get_device_list (device " + deviceName + " is gone)", 19);
+    }
+
+    private static void release(Verbs verbs, MemorySegment ctx, MemorySegment comp, MemorySegment cm, int wake) {
+        if (wake >= 0) {
+            verbs.closeFd(wake);
+        }
+        if (!cm.equals(MemorySegment.NULL)) {
+            verbs.destroyEventChannel(cm);
+        }
+        if (!comp.equals(MemorySegment.NULL)) {
+            verbs.destroyCompChannel(comp);
+        }
+        if (!ctx.equals(MemorySegment.NULL)) {
+            verbs.closeDevice(ctx);
+        }
+    }
+
+    // ---- state -------------------------------------------------------------------------------------
+
+    boolean isUsable() {
+        return state == OPEN;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return state == OPEN;
+    }
+
+    long newToken() {
+        return tokens.getAndIncrement();
+    }
+
+    /** Registers the owner of work requests (an Endpoint or SRQ): its id goes into the high half of every {@code wr_id}. */
+    synchronized int addOwner(Object owner) {
+        Object[] table = owners;
+        if (ownerCount == table.length) {
+            table = java.util.Arrays.copyOf(table, table.length * 2);
+        }
+        table[ownerCount] = owner;
+        owners = table;
+        return ownerCount++;
+    }
+
+    /** The owner of a work request id; never removed, so late completions of a freed Endpoint still resolve. */
+    Object owner(int id) {
+        Object[] table = owners;
+        return id > 0 && id < table.length ? table[id] : null;
+    }
+
+    void addEvd(long token, VerbsEvd evd) {
+        evdsByToken.put(token, evd);
+        evds.add(evd);
+    }
+
+    void removeEvd(long token, VerbsEvd evd) {
+        evdsByToken.remove(token);
+        evds.remove(evd);
+    }
+
+    void addCmTarget(long token, CmTarget target) {
+        cmTargets.put(token, target);
+    }
+
+    void removeCmTarget(long token) {
+        cmTargets.remove(token);
+    }
+
+    void addSrq(VerbsSrq srq) {
+        srqs.add(srq);
+        srqsByAddress.put(srq.srq.address(), srq);
+    }
+
+    void removeSrq(VerbsSrq srq) {
+        srqs.remove(srq);
+        srqsByAddress.remove(srq.srq.address());
+    }
+
+    /** The async EVD, or {@code null} when it is out of scope. */
+    VerbsEvd asyncEvd() {
+        return asyncEvd instanceof VerbsEvd evd ? evd : null;
+    }
+
+    /** Posts an asynchronous error on the IA's async EVD, if it is in scope. */
+    void postAsync(int eventNumber, dat.api.DatHandle handle, int reason) {
+        VerbsEvd evd = asyncEvd();
+        if (evd != null) {
+            evd.postEvent(new DatEvent().setAsyncError(eventNumber, evd, handle, reason));
+        }
+    }
+
+    // ---- the event thread --------------------------------------------------------------------------
+
+    private void eventLoop() {
+        try (Arena loop = Arena.ofConfined()) {
+            MemorySegment fds = loop.allocate(Structs.POLLFD, 4);
+            int[] fd = {wakeFd, compChannel.get(JAVA_INT, Structs.COMP_CHANNEL_FD),
+                cmChannel.get(JAVA_INT, Structs.EVENT_CHANNEL_FD), context.get(JAVA_INT, Structs.CONTEXT_ASYNC_FD)};
+            long size = Structs.POLLFD.byteSize();
+            for (int i = 0; i < 4; i++) {
+                fds.set(JAVA_INT, i * size + Structs.POLLFD_FD, fd[i]);
+                fds.set(JAVA_SHORT, i * size + Structs.POLLFD_EVENTS, (short) 1); // POLLIN
+            }
+            MemorySegment capture = Verbs.allocateCapture(loop);
+            MemorySegment scratch = loop.allocate(64, 8);
+            MemorySegment asyncEvent = loop.allocate(Structs.IBV_ASYNC_EVENT);
+            while (state == OPEN) {
+                for (int i = 0; i < 4; i++) {
+                    fds.set(JAVA_SHORT, i * size + Structs.POLLFD_REVENTS, (short) 0);
+                }
+                verbs.poll(fds, 4, -1, capture);
+                if (fds.get(JAVA_SHORT, Structs.POLLFD_REVENTS) != 0) {
+                    verbs.drain(wakeFd, scratch, capture);
+                }
+                if (state != OPEN) {
+                    break;
+                }
+                if (fds.get(JAVA_SHORT, size + Structs.POLLFD_REVENTS) != 0) {
+                    drainCompletionEvents(scratch, capture);
+                }
+                if (fds.get(JAVA_SHORT, 2 * size + Structs.POLLFD_REVENTS) != 0) {
+                    drainCmEvents(scratch, capture);
+                }
+                if (fds.get(JAVA_SHORT, 3 * size + Structs.POLLFD_REVENTS) != 0) {
+                    drainAsyncEvents(asyncEvent, capture);
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            if (state == OPEN) {
+                LOG.log(System.Logger.Level.ERROR, "verbs event thread of " + name + " failed", e);
+                postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, AsyncErrorReason.IA_OTHER_ERROR);
+            }
+        }
+    }
+
+    private void drainCompletionEvents(MemorySegment scratch, MemorySegment capture) {
+        while (verbs.getCqEvent(compChannel, scratch, capture)) {
+            MemorySegment cq = scratch.get(ADDRESS, 0);
+            long token = scratch.get(ADDRESS, 8).address();
+            verbs.ackCqEvents(cq, 1);
+            VerbsEvd evd = evdsByToken.get(token);
+            if (evd != null) {
+                evd.onCompletionEvent();
+            }
+        }
+    }
+
+    private void drainCmEvents(MemorySegment scratch, MemorySegment capture) {
+        for (;;) {
+            MemorySegment event = verbs.getCmEvent(cmChannel, scratch, capture);
+            if (event.equals(MemorySegment.NULL)) {
+                return;
+            }
+            int type = event.get(JAVA_INT, Structs.CM_EVENT_EVENT);
+            int status = event.get(JAVA_INT, Structs.CM_EVENT_STATUS);
+            MemorySegment id = event.get(ADDRESS, Structs.CM_EVENT_ID).reinterpret(Structs.RDMA_CM_ID.byteSize());
+            MemorySegment listenId = event.get(ADDRESS, Structs.CM_EVENT_LISTEN_ID);
+            long token = type == CmEvents.CONNECT_REQUEST && !listenId.equals(MemorySegment.NULL)
+                    ? listenId.reinterpret(Structs.RDMA_CM_ID.byteSize()).get(ADDRESS, Structs.CM_ID_CONTEXT).address()
+                    : id.get(ADDRESS, Structs.CM_ID_CONTEXT).address();
+            byte[] privateData = CmEvents.privateData(event, type);
+            verbs.ackCmEvent(event);
+            cmLock.lock();
+            try {
+                CmTarget target = cmTargets.get(token);
+                if (target != null) {
+                    target.onCmEvent(type, status, id, privateData);
+                } else if (type == CmEvents.CONNECT_REQUEST) {
+                    // the Service Point went away: nobody will accept, so refuse now and free the id
+                    try {
+                        verbs.reject(id, MemorySegment.NULL, 0);
+                    } catch (NativeException ignored) {
+                        // the peer times out instead
+                    }
+                    verbs.destroyId(id);
+                }
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "rdma_cm event " + verbs.eventString(type) + " on " + name + " failed", e);
+            } finally {
+                cmLock.unlock();
+            }
+        }
+    }
+
+    private void drainAsyncEvents(MemorySegment event, MemorySegment capture) {
+        while (verbs.getAsyncEvent(context, event, capture)) {
+            int type = event.get(JAVA_INT, Structs.ASYNC_EVENT_TYPE);
+            MemorySegment element = event.get(ADDRESS, Structs.ASYNC_EVENT_ELEMENT);
+            long address = element.address();
+            int qpNum = -1;
+            if (CmEvents.isQpEvent(type) && !element.equals(MemorySegment.NULL)) {
+                qpNum = element.reinterpret(Structs.IBV_QP.byteSize()).get(JAVA_INT, Structs.QP_QP_NUM);
+            }
+            verbs.ackAsyncEvent(event);
+            switch (type) {
+                case CmEvents.IBV_EVENT_SRQ_LIMIT_REACHED -> {
+                    VerbsSrq srq = srqsByAddress.get(address);
+                    if (srq != null) {
+                        srq.onLimitReached();
+                    }
+                }
+                case CmEvents.IBV_EVENT_DEVICE_FATAL -> {
+                    postAsync(EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, this, AsyncErrorReason.IA_CATASTROPHIC_ERROR);
+                }
+                case CmEvents.IBV_EVENT_QP_FATAL, CmEvents.IBV_EVENT_QP_REQ_ERR, CmEvents.IBV_EVENT_QP_ACCESS_ERR -> {
+                    VerbsEp ep = qpNum >= 0 ? epsByQpNum.get(qpNum) : null;
+                    if (ep != null) {
+                        postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, ep, AsyncErrorReason.EP_OTHER_ERROR);
+                    }
+                }
+                case CmEvents.IBV_EVENT_SRQ_ERR -> {
+                    VerbsSrq srq = srqsByAddress.get(address);
+                    if (srq != null) {
+                        postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, srq, AsyncErrorReason.SRQ_OTHER_ERROR);
+                    }
+                }
+                default -> {
+                    // port and path events do not map to DAT events
+                }
+            }
+        }
+    }
+
+    // ---- InterfaceAdapter --------------------------------------------------------------------------
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public IaQuery query(long iaAttrMask, long providerAttrMask) {
+        checkOpen();
+        if (!IaAttrMask.isValid(iaAttrMask)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "iaAttrMask", "undefined bits");
+        }
+        if (!ProviderAttrMask.isValid(providerAttrMask)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "providerAttrMask", "undefined bits");
+        }
+        return new IaQuery(asyncEvd, iaAttributes(), providerAttributes(port, maxSrq > 0));
+    }
+
+    IaAttributes iaAttributes() {
+        int sqDepth = Math.min(maxQpWr, 4096);
+        return IaAttributes.builder()
+                .adapterName(name)
+                .vendorName(port.deviceName() + " (vendor 0x" + Integer.toHexString(vendorId) + ")")
+                .hardwareVersionMajor(hardwareVersion)
+                .firmwareVersionMajor(firmwareMajor())
+                .iaAddress(new InetSocketAddress(port.address(), 0))
+                .maxEps(maxQp)
+                .maxDtoPerEp(sqDepth)
+                .maxRdmaReadPerEpIn(maxQpRdAtom)
+                .maxRdmaReadPerEpOut(maxQpInitRdAtom)
+                .maxEvds(maxCq)
+                .maxEvdQlen(maxCqe)
+                .maxIovSegmentsPerDto(Math.min(maxSge, VerbsEp.MAX_IOV))
+                .maxLmrs(maxMr)
+                .maxLmrBlockSize(maxMrSize)
+                .maxLmrVirtualAddress(-1L)
+                .maxPzs(maxPd)
+                .maxMessageSize(maxMessageSize)
+                .maxRdmaSize(maxMessageSize)
+                .maxRmrs(0)
+                .maxRmrTargetAddress(0)
+                .maxSrqs(maxSrq)
+                .maxEpPerSrq(maxQp)
+                .maxRecvPerSrq(maxSrqWr)
+                .maxIovSegmentsPerRdmaRead(Math.min(maxSgeRd, VerbsEp.MAX_IOV))
+                .maxIovSegmentsPerRdmaWrite(Math.min(maxSge, VerbsEp.MAX_IOV))
+                .maxRdmaReadIn(maxQpRdAtom)
+                .maxRdmaReadOut(maxQpInitRdAtom)
+                .maxRdmaReadPerEpInGuaranteed(true)
+                .maxRdmaReadPerEpOutGuaranteed(true)
+                .transportAttributes(Map.of("transport", port.transport(), "device", port.deviceName(),
+                        "port", Integer.toString(port.port()), "firmware", firmware))
+                .vendorAttributes(Map.of())
+                .build();
+    }
+
+    private int firmwareMajor() {
+        try {
+            return Integer.parseInt(firmware.split("\\.")[0]);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    static ProviderAttributes providerAttributes(DevicePort port, boolean srq) {
+        return ProviderAttributes.builder()
+                .providerName("verbs")
+                .providerVersionMajor(1)
+                .providerVersionMinor(0)
+                .daplVersionMajor(DatConstants.VERSION_MAJOR)
+                .daplVersionMinor(DatConstants.VERSION_MINOR)
+                .lmrMemTypesSupported(Set.of(MemoryType.VIRTUAL))
+                .iovOwnershipOnReturn(IovOwnership.CONSUMER)
+                .qosSupported(Qos.BEST_EFFORT)
+                .completionFlagsSupported(CompletionFlags.SUPPRESS | CompletionFlags.SOLICITED_WAIT
+                        | CompletionFlags.BARRIER_FENCE)
+                .threadSafe(true)
+                .maxPrivateDataSize(CmEvents.MAX_PRIVATE_DATA)
+                .supportsMultipath(false)
+                .epCreator(EpCreatorForPsp.NEVER)
+                .pzSupport(PzSupport.UNIQUE)
+                .optimalBufferAlignment(DatConstants.OPTIMAL_ALIGNMENT)
+                .evdStreamMerging(ProviderAttributes.streamMerging(
+                        new int[] {EvdFlags.DTO, EvdFlags.RMR_BIND},
+                        new int[] {EvdFlags.CR, EvdFlags.CONNECTION},
+                        new int[] {EvdFlags.SOFTWARE, EvdFlags.CR}, new int[] {EvdFlags.SOFTWARE, EvdFlags.CONNECTION},
+                        new int[] {EvdFlags.SOFTWARE, EvdFlags.DTO}, new int[] {EvdFlags.SOFTWARE, EvdFlags.ASYNC},
+                        new int[] {EvdFlags.CONNECTION, EvdFlags.DTO}, new int[] {EvdFlags.CR, EvdFlags.DTO},
+                        new int[] {EvdFlags.ASYNC, EvdFlags.CONNECTION}, new int[] {EvdFlags.ASYNC, EvdFlags.CR}))
+                .srqSupported(srq)
+                .srqWatermarksSupported(srq ? 1 : 0)
+                .srqEpPzDifferenceSupported(false)
+                .srqInfoSupported(0)
+                .epRecvInfoSupported(0)
+                .lmrSyncRequired(false)
+                .dtoAsyncReturnGuaranteed(true)
+                .rdmaWriteForRdmaReadRequired(false)
+                .providerSpecificAttributes(Map.of("ia.transport", port.transport(), "rmr", "not implemented"))
+                .build();
+    }
+
+    @Override
+    public void close(CloseFlag flag) {
+        if (flag == null) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "flag", "null");
+        }
+        if (state != OPEN) {
+            return;
+        }
+        if (flag == CloseFlag.GRACEFUL) {
+            boolean asyncOnly = evds.size() == (ownsAsyncEvd ? 1 : 0);
+            if (!eps.isEmpty() || !crs.isEmpty() || !servicePoints.isEmpty() || !srqs.isEmpty()
+                    || !lmrs.isEmpty() || !asyncOnly || !cnos.isEmpty() || !pzs.isEmpty()) {
+                throw Codes.invalidState(DatReturn.INVALID_STATE_IA_IN_USE, "the IA still has objects");
+            }
+        }
+        shutdown(CLOSED);
+    }
+
+    /**
+     * The provider is going away (bundle stop) with this IA open: the hot-swap contract of
+     * {@code DatIaFactory}. Posts {@code DAT_ASYNC_ERROR_IA_CATASTROPHIC} (a waiter on the async
+     * EVD receives it), then tears everything down; every handle answers
+     * {@code DAT_INVALID_HANDLE} and every other waiter {@code DAT_ABORT}.
+     */
+    void fail() {
+        if (state != OPEN) {
+            return;
+        }
+        VerbsEvd evd = asyncEvd();
+        if (evd != null) {
+            evd.postEvent(new DatEvent().setAsyncError(EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, evd, this,
+                    AsyncErrorReason.IA_CATASTROPHIC_ERROR));
+            evd.awaitHandOff(TimeUnit.MILLISECONDS.toNanos(200));
+        }
+        shutdown(FAILED);
+    }
+
+    private void shutdown(int finalState) {
+        cmLock.lock();
+        try {
+            if (state != OPEN) {
+                return;
+            }
+            state = finalState;
+        } finally {
+            cmLock.unlock();
+        }
+        stopEventThread();
+        // children before parents: connections and QPs, then queues and memory, then EVDs, then PDs
+        for (VerbsEp ep : List.copyOf(eps)) {
+            ep.destroy();
+        }
+        for (VerbsCr cr : List.copyOf(crs)) {
+            cr.destroy();
+        }
+        for (VerbsServicePoint sp : List.copyOf(servicePoints)) {
+            sp.destroy();
+        }
+        for (VerbsSrq srq : List.copyOf(srqs)) {
+            srq.destroy();
+        }
+        for (VerbsLmr lmr : List.copyOf(lmrs)) {
+            lmr.destroy();
+        }
+        for (VerbsEvd evd : List.copyOf(evds)) {
+            evd.destroy();
+        }
+        if (asyncEvd instanceof VerbsEvd evd && ownsAsyncEvd) {
+            evd.destroy();
+        }
+        for (VerbsCno cno : List.copyOf(cnos)) {
+            cno.destroy();
+        }
+        for (VerbsPz pz : List.copyOf(pzs)) {
+            pz.destroy();
+        }
+        release(verbs, context, compChannel, cmChannel, wakeFd);
+        arena.close();
+        lmrsByLkey.clear();
+        epsByQpNum.clear();
+        factory.closed(this);
+    }
+
+    private void stopEventThread() {
+        Thread thread = eventThread;
+        if (thread == null || thread == Thread.currentThread()) {
+            return;
+        }
+        try (Arena local = Arena.ofConfined()) {
+            verbs.signal(wakeFd, local.allocate(8, 8), Verbs.allocateCapture(local));
+        }
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            LOG.log(System.Logger.Level.ERROR, "verbs event thread of " + name + " did not stop");
+        }
+    }
+
+    @Override
+    public ProtectionZone createProtectionZone() {
+        checkOpen();
+        return new VerbsPz(this);
+    }
+
+    @Override
+    public EventDispatcher createEventDispatcher(int minQlen, ConsumerNotificationObject cno, int evdFlags) {
+        checkOpen();
+        if (minQlen < 1 || minQlen > maxCqe) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "minQlen", minQlen + " is not in 1.." + maxCqe);
+        }
+        if (!EvdFlags.isValid(evdFlags) || evdFlags == 0) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "evdFlags", "undefined or no stream");
+        }
+        VerbsCno verbsCno = null;
+        if (cno != null) {
+            if (!(cno instanceof VerbsCno c) || c.ia != this || !c.isOpen()) {
+                throw Codes.exception(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_CNO, "cno", "foreign or freed CNO");
+            }
+            verbsCno = c;
+        }
+        return new VerbsEvd(this, minQlen, verbsCno, evdFlags);
+    }
+
+    @Override
+    public ConsumerNotificationObject createNotificationObject(WaitProxyAgent agent) {
+        checkOpen();
+        return new VerbsCno(this, agent);
+    }
+
+    @Override
+    public LocalMemoryRegion registerMemory(MemoryType memType, RegionDescription region, long length, ProtectionZone pz,
+            int memPrivileges) {
+        checkOpen();
+        if (memType == null) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "memType", "null");
+        }
+        if (memType != MemoryType.VIRTUAL) {
+            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "memType",
+                    memType + " is not supported by the verbs provider (only VIRTUAL)");
+        }
+        if (!(region instanceof RegionDescription.Virtual virtual)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "VIRTUAL memory needs a Virtual region");
+        }
+        VerbsPz verbsPz = VerbsPz.check(this, pz, "pz");
+        return new VerbsLmr(this, verbsPz, virtual.memory(), length, memPrivileges, region);
+    }
+
+    @Override
+    public void syncRdmaRead(LmrTriplet[] localSegments, int numSegments) {
+        checkSegments(localSegments, numSegments);
+    }
+
+    @Override
+    public void syncRdmaWrite(LmrTriplet[] localSegments, int numSegments) {
+        checkSegments(localSegments, numSegments);
+    }
+
+    /** The sync calls are no-ops on cache-coherent x86-64, but the segments are still checked. */
+    private void checkSegments(LmrTriplet[] segments, int count) {
+        checkOpen();
+        if (segments == null || count < 0 || count > segments.length) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "numSegments", "bad segment count " + count);
+        }
+        for (int i = 0; i < count; i++) {
+            LmrTriplet t = segments[i];
+            if (t == null) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "localSegments", "null segment " + i);
+            }
+            VerbsLmr lmr = lmrsByLkey.get(t.lmrContext());
+            if (lmr == null || !lmr.contains(t.virtualAddress(), t.segmentLength())) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "localSegments", "segment " + i + " is outside its LMR");
+            }
+        }
+    }
+
+    @Override
+    public Endpoint createEndpoint(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
+            EventDispatcher connectEvd, EpAttributes attributes) {
+        checkOpen();
+        return VerbsEp.create(this, pz, recvEvd, requestEvd, connectEvd, null, attributes);
+    }
+
+    @Override
+    public Endpoint createEndpointWithSrq(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
+            EventDispatcher connectEvd, SharedReceiveQueue srq, EpAttributes attributes) {
+        checkOpen();
+        if (!(srq instanceof VerbsSrq verbsSrq) || verbsSrq.ia != this || !verbsSrq.isOpen()) {
+            throw Codes.exception(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_SRQ, "srq", "foreign or freed SRQ");
+        }
+        return VerbsEp.create(this, pz, recvEvd, requestEvd, connectEvd, verbsSrq, attributes);
+    }
+
+    @Override
+    public PublicServicePoint createPublicServicePoint(long connQual, EventDispatcher crEvd, PspFlag flag) {
+        checkOpen();
+        checkPspFlag(flag);
+        if (connQual < 1 || connQual > 0xFFFF) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "connQual",
+                    "rdma_cm qualifiers are TCP port-space ports 1..65535, not " + connQual);
+        }
+        return VerbsServicePoint.psp(this, connQual, VerbsEvd.check(this, crEvd, EvdFlags.CR, DatReturn.INVALID_HANDLE_EVD_CR,
+                "crEvd"), flag);
+    }
+
+    @Override
+    public PublicServicePoint createPublicServicePointAny(EventDispatcher crEvd, PspFlag flag) {
+        checkOpen();
+        checkPspFlag(flag);
+        return VerbsServicePoint.psp(this, 0, VerbsEvd.check(this, crEvd, EvdFlags.CR, DatReturn.INVALID_HANDLE_EVD_CR,
+                "crEvd"), flag);
+    }
+
+    private static void checkPspFlag(PspFlag flag) {
+        if (flag == null) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "flag", "null");
+        }
+        if (flag == PspFlag.PROVIDER) {
+            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "flag",
+                    "the verbs provider never creates Endpoints for a PSP (ep_creator NEVER)");
+        }
+    }
+
+    @Override
+    public ReservedServicePoint createReservedServicePoint(long connQual, Endpoint ep, EventDispatcher crEvd) {
+        checkOpen();
+        if (connQual < 1 || connQual > 0xFFFF) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "connQual",
+                    "rdma_cm qualifiers are TCP port-space ports 1..65535, not " + connQual);
+        }
+        VerbsEp verbsEp = VerbsEp.check(this, ep, "ep");
+        return VerbsServicePoint.rsp(this, connQual, verbsEp,
+                VerbsEvd.check(this, crEvd, EvdFlags.CR, DatReturn.INVALID_HANDLE_EVD_CR, "crEvd"));
+    }
+
+    @Override
+    public SharedReceiveQueue createSharedReceiveQueue(ProtectionZone pz, SrqAttributes attributes) {
+        checkOpen();
+        if (maxSrq <= 0) {
+            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "srq", "the device has no SRQ");
+        }
+        return new VerbsSrq(this, VerbsPz.check(this, pz, "pz"), attributes);
+    }
+
+    @Override
+    public String toString() {
+        return "VerbsIa{" + name + ", " + port.address().getHostAddress() + (state == OPEN ? "" : ", closed") + "}";
+    }
+}

@@ -1,0 +1,157 @@
+package dat.provider.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import dat.api.DatReturn;
+import dat.api.HandleType;
+import dat.api.LmrParamMask;
+import dat.api.LmrParams;
+import dat.api.LocalMemoryRegion;
+import dat.api.MemPrivileges;
+import dat.api.MemoryType;
+import dat.api.RegionDescription;
+import dat.provider.verbs.internal.ffi.NativeException;
+import dat.provider.verbs.internal.ffi.Structs;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A Local Memory Region: one {@code ibv_mr} over native memory. The DAT privileges map to
+ * {@code IBV_ACCESS_*} exactly: local read is always allowed by verbs, so it is checked in Java
+ * only; {@code DAT_MEM_PRIV_LOCAL_WRITE} is {@code IBV_ACCESS_LOCAL_WRITE};
+ * {@code DAT_MEM_PRIV_REMOTE_READ} is {@code IBV_ACCESS_REMOTE_READ};
+ * {@code DAT_MEM_PRIV_REMOTE_WRITE} is {@code IBV_ACCESS_REMOTE_WRITE} plus
+ * {@code IBV_ACCESS_LOCAL_WRITE}, which verbs requires with remote write (the local-write
+ * privilege the consumer did not ask for is still refused in Java). The LMR context is the
+ * {@code lkey}, the RMR context the {@code rkey}.
+ */
+final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
+
+    static final int IBV_ACCESS_LOCAL_WRITE = 1;
+    static final int IBV_ACCESS_REMOTE_WRITE = 2;
+    static final int IBV_ACCESS_REMOTE_READ = 4;
+
+    final VerbsPz pz;
+    private final MemorySegment memory;
+    private final MemorySegment mr;
+    private final RegionDescription region;
+    final int lkey;
+    final int rkey;
+    private final long address;
+    private final long length;
+    private final int privileges;
+    final boolean localRead;
+    final boolean localWrite;
+
+    VerbsLmr(VerbsIa ia, VerbsPz pz, MemorySegment memory, long length, int privileges, RegionDescription region) {
+        super(ia, HandleType.LMR, DatReturn.INVALID_HANDLE_LMR);
+        if (!memory.isNative()) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region",
+                    "heap memory moves: register native memory (an Arena's segment)");
+        }
+        if (length <= 0 || length > memory.byteSize() || length > ia.maxMrSize) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "length",
+                    length + " is not in 1.." + Math.min(memory.byteSize(), ia.maxMrSize));
+        }
+        if (!MemPrivileges.isValid(privileges)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "memPrivileges", "undefined bits");
+        }
+        this.pz = pz;
+        this.memory = memory.asSlice(0, length);
+        this.region = region;
+        this.length = length;
+        this.privileges = privileges;
+        this.localRead = (privileges & MemPrivileges.LOCAL_READ) != 0;
+        this.localWrite = (privileges & MemPrivileges.LOCAL_WRITE) != 0;
+        try {
+            mr = ia.verbs.regMr(pz.pd, memory, length, access(privileges));
+        } catch (NativeException e) {
+            throw Codes.fromNative(e, "region");
+        }
+        this.lkey = mr.get(JAVA_INT, Structs.MR_LKEY);
+        this.rkey = mr.get(JAVA_INT, Structs.MR_RKEY);
+        this.address = memory.address();
+        pz.users.incrementAndGet();
+        ia.lmrs.add(this);
+        ia.lmrsByLkey.put(lkey, this);
+    }
+
+    /** The {@code IBV_ACCESS_*} flags of DAT memory privileges. */
+    static int access(int privileges) {
+        int access = 0;
+        if ((privileges & MemPrivileges.LOCAL_WRITE) != 0) {
+            access |= IBV_ACCESS_LOCAL_WRITE;
+        }
+        if ((privileges & MemPrivileges.REMOTE_WRITE) != 0) {
+            access |= IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
+        }
+        if ((privileges & MemPrivileges.REMOTE_READ) != 0) {
+            access |= IBV_ACCESS_REMOTE_READ;
+        }
+        return access;
+    }
+
+    /** Whether {@code [start, start + bytes)} lies inside the registered range (overflow-safe). */
+    boolean contains(long start, long bytes) {
+        long offset = start - address;
+        return offset >= 0 && bytes >= 0 && offset <= length && bytes <= length - offset;
+    }
+
+    @Override
+    public int lmrContext() {
+        return lkey;
+    }
+
+    @Override
+    public int rmrContext() {
+        return rkey;
+    }
+
+    @Override
+    public long registeredAddress() {
+        return address;
+    }
+
+    @Override
+    public long registeredSize() {
+        return length;
+    }
+
+    @Override
+    public MemorySegment memory() {
+        return memory;
+    }
+
+    @Override
+    public LmrParams query(int lmrParamMask) {
+        checkOpen();
+        if (!LmrParamMask.isValid(lmrParamMask)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "lmrParamMask", "undefined bits");
+        }
+        return new LmrParams(ia, MemoryType.VIRTUAL, region, length, pz, privileges, lkey, rkey, length, address);
+    }
+
+    @Override
+    public void close() {
+        if (freed || !ia.isUsable()) {
+            return;
+        }
+        destroy();
+    }
+
+    void destroy() {
+        synchronized (this) {
+            if (freed) {
+                return;
+            }
+            freed = true;
+        }
+        ia.lmrsByLkey.remove(lkey, this);
+        try {
+            ia.verbs.deregMr(mr);
+        } catch (NativeException e) {
+            System.getLogger(VerbsLmr.class.getName()).log(System.Logger.Level.WARNING, "ibv_dereg_mr failed", e);
+        }
+        pz.users.decrementAndGet();
+        ia.lmrs.remove(this);
+    }
+}

@@ -1,0 +1,65 @@
+package dat.provider.verbs.internal;
+
+import dat.api.spi.DatIaFactory;
+import java.util.ArrayList;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.Map;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+
+/**
+ * The verbs provider in OSGi: on activation it starts a {@link VerbsRuntime} and registers one
+ * {@link DatIaFactory} service per usable device port; where RDMA is unavailable it registers
+ * nothing and logs why, once. On deactivation (bundle stop) it unregisters the factories first,
+ * so the registry stops offering them, then fails every open IA and unloads the libraries.
+ */
+@Component(immediate = true, service = {})
+public final class VerbsProvider {
+
+    private static final System.Logger LOG = System.getLogger(VerbsProvider.class.getName());
+
+    private final VerbsRuntime runtime;
+    private final List<ServiceRegistration<DatIaFactory>> registrations = new ArrayList<>();
+
+    /** @param context the bundle's context, to register the factories with */
+    @Activate
+    public VerbsProvider(BundleContext context) {
+        runtime = VerbsRuntime.start();
+        if (runtime.unavailableReason() != null) {
+            LOG.log(System.Logger.Level.INFO, "dat.provider.verbs: RDMA unavailable, no IA registered: "
+                    + runtime.unavailableReason());
+            return;
+        }
+        for (DatIaFactory factory : runtime.factories()) {
+            Hashtable<String, Object> properties = new Hashtable<>();
+            for (Map.Entry<String, Object> e : factory.properties().entrySet()) {
+                Object value = e.getValue();
+                properties.put(e.getKey(), value instanceof List<?> list ? list.toArray(new String[0]) : value);
+            }
+            registrations.add(context.registerService(DatIaFactory.class, factory, properties));
+            LOG.log(System.Logger.Level.INFO, "dat.provider.verbs: registered " + factory);
+        }
+    }
+
+    /** Why the provider registered nothing, or {@code null}. */
+    String unavailableReason() {
+        return runtime.unavailableReason();
+    }
+
+    @Deactivate
+    void deactivate() {
+        for (ServiceRegistration<DatIaFactory> registration : registrations) {
+            try {
+                registration.unregister();
+            } catch (IllegalStateException alreadyGone) {
+                // the framework unregistered it while stopping the bundle
+            }
+        }
+        registrations.clear();
+        runtime.close();
+    }
+}

@@ -1,0 +1,57 @@
+package dat.provider.verbs.internal;
+
+/**
+ * What the provider remembers about each posted work request of one queue (an Endpoint's request
+ * or receive queue, or an SRQ), indexed by the slot number carried in the low half of the
+ * request's {@code wr_id}: the consumer's cookie, the DTO's kind and length, whether its success
+ * event is suppressed. Acquiring and releasing a slot allocates nothing; the monitor is taken by
+ * the poster and by the EVD that reaps the completion, never by anyone else.
+ */
+final class WorkSlots {
+
+    static final byte SEND = 1;
+    static final byte RDMA_WRITE = 2;
+    static final byte RDMA_READ = 3;
+    static final byte RECV = 4;
+    static final byte BIND = 5;
+
+    final long[] cookies;
+    final long[] lengths;
+    final byte[] kinds;
+    final boolean[] suppress;
+    final Object[] refs;
+    private final int[] free;
+    private int freeTop;
+
+    WorkSlots(int capacity) {
+        cookies = new long[capacity];
+        lengths = new long[capacity];
+        kinds = new byte[capacity];
+        suppress = new boolean[capacity];
+        refs = new Object[capacity];
+        free = new int[capacity];
+        for (int i = 0; i < capacity; i++) {
+            free[i] = capacity - 1 - i;
+        }
+        freeTop = capacity;
+    }
+
+    /** @return a free slot, or -1 when the queue is full */
+    synchronized int acquire() {
+        return freeTop == 0 ? -1 : free[--freeTop];
+    }
+
+    synchronized void release(int slot) {
+        refs[slot] = null;
+        free[freeTop++] = slot;
+    }
+
+    /** @return how many requests are posted and not yet reaped */
+    synchronized int outstanding() {
+        return free.length - freeTop;
+    }
+
+    int capacity() {
+        return free.length;
+    }
+}
