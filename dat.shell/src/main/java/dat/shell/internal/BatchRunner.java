@@ -1,5 +1,7 @@
 package dat.shell.internal;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -67,8 +69,10 @@ public final class BatchRunner {
     }
 
     private static int run(BundleContext context, CommandProcessor processor, List<String> args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
+        // The process's own stdout/stderr, not System.out: Gogo's ThreadIO replaces System.out by a
+        // stream that writes to the current session, which would loop back into itself here.
+        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+        PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
         if (args.isEmpty()) {
             err.println("dat: no command given; try 'help'");
             return 2;
@@ -94,7 +98,15 @@ public final class BatchRunner {
                 err.println("dat: unknown command '" + args.getFirst() + "'; try 'help'");
                 return 2;
             }
-            err.println("dat: " + args.getFirst() + ": " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            Throwable cause = e;
+            while ((cause instanceof java.lang.reflect.InvocationTargetException || cause.getMessage() == null)
+                    && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            err.println("dat: " + args.getFirst() + ": " + (cause.getMessage() != null ? cause.getMessage() : cause.toString()));
+            if (Boolean.getBoolean("dat.debug")) {
+                e.printStackTrace(err);
+            }
             return 1;
         }
     }
