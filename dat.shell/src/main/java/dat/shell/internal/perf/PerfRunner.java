@@ -132,26 +132,43 @@ final class PerfRunner {
         return stats.median();
     }
 
-    /** MemorySegment.copy bandwidth for one size, between the two registered buffers, in GB/s. */
+    /**
+     * MemorySegment.copy bandwidth for one size, in GB/s, over the same buffers and the same number
+     * of rotating slots as the bandwidth runs, so that both see the same cache footprint. The clock
+     * is read once per batch of about 1 MiB of copies, so that small copies are not timed by
+     * System.nanoTime.
+     */
     private double memcpyBandwidth(ConnectedPair pair, long size) {
-        long slots = Math.max(1, BUFFER / size);
-        long bytes = 0;
+        int window = window(pair, size);
+        long batch = Math.max(1, (1L << 20) / size);
         long warmupEnd = System.nanoTime() + options.warmupNanos();
         long end = warmupEnd + options.measureNanos();
         long start = 0;
-        for (long i = 0; ; i++) {
-            long now = (i & 7) == 0 ? System.nanoTime() : 0;
-            if (now != 0 && start == 0 && now >= warmupEnd) {
-                start = now;
-                bytes = 0;
+        long bytes = 0;
+        int slot = 0;
+        while (true) {
+            for (long i = 0; i < batch; i++) {
+                long offset = slot * size;
+                MemorySegment.copy(pair.memoryA, offset, pair.memoryB, offset, size);
+                slot = slot + 1 == window ? 0 : slot + 1;
             }
-            if (now != 0 && now >= end) {
+            long now = System.nanoTime();
+            if (start == 0) {
+                if (now >= warmupEnd) {
+                    start = now;
+                }
+                continue;
+            }
+            bytes += batch * size;
+            if (now >= end) {
                 return bytes / ((now - start) / 1e9) / 1e9;
             }
-            long offset = (i % slots) * size;
-            MemorySegment.copy(pair.memoryA, offset, pair.memoryB, offset, size);
-            bytes += size;
         }
+    }
+
+    /** Outstanding operations of a bandwidth run: the queue depth, as far as half the buffer holds. */
+    private static int window(ConnectedPair pair, long size) {
+        return (int) Math.max(1, Math.min(pair.depth, BUFFER / 2 / size));
     }
 
     // ---- latency ---------------------------------------------------------------------------
@@ -240,10 +257,10 @@ final class PerfRunner {
     private static void flushReceives(ConnectedPair pair) {
         pair.disconnect(pair.epA);
         DatEvent event = new DatEvent();
-        Spin.drain(pair.recvA, event);
-        Spin.drain(pair.recvB, event);
-        Spin.drain(pair.requestA, event);
-        Spin.drain(pair.requestB, event);
+        Spin.drainFlushed(pair.recvA, event);
+        Spin.drainFlushed(pair.recvB, event);
+        Spin.drainFlushed(pair.requestA, event);
+        Spin.drainFlushed(pair.requestB, event);
         pair.epA.reset();
         pair.epB.reset();
         pair.connect(pair.epA, pair.epB);
@@ -252,7 +269,7 @@ final class PerfRunner {
     // ---- bandwidth -------------------------------------------------------------------------
 
     private Figure bandwidth(ConnectedPair pair, long size, Op op, double memcpyGBs) {
-        int window = (int) Math.max(1, Math.min(pair.depth, BUFFER / 2 / size));
+        int window = window(pair, size);
         LmrTriplet[][] local = new LmrTriplet[window][];
         RmrTriplet[] remote = new RmrTriplet[window];
         LmrTriplet[][] recv = new LmrTriplet[window][];

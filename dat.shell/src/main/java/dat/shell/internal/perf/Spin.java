@@ -37,8 +37,17 @@ final class Spin {
         }
     }
 
-    /** Takes every completion already queued on {@code evd}; returns how many. */
+    /** Takes every completion already queued on {@code evd}; returns how many. A failed DTO fails the run. */
     static int drain(EventDispatcher evd, DatEvent event) {
+        return drain(evd, event, false);
+    }
+
+    /** Takes every completion queued after a disconnect: flushed DTOs are expected there, other errors are not. */
+    static int drainFlushed(EventDispatcher evd, DatEvent event) {
+        return drain(evd, event, true);
+    }
+
+    private static int drain(EventDispatcher evd, DatEvent event, boolean flushExpected) {
         int n = 0;
         while (true) {
             int code = evd.dequeue(event);
@@ -48,7 +57,8 @@ final class Spin {
                 }
                 return n;
             }
-            if (event.eventNumber() == EventNumber.DTO_COMPLETION_EVENT && event.status() != DtoCompletionStatus.SUCCESS) {
+            if (event.eventNumber() == EventNumber.DTO_COMPLETION_EVENT && event.status() != DtoCompletionStatus.SUCCESS
+                    && !(flushExpected && event.status() == DtoCompletionStatus.ERR_FLUSHED)) {
                 throw new IllegalStateException("DTO failed: " + event);
             }
             n++;
