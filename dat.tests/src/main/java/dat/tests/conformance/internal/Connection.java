@@ -92,6 +92,8 @@ public final class Connection {
         private EpAttributes passiveAttributes;
         private byte[] privateData;
         private byte[] acceptData;
+        private InterfaceAdapter activeIa;
+        private InterfaceAdapter passiveIa;
 
         Options(IaUnderTest t) {
             this.t = t;
@@ -105,6 +107,19 @@ public final class Connection {
          */
         public Options loopback() {
             loopback = true;
+            return this;
+        }
+
+        /**
+         * Puts the sides on given IA instances instead of the primary and the peer instance.
+         *
+         * @param active the IA of the active side
+         * @param passive the IA of the passive side
+         * @return these options
+         */
+        public Options ias(InterfaceAdapter active, InterfaceAdapter passive) {
+            activeIa = active;
+            passiveIa = passive;
             return this;
         }
 
@@ -140,7 +155,9 @@ public final class Connection {
         public Connection create() {
             EpAttributes active = activeAttributes != null ? activeAttributes : t.epAttributes();
             EpAttributes passive = passiveAttributes != null ? passiveAttributes : t.epAttributes();
-            return new Connection(t, this, new Side(t, t.ia(), active), new Side(t, loopback ? t.ia() : t.peer(), passive));
+            InterfaceAdapter activeSide = activeIa != null ? activeIa : t.ia();
+            InterfaceAdapter passiveSide = passiveIa != null ? passiveIa : loopback ? activeSide : t.peer();
+            return new Connection(t, this, new Side(t, activeSide, active), new Side(t, passiveSide, passive));
         }
 
         /** @return the two sides, connected */
@@ -189,10 +206,20 @@ public final class Connection {
      * @return the pending connection request
      */
     public ConnectionRequest request() {
-        active.ep.connect(t.address(passive.ia), psp.connQual(), IaUnderTest.EVENT_TIMEOUT_MICROS, options.privateData,
-                Qos.BEST_EFFORT, ConnectFlags.DEFAULT);
+        connectActive(psp.connQual());
         DatEvent arrival = t.event(crEvd, EventNumber.CONNECTION_REQUEST_EVENT, "the connection request at the passive side's PSP");
         return arrival.connectionRequest();
+    }
+
+    /**
+     * Connects the active Endpoint to a connection qualifier of the passive side's IA, with the
+     * options' private data, best-effort QoS and the fixture's event timeout.
+     *
+     * @param connQual the qualifier
+     */
+    public void connectActive(long connQual) {
+        active.ep.connect(t.address(passive.ia), connQual, IaUnderTest.EVENT_TIMEOUT_MICROS, options.privateData,
+                Qos.BEST_EFFORT, ConnectFlags.DEFAULT);
     }
 
     /**

@@ -22,6 +22,7 @@ import dat.api.ProtectionZone;
 import dat.api.ProviderAttributes;
 import dat.api.PspFlag;
 import dat.api.PublicServicePoint;
+import dat.api.Qos;
 import dat.tests.conformance.ConformanceSuite;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -201,6 +202,22 @@ public final class IaUnderTest implements AutoCloseable {
         return (provider().completionFlagsSupported() & completionFlag) == completionFlag;
     }
 
+    /**
+     * A QoS bit outside {@code dat_qos_supported}; skips the test when the provider supports them all.
+     *
+     * @return the unsupported QoS
+     */
+    public int unsupportedQos() {
+        int supported = provider().qosSupported();
+        for (int qos : new int[] {Qos.PREMIUM, Qos.ECONOMY, Qos.LOW_LATENCY, Qos.HIGH_THROUGHPUT}) {
+            if ((supported & qos) == 0) {
+                return qos;
+            }
+        }
+        requireFeasible(false, "the provider supports every QoS (dat_qos_supported 0x" + Integer.toHexString(supported) + ")");
+        return Qos.BEST_EFFORT;
+    }
+
     /** @return whether the IA supports RMRs ({@code max_rmrs} &gt; 0) */
     public boolean supportsRmrs() {
         return attributes().maxRmrs() > 0;
@@ -332,6 +349,19 @@ public final class IaUnderTest implements AutoCloseable {
      */
     public Endpoint ep(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd, EventDispatcher connectEvd) {
         return ia().createEndpoint(pz, recvEvd, requestEvd, connectEvd, epAttributes());
+    }
+
+    /**
+     * @param adapter the IA
+     * @param pz the PZ
+     * @param recvEvd the receive EVD or {@code null}
+     * @param requestEvd the request EVD or {@code null}
+     * @param connectEvd the connection EVD or {@code null}
+     * @return a new Endpoint with the suite's attributes
+     */
+    public Endpoint ep(InterfaceAdapter adapter, ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
+            EventDispatcher connectEvd) {
+        return adapter.createEndpoint(pz, recvEvd, requestEvd, connectEvd, epAttributes());
     }
 
     /** @return a new unconnected Endpoint of the primary IA, with its own PZ and EVDs */

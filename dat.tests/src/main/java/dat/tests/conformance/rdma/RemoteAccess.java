@@ -1,0 +1,31 @@
+package dat.tests.conformance.rdma;
+
+import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.DtoCompletionStatus;
+import dat.tests.conformance.internal.Connection;
+import dat.tests.conformance.internal.IaUnderTest;
+
+/** Checks of RDMA operations the target refuses. */
+final class RemoteAccess {
+
+    private RemoteAccess() {
+    }
+
+    /**
+     * An RDMA operation whose remote buffer the target refuses: the local provider may refuse it
+     * at once, when it can tell (the page's DAT_PROTECTION_VIOLATION / DAT_PRIVILEGES_VIOLATION),
+     * or the DTO completes with DAT_DTO_ERR_REMOTE_ACCESS when the target checks it.
+     */
+    static void expectRefused(IaUnderTest t, Connection c, int code, int syncType, String what) {
+        if (code != DatReturn.SUCCESS) {
+            t.check(DatReturn.typeOf(code) == syncType || DatReturn.typeOf(code) == DatReturn.PRIVILEGES_VIOLATION
+                    || DatReturn.typeOf(code) == DatReturn.PROTECTION_VIOLATION, what + ": expected " + DatReturn.typeName(syncType)
+                    + " at once or DAT_DTO_ERR_REMOTE_ACCESS in the completion, got " + DatReturn.describe(code));
+            return;
+        }
+        DatEvent completion = t.completion(c.active.requestEvd, what);
+        t.check(completion.status() == DtoCompletionStatus.ERR_REMOTE_ACCESS, what + ": expected DAT_DTO_ERR_REMOTE_ACCESS, got "
+                + DtoCompletionStatus.name(completion.status()));
+    }
+}
