@@ -17,6 +17,7 @@ import dat.api.ProviderDTO;
 import dat.api.ProviderInfo;
 import dat.api.spi.DatIaFactory;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -61,6 +62,20 @@ class OpenIaTest {
         int n = registry.listProviders(64, list);
         assertThat(list).contains(new ProviderInfo("test0", 1, 2, false));
         assertThat(n).isEqualTo(registry.listProviders().size());
+    }
+
+    @Test
+    void opensTheSimProviderWhenItIsThere(
+            @InjectService(filter = "(dat.provider.name=sim)", cardinality = 0) ServiceAware<DatIaFactory> sim)
+            throws InterruptedException {
+        Assumptions.assumeFalse(sim.isEmpty(), "no sim provider in this run");
+        Object names = sim.getServiceReference().getProperty("dat.ia.name");
+        String iaName = names instanceof String[] array ? array[0] : String.valueOf(names);
+        assertThat(eventually(() -> Support.active(registry, iaName).isPresent())).isTrue();
+        try (InterfaceAdapter ia = registry.openIa(iaName)) {
+            assertThat(ia.query().providerAttributes().providerName()).isEqualTo("sim");
+            assertThat(Support.active(registry, iaName).orElseThrow().openIas()).isEqualTo(1);
+        }
     }
 
     @Test
