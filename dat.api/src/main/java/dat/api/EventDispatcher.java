@@ -147,8 +147,10 @@ public interface EventDispatcher extends DatHandle {
     void disable();
 
     /**
-     * Makes the EVD unwaitable: waiters return at once with {@link DatReturn#INTERRUPTED_CALL}
-     * and new waits fail with {@link DatReturn#INVALID_STATE}: {@code dat_evd_set_unwaitable(3DAT)}.
+     * Makes the EVD unwaitable: threads blocked in {@link #await} wake and return
+     * {@link DatReturn#INVALID_STATE}, and new waits fail with {@link DatReturn#INVALID_STATE}:
+     * {@code dat_evd_set_unwaitable(3DAT)}. Events still arrive, trigger the CNO and can be
+     * dequeued.
      *
      * @throws DatException {@link DatReturn#INVALID_HANDLE}
      */
