@@ -1,0 +1,143 @@
+package dat.benchmarks;
+
+import dat.api.CompletionFlags;
+import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.EpAttributes;
+import dat.api.LmrTriplet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Group;
+import org.openjdk.jmh.annotations.GroupThreads;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Control;
+
+/**
+ * Figure 2: a send/recv ping-pong of 8 bytes between two Endpoints driven by two threads that
+ * busy-poll their receive EVDs, against a raw two-thread spin ping-pong through one
+ * {@code AtomicLong}. The {@code ping} method's time is one round trip. Goal: at most 2x the raw
+ * round trip. Java cannot pin threads to cores; run the JVM under {@code taskset} with two free
+ * cores for stable figures.
+ *
+ * <p>Exactly one message is in flight: a ping that measurement interrupted is awaited by the next
+ * call, and a pong always answers the ping it took.
+ */
+@State(Scope.Group)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class PingPongBenchmark {
+
+    static final int RECVS = 64;
+
+    SimRig rig;
+    volatile boolean awaitingReply;
+    final LmrTriplet[] pingIov = {new LmrTriplet()};
+    final LmrTriplet[] pongIov = {new LmrTriplet()};
+    final LmrTriplet[] pingRecv = {new LmrTriplet()};
+    final LmrTriplet[] pongRecv = {new LmrTriplet()};
+    final DatEvent pingEvent = new DatEvent();
+    final DatEvent pongEvent = new DatEvent();
+    final AtomicLong raw = new AtomicLong();
+    long rawSeq;
+
+    @Setup
+    public void setup() {
+        rig = new SimRig(4096, EpAttributes.builder().maxRecvDtos(RECVS).maxRequestDtos(RECVS).build(), true);
+        pingIov[0].set(rig.a.lmr, 0, 8);
+        pongIov[0].set(rig.b.lmr, 0, 8);
+        pingRecv[0].set(rig.a.lmr, 64, 8);
+        pongRecv[0].set(rig.b.lmr, 64, 8);
+        for (int i = 0; i < RECVS; i++) {
+            rig.a.ep.postRecv(1, pingRecv, i, 0);
+            rig.b.ep.postRecv(1, pongRecv, i, 0);
+        }
+    }
+
+    @TearDown
+    public void tearDown() {
+        rig.close();
+    }
+
+    @Benchmark
+    @Group("sim")
+    @GroupThreads(1)
+    public void ping(Control control) {
+        if (!awaitingReply) {
+            check(rig.a.ep.postSend(1, pingIov, 1, CompletionFlags.SUPPRESS));
+            awaitingReply = true;
+        }
+        while (rig.a.recvEvd.dequeue(pingEvent) != DatReturn.SUCCESS) {
+            if (control.stopMeasurement) {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+        awaitingReply = false;
+        check(rig.a.ep.postRecv(1, pingRecv, 2, 0));
+    }
+
+    @Benchmark
+    @Group("sim")
+    @GroupThreads(1)
+    public void pong(Control control) {
+        while (rig.b.recvEvd.dequeue(pongEvent) != DatReturn.SUCCESS) {
+            if (control.stopMeasurement) {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+        check(rig.b.ep.postRecv(1, pongRecv, 3, 0));
+        check(rig.b.ep.postSend(1, pongIov, 4, CompletionFlags.SUPPRESS));
+    }
+
+    /** The baseline's ping: publish an odd number, wait for the echo (the next even one). */
+    @Benchmark
+    @Group("raw")
+    @GroupThreads(1)
+    public void rawPing(Control control) {
+        long v = raw.get();
+        if ((v & 1) == 0) {
+            raw.set(v + 1);
+            v++;
+        }
+        while (raw.get() == v) {
+            if (control.stopMeasurement) {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    @Benchmark
+    @Group("raw")
+    @GroupThreads(1)
+    public void rawPong(Control control) {
+        long v;
+        while (((v = raw.get()) & 1) == 0) {
+            if (control.stopMeasurement) {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+        raw.set(v + 1);
+    }
+
+    private static void check(int rc) {
+        if (rc != DatReturn.SUCCESS) {
+            throw new IllegalStateException(DatReturn.describe(rc));
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package dat.benchmarks;
+
+import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.LmrTriplet;
+import dat.api.RmrTriplet;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Figure 3: the allocation of the data path, with {@code -prof gc}: a receive, a send and the
+ * dequeue of both completions; and an RDMA write and the dequeue of its completion. Goal: 0 B/op.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class PostDequeueBenchmark {
+
+    SimRig rig;
+    final DatEvent event = new DatEvent();
+    final LmrTriplet[] send = {new LmrTriplet()};
+    final LmrTriplet[] recv = {new LmrTriplet()};
+    final RmrTriplet remote = new RmrTriplet();
+
+    @Setup
+    public void setup() {
+        rig = new SimRig(4096, null, true);
+        send[0].set(rig.a.lmr, 0, 64);
+        recv[0].set(rig.b.lmr, 0, 64);
+        remote.set(rig.b.lmr, 1024, 64);
+    }
+
+    @TearDown
+    public void tearDown() {
+        rig.close();
+    }
+
+    @Benchmark
+    public int sendRecvPostAndDequeue() {
+        int rc = rig.b.ep.postRecv(1, recv, 1, 0) | rig.a.ep.postSend(1, send, 2, 0);
+        if (rc != DatReturn.SUCCESS) {
+            throw new IllegalStateException(DatReturn.describe(rc));
+        }
+        SimRig.reap(rig.a.reqEvd, event);
+        SimRig.reap(rig.b.recvEvd, event);
+        return event.status();
+    }
+
+    @Benchmark
+    public int rdmaWritePostAndDequeue() {
+        int rc = rig.a.ep.postRdmaWrite(1, send, 3, remote, 0);
+        if (rc != DatReturn.SUCCESS) {
+            throw new IllegalStateException(DatReturn.describe(rc));
+        }
+        SimRig.reap(rig.a.reqEvd, event);
+        return event.status();
+    }
+}
