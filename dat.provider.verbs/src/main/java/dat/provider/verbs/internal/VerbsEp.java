@@ -115,6 +115,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     private final MemorySegment postSendFn;
     private final MemorySegment postRecvFn;
     private final MemorySegment discardCq;
+    private final boolean hasDiscardCq;
     private final MemorySegment discardPollFn;
     private final MemorySegment sendWr;
     private final MemorySegment sendSge;
@@ -188,6 +189,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         this.postSendFn = Inline.op(context, Structs.CONTEXT_OPS_POST_SEND);
         this.postRecvFn = Inline.op(context, Structs.CONTEXT_OPS_POST_RECV);
         this.discardCq = cq;
+        this.hasDiscardCq = !cq.equals(MemorySegment.NULL);
         this.discardPollFn = Inline.op(context, Structs.CONTEXT_OPS_POLL_CQ);
         this.sendWr = arena.allocate(Structs.IBV_SEND_WR);
         this.sendSge = arena.allocate(SGE_SIZE * MAX_IOV, 8);
@@ -492,7 +494,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
 
     /** Completions of a missing EVD are dropped, as DAT has it; drained so the private CQ never overflows. */
     private void drainDiscarded() {
-        if (discardCq.equals(MemorySegment.NULL)) {
+        if (!hasDiscardCq) {
             return;
         }
         for (;;) {
@@ -922,7 +924,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                 } catch (NativeException e) {
                     System.getLogger(VerbsEp.class.getName()).log(System.Logger.Level.WARNING, "ibv_destroy_qp failed", e);
                 }
-                if (!discardCq.equals(MemorySegment.NULL)) {
+                if (hasDiscardCq) {
                     ia.verbs.destroyCq(discardCq);
                 }
                 arena.close();

@@ -59,6 +59,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
     // the CQ and its completion ring (NULL when the EVD takes no completions)
     private final Arena arena;
     final MemorySegment cq;
+    private final boolean hasCq;
     private final MemorySegment pollFn;
     private final MemorySegment notifyFn;
     private MemorySegment ring;
@@ -92,6 +93,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             MemorySegment context = cq.get(ADDRESS, Structs.CQ_CONTEXT).reinterpret(Structs.IBV_CONTEXT.byteSize());
             pollFn = Inline.op(context, Structs.CONTEXT_OPS_POLL_CQ);
             notifyFn = Inline.op(context, Structs.CONTEXT_OPS_REQ_NOTIFY_CQ);
+            hasCq = true;
             ringCapacity = Math.max(qlen, cq.get(JAVA_INT, Structs.CQ_CQE));
             ring = arena.allocate(WC_SIZE * ringCapacity, 8);
             ringTails = new MemorySegment[ringCapacity];
@@ -100,6 +102,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             }
         } else {
             arena = null;
+            hasCq = false;
             cq = MemorySegment.NULL;
             pollFn = MemorySegment.NULL;
             notifyFn = MemorySegment.NULL;
@@ -217,10 +220,13 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 if (freed || !ia.isUsable()) {
                     return Codes.ABORT;
                 }
-                if (!waitable || Thread.interrupted()) {
+                if (!waitable) {
+                    return Codes.INVALID_STATE_EVD_UNWAITABLE;
+                }
+                if (Thread.interrupted()) {
                     return Codes.INTERRUPTED;
                 }
-                if (!cq.equals(MemorySegment.NULL)) {
+                if (hasCq) {
                     arm();
                     if (available() >= threshold) {
                         continue;
@@ -251,7 +257,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
 
     /** How many events are ready: the software ring plus completions (polling the CQ into the ring first). */
     private int available() {
-        if (!freed && !cq.equals(MemorySegment.NULL)) {
+        if (hasCq && !freed) {
             fillRing();
         }
         return ringCount + eventCount;
@@ -292,7 +298,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
 
     /** Moves the next event into {@code event}; lock held. */
     private boolean take(DatEvent event) {
-        if (!freed && !cq.equals(MemorySegment.NULL)) {
+        if (hasCq && !freed) {
             for (;;) {
                 if (ringCount == 0) {
                     fillRing();
@@ -442,7 +448,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             if (freed) {
                 return false;
             }
-            if (!cq.equals(MemorySegment.NULL)) {
+            if (hasCq) {
                 arm();
             }
             return available() > 0;
@@ -482,7 +488,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             if (minQlen < eventCount + ringCount) {
                 throw Codes.invalidState(DatReturn.NO_SUBTYPE, "more events are queued than fit in " + minQlen);
             }
-            if (!cq.equals(MemorySegment.NULL) && minQlen > ringCapacity) {
+            if (hasCq && minQlen > ringCapacity) {
                 // the CQ was made at creation; growing it would need ibv_resize_cq, which rxe supports but
                 // this provider does not bind yet
                 throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "minQlen",
@@ -565,7 +571,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 return;
             }
             freed = true;
-            if (!cq.equals(MemorySegment.NULL)) {
+            if (hasCq) {
                 try {
                     ia.verbs.destroyCq(cq);
                 } catch (NativeException e) {
