@@ -24,7 +24,10 @@ import org.osgi.annotation.versioning.ProviderType;
  * <li>the asynchronous errors ({@link EventNumber#ASYNC_ERROR_IA_CATASTROPHIC} and the others):
  *     {@link #asyncHandle()} (the IA, EP, EVD, SRQ, LMR, RMR or PZ concerned),
  *     {@link #asyncReason()} (an {@link AsyncErrorReason});</li>
- * <li>{@link EventNumber#SOFTWARE_EVENT}: {@link #softwarePointer()}.</li>
+ * <li>{@link EventNumber#SOFTWARE_EVENT}: {@link #softwarePointer()};</li>
+ * <li>an extension DTO completion in the DAT 2.0 extension range, such as
+ *     {@link dat.api.ext.IbExtension#IB_DTO_EVENT}: the DTO accessors above, and
+ *     {@link #extensionType()} and {@link #immediateData()} (the C {@code extension_data}).</li>
  * </ul>
  * Accessors of other kinds return unspecified values.
  *
@@ -52,6 +55,8 @@ public final class DatEvent {
     private int asyncReason;
     private Object softwarePointer;
     private int moreEvents;
+    private int extensionType;
+    private int immediateData;
 
     /** Creates an empty event (event number 0). */
     public DatEvent() {
@@ -206,6 +211,28 @@ public final class DatEvent {
     }
 
     /**
+     * The completion type of an extension DTO completion: the {@code type} of OFED's
+     * {@code DAT_IB_EXTENSION_EVENT_DATA}, one of the completion types of
+     * {@link dat.api.ext.IbExtension} (for example {@link dat.api.ext.IbExtension#FETCH_AND_ADD}).
+     *
+     * @return the completion type; 0 for events that are not extension completions
+     */
+    public int extensionType() {
+        return extensionType;
+    }
+
+    /**
+     * The 32-bit immediate data of an extension completion that carries it ({@code val.immed.data}
+     * of {@code DAT_IB_EXTENSION_EVENT_DATA}), for example the receive an RDMA write with immediate
+     * data consumed ({@link dat.api.ext.IbExtension#RDMA_WRITE_IMMED_DATA}).
+     *
+     * @return the immediate data; 0 when the event carries none
+     */
+    public int immediateData() {
+        return immediateData;
+    }
+
+    /**
      * Fills a DTO completion: {@link EventNumber#DTO_COMPLETION_EVENT}. For providers.
      *
      * @param evd the EVD
@@ -221,6 +248,38 @@ public final class DatEvent {
         this.userCookie = userCookie;
         this.status = status;
         this.transferredLength = transferredLength;
+        return this;
+    }
+
+    /**
+     * Fills the completion of an extended DTO, in the DAT 2.0 extension range of event numbers
+     * (for example {@link dat.api.ext.IbExtension#IB_DTO_EVENT}): the data of a DTO completion plus
+     * the extension's completion type and immediate data. For providers.
+     *
+     * @param eventNumber the extension event number, at least
+     *     {@link dat.api.ext.IbExtension#EXTENSION_EVENT}
+     * @param evd the EVD
+     * @param endpoint the Endpoint the DTO was posted to (or, for a receive, whose receive it consumed)
+     * @param userCookie the consumer's cookie
+     * @param status the {@link DtoCompletionStatus}
+     * @param transferredLength the bytes transferred
+     * @param extensionType the completion type, for example {@link dat.api.ext.IbExtension#CMP_AND_SWAP}
+     * @param immediateData the immediate data, or 0
+     * @return this event
+     * @throws IllegalArgumentException for an event number below the extension range
+     */
+    public DatEvent setExtensionDtoCompletion(int eventNumber, EventDispatcher evd, Endpoint endpoint, long userCookie,
+            int status, long transferredLength, int extensionType, int immediateData) {
+        if (eventNumber < EXTENSION_EVENT) {
+            throw new IllegalArgumentException(EventNumber.name(eventNumber) + " is not an extension event number");
+        }
+        reset(eventNumber, evd);
+        this.endpoint = endpoint;
+        this.userCookie = userCookie;
+        this.status = status;
+        this.transferredLength = transferredLength;
+        this.extensionType = extensionType;
+        this.immediateData = immediateData;
         return this;
     }
 
@@ -342,6 +401,8 @@ public final class DatEvent {
         asyncReason = other.asyncReason;
         softwarePointer = other.softwarePointer;
         moreEvents = other.moreEvents;
+        extensionType = other.extensionType;
+        immediateData = other.immediateData;
         return this;
     }
 
@@ -357,6 +418,9 @@ public final class DatEvent {
 
     private static final byte[] NO_DATA = new byte[0];
 
+    /** {@code DAT_EXTENSION_EVENT}, the first extension event number (dat.api.ext.IbExtension#EXTENSION_EVENT). */
+    private static final int EXTENSION_EVENT = 0x2_0000;
+
     /** Sets the header and drops references of other event kinds, so no object outlives its use. */
     private void reset(int number, EventDispatcher dispatcher) {
         eventNumber = number;
@@ -370,6 +434,8 @@ public final class DatEvent {
         asyncHandle = null;
         softwarePointer = null;
         moreEvents = 0;
+        extensionType = 0;
+        immediateData = 0;
     }
 
     @Override
@@ -383,7 +449,10 @@ public final class DatEvent {
             case EventNumber.CONNECTION_REQUEST_EVENT -> name + "{sp=" + servicePoint + ", connQual=" + connQual + ", cr="
                     + connectionRequest + "}";
             case EventNumber.SOFTWARE_EVENT -> name + "{pointer=" + softwarePointer + "}";
-            default -> EventNumber.isConnectionEvent(eventNumber)
+            default -> eventNumber >= EXTENSION_EVENT
+                    ? name + "{ep=" + endpoint + ", cookie=" + userCookie + ", status=" + DtoCompletionStatus.name(status)
+                            + ", length=" + transferredLength + ", type=" + extensionType + ", immediate=" + immediateData + "}"
+                    : EventNumber.isConnectionEvent(eventNumber)
                     ? name + "{ep=" + endpoint + ", privateData=" + (privateData == null ? 0 : privateData.length) + " bytes}"
                     : name + "{handle=" + asyncHandle + ", reason=" + asyncReason + "}";
         };
