@@ -51,4 +51,19 @@ public interface DatRegistryListener {
      * @param provider the IA as it was while active
      */
     void providerRemoved(ProviderDTO provider);
+
+    /**
+     * An IA was opened through the registry, by any consumer: a Java extension for management
+     * agents (the {@code dat.management} bundle publishes the IA's {@link dat.api.ext.IaStatistics}
+     * as an MBean). Also called, when the listener is added, for every IA open at that moment. The
+     * IA belongs to the consumer that opened it: do not close it or create objects on it; query
+     * it, look up its extensions and watch {@link InterfaceAdapter#isOpen()}. The registry does not
+     * report closes, which are the consumer's and the provider's business. The default does
+     * nothing.
+     *
+     * @param provider the IA's provider entry, as the registry saw it at the open
+     * @param ia the open IA
+     */
+    default void iaOpened(ProviderDTO provider, InterfaceAdapter ia) {
+    }
 }

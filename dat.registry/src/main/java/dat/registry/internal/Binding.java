@@ -90,6 +90,25 @@ final class Binding {
     }
 
     /**
+     * The IAs opened through this entry that are still open.
+     *
+     * @return a snapshot
+     */
+    List<InterfaceAdapter> openIas() {
+        synchronized (lock) {
+            prune();
+            List<InterfaceAdapter> open = new ArrayList<>(ias.size());
+            for (WeakReference<InterfaceAdapter> reference : ias) {
+                InterfaceAdapter ia = reference.get();
+                if (ia != null) {
+                    open.add(ia);
+                }
+            }
+            return open;
+        }
+    }
+
+    /**
      * Marks the binding as gone: no new open or init. Returns whether the caller must now call the
      * provider's {@code fini}: only when it was initialized and nothing opened through it is open
      * (with open IAs the provider, which is leaving or being reconfigured, cleans up itself).

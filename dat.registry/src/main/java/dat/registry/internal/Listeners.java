@@ -1,6 +1,7 @@
 package dat.registry.internal;
 
 import dat.api.DatRegistryListener;
+import dat.api.InterfaceAdapter;
 import dat.api.ProviderDTO;
 import java.lang.System.Logger.Level;
 import java.util.Queue;
@@ -21,8 +22,11 @@ import java.util.function.Supplier;
  */
 final class Listeners {
 
-    /** One call to make: the DTO is built at delivery, outside the registry's lock. */
-    private record Event(DatRegistryListener listener, boolean added, Supplier<ProviderDTO> provider) {
+    /**
+     * One call to make: the DTO is built at delivery, outside the registry's lock. With an IA it is
+     * {@code iaOpened}, else {@code providerAdded} or {@code providerRemoved}.
+     */
+    private record Event(DatRegistryListener listener, boolean added, Supplier<ProviderDTO> provider, InterfaceAdapter ia) {
     }
 
     private static final System.Logger LOG = System.getLogger(Listeners.class.getName());
@@ -48,13 +52,25 @@ final class Listeners {
     /** Queues an event for every listener; the caller holds the registry's lock. */
     void queueAll(boolean added, Supplier<ProviderDTO> provider) {
         for (DatRegistryListener listener : listeners) {
-            events.add(new Event(listener, added, provider));
+            events.add(new Event(listener, added, provider, null));
         }
+    }
+
+    /** Queues an {@code iaOpened} call for every listener. */
+    void queueOpened(Supplier<ProviderDTO> provider, InterfaceAdapter ia) {
+        for (DatRegistryListener listener : listeners) {
+            events.add(new Event(listener, true, provider, ia));
+        }
+    }
+
+    /** Queues an {@code iaOpened} call for one listener. */
+    void queueOpened(DatRegistryListener listener, Supplier<ProviderDTO> provider, InterfaceAdapter ia) {
+        events.add(new Event(listener, true, provider, ia));
     }
 
     /** Queues an event for one listener; the caller holds the registry's lock. */
     void queue(DatRegistryListener listener, boolean added, Supplier<ProviderDTO> provider) {
-        events.add(new Event(listener, added, provider));
+        events.add(new Event(listener, added, provider, null));
     }
 
     /** Delivers the queued events, unless another thread (or an outer call on this one) does. */
@@ -79,14 +95,17 @@ final class Listeners {
     private static void call(Event event) {
         ProviderDTO provider = event.provider().get();
         try {
-            if (event.added()) {
+            if (event.ia() != null) {
+                event.listener().iaOpened(provider, event.ia());
+            } else if (event.added()) {
                 event.listener().providerAdded(provider);
             } else {
                 event.listener().providerRemoved(provider);
             }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "DAT registry listener " + event.listener() + " failed on "
-                    + (event.added() ? "providerAdded" : "providerRemoved") + " of " + provider.iaName(), e);
+                    + (event.ia() != null ? "iaOpened" : event.added() ? "providerAdded" : "providerRemoved") + " of "
+                    + provider.iaName(), e);
         }
     }
 }

@@ -319,6 +319,8 @@ public final class Registry implements DatRegistry {
                 throw DatException.of(DatReturn.INTERNAL_ERROR, DatReturn.NO_SUBTYPE, "iaName",
                         "provider '" + chosen.registration().providerName() + "' returned no IA for '" + name + "'");
             }
+            InterfaceAdapter opened = ia;
+            listeners.queueOpened(() -> dto(chosen, binding), opened);
             return ia;
         } catch (DatException e) {
             throw e;
@@ -327,6 +329,9 @@ public final class Registry implements DatRegistry {
                     "provider '" + chosen.registration().providerName() + "' failed to open IA '" + name + "': " + e, e);
         } finally {
             binding.endOpen(ia);
+            if (ia != null) {
+                listeners.deliver();
+            }
         }
     }
 
@@ -525,6 +530,7 @@ public final class Registry implements DatRegistry {
         if (listener == null) {
             throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG1, "listener", "null");
         }
+        View replay = null;
         synchronized (lock) {
             if (listeners.add(listener)) {
                 View current = view;
@@ -532,6 +538,18 @@ public final class Registry implements DatRegistry {
                     if (entry.active()) {
                         Binding binding = current.bindings().get(entry.key());
                         listeners.queue(listener, true, () -> dto(entry, binding));
+                    }
+                }
+                replay = current;
+            }
+        }
+        if (replay != null) {
+            // the IAs open now, read outside the registry's lock since bindings ask the providers
+            for (Entry entry : replay.entries()) {
+                Binding binding = replay.bindings().get(entry.key());
+                if (entry.active() && binding != null) {
+                    for (InterfaceAdapter ia : binding.openIas()) {
+                        listeners.queueOpened(listener, () -> dto(entry, binding), ia);
                     }
                 }
             }
