@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dat.api.spi.DatIaFactory;
+import dat.api.spi.DatProviderStatus;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -19,7 +20,8 @@ import org.osgi.test.junit5.context.BundleContextExtension;
 /**
  * The verbs provider bundle inside the framework on a machine without RDMA (the CI host: the
  * Debian libraries are installed, the kernel has no RDMA): it resolves and starts, registers no IA
- * factory, and stops and starts again cleanly (its libraries are unloaded and reloaded).
+ * factory but a {@link DatProviderStatus} saying why, and stops and starts again cleanly (its
+ * libraries are unloaded and reloaded).
  */
 @ExtendWith(BundleContextExtension.class)
 @Timeout(60)
@@ -44,7 +46,13 @@ class VerbsBundleTest {
         Bundle bundle = verbsBundle();
         assertThat(bundle.getState()).as("bundle state").isEqualTo(Bundle.ACTIVE);
         assertThat(verbsFactories()).isZero();
+        var statuses = context.getServiceReferences(DatProviderStatus.class, "(dat.provider.name=verbs)");
+        assertThat(statuses).hasSize(1);
+        String reason = context.getService(statuses.iterator().next()).unavailableReason();
+        assertThat(reason).containsAnyOf("ENOSYS", "no RDMA device", "no usable RDMA port", "cannot be loaded");
+        context.ungetService(statuses.iterator().next());
         bundle.stop();
+        assertThat(context.getServiceReferences(DatProviderStatus.class, "(dat.provider.name=verbs)")).isEmpty();
         assertThat(bundle.getState()).isEqualTo(Bundle.RESOLVED);
         bundle.start();
         assertThat(bundle.getState()).isEqualTo(Bundle.ACTIVE);

@@ -1,6 +1,8 @@
 package dat.provider.verbs.internal;
 
 import dat.api.spi.DatIaFactory;
+import dat.api.spi.DatProviderConstants;
+import dat.api.spi.DatProviderStatus;
 import java.util.ArrayList;
 import java.util.Hashtable;
 import java.util.List;
@@ -13,8 +15,9 @@ import org.osgi.service.component.annotations.Deactivate;
 
 /**
  * The verbs provider in OSGi: on activation it starts a {@link VerbsRuntime} and registers one
- * {@link DatIaFactory} service per usable device port; where RDMA is unavailable it registers
- * nothing and logs why, once. On deactivation (bundle stop) it unregisters the factories first,
+ * {@link DatIaFactory} service per usable device port; where RDMA is unavailable it registers no
+ * factory, logs why once, and registers a {@link DatProviderStatus} that says the same, for the
+ * registry's and the shell's listings. On deactivation (bundle stop) it unregisters the factories first,
  * so the registry stops offering them, then fails every open IA and unloads the libraries.
  */
 @Component(immediate = true, service = {})
@@ -24,14 +27,28 @@ public final class VerbsProvider {
 
     private final VerbsRuntime runtime;
     private final List<ServiceRegistration<DatIaFactory>> registrations = new ArrayList<>();
+    private ServiceRegistration<DatProviderStatus> status;
 
     /** @param context the bundle's context, to register the factories with */
     @Activate
     public VerbsProvider(BundleContext context) {
         runtime = VerbsRuntime.start();
         if (runtime.unavailableReason() != null) {
-            LOG.log(System.Logger.Level.INFO, "dat.provider.verbs: RDMA unavailable, no IA registered: "
-                    + runtime.unavailableReason());
+            String reason = runtime.unavailableReason();
+            LOG.log(System.Logger.Level.INFO, "dat.provider.verbs: RDMA unavailable, no IA registered: " + reason);
+            Hashtable<String, Object> properties = new Hashtable<>();
+            properties.put(DatProviderConstants.DAT_PROVIDER_NAME, "verbs");
+            status = context.registerService(DatProviderStatus.class, new DatProviderStatus() {
+                @Override
+                public String providerName() {
+                    return "verbs";
+                }
+
+                @Override
+                public String unavailableReason() {
+                    return reason;
+                }
+            }, properties);
             return;
         }
         for (DatIaFactory factory : runtime.factories()) {
@@ -60,6 +77,13 @@ public final class VerbsProvider {
             }
         }
         registrations.clear();
+        if (status != null) {
+            try {
+                status.unregister();
+            } catch (IllegalStateException alreadyGone) {
+                // the framework unregistered it while stopping the bundle
+            }
+        }
         runtime.close();
     }
 }

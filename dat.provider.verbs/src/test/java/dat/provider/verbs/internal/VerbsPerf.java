@@ -111,39 +111,47 @@ public final class VerbsPerf {
         System.out.printf("perf rdma_write_ops_64KiB_p8 %.0f ops/s%n", runs[1] * 1e6 / SEGMENT);
     }
 
-    /** Send/receive ping-pong of 64-byte messages, each side polling on its own thread (ibv_rc_pingpong -s 64). */
+    /**
+     * Send/receive ping-pong of 64-byte messages, each side polling on its own thread
+     * (ibv_rc_pingpong -s 64): receives are posted ahead, as ibv_rc_pingpong does, and each side
+     * re-posts one after it sent, so that no post_recv sits between a receive and the next send.
+     */
     static void latency(InterfaceAdapter ia, Arena arena, int iterations) throws InterruptedException {
         LoopbackPair pair = LoopbackPair.connect(ia);
         int size = 64;
+        int ahead = 16;
         LocalMemoryRegion clientBuf = ia.registerMemory(arena.allocate(2L * size, 64), pair.pz(),
                 MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
         LocalMemoryRegion serverBuf = ia.registerMemory(arena.allocate(2L * size, 64), pair.pz(),
                 MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
         int total = iterations + WARMUP_ROUND_TRIPS; // enough for C2 to compile the path, also under emulation
+        LmrTriplet[] serverRecv = {LmrTriplet.of(serverBuf, 0, size)};
+        for (int i = 0; i < ahead; i++) {
+            check(pair.server().postRecv(1, serverRecv, 0, 0), "server post recv");
+        }
         Thread server = Thread.ofPlatform().name("perf-server").start(() -> {
-            LmrTriplet[] recv = {LmrTriplet.of(serverBuf, 0, size)};
             LmrTriplet[] send = {LmrTriplet.of(serverBuf, size, size)};
             DatEvent event = new DatEvent();
-            check(pair.server().postRecv(1, recv, 0, 0), "server post recv");
             for (int i = 0; i < total; i++) {
                 awaitReceive(pair.serverEvd(), event);
-                check(pair.server().postRecv(1, recv, 0, 0), "server post recv");
                 check(pair.server().postSend(1, send, 1, 0), "server post send");
+                check(pair.server().postRecv(1, serverRecv, 0, 0), "server post recv");
             }
         });
         LmrTriplet[] recv = {LmrTriplet.of(clientBuf, 0, size)};
         LmrTriplet[] send = {LmrTriplet.of(clientBuf, size, size)};
         DatEvent event = new DatEvent();
-        check(pair.client().postRecv(1, recv, 0, 0), "client post recv");
-        Thread.sleep(100); // the server's first receive is posted
+        for (int i = 0; i < ahead; i++) {
+            check(pair.client().postRecv(1, recv, 0, 0), "client post recv");
+        }
         long start = 0;
         for (int i = 0; i < total; i++) {
             if (i == WARMUP_ROUND_TRIPS) {
                 start = System.nanoTime();
             }
             check(pair.client().postSend(1, send, 1, 0), "client post send");
-            awaitReceive(pair.clientEvd(), event);
             check(pair.client().postRecv(1, recv, 0, 0), "client post recv");
+            awaitReceive(pair.clientEvd(), event);
         }
         long nanos = System.nanoTime() - start;
         server.join();
