@@ -38,6 +38,7 @@ public final class DatCommands {
                   checkconf FILE   check a static registry file (dat.conf); fails on a bad line
                   demo             the providers, then a short perf run on the default IA
                   perf [IA]        latency, bandwidth, message and connection rate with baselines (perf --help)
+                  test [IA]        the DAT conformance suite, a table per area; fails on a failure (test --help)
                   help             this list
                 """;
     }

@@ -91,6 +91,64 @@ public final class ConformanceSuite {
     }
 
     /**
+     * One return value of a man page and the suite's tests of it.
+     *
+     * @param page the page, for example {@code "dat_ep_post_send"}
+     * @param returnValue the value as the page writes it, for example {@code "DAT_INVALID_STATE"}
+     * @param tests the display names of the tests that cite it
+     * @param note {@code ""}, or why no test covers it
+     */
+    public record Coverage(String page, String returnValue, List<String> tests, String note) {
+        /** Copies the list. */
+        public Coverage {
+            tests = List.copyOf(tests);
+        }
+    }
+
+    /**
+     * The coverage of the man pages' RETURN VALUES: every entry of the catalog
+     * {@code return-values.tsv} of this package with the tests whose display names cite it
+     * ({@code "page(3DAT) VALUE: ..."}).
+     *
+     * @return one entry per page and return value, in the catalog's order
+     */
+    public static List<Coverage> coverage() {
+        List<String> names = new ArrayList<>();
+        for (Class<?> testClass : testClasses()) {
+            for (java.lang.reflect.Method method : testClass.getDeclaredMethods()) {
+                org.junit.jupiter.api.DisplayName name = method.getAnnotation(org.junit.jupiter.api.DisplayName.class);
+                if (name != null) {
+                    names.add(name.value());
+                }
+            }
+        }
+        List<Coverage> coverage = new ArrayList<>();
+        try (java.io.InputStream in = ConformanceSuite.class.getResourceAsStream("return-values.tsv")) {
+            if (in == null) {
+                throw new IllegalStateException("the catalog return-values.tsv is missing from the bundle");
+            }
+            for (String line : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
+                if (line.isBlank() || line.startsWith("#")) {
+                    continue;
+                }
+                String[] fields = line.split("\t", 3);
+                String cited = citation(fields[0], fields[1]);
+                List<String> tests = names.stream().filter(name -> name.startsWith(cited + ":") || name.startsWith(cited + " ")).sorted().toList();
+                coverage.add(new Coverage(fields[0], fields[1], tests, fields[2].equals("-") ? "" : fields[2]));
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return coverage;
+    }
+
+    /** How a test's display name cites a return value of a page; the page's typo DAT_UNSUFFICIENT_RESOURCES is cited correctly. */
+    private static String citation(String page, String returnValue) {
+        String value = returnValue.equals("DAT_UNSUFFICIENT_RESOURCES") ? "DAT_INSUFFICIENT_RESOURCES" : returnValue;
+        return page + "(3DAT) " + value;
+    }
+
+    /**
      * Runs the suite.
      *
      * @param iaNames the IAs to test, or an empty list for every IA under test

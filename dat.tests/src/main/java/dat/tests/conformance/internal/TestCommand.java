@@ -20,17 +20,39 @@ import org.osgi.service.component.annotations.Component;
 public final class TestCommand {
 
     static final String USAGE = """
-            usage: test [IA...] [--filter REGEX] [--skipped]
+            usage: test [IA...] [--filter REGEX] [--skipped] | test --coverage
               IA              the IA names to test (default: every registered IA whose factory does not
                               set dat.conformance=false)
               --filter REGEX  run only the tests where REGEX is found (case-insensitively) in
                               "area/TestClass#method display name", e.g. --filter dat_ep_post_send,
                               --filter '^rdma/', --filter DAT_INVALID_STATE
               --skipped       also list the skipped tests and why
+              --coverage      print, instead of running, which tests cover each return value of each man
+                              page (a Markdown table), and why the others are not covered
             """;
 
     /** Creates the command; DS instantiates it. */
     public TestCommand() {
+    }
+
+    /** @return the coverage of the man pages' return values as a Markdown table */
+    static String coverageTable() {
+        StringBuilder table = new StringBuilder("| page | return value | conformance tests |\n|---|---|---|\n");
+        int covered = 0;
+        int total = 0;
+        for (ConformanceSuite.Coverage row : ConformanceSuite.coverage()) {
+            total++;
+            String tests;
+            if (row.tests().isEmpty()) {
+                tests = row.note().isEmpty() ? "**none**" : "_" + row.note() + "_";
+            } else {
+                covered++;
+                tests = String.join("<br>", row.tests().stream().map(name -> name.substring(name.indexOf(':') + 1).strip()).toList());
+            }
+            table.append("| ").append(row.page()).append(" | ").append(row.returnValue()).append(" | ").append(tests.replace("|", "\\|"))
+                    .append(" |\n");
+        }
+        return table.append("\n").append(covered).append(" of ").append(total).append(" return values covered.\n").toString();
     }
 
     /**
@@ -57,6 +79,10 @@ public final class TestCommand {
                     filter = args[++i];
                 }
                 case "--skipped" -> skipped = true;
+                case "--coverage" -> {
+                    out.print(coverageTable());
+                    return;
+                }
                 default -> {
                     if (args[i].startsWith("-")) {
                         throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);

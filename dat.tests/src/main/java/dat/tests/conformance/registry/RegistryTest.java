@@ -104,6 +104,33 @@ class RegistryTest {
     }
 
     @ConformanceTest
+    @DisplayName("dat_registry_add_provider(3DAT) DAT_INSUFFICIENT_RESOURCES: the registry holds its maximum of added providers")
+    void addTooMany(IaUnderTest t) {
+        java.util.List<Alias> added = new java.util.ArrayList<>();
+        try {
+            DatException refusal = null;
+            while (added.size() < 2_000 && refusal == null) {
+                Alias alias = new Alias(t);
+                try {
+                    alias.add();
+                    added.add(alias);
+                } catch (DatException e) {
+                    refusal = e;
+                }
+            }
+            t.requireFeasible(refusal != null, "the registry took " + added.size() + " added providers without reaching a maximum");
+            t.check(refusal.type() == DatReturn.INSUFFICIENT_RESOURCES, "dat_registry_add_provider after " + added.size()
+                    + " providers: expected DAT_INSUFFICIENT_RESOURCES, got " + DatReturn.describe(refusal.code()));
+            added.removeLast().close();
+            Alias again = new Alias(t);
+            again.add();
+            added.add(again);
+        } finally {
+            added.forEach(Alias::close);
+        }
+    }
+
+    @ConformanceTest
     @DisplayName("dat_registry_add_provider(3DAT) DAT_INVALID_PARAMETER: no provider")
     void addNull(IaUnderTest t) {
         ProviderInfo info = new ProviderInfo(uniqueName(t), DatConstants.VERSION_MAJOR, DatConstants.VERSION_MINOR, false);

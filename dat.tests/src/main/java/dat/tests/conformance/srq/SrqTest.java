@@ -159,6 +159,25 @@ class SrqTest {
     }
 
     @ConformanceTest
+    @DisplayName("dat_srq_post_recv(3DAT) DAT_SUCCESS: messages take the SRQ's buffers, completing in the order of the sends, every byte in place")
+    void postRecv(IaUnderTest t) {
+        SrqSetup s = new SrqSetup(t, 8).connect(t);
+        for (int i = 0; i < 4; i++) {
+            s.post(t, i);
+        }
+        java.util.Set<Long> cookies = new java.util.HashSet<>();
+        for (int i = 0; i < 4; i++) {
+            s.send(t, 100 + i, 90 + i);
+            DatEvent received = s.receive(t, "message " + i);
+            assertThat(received.transferredLength()).as(t.at("transferred_length of message " + i)).isEqualTo(100 + i);
+            long slot = received.userCookie() - 1000;
+            t.check(slot >= 0 && slot < 4 && cookies.add(received.userCookie()), "message " + i + " completed with cookie "
+                    + received.userCookie() + ", not one of the four posted and unused buffers");
+            t.verify(s.buffer.memory().asSlice(1024 * slot, 100 + i), 90 + i, 0, "message " + i + " in the SRQ buffer it took");
+        }
+    }
+
+    @ConformanceTest
     @DisplayName("dat_srq_post_recv(3DAT) DAT_INSUFFICIENT_RESOURCES: more receives than the SRQ holds")
     void postFull(IaUnderTest t) {
         t.requireSrq();
