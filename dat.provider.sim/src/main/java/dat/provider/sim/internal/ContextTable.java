@@ -1,11 +1,15 @@
 package dat.provider.sim.internal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.security.SecureRandom;
 
 /**
  * The table of live LMR or RMR contexts of one provider: an open-addressing int-to-object map whose
- * lookups are lock-free and allocation-free (they read an immutable snapshot), and whose changes,
- * which are control-path operations, copy the arrays under a lock.
+ * lookups are lock-free and allocation-free, and whose changes (control-path operations) are
+ * serialized by a lock. An entry is written value first, then key with release semantics; a lookup
+ * reads the key with acquire semantics, so it never sees a key without its value. Removal leaves a
+ * tombstone; the arrays are rebuilt (and republished) when they fill up.
  *
  * <p>New contexts come from {@link SecureRandom}, are never 0, and are never a context that is
  * still in the table, so a peer cannot guess a valid context from one it saw, and a context is not
@@ -15,10 +19,16 @@ import java.security.SecureRandom;
  */
 final class ContextTable<T> {
 
-    private record Snapshot(int[] keys, Object[] values, int size) {}
+    private static final int EMPTY = 0;
+    private static final int TOMBSTONE = Integer.MIN_VALUE;
+    private static final VarHandle KEYS = MethodHandles.arrayElementVarHandle(int[].class);
+
+    private record Table(int[] keys, Object[] values) {}
 
     private final SecureRandom random;
-    private volatile Snapshot snapshot = new Snapshot(new int[16], new Object[16], 0);
+    private volatile Table table = new Table(new int[64], new Object[64]);
+    private int live;
+    private int used; // live + tombstones
 
     ContextTable(SecureRandom random) {
         this.random = random;
@@ -32,18 +42,18 @@ final class ContextTable<T> {
      */
     @SuppressWarnings("unchecked")
     T get(int context) {
-        if (context == 0) {
+        if (context == EMPTY || context == TOMBSTONE) {
             return null;
         }
-        Snapshot s = snapshot;
-        int[] keys = s.keys;
+        Table t = table;
+        int[] keys = t.keys;
         int mask = keys.length - 1;
         for (int i = mix(context) & mask;; i = (i + 1) & mask) {
-            int k = keys[i];
+            int k = (int) KEYS.getAcquire(keys, i);
             if (k == context) {
-                return (T) s.values[i];
+                return (T) t.values[i];
             }
-            if (k == 0) {
+            if (k == EMPTY) {
                 return null;
             }
         }
@@ -59,8 +69,13 @@ final class ContextTable<T> {
         int context;
         do {
             context = random.nextInt();
-        } while (context == 0 || get(context) != null);
-        put(context, value);
+        } while (context == EMPTY || context == TOMBSTONE || get(context) != null);
+        if ((used + 1) * 2 > table.keys.length) {
+            rebuild();
+        }
+        insert(table, context, value);
+        live++;
+        used++;
         return context;
     }
 
@@ -70,18 +85,23 @@ final class ContextTable<T> {
      * @param context the context
      */
     synchronized void remove(int context) {
-        if (context == 0 || get(context) == null) {
+        if (context == EMPTY || context == TOMBSTONE) {
             return;
         }
-        Snapshot s = snapshot;
-        int[] keys = new int[s.keys.length];
-        Object[] values = new Object[s.keys.length];
-        for (int i = 0; i < s.keys.length; i++) {
-            if (s.keys[i] != 0 && s.keys[i] != context) {
-                insert(keys, values, s.keys[i], s.values[i]);
+        Table t = table;
+        int mask = t.keys.length - 1;
+        for (int i = mix(context) & mask;; i = (i + 1) & mask) {
+            int k = t.keys[i];
+            if (k == context) {
+                KEYS.setRelease(t.keys, i, TOMBSTONE);
+                t.values[i] = null;
+                live--;
+                return;
+            }
+            if (k == EMPTY) {
+                return;
             }
         }
-        snapshot = new Snapshot(keys, values, s.size - 1);
     }
 
     /**
@@ -89,35 +109,36 @@ final class ContextTable<T> {
      *
      * @return the count
      */
-    int size() {
-        return snapshot.size;
+    synchronized int size() {
+        return live;
     }
 
-    private void put(int context, T value) {
-        Snapshot s = snapshot;
-        int capacity = s.keys.length;
-        while ((s.size + 1) * 2 > capacity) {
+    /** Copies the live entries into fresh arrays (twice as large when half full of live entries). */
+    private void rebuild() {
+        Table old = table;
+        int capacity = old.keys.length;
+        while ((live + 1) * 4 > capacity) {
             capacity *= 2;
         }
-        int[] keys = new int[capacity];
-        Object[] values = new Object[capacity];
-        for (int i = 0; i < s.keys.length; i++) {
-            if (s.keys[i] != 0) {
-                insert(keys, values, s.keys[i], s.values[i]);
+        Table fresh = new Table(new int[capacity], new Object[capacity]);
+        for (int i = 0; i < old.keys.length; i++) {
+            int k = old.keys[i];
+            if (k != EMPTY && k != TOMBSTONE) {
+                insert(fresh, k, old.values[i]);
             }
         }
-        insert(keys, values, context, value);
-        snapshot = new Snapshot(keys, values, s.size + 1);
+        used = live;
+        table = fresh;
     }
 
-    private static void insert(int[] keys, Object[] values, int key, Object value) {
-        int mask = keys.length - 1;
+    private static void insert(Table t, int key, Object value) {
+        int mask = t.keys.length - 1;
         int i = mix(key) & mask;
-        while (keys[i] != 0) {
+        while (t.keys[i] != EMPTY) {
             i = (i + 1) & mask;
         }
-        keys[i] = key;
-        values[i] = value;
+        t.values[i] = value;
+        KEYS.setRelease(t.keys, i, key);
     }
 
     private static int mix(int key) {

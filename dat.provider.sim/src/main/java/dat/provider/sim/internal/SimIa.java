@@ -493,6 +493,12 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
                 if (!(region instanceof RegionDescription.SharedMemory s)) {
                     throw invalidParameter(DatReturn.INVALID_ARG3, "region", "SHARED_VIRTUAL needs shared memory and a cookie");
                 }
+                if (!s.memory().isMapped()) {
+                    // the page's DAT_INVALID_STATE: memory the platform did not create shared. In
+                    // Java, memory that processes can share is a mapped file (e.g. in /dev/shm)
+                    throw invalidState(DatReturn.NO_SUBTYPE,
+                            "SHARED_VIRTUAL memory must be shared by the platform: a mapped file (FileChannel.map)");
+                }
                 memory = checkedMemory(s.memory(), length);
                 cookie = s.cookie();
             }

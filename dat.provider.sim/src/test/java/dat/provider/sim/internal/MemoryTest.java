@@ -123,11 +123,22 @@ class MemoryTest {
         base.close();
     }
 
+    private MemorySegment mappedMemory(long size) throws java.io.IOException {
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("sim-shared", ".mem");
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE,
+                java.nio.file.StandardOpenOption.DELETE_ON_CLOSE)) {
+            return channel.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, size, f.arena);
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
     @Test
-    void dat_lmr_create_SHARED_VIRTUAL_sameCookieSharesTheMemory_otherMemoryIsInvalidState() {
+    void dat_lmr_create_SHARED_VIRTUAL_sameCookieSharesTheMemory_otherMemoryIsInvalidState() throws Exception {
         InterfaceAdapter ia = f.open("sim0");
         ProtectionZone pz = ia.createProtectionZone();
-        MemorySegment m = f.memory(256);
+        MemorySegment m = mappedMemory(256);
         byte[] cookie = new byte[DatConstants.LMR_COOKIE_SIZE];
         cookie[39] = 7;
         LocalMemoryRegion a = ia.registerMemory(MemoryType.SHARED_VIRTUAL, RegionDescription.sharedMemory(m, cookie), 256, pz, 0x33);
@@ -135,11 +146,32 @@ class MemoryTest {
         LocalMemoryRegion b = other1.registerMemory(MemoryType.SHARED_VIRTUAL, RegionDescription.sharedMemory(m, cookie),
                 256, other1.createProtectionZone(), 0x33);
         assertThat(b.registeredAddress()).isEqualTo(a.registeredAddress());
-        MemorySegment other = f.memory(256);
+        MemorySegment other = mappedMemory(256);
         throwsType(() -> ia.registerMemory(MemoryType.SHARED_VIRTUAL, RegionDescription.sharedMemory(other, cookie), 256, pz, 0x33),
                 DatReturn.INVALID_STATE);
         cookie[0] = 1; // another cookie is another region
         ia.registerMemory(MemoryType.SHARED_VIRTUAL, RegionDescription.sharedMemory(other, cookie), 256, pz, 0x33);
+    }
+
+    @Test
+    void dat_lmr_create_INVALID_STATE_sharedVirtualOfMemoryThePlatformDidNotCreateShared() {
+        InterfaceAdapter ia = f.open("sim0");
+        byte[] cookie = new byte[DatConstants.LMR_COOKIE_SIZE];
+        throwsType(() -> ia.registerMemory(MemoryType.SHARED_VIRTUAL, RegionDescription.sharedMemory(f.memory(64), cookie), 64,
+                ia.createProtectionZone(), 0x33), DatReturn.INVALID_STATE);
+    }
+
+    @Test
+    void dat_lmr_create_INSUFFICIENT_RESOURCES_atTheFullDefaultLimitQuickly() {
+        InterfaceAdapter ia = f.open("sim0");
+        ProtectionZone pz = ia.createProtectionZone();
+        MemorySegment m = f.memory(64);
+        int max = ia.query().iaAttributes().maxLmrs();
+        for (int i = 0; i < max; i++) {
+            ia.registerMemory(m, pz, MemPrivileges.ALL);
+        }
+        throwsCode(() -> ia.registerMemory(m, pz, MemPrivileges.ALL), DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_MEMORY_REGION);
+        ia.close();
     }
 
     @Test

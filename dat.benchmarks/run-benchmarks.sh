@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Runs the four sim-provider figures with JMH and prints each beside its same-run baseline.
+#   dat.benchmarks/run-benchmarks.sh              (builds the jar first if it is missing)
+#   JMH_ARGS="-f 3" dat.benchmarks/run-benchmarks.sh   (more forks, for medians over forks)
+#   CPUS=2,3 dat.benchmarks/run-benchmarks.sh     (run the JVM under taskset -c 2,3)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+java="${JAVA:-}"
+if [ -z "$java" ]; then
+  for j in /usr/lib/jvm/temurin-25-jdk-amd64/bin/java /usr/lib/jvm/*25*/bin/java; do
+    if [ -x "$j" ]; then java="$j"; break; fi
+  done
+fi
+java="${java:-java}"
+jar="$here/target/benchmarks.jar"
+if [ ! -f "$jar" ]; then
+  (cd "$root" && mvn -B -q package -pl dat.benchmarks -am -DskipTests)
+fi
+out="$here/target/jmh"
+mkdir -p "$out"
+run=("$java" -jar "$jar")
+if [ -n "${CPUS:-}" ] && command -v taskset >/dev/null; then
+  run=(taskset -c "$CPUS" "${run[@]}")
+fi
+# ${JMH_ARGS} is split on purpose: it holds JMH options
+# shellcheck disable=SC2086
+"${run[@]}" 'RdmaWriteBenchmark|PingPongBenchmark|MessageRateBenchmark' -rf json -rff "$out/figures.json" ${JMH_ARGS:-}
+# shellcheck disable=SC2086
+"${run[@]}" PostDequeueBenchmark -prof gc -rf json -rff "$out/alloc.json" ${JMH_ARGS:-}
+python3 - "$out/figures.json" "$out/alloc.json" <<'PY'
+import json, sys
+runs = json.load(open(sys.argv[1])) + json.load(open(sys.argv[2]))
+def find(name, param=None):
+    for r in runs:
+        if r["benchmark"].endswith(name) and (param is None or r.get("params", {}).get("receiverEvents") == param):
+            return r
+    raise SystemExit("missing result " + name)
+def primary(r):
+    return r["primaryMetric"]["score"], r["primaryMetric"].get("scoreError", 0.0)
+def secondary(r, key):
+    m = r["secondaryMetrics"][key]
+    return m["score"], m.get("scoreError", 0.0)
+MiB = 1 << 20
+write, write_err = primary(find("rdmaWrite1MiB"))
+copy, copy_err = primary(find("memorySegmentCopy1MiB"))
+ping, ping_err = secondary(find("PingPongBenchmark.sim"), "ping")
+raw, raw_err = secondary(find("PingPongBenchmark.raw"), "rawPing")
+rate, rate_err = primary(find("send64B", "false"))
+rate_rx, _ = primary(find("send64B", "true"))
+alloc_send, _ = secondary(find("sendRecvPostAndDequeue"), "gc.alloc.rate.norm")
+alloc_rdma, _ = secondary(find("rdmaWritePostAndDequeue"), "gc.alloc.rate.norm")
+print()
+print("%-46s %16s   %-30s %8s  %s" % ("figure", "value", "baseline (same run)", "ratio", "goal"))
+print("%-46s %10.2f GB/s   %-30s %8.2f  %s" % ("1 RDMA write 1 MiB (post + completion)", write * MiB / 1e9,
+      "MemorySegment.copy %.2f GB/s" % (copy * MiB / 1e9), write / copy, ">= 0.85"))
+print("%-46s %13.0f ns   %-30s %8.2f  %s" % ("2 send/recv ping-pong 8 B, round trip", ping,
+      "raw spin ping-pong %.0f ns" % raw, ping / raw, "<= 2.0"))
+print("%-46s %11.1f B/op   %-30s %8s  %s" % ("3 post + dequeue allocation, send/recv", alloc_send, "-", "-", "0 B/op"))
+print("%-46s %11.1f B/op   %-30s %8s  %s" % ("  post + dequeue allocation, RDMA write", alloc_rdma, "-", "-", "0 B/op"))
+print("%-46s %9.2f Mmsg/s   %-30s %8s  %s" % ("4 64 B sends, 1 completion per 16", rate / 1e6, "-", "-", ">= 5"))
+print("%-46s %9.2f Mmsg/s   %-30s %8s  %s" % ("  same, receiver reaps its 16 completions", rate_rx / 1e6, "-", "-", ""))
+PY
