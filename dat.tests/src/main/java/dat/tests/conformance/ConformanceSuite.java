@@ -2,6 +2,11 @@ package dat.tests.conformance;
 
 import dat.tests.conformance.ConformanceReport.Outcome;
 import dat.tests.conformance.ConformanceReport.Result;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -10,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.engine.JupiterTestEngine;
 import org.junit.platform.engine.FilterResult;
 import org.junit.platform.engine.TestDescriptor;
@@ -115,19 +121,19 @@ public final class ConformanceSuite {
     public static List<Coverage> coverage() {
         List<String> names = new ArrayList<>();
         for (Class<?> testClass : testClasses()) {
-            for (java.lang.reflect.Method method : testClass.getDeclaredMethods()) {
-                org.junit.jupiter.api.DisplayName name = method.getAnnotation(org.junit.jupiter.api.DisplayName.class);
+            for (Method method : testClass.getDeclaredMethods()) {
+                DisplayName name = method.getAnnotation(DisplayName.class);
                 if (name != null) {
                     names.add(name.value());
                 }
             }
         }
         List<Coverage> coverage = new ArrayList<>();
-        try (java.io.InputStream in = ConformanceSuite.class.getResourceAsStream("return-values.tsv")) {
+        try (InputStream in = ConformanceSuite.class.getResourceAsStream("return-values.tsv")) {
             if (in == null) {
                 throw new IllegalStateException("the catalog return-values.tsv is missing from the bundle");
             }
-            for (String line : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
                 if (line.isBlank() || line.startsWith("#")) {
                     continue;
                 }
@@ -136,8 +142,8 @@ public final class ConformanceSuite {
                 List<String> tests = names.stream().filter(name -> name.startsWith(cited + ":") || name.startsWith(cited + " ")).sorted().toList();
                 coverage.add(new Coverage(fields[0], fields[1], tests, fields[2].equals("-") ? "" : fields[2]));
             }
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         return coverage;
     }

@@ -33,7 +33,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.opentest4j.AssertionFailedError;
-import org.osgi.framework.BundleContext;
 
 /**
  * The IA under test, as one conformance test run sees it: the IA name, lazily opened instances of
@@ -88,11 +87,6 @@ public final class IaUnderTest implements AutoCloseable {
     /** @return the registry every IA is opened through */
     public DatRegistry registry() {
         return environment.registry();
-    }
-
-    /** @return the bundle context of the suite */
-    public BundleContext bundleContext() {
-        return environment.bundleContext();
     }
 
     /** @return the primary open instance of the IA under test, opened on first use */

@@ -21,7 +21,7 @@ import org.osgi.framework.ServiceReference;
 import org.osgi.util.tracker.ServiceTracker;
 
 /**
- * What one run of the suite shares between its tests: the bundle context, the tracked
+ * What one run of the suite shares between its tests: the tracked
  * {@link DatRegistry} service and the IA names under test. Lives in the root extension store and is
  * closed when the launcher's run ends.
  *
@@ -33,12 +33,10 @@ final class TestEnvironment implements AutoCloseable {
     /** How long to wait for providers and the registry at the start of a run. */
     static final long DISCOVERY_WAIT_SECONDS = 10;
 
-    private final BundleContext context;
     private final ServiceTracker<DatRegistry, DatRegistry> registryTracker;
     private final List<String> iaNames;
 
-    private TestEnvironment(BundleContext context, ServiceTracker<DatRegistry, DatRegistry> registryTracker, List<String> iaNames) {
-        this.context = context;
+    private TestEnvironment(ServiceTracker<DatRegistry, DatRegistry> registryTracker, List<String> iaNames) {
         this.registryTracker = registryTracker;
         this.iaNames = iaNames;
     }
@@ -60,7 +58,7 @@ final class TestEnvironment implements AutoCloseable {
                     .orElseGet(() -> context.getProperty(ConformanceSuite.IA_PARAMETER));
             List<String> names = explicit != null && !explicit.isBlank() ? parse(explicit) : discover(context);
             awaitListed(registry, names);
-            return new TestEnvironment(context, tracker, names);
+            return new TestEnvironment(tracker, names);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             tracker.close();
@@ -134,10 +132,6 @@ final class TestEnvironment implements AutoCloseable {
 
     List<String> iaNames() {
         return iaNames;
-    }
-
-    BundleContext bundleContext() {
-        return context;
     }
 
     DatRegistry registry() {
