@@ -26,8 +26,8 @@ import org.openjdk.jmh.infra.Control;
  * Figure 2: a send/recv ping-pong of 8 bytes between two Endpoints driven by two threads that
  * busy-poll their receive EVDs, against a raw two-thread spin ping-pong through one
  * {@code AtomicLong}. The {@code ping} method's time is one round trip. Goal: at most 2x the raw
- * round trip. Java cannot pin threads to cores; run the JVM under {@code taskset} with two free
- * cores for stable figures.
+ * round trip. Each benchmark thread pins itself (ping to CPU 0, pong to CPU 1) with
+ * {@code sched_setaffinity} through {@code java.lang.foreign}; busy-spinning needs two free cores.
  *
  * <p>Exactly one message is in flight: a ping that measurement interrupted is awaited by the next
  * call, and a pong always answers the ping it took.
@@ -37,8 +37,21 @@ import org.openjdk.jmh.infra.Control;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class PingPongBenchmark {
+
+    /** Per benchmark thread: pins it once, the ping side to CPU 0, the pong side to CPU 1. */
+    @State(Scope.Thread)
+    public static class Pin {
+        boolean done;
+
+        void once(int cpu) {
+            if (!done) {
+                done = true;
+                System.out.println(Thread.currentThread().getName() + (Affinity.pin(cpu) ? " pinned to CPU " : " NOT pinned to CPU ") + cpu);
+            }
+        }
+    }
 
     static final int RECVS = 64;
 
@@ -74,7 +87,8 @@ public class PingPongBenchmark {
     @Benchmark
     @Group("sim")
     @GroupThreads(1)
-    public void ping(Control control) {
+    public void ping(Control control, Pin pin) {
+        pin.once(0);
         if (!awaitingReply) {
             check(rig.a.ep.postSend(1, pingIov, 1, CompletionFlags.SUPPRESS));
             awaitingReply = true;
@@ -92,7 +106,8 @@ public class PingPongBenchmark {
     @Benchmark
     @Group("sim")
     @GroupThreads(1)
-    public void pong(Control control) {
+    public void pong(Control control, Pin pin) {
+        pin.once(1);
         while (rig.b.recvEvd.dequeue(pongEvent) != DatReturn.SUCCESS) {
             if (control.stopMeasurement) {
                 return;
@@ -107,7 +122,8 @@ public class PingPongBenchmark {
     @Benchmark
     @Group("raw")
     @GroupThreads(1)
-    public void rawPing(Control control) {
+    public void rawPing(Control control, Pin pin) {
+        pin.once(0);
         long v = raw.get();
         if ((v & 1) == 0) {
             raw.set(v + 1);
@@ -124,7 +140,8 @@ public class PingPongBenchmark {
     @Benchmark
     @Group("raw")
     @GroupThreads(1)
-    public void rawPong(Control control) {
+    public void rawPong(Control control, Pin pin) {
+        pin.once(1);
         long v;
         while (((v = raw.get()) & 1) == 0) {
             if (control.stopMeasurement) {

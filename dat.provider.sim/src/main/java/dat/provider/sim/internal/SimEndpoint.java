@@ -47,7 +47,6 @@ import java.net.InetSocketAddress;
 final class SimEndpoint extends SimHandle implements Endpoint {
 
     private static final int OK = DatReturn.SUCCESS;
-    private static final int STATE_ERROR = DatReturn.error(DatReturn.INVALID_STATE, DatReturn.NO_SUBTYPE);
     private static final int STALLED = 1;
     private static final int BROKEN = 2;
     private static final int DONE = 0;
@@ -608,7 +607,8 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         if (from != null) {
             srqBuffersHeld--;
         }
-        rv.release();
+        // the slot keeps its LMR references until the next post overwrites them: releasing them
+        // here would write a line the receiving thread owns
     }
 
     /** Flushes every queued request; with the lock held. */

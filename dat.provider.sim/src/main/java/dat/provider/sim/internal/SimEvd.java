@@ -74,8 +74,13 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     private final int flags;
     private final SpinLock lock = new SpinLock();
     private Slot[] slots;
+    // head is written by consumers, tail by producers: padding keeps them on separate cache lines
     private volatile long head;
+    @SuppressWarnings("unused")
+    private long h1, h2, h3, h4, h5, h6, h7;
     private volatile long tail;
+    @SuppressWarnings("unused")
+    private long t1, t2, t3, t4, t5, t6, t7;
     private volatile boolean enabled = true;
     private volatile boolean waitable = true;
     private volatile SimCno cno;
@@ -327,9 +332,10 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                 }
             }
             srq = s.srq;
-            s.clear();
-            head = h + 1;
-            overflowReported = false;
+            head = h + 1; // the slot keeps its references until reused: no write to a line the producer owns
+            if (overflowReported) {
+                overflowReported = false;
+            }
         } finally {
             lock.unlock();
         }

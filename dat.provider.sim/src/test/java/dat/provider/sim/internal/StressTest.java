@@ -182,6 +182,11 @@ class StressTest {
                     }
                 }
                 barrier.await(30, TimeUnit.SECONDS);
+                // receives preposted on UNCONNECTED Endpoints stay queued until a connection; freeing
+                // the Endpoint flushes them (dat_ep_free(3DAT))
+                for (Endpoint ep : eps) {
+                    ep.close();
+                }
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                 while (!outstanding.isEmpty() && System.nanoTime() < deadline) {
                     step(false);
