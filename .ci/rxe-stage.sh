@@ -91,6 +91,16 @@ t2=\$(date +%s)
 $jvm -cp "$cp" dat.provider.verbs.internal.VerbsPerf all 2000 > "$stage/perf-java.txt" 2>&1 \
     || $jvm -cp "$cp" dat.provider.verbs.internal.VerbsPerf all 2000 > "$stage/perf-java.txt" 2>&1
 t3=\$(date +%s); echo "[guest] Java perf: \$((t3 - t2)) s"
+if [ -f dat.app/target/app.jar ] && DAT_NO_BUILD=1 timeout 120 ./dat help 2>/dev/null | grep -qE '^\s*perf\b'; then
+    dat_perf() {
+        DAT_NO_BUILD=1 DAT_JVM_OPTS="-XX:+UseSerialGC -Xms1g -Xmx1g -Xmn768m" timeout 400 ./dat perf ofa-v2-rxe0-1 \
+            --sizes 64K --latency-sizes 64 --iterations 5000 --depth 8 --connections 20 > "$stage/perf-dat.txt" 2>&1
+    }
+    dat_perf || dat_perf
+else
+    echo "the app jar has no 'perf' command" > "$stage/perf-dat.txt"
+fi
+t3b=\$(date +%s); echo "[guest] dat perf: \$((t3b - t3)) s"; t3=\$t3b
 
 # C references on the same device: OFED uDAPL dapltest (RDMA write bandwidth), rdma-core ibv_rc_pingpong (send/recv)
 printf 'ofa-v2-rxe u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 "dummy0 0" ""\n' > /tmp/dat.conf
@@ -161,6 +171,8 @@ c_rtt=$(grep -a 'usec/iter' "$stage/perf-c.txt" 2>/dev/null | tail -1 | awk '{fo
 log "performance under emulation (QEMU/TCG, 2 vCPUs: the binding's overhead, not hardware speed):"
 sed 's/^/[rxe]   java: /' "$stage/perf-java.txt" 2>/dev/null
 grep -a -E 'MB/sec|usec/iter|Mbit/sec|RW|Total' "$stage/perf-c.txt" 2>/dev/null | sed 's/^/[rxe]   C: /'
+log "dat perf ofa-v2-rxe0-1 (the project's perf command, its own baselines):"
+grep -a -v -E '^(Nov|INFO|WARNING)' "$stage/perf-dat.txt" 2>/dev/null | sed 's/^/[rxe]   /'
 log "JMH post + poll through the binding, one vCPU (-prof gc; gc.alloc.rate.norm is bytes per operation):"
 grep -a -E '^PostPollBenchmark\.[a-zA-Z0-9]+( |:gc\.alloc\.rate\.norm)' "$stage/jmh.txt" 2>/dev/null | sed 's/^/[rxe]   /'
 if [ -n "$java_bw" ] && [ -n "$c_bw" ]; then
