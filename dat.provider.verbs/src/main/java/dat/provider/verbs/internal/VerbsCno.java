@@ -70,9 +70,10 @@ final class VerbsCno extends VerbsHandle implements ConsumerNotificationObject {
                 : System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
         try {
             triggered = null;
+            boolean hadEvds = !attached.isEmpty();
             for (;;) {
                 for (VerbsEvd evd : attached) {
-                    if (evd.armForCno()) {
+                    if (evd.isEnabled() && evd.armForCno()) {
                         return evd;
                     }
                 }
@@ -80,7 +81,8 @@ final class VerbsCno extends VerbsHandle implements ConsumerNotificationObject {
                 if (hit != null) {
                     return hit;
                 }
-                if (freed || !ia.isUsable() || attached.isEmpty()) {
+                // null: the IA went away, or every EVD of the CNO was freed during the wait
+                if (freed || !ia.isUsable() || (hadEvds && attached.isEmpty())) {
                     return null;
                 }
                 if (Thread.interrupted()) {

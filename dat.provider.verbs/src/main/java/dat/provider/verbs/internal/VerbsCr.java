@@ -41,7 +41,17 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest {
         if (!CrParamMask.isValid(crParamMask)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "crParamMask", "undefined bits");
         }
-        return new CrParams(remoteAddress, remoteAddress == null ? 0 : remoteAddress.getPort(), privateData, reservedEp);
+        return new CrParams(remoteIaAddress(), remotePortQual(), privateData, reservedEp);
+    }
+
+    /** The requester's IA address (its IP, port 0: IA addresses carry no port). */
+    InetSocketAddress remoteIaAddress() {
+        return remoteAddress == null ? null : new InetSocketAddress(remoteAddress.getAddress(), 0);
+    }
+
+    /** The requester's port qualifier: its rdma_cm source port. */
+    long remotePortQual() {
+        return remoteAddress == null ? 0 : remoteAddress.getPort();
     }
 
     @Override

@@ -133,6 +133,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     private byte[] connectPrivateData;
     private volatile InetSocketAddress remoteAddress;
     private volatile long remoteQual;
+    private volatile long localQual;
     volatile VerbsServicePoint reservedBy;
     volatile VerbsCr offeredTo;
 
@@ -317,8 +318,14 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
                 return STATE_CODES[s.value()];
             }
-            if (!CompletionFlags.isValid(completionFlags) || (completionFlags & CompletionFlags.EVD_THRESHOLD) != 0) {
+            if (!CompletionFlags.isValid(completionFlags) || (completionFlags & CompletionFlags.EVD_THRESHOLD) != 0
+                    || ((completionFlags & CompletionFlags.UNSIGNALLED) != 0
+                            && (attributes.requestCompletionFlags() & CompletionFlags.UNSIGNALLED) == 0)) {
                 return Codes.invalidParameter(remote == null ? DatReturn.INVALID_ARG5 : DatReturn.INVALID_ARG6);
+            }
+            if (s == EpState.DISCONNECTED) {
+                return flushAtOnce(requestEvd, numSegments, iov, cookie, remote == null ? DatReturn.INVALID_ARG3
+                        : DatReturn.INVALID_ARG3, kind == WorkSlots.RDMA_READ);
             }
             int maxIov = kind == WorkSlots.RDMA_READ ? attributes.maxRdmaReadIov()
                     : kind == WorkSlots.RDMA_WRITE ? attributes.maxRdmaWriteIov() : attributes.maxRequestIov();
@@ -340,13 +347,17 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                 return Codes.LENGTH_ERROR;
             }
             int slot = sendSlots.acquire();
+            if (slot < 0 && requestEvd != null) {
+                requestEvd.reclaim(); // suppressed completions nobody dequeued still hold their slots
+                slot = sendSlots.acquire();
+            }
             if (slot < 0) {
                 return Codes.INSUFFICIENT_RESOURCES;
             }
             sendSlots.cookies[slot] = cookie;
             sendSlots.lengths[slot] = total;
             sendSlots.kinds[slot] = kind;
-            sendSlots.suppress[slot] = (completionFlags & CompletionFlags.SUPPRESS) != 0;
+            sendSlots.suppress[slot] = (completionFlags & (CompletionFlags.SUPPRESS | CompletionFlags.UNSIGNALLED)) != 0;
             int sendFlags = IBV_SEND_SIGNALED;
             if ((completionFlags & CompletionFlags.SOLICITED_WAIT) != 0) {
                 sendFlags |= IBV_SEND_SOLICITED;
@@ -392,15 +403,23 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             if (srq != null) {
                 return Codes.INVALID_STATE;
             }
-            if (completionFlags != CompletionFlags.DEFAULT && completionFlags != CompletionFlags.UNSIGNALLED
-                    && completionFlags != CompletionFlags.SUPPRESS) {
+            if ((completionFlags != CompletionFlags.DEFAULT && completionFlags != CompletionFlags.UNSIGNALLED)
+                    || (completionFlags == CompletionFlags.UNSIGNALLED
+                            && (attributes.recvCompletionFlags() & CompletionFlags.UNSIGNALLED) == 0)) {
                 return Codes.invalidParameter(DatReturn.INVALID_ARG5);
+            }
+            if (state == EpState.DISCONNECTED) {
+                return flushAtOnce(recvEvd, numSegments, localIov, userCookie, DatReturn.INVALID_ARG3, true);
             }
             long total = fillSges(recvSge, numSegments, localIov, attributes.maxRecvIov(), true, Long.MAX_VALUE);
             if (total < 0) {
                 return (int) total;
             }
             int slot = recvSlots.acquire();
+            if (slot < 0 && recvEvd != null) {
+                recvEvd.reclaim();
+                slot = recvSlots.acquire();
+            }
             if (slot < 0) {
                 return Codes.INSUFFICIENT_RESOURCES;
             }
@@ -428,6 +447,22 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         } finally {
             postLock.unlock();
         }
+    }
+
+    /**
+     * A DTO posted on a disconnected Endpoint is flushed at once (dat_ep_post_send(3DAT),
+     * dat_ep_post_recv(3DAT)): its IOV is still checked, then its completion goes straight to the
+     * EVD with {@code DAT_DTO_ERR_FLUSHED}, without touching the QP.
+     */
+    private int flushAtOnce(VerbsEvd evd, int numSegments, LmrTriplet[] iov, long cookie, int iovArg, boolean writes) {
+        long checked = fillSges(writes ? recvSge : sendSge, numSegments, iov, MAX_IOV, writes, Long.MAX_VALUE);
+        if (checked < 0) {
+            return (int) checked;
+        }
+        if (evd != null) {
+            evd.postEvent(new DatEvent().setDtoCompletion(evd, this, cookie, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0));
+        }
+        return Codes.SUCCESS;
     }
 
     /**
@@ -610,7 +645,9 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             requestId.set(ADDRESS, Structs.CM_ID_CONTEXT, MemorySegment.ofAddress(cmToken));
             ia.addCmTarget(cmToken, this);
             cmId = requestId;
-            remoteAddress = cr.remoteAddress;
+            remoteAddress = cr.remoteIaAddress();
+            remoteQual = cr.remotePortQual();
+            localQual = localPort(requestId);
             toRtrRts(requestId, local);
             MemorySegment param = connParam(local, privateData);
             state = EpState.COMPLETION_PENDING;
@@ -625,6 +662,12 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             reservedBy = null;
             offeredTo = null;
         }
+    }
+
+    /** The local rdma_cm port of a connection: the Endpoint's local port qualifier. */
+    private static long localPort(MemorySegment id) {
+        InetSocketAddress source = Sockaddr.read(id.asSlice(Structs.CM_ID_SRC_ADDR, 128));
+        return source == null ? 0 : source.getPort();
     }
 
     private MemorySegment connParam(Arena local, byte[] privateData) {
@@ -678,6 +721,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                 case CmEvents.ADDR_RESOLVED -> ia.verbs.resolveRoute(id, resolveTimeoutMs);
                 case CmEvents.ROUTE_RESOLVED -> ia.verbs.connect(id, connParam(local, connectPrivateData));
                 case CmEvents.CONNECT_RESPONSE -> {
+                    localQual = localPort(id);
                     toRtrRts(id, local);
                     ia.verbs.establish(id);
                     state = EpState.CONNECTED;
@@ -844,7 +888,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "epParamMask", "undefined bits");
         }
         return EpParams.builder().ia(ia).state(state).localIaAddress(new InetSocketAddress(ia.port.address(), 0))
-                .localPortQual(0).remoteIaAddress(remoteAddress).remotePortQual(remoteQual).pz(pz).recvEvd(recvEvd)
+                .localPortQual(localQual).remoteIaAddress(remoteAddress).remotePortQual(remoteQual).pz(pz).recvEvd(recvEvd)
                 .requestEvd(requestEvd).connectEvd(connectEvd).srq(srq).attributes(attributes).build();
     }
 
@@ -875,7 +919,16 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     @Override
     public void setWatermark(int softHighWatermark, int hardHighWatermark) {
         checkOpen();
-        throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "ep", "no Endpoint watermarks on verbs");
+        if (softHighWatermark < DatConstants.WATERMARK_INFINITE) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "softHighWatermark", "negative");
+        }
+        if (hardHighWatermark < DatConstants.WATERMARK_INFINITE) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "hardHighWatermark", "negative");
+        }
+        if (softHighWatermark != DatConstants.WATERMARK_INFINITE || hardHighWatermark != DatConstants.WATERMARK_INFINITE) {
+            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "ep",
+                    "no Endpoint watermarks on verbs: only DAT_WATERMARK_INFINITE");
+        }
     }
 
     @Override

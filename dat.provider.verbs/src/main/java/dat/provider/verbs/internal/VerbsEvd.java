@@ -291,8 +291,61 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }
-        if (polled > 0) {
-            ringCount += polled;
+        if (polled <= 0) {
+            return;
+        }
+        // reap the suppressed successes at once: their slots come back even if nobody dequeues
+        int kept = 0;
+        for (int i = 0; i < polled; i++) {
+            long entry = (long) (tail + i) * WC_SIZE;
+            if (!releaseIfSuppressed(entry)) {
+                if (kept != i) {
+                    MemorySegment.copy(ring, entry, ring, (long) (tail + kept) * WC_SIZE, WC_SIZE);
+                }
+                kept++;
+            }
+        }
+        ringCount += kept;
+    }
+
+    /** Releases the slot of a successful completion whose event is suppressed; lock held. */
+    private boolean releaseIfSuppressed(long entry) {
+        if (ring.get(JAVA_INT, entry + Structs.WC_STATUS) != 0) {
+            return false;
+        }
+        long wrId = ring.get(JAVA_LONG, entry + Structs.WC_WR_ID);
+        Object owner = ia.owner((int) (wrId >>> 32));
+        WorkSlots slots;
+        if (owner instanceof VerbsEp e) {
+            slots = (ring.get(JAVA_INT, entry + Structs.WC_OPCODE) & IBV_WC_RECV) != 0 ? e.recvSlots : e.sendSlots;
+        } else if (owner instanceof VerbsSrq srq) {
+            slots = srq.slots;
+        } else {
+            return false;
+        }
+        int slot = (int) wrId;
+        if (slot < 0 || slot >= slots.capacity() || !slots.suppress[slot]) {
+            return false;
+        }
+        if (owner instanceof VerbsSrq srq) {
+            srq.consumed();
+        }
+        slots.release(slot);
+        return true;
+    }
+
+    /**
+     * Polls the CQ into the ring, so that the slots of suppressed completions come back: called by
+     * a post that found its queue full (the Endpoint's lock is held; EP before EVD is the lock order).
+     */
+    void reclaim() {
+        lock.lock();
+        try {
+            if (hasCq && !freed) {
+                fillRing();
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -439,6 +492,10 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         if (c != null && enabled) {
             c.trigger(this);
         }
+    }
+
+    boolean isEnabled() {
+        return enabled;
     }
 
     /** Arms the CQ for a CNO wait and tells whether events are already there. */

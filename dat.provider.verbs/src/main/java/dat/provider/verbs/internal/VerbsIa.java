@@ -511,11 +511,11 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 .providerVersionMinor(0)
                 .daplVersionMajor(DatConstants.VERSION_MAJOR)
                 .daplVersionMinor(DatConstants.VERSION_MINOR)
-                .lmrMemTypesSupported(Set.of(MemoryType.VIRTUAL))
+                .lmrMemTypesSupported(Set.of(MemoryType.VIRTUAL, MemoryType.LMR))
                 .iovOwnershipOnReturn(IovOwnership.CONSUMER)
                 .qosSupported(Qos.BEST_EFFORT)
                 .completionFlagsSupported(CompletionFlags.SUPPRESS | CompletionFlags.SOLICITED_WAIT
-                        | CompletionFlags.BARRIER_FENCE)
+                        | CompletionFlags.UNSIGNALLED | CompletionFlags.BARRIER_FENCE)
                 .threadSafe(true)
                 .maxPrivateDataSize(CmEvents.MAX_PRIVATE_DATA)
                 .supportsMultipath(false)
@@ -680,15 +680,23 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         if (memType == null) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "memType", "null");
         }
+        if (memType == MemoryType.LMR) {
+            // the memory of an existing LMR, registered again (in any PZ of this IA)
+            if (!(region instanceof RegionDescription.OfLmr ofLmr) || !(ofLmr.lmr() instanceof VerbsLmr source)
+                    || source.ia != this || !source.isOpen()) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "DAT_MEM_TYPE_LMR needs an open LMR of this IA");
+            }
+            return new VerbsLmr(this, VerbsPz.check(this, pz, "pz"), source.memory(), length, memPrivileges, region, memType);
+        }
         if (memType != MemoryType.VIRTUAL) {
             throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "memType",
-                    memType + " is not supported by the verbs provider (only VIRTUAL)");
+                    memType + " is not supported by the verbs provider (VIRTUAL and LMR are)");
         }
         if (!(region instanceof RegionDescription.Virtual virtual)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "VIRTUAL memory needs a Virtual region");
         }
         VerbsPz verbsPz = VerbsPz.check(this, pz, "pz");
-        return new VerbsLmr(this, verbsPz, virtual.memory(), length, memPrivileges, region);
+        return new VerbsLmr(this, verbsPz, virtual.memory(), length, memPrivileges, region, memType);
     }
 
     @Override
@@ -732,6 +740,10 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         checkOpen();
         if (!(srq instanceof VerbsSrq verbsSrq) || verbsSrq.ia != this || !verbsSrq.isOpen()) {
             throw Codes.exception(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_SRQ, "srq", "foreign or freed SRQ");
+        }
+        if (attributes == null) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG7, "attributes",
+                    "dat_ep_create_with_srq needs Endpoint attributes");
         }
         return VerbsEp.create(this, pz, recvEvd, requestEvd, connectEvd, verbsSrq, attributes);
     }

@@ -34,6 +34,7 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
     private final MemorySegment memory;
     private final MemorySegment mr;
     private final RegionDescription region;
+    private final MemoryType memType;
     final int lkey;
     final int rkey;
     private final long address;
@@ -42,7 +43,8 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
     final boolean localRead;
     final boolean localWrite;
 
-    VerbsLmr(VerbsIa ia, VerbsPz pz, MemorySegment memory, long length, int privileges, RegionDescription region) {
+    VerbsLmr(VerbsIa ia, VerbsPz pz, MemorySegment memory, long length, int privileges, RegionDescription region,
+            MemoryType memType) {
         super(ia, HandleType.LMR, DatReturn.INVALID_HANDLE_LMR);
         if (!memory.isNative()) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region",
@@ -58,6 +60,7 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
         this.pz = pz;
         this.memory = memory.asSlice(0, length);
         this.region = region;
+        this.memType = memType;
         this.length = length;
         this.privileges = privileges;
         this.localRead = (privileges & MemPrivileges.LOCAL_READ) != 0;
@@ -127,7 +130,7 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
         if (!LmrParamMask.isValid(lmrParamMask)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "lmrParamMask", "undefined bits");
         }
-        return new LmrParams(ia, MemoryType.VIRTUAL, region, length, pz, privileges, lkey, rkey, length, address);
+        return new LmrParams(ia, memType, region, length, pz, privileges, lkey, rkey, length, address);
     }
 
     @Override

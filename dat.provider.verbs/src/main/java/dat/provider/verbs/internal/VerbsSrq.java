@@ -170,9 +170,13 @@ final class VerbsSrq extends VerbsHandle implements SharedReceiveQueue {
     @Override
     public void resize(int newMaxRecvDtos) {
         checkOpen();
-        if (newMaxRecvDtos < 1 || newMaxRecvDtos > slots.capacity() || newMaxRecvDtos < available.get()) {
+        if (newMaxRecvDtos < 1 || newMaxRecvDtos > slots.capacity()) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "maxRecvDtos",
-                    newMaxRecvDtos + " is below the posted receives or above " + slots.capacity());
+                    newMaxRecvDtos + " is not in 1.." + slots.capacity());
+        }
+        if (newMaxRecvDtos < available.get() || newMaxRecvDtos < lowWatermark) {
+            throw Codes.invalidState(DatReturn.NO_SUBTYPE, newMaxRecvDtos
+                    + " is below the receives posted (" + available.get() + ") or the low watermark (" + lowWatermark + ")");
         }
         if (newMaxRecvDtos > maxRecvDtos) {
             try (Arena local = Arena.ofConfined()) {
