@@ -15,6 +15,7 @@ import java.util.Optional;
  */
 final class Affinity {
 
+    @SuppressWarnings("restricted") // a deliberate native call; the forks run with --enable-native-access
     private static final Optional<MethodHandle> SET_AFFINITY = Linker.nativeLinker().defaultLookup().find("sched_setaffinity")
             .map(address -> Linker.nativeLinker().downcallHandle(address,
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS)));

@@ -172,6 +172,7 @@ class StressTest {
                     step(true);
                 }
                 // wind down: no new work, disconnect everything, reap every completion
+                stop.set(true);
                 barrier.await(30, TimeUnit.SECONDS);
                 if (active) {
                     for (Endpoint ep : eps) {
@@ -378,6 +379,10 @@ class StressTest {
 
         void onRequest(DatEvent e) {
             var cr = e.connectionRequest();
+            if (stop.get()) {
+                cr.reject(); // winding down: the Endpoints may be freed already
+                return;
+            }
             int pair = cr.query().privateData()[0];
             Endpoint ep = eps[pair];
             EpState s = ep.getStatus().state();
