@@ -36,11 +36,17 @@ def find(name, param=None):
         if r["benchmark"].endswith(name) and (param is None or r.get("params", {}).get("receiverEvents") == param):
             return r
     raise SystemExit("missing result " + name)
+import statistics
+# medians over the measurement iterations of all forks: this machine is shared and noisy
+def median(metric):
+    values = [v for fork in metric.get("rawData", []) for v in fork]
+    return (statistics.median(values) if values else metric["score"]), (min(values) if values else 0.0), (max(values) if values else 0.0)
 def primary(r):
-    return r["primaryMetric"]["score"], r["primaryMetric"].get("scoreError", 0.0)
+    m, lo, hi = median(r["primaryMetric"])
+    return m, (lo, hi)
 def secondary(r, key):
-    m = r["secondaryMetrics"][key]
-    return m["score"], m.get("scoreError", 0.0)
+    m, lo, hi = median(r["secondaryMetrics"][key])
+    return m, (lo, hi)
 MiB = 1 << 20
 write, write_err = primary(find("rdmaWrite1MiB"))
 copy, copy_err = primary(find("memorySegmentCopy1MiB"))
@@ -51,11 +57,13 @@ rate_rx, _ = primary(find("send64B", "true"))
 alloc_send, _ = secondary(find("sendRecvPostAndDequeue"), "gc.alloc.rate.norm")
 alloc_rdma, _ = secondary(find("rdmaWritePostAndDequeue"), "gc.alloc.rate.norm")
 print()
+print("medians over the measurement iterations; ranges are min..max")
 print("%-46s %16s   %-30s %8s  %s" % ("figure", "value", "baseline (same run)", "ratio", "goal"))
 print("%-46s %10.2f GB/s   %-30s %8.2f  %s" % ("1 RDMA write 1 MiB (post + completion)", write * MiB / 1e9,
       "MemorySegment.copy %.2f GB/s" % (copy * MiB / 1e9), write / copy, ">= 0.85"))
 print("%-46s %13.0f ns   %-30s %8.2f  %s" % ("2 send/recv ping-pong 8 B, round trip", ping,
       "raw spin ping-pong %.0f ns" % raw, ping / raw, "<= 2.0"))
+print("%-46s %16s   %-30s" % ("  (ranges)", "%.0f..%.0f ns" % ping_err, "%.0f..%.0f ns" % raw_err))
 print("%-46s %11.1f B/op   %-30s %8s  %s" % ("3 post + dequeue allocation, send/recv", alloc_send, "-", "-", "0 B/op"))
 print("%-46s %11.1f B/op   %-30s %8s  %s" % ("  post + dequeue allocation, RDMA write", alloc_rdma, "-", "-", "0 B/op"))
 print("%-46s %9.2f Mmsg/s   %-30s %8s  %s" % ("4 64 B sends, 1 completion per 16", rate / 1e6, "-", "-", ">= 5"))
