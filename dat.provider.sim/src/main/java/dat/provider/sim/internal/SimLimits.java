@@ -16,8 +16,8 @@ import java.util.Map;
  * of a static registry entry.
  *
  * <p>The {@code ia_params} syntax: {@code key=value} pairs separated by blanks, commas or
- * semicolons, for example {@code "addr=127.77.1.9 max_eps=64 qos=best_effort,low_latency"}... the
- * {@code qos} value takes {@code |} or {@code +} between its names. Keys: {@code addr} (an IPv4 or
+ * semicolons, for example {@code "addr=127.77.1.9 max_eps=64 qos=best_effort|low_latency"} (the
+ * {@code qos} value takes {@code |} or {@code +} between its names). Keys: {@code addr} (an IPv4 or
  * IPv6 literal, optionally {@code :port}), {@code max_eps}, {@code max_evds}, {@code max_evd_qlen},
  * {@code max_lmrs}, {@code max_pzs}, {@code max_rmrs}, {@code max_srqs}, {@code max_cnos},
  * {@code max_dto_per_ep}, {@code max_iov}, {@code max_private_data}, {@code max_message_size},
