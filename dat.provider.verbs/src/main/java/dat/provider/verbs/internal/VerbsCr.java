@@ -106,8 +106,12 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest {
             checkOpen();
             for (VerbsServicePoint sp : ia.servicePoints) {
                 if (sp.connQual == connQual && sp instanceof VerbsServicePoint.VerbsPsp psp && sp.isOpen()) {
-                    servicePoint = psp;
-                    psp.crEvd.postEvent(new DatEvent().setConnectionRequest(psp.crEvd, psp, psp.localAddress(), connQual, this));
+                    // the request moves to a new CR of the other PSP; this handle is spent (dat_cr_handoff)
+                    VerbsCr moved = new VerbsCr(ia, psp, id, remoteAddress, privateData, null);
+                    freed = true;
+                    ia.crs.remove(this);
+                    id = MemorySegment.NULL;
+                    psp.crEvd.postEvent(new DatEvent().setConnectionRequest(psp.crEvd, psp, psp.localAddress(), connQual, moved));
                     return;
                 }
             }

@@ -718,7 +718,10 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         }
         try (Arena local = Arena.ofConfined()) {
             switch (event) {
-                case CmEvents.ADDR_RESOLVED -> ia.verbs.resolveRoute(id, resolveTimeoutMs);
+                case CmEvents.ADDR_RESOLVED -> {
+                    localQual = localPort(id); // the source port is bound now; the peer's CR reports it
+                    ia.verbs.resolveRoute(id, resolveTimeoutMs);
+                }
                 case CmEvents.ROUTE_RESOLVED -> ia.verbs.connect(id, connParam(local, connectPrivateData));
                 case CmEvents.CONNECT_RESPONSE -> {
                     localQual = localPort(id);
@@ -898,9 +901,13 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         if (!EpParamMask.isValid(epParamMask) || params == null) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "epParamMask", "undefined bits or no parameters");
         }
+        if (epParamMask != 0 && state != EpState.UNCONNECTED) {
+            throw new dat.api.DatException(STATE_CODES[state.value()], "ep",
+                    "dat_ep_modify changes parameters only before connecting", null);
+        }
         if (epParamMask != 0) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "epParamMask",
-                    "the verbs provider cannot change a QP's parameters after creation");
+            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "epParamMask",
+                    "the verbs provider does not change an Endpoint's QP, EVDs or attributes after creation");
         }
     }
 

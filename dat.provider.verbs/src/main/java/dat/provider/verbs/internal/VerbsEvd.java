@@ -327,10 +327,9 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         if (slot < 0 || slot >= slots.capacity() || !slots.suppress[slot]) {
             return false;
         }
-        if (owner instanceof VerbsSrq srq) {
+        if (slots.release(slot) && owner instanceof VerbsSrq srq) {
             srq.consumed();
         }
-        slots.release(slot);
         return true;
     }
 
@@ -393,7 +392,6 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         } else if (owner instanceof VerbsSrq srq) {
             slots = srq.slots;
             ep = ia.epsByQpNum.get(ring.get(JAVA_INT, entry + Structs.WC_QP_NUM));
-            srq.consumed();
         } else {
             return false;
         }
@@ -405,7 +403,12 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         byte kind = slots.kinds[slot];
         long length = kind == WorkSlots.RECV ? Integer.toUnsignedLong(ring.get(JAVA_INT, entry + Structs.WC_BYTE_LEN))
                 : slots.lengths[slot];
-        slots.release(slot);
+        if (!slots.release(slot)) {
+            return false; // a completion for a request already reaped: never report it twice
+        }
+        if (owner instanceof VerbsSrq srq) {
+            srq.consumed();
+        }
         int status = status(wcStatus);
         if (suppress && status == DtoCompletionStatus.SUCCESS) {
             return false;

@@ -20,6 +20,7 @@ final class WorkSlots {
     final byte[] kinds;
     final boolean[] suppress;
     final Object[] refs;
+    private final boolean[] busy;
     private final int[] free;
     private int freeTop;
 
@@ -29,6 +30,7 @@ final class WorkSlots {
         kinds = new byte[capacity];
         suppress = new boolean[capacity];
         refs = new Object[capacity];
+        busy = new boolean[capacity];
         free = new int[capacity];
         for (int i = 0; i < capacity; i++) {
             free[i] = capacity - 1 - i;
@@ -38,12 +40,28 @@ final class WorkSlots {
 
     /** @return a free slot, or -1 when the queue is full */
     synchronized int acquire() {
-        return freeTop == 0 ? -1 : free[--freeTop];
+        if (freeTop == 0) {
+            return -1;
+        }
+        int slot = free[--freeTop];
+        busy[slot] = true;
+        return slot;
     }
 
-    synchronized void release(int slot) {
+    /**
+     * Gives a slot back.
+     *
+     * @return {@code false} when the slot was not in use: a duplicate or stale completion, which
+     *     the caller drops instead of reporting
+     */
+    synchronized boolean release(int slot) {
+        if (slot < 0 || slot >= busy.length || !busy[slot]) {
+            return false;
+        }
+        busy[slot] = false;
         refs[slot] = null;
         free[freeTop++] = slot;
+        return true;
     }
 
     /** @return how many requests are posted and not yet reaped */

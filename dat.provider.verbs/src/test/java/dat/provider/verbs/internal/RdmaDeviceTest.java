@@ -333,7 +333,7 @@ class RdmaDeviceTest {
         SharedReceiveQueue srq = ia.createSharedReceiveQueue(pz, SrqAttributes.builder().maxRecvDtos(16).maxRecvIov(1).build());
         PublicServicePoint psp = ia.createPublicServicePointAny(crEvd, PspFlag.CONSUMER);
         Endpoint client = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
-        Endpoint server = ia.createEndpointWithSrq(pz, dtoEvd, dtoEvd, connEvd, srq, null);
+        Endpoint server = ia.createEndpointWithSrq(pz, dtoEvd, dtoEvd, connEvd, srq, dat.api.EpAttributes.providerDefaults());
         LocalMemoryRegion buffers = lmr(16 * 256, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
         for (int i = 0; i < 4; i++) {
             assertThat(srq.postRecv(1, new LmrTriplet[] {LmrTriplet.of(buffers, i * 256L, 256)}, 100 + i))
