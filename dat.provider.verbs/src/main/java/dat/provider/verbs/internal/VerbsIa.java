@@ -686,7 +686,9 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                     || source.ia != this || !source.isOpen()) {
                 throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "DAT_MEM_TYPE_LMR needs an open LMR of this IA");
             }
-            return new VerbsLmr(this, VerbsPz.check(this, pz, "pz"), source.memory(), length, memPrivileges, region, memType);
+            // the region is the whole LMR: a length of 0 means all of it
+            long bytes = length == 0 ? source.registeredSize() : length;
+            return new VerbsLmr(this, VerbsPz.check(this, pz, "pz"), source.memory(), bytes, memPrivileges, region, memType);
         }
         if (memType != MemoryType.VIRTUAL) {
             throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "memType",

@@ -55,6 +55,7 @@ final class VerbsSrq extends VerbsHandle implements SharedReceiveQueue {
     private final int maxRecvIov;
     private volatile int maxRecvDtos;
     private volatile int lowWatermark;
+    private volatile boolean lowWatermarkArmed;
     private final AtomicInteger available = new AtomicInteger();
     private final ReentrantLock postLock = new ReentrantLock();
 
@@ -151,8 +152,8 @@ final class VerbsSrq extends VerbsHandle implements SharedReceiveQueue {
 
     /** The verbs SRQ limit fired (event thread). */
     void onLimitReached() {
-        if (lowWatermark > 0) {
-            lowWatermark = 0;
+        if (lowWatermarkArmed) {
+            lowWatermarkArmed = false; // once per dat_srq_set_lw
             ia.postAsync(LOW_WATERMARK_EVENT_NUMBER, this, AsyncErrorReason.SRQ_LOW_WATERMARK_EVENT);
         }
     }
@@ -197,6 +198,7 @@ final class VerbsSrq extends VerbsHandle implements SharedReceiveQueue {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "lowWatermark", watermark + " exceeds " + maxRecvDtos);
         }
         lowWatermark = watermark;
+        lowWatermarkArmed = watermark > 0;
         if (watermark > 0 && available.get() < watermark) {
             onLimitReached(); // already below: the event comes now (dat_srq_set_lw)
             return;
