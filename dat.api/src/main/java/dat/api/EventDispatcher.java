@@ -64,8 +64,11 @@ public interface EventDispatcher extends DatHandle {
      *     holds no event, and the count of queued events is in {@link DatEvent#moreEvents()});
      *     {@link DatReturn#INTERRUPTED_CALL} when the waiting thread was interrupted;
      *     {@link DatReturn#ABORT} when the EVD was freed or its IA closed during the wait;
-     *     {@link DatReturn#INVALID_STATE} when the EVD is unwaitable, attached to a CNO, or has
-     *     another waiter; {@link DatReturn#INVALID_PARAMETER} for a bad timeout or threshold;
+     *     {@link DatReturn#INVALID_STATE} when the EVD is unwaitable (or becomes so during the
+     *     wait), has another waiter, or feeds a consumer-notified completion stream
+     *     ({@code UNSIGNALLED} or {@code SOLICITED_WAIT}) and {@code threshold} is not 1;
+     *     {@link DatReturn#INVALID_PARAMETER} for a bad timeout, or a threshold below 1 or above
+     *     the queue length; a waiter preempts the EVD's CNO, which is not triggered meanwhile;
      *     {@link DatReturn#INVALID_HANDLE}
      */
     int await(long timeoutMicros, int threshold, DatEvent event);

@@ -58,7 +58,6 @@ final class ConnectedPair implements AutoCloseable {
     final PublicServicePoint psp;
     final int depth;
     final boolean suppressSupported;
-    final boolean unsignalledSupported;
 
     private final Arena arena = Arena.ofShared();
     private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
@@ -72,7 +71,6 @@ final class ConnectedPair implements AutoCloseable {
             providerAttributes = query.providerAttributes();
             address = iaAttributes.iaAddress();
             suppressSupported = (providerAttributes.completionFlagsSupported() & CompletionFlags.SUPPRESS) != 0;
-            unsignalledSupported = (providerAttributes.completionFlagsSupported() & CompletionFlags.UNSIGNALLED) != 0;
             this.depth = Math.max(1, Math.min(depth, iaAttributes.maxDtoPerEp()));
             int qlen = Math.min(iaAttributes.maxEvdQlen(), 4 * this.depth + 16);
             pz = keep(ia.createProtectionZone());
@@ -94,7 +92,6 @@ final class ConnectedPair implements AutoCloseable {
                     .maxRecvIov(1).maxRequestIov(1).maxRdmaReadIov(1).maxRdmaWriteIov(1)
                     .maxRdmaReadIn(Math.min(this.depth, iaAttributes.maxRdmaReadPerEpIn()))
                     .maxRdmaReadOut(Math.min(this.depth, iaAttributes.maxRdmaReadPerEpOut()))
-                    .requestCompletionFlags(unsignalledSupported ? CompletionFlags.UNSIGNALLED : CompletionFlags.DEFAULT)
                     .build();
             epA = keep(ia.createEndpoint(pz, recvA, requestA, connA, attributes));
             epB = keep(ia.createEndpoint(pz, recvB, requestB, connB, attributes));
