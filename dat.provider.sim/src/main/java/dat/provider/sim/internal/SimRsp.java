@@ -51,16 +51,23 @@ final class SimRsp extends SimHandle implements ReservedServicePoint, ServicePoi
             return;
         }
         SimCr cr = new SimCr(ia, null, attempt, ep, connQual);
+        // The request destroys the RSP and hands its Endpoint to the CR before the event becomes
+        // visible: a consumer woken by it, without the CM lock, must already see both.
+        freed = true;
+        ep.reservedBy = null;
+        ep.pendingCr = cr;
+        ep.setState(EpState.PASSIVE_CONNECTION_PENDING);
         if (!evd.postConnectionRequest(null, ia.adapter.address, connQual, cr)) {
+            // no room for the event: the request is refused and the RSP stays as it was
+            ep.pendingCr = null;
+            ep.reservedBy = this;
+            ep.setState(EpState.RESERVED);
+            freed = false;
             cr.discard();
             attempt.fail(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
             return;
         }
-        // the request destroys the RSP and hands its Endpoint to the CR
         unregister();
-        ep.reservedBy = null;
-        ep.pendingCr = cr;
-        ep.setState(EpState.PASSIVE_CONNECTION_PENDING);
         attempt.state = ConnectAttempt.State.DELIVERED;
         attempt.cr = cr;
     }
