@@ -24,7 +24,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
             "dat.transport=loopback",
             "dat.provider.version=1.0",
             "dat.tests.label=configured",
-            "dat.conformance:Boolean=false"
+            "dat.conformance:Boolean=false",
+            "dat.extension=dat.api.ext.IaStatistics"
         })
 @Designate(ocd = ConfiguredTestFactory.Config.class, factory = true)
 public final class ConfiguredTestFactory extends TestFactory {

@@ -15,7 +15,8 @@ import org.osgi.service.component.annotations.Deactivate;
     "dat.transport=loopback",
     "dat.provider.version=1.0",
     "dat.tests.label=default",
-    "dat.conformance:Boolean=false"
+    "dat.conformance:Boolean=false",
+    "dat.extension=dat.api.ext.IaStatistics"
 })
 public final class DefaultTestFactory extends TestFactory {
 

@@ -28,9 +28,12 @@ import dat.api.SharedReceiveQueue;
 import dat.api.SrqAttributes;
 import dat.api.WaitProxyAgent;
 import dat.api.AsyncErrorReason;
+import dat.api.ext.IaCounters;
+import dat.api.ext.IaStatistics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -58,6 +61,8 @@ final class TestIa implements InterfaceAdapter {
     private final String name;
     private final String instanceData;
     private final TestEvd asyncEvd; // null when opened with ASYNC_EXISTS
+    /** Its counters: it has no data path, so only asynchronous errors ever count. */
+    private final IaCounters counters;
     private final boolean ownsAsyncEvd;
     private final LinkedBlockingQueue<Runnable> adapterEvents = new LinkedBlockingQueue<>();
     private final Thread asyncThread;
@@ -71,6 +76,7 @@ final class TestIa implements InterfaceAdapter {
     TestIa(TestProvider provider, String name, String instanceData, int asyncEvdQlen, EventDispatcher sharedAsyncEvd) {
         this.provider = provider;
         this.name = name;
+        this.counters = new IaCounters(name);
         this.instanceData = instanceData;
         if (sharedAsyncEvd == EventDispatcher.ASYNC_EXISTS) {
             this.asyncEvd = null;
@@ -114,6 +120,7 @@ final class TestIa implements InterfaceAdapter {
         adapterEvents.add(() -> {
             if (asyncEvd != null) {
                 asyncEvd.postAsyncError(EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, this, AsyncErrorReason.IA_CATASTROPHIC_ERROR);
+                counters.asyncError();
             }
             fail();
         });
@@ -350,6 +357,11 @@ final class TestIa implements InterfaceAdapter {
         synchronized (lock) {
             return state == State.OPEN;
         }
+    }
+
+    @Override
+    public <T> Optional<T> extension(Class<T> type) {
+        return type == IaStatistics.class ? Optional.of(type.cast(counters)) : Optional.empty();
     }
 
     @Override
