@@ -36,6 +36,7 @@ final class PerfRunner {
     private final PrintStream out;
     private final List<Figure> figures = new ArrayList<>();
     private boolean pinned;
+    private int cpus;
 
     PerfRunner(DatRegistry registry, PerfOptions options, PrintStream out) {
         this.registry = registry;
@@ -53,8 +54,10 @@ final class PerfRunner {
 
     /** Runs every selected measurement and returns the figures. */
     List<Figure> run() {
+        // counted before any pinning: availableProcessors() answers with the calling thread's mask
+        cpus = Runtime.getRuntime().availableProcessors();
+        byte[] callerMask = CpuAffinity.currentMask();
         try (ConnectedPair pair = new ConnectedPair(registry, options.iaName(), BUFFER, options.depth())) {
-            int cpus = Runtime.getRuntime().availableProcessors();
             pinned = cpus >= 2;
             double spinRtt = spinPingPongHalfRoundTrip();
             long maxMessage = Math.min(pair.attributes.maxMessageSize(), BUFFER);
@@ -79,6 +82,8 @@ final class PerfRunner {
             }
             add(messageRate(pair));
             add(connectionRate(pair));
+        } finally {
+            CpuAffinity.restore(callerMask); // the command's thread serves later commands unpinned
         }
         return figures;
     }
@@ -452,7 +457,7 @@ final class PerfRunner {
     }
 
     private void pin(int cpu) {
-        if (pinned && !CpuAffinity.pinCurrentThread(cpu % Runtime.getRuntime().availableProcessors())) {
+        if (pinned && !CpuAffinity.pinCurrentThread(cpu % cpus)) {
             pinned = false;
         }
     }
