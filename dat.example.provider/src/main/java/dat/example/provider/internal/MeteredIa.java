@@ -157,6 +157,9 @@ final class MeteredIa implements InterfaceAdapter {
 
     private void closeUnderlying() {
         if (closed.compareAndSet(false, true)) {
+            // leaves the factory's open IAs first: the underlying close wakes this IA's waiters, who
+            // may look at the factory at once
+            factory.closed(this);
             try {
                 u.close(CloseFlag.ABRUPT);
             } catch (RuntimeException e) {
@@ -164,7 +167,6 @@ final class MeteredIa implements InterfaceAdapter {
             }
             handles.forgetAll(this);
             handles.forget(u);
-            factory.closed(this);
         }
     }
 
