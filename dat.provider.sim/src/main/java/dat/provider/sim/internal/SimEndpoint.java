@@ -62,6 +62,8 @@ final class SimEndpoint extends SimHandle implements Endpoint {
     private volatile SpinLock lock = new SpinLock();
     /** The other end while connected (guarded by the shared lock). */
     private SimEndpoint peer;
+    /** The TCP connection while connected to an IA over TCP (then {@link #peer} is null); guarded by the lock. */
+    private TcpConnection wire;
 
     // connection management state, guarded by the provider's CM lock
     ConnectAttempt attempt;
@@ -417,6 +419,10 @@ final class SimEndpoint extends SimHandle implements Endpoint {
      * Called with the (shared) lock held.
      */
     private void drainRequests() {
+        if (wire != null) {
+            // DTOs over TCP are not carried yet: requests wait until the disconnect flushes them
+            return;
+        }
         while (reqCount > 0) {
             EpState s = state;
             if (s != EpState.CONNECTED && s != EpState.DISCONNECT_PENDING) {
@@ -653,6 +659,11 @@ final class SimEndpoint extends SimHandle implements Endpoint {
     private void goDisconnected() {
         state = EpState.DISCONNECTED;
         peer = null;
+        TcpConnection w = wire;
+        if (w != null) {
+            wire = null;
+            w.disconnect();
+        }
         flushRequests();
         flushRecvs();
     }
@@ -682,7 +693,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             l.unlock();
         }
         if (attempt != null) {
-            attempt.state = ConnectAttempt.State.FAILED;
+            attempt.abandon();
             attempt = null;
         }
     }
@@ -761,6 +772,12 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             if (!a.live()) {
                 return;
             }
+            TcpTransport tcp = ia.adapter.tcp;
+            if (tcp != null) {
+                // a TCP IA reaches every IA, even one of this provider, over its sockets
+                tcp.connect(a);
+                return;
+            }
             Transport.RemoteAdapter remote = provider.transport().resolve(a.remoteAddress);
             if (remote == null) {
                 a.fail(EventNumber.CONNECTION_EVENT_UNREACHABLE);
@@ -828,6 +845,10 @@ final class SimEndpoint extends SimHandle implements Endpoint {
      * Endpoints share one lock from now on. Under the CM lock.
      */
     static void establish(ConnectAttempt a, SimEndpoint passive, byte[] acceptData) {
+        if (a.active == null) {
+            passive.establishOverTcp(a, acceptData);
+            return;
+        }
         SimEndpoint active = a.active;
         SpinLock pair = new SpinLock();
         // lock both current locks in a fixed order (only connection management locks two)
@@ -862,6 +883,67 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         SimEvd evd = active.connectEvd;
         if (evd != null) {
             evd.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, active, acceptData);
+        }
+    }
+
+    /** dat_cr_accept of a request that came over TCP: connected; the ACCEPT goes back. Under the CM lock. */
+    private void establishOverTcp(ConnectAttempt a, byte[] acceptData) {
+        SpinLock l = acquire();
+        try {
+            wire = a.wire;
+            remoteAddress = a.activeAddress;
+            remotePortQual = a.activePortQual;
+            localPortQual = a.remoteQual;
+            state = EpState.CONNECTED;
+            pendingCr = null;
+            a.state = ConnectAttempt.State.ESTABLISHED;
+        } finally {
+            l.unlock();
+        }
+        a.wire.accepted(this, acceptData);
+        post(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    /** The active side: the remote IA accepted over TCP. Under the CM lock. */
+    void establishedOverTcp(ConnectAttempt a, TcpConnection w, byte[] acceptData) {
+        SpinLock l = acquire();
+        try {
+            wire = w;
+            state = EpState.CONNECTED;
+            attempt = null;
+            a.state = ConnectAttempt.State.ESTABLISHED;
+            if (a.timer != null) {
+                a.timer.cancel();
+            }
+        } finally {
+            l.unlock();
+        }
+        SimEvd evd = connectEvd;
+        if (evd != null) {
+            evd.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, this, acceptData);
+        }
+    }
+
+    /**
+     * The TCP connection ended from the far side (DISCONNECT, reset, a malformed frame): this
+     * Endpoint, if still on it, is disconnected with the event and its DTOs flushed.
+     */
+    void wireLost(TcpConnection w, int eventNumber) {
+        SimProvider provider = ia.provider;
+        provider.cmLock.lock();
+        try {
+            SpinLock l = acquire();
+            try {
+                if (wire != w || (state != EpState.CONNECTED && state != EpState.DISCONNECT_PENDING)) {
+                    return;
+                }
+                goDisconnected();
+                post(eventNumber);
+            } finally {
+                l.unlock();
+            }
+        } finally {
+            provider.cmLock.unlock();
         }
     }
 
@@ -901,7 +983,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                     SpinLock l = acquire();
                     try {
                         if (state == EpState.CONNECTED) {
-                            if (flag == CloseFlag.GRACEFUL && reqCount > 0) {
+                            if (flag == CloseFlag.GRACEFUL && reqCount > 0 && wire == null) {
                                 state = EpState.DISCONNECT_PENDING;
                             } else {
                                 disconnectBoth(EventNumber.CONNECTION_EVENT_DISCONNECTED);
@@ -936,10 +1018,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         ConnectAttempt a = attempt;
         attempt = null;
         if (a != null) {
-            a.state = ConnectAttempt.State.FAILED;
-            if (a.timer != null) {
-                a.timer.cancel();
-            }
+            a.abandon();
         }
         SpinLock l = acquire();
         try {
@@ -1243,10 +1322,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 ConnectAttempt a = attempt;
                 attempt = null;
                 if (a != null) {
-                    a.state = ConnectAttempt.State.FAILED;
-                    if (a.timer != null) {
-                        a.timer.cancel();
-                    }
+                    a.abandon();
                 }
             }
             case CONNECTED, DISCONNECT_PENDING -> {

@@ -1,0 +1,154 @@
+package dat.provider.sim.internal;
+
+import dat.api.DatException;
+import dat.api.DatReturn;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The TCP transport of one adapter: its one listening socket (its IA address is the socket's bound
+ * address), the acceptor thread, and its live connections. Connection qualifiers are multiplexed
+ * over the one port: a connection's first frame names the qualifier it wants.
+ *
+ * <p>Threads: one platform acceptor thread per IA, and one virtual reader thread (plus a virtual
+ * writer thread) per connection, all ended by {@link #close()}, which the provider's hot swap
+ * calls. A connection's reader performs the target side's work, so nothing waits for the local
+ * consumer to call into the provider.
+ */
+final class TcpTransport {
+
+    private volatile Adapter adapter;
+    final TcpFrame.Limits limits;
+    private final ServerSocketChannel server;
+    private final InetSocketAddress address;
+    private final Thread acceptor;
+    final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /**
+     * Binds the listening socket.
+     *
+     * @param bind the address to bind (loopback unless the configuration says otherwise)
+     * @param limits the IA's limits (payload maxima of incoming frames)
+     * @param adapterName for thread names
+     * @throws DatException {@link DatReturn#INVALID_PARAMETER} when the address cannot be bound
+     */
+    TcpTransport(InetSocketAddress bind, SimLimits limits, String adapterName) {
+        this.limits = TcpFrame.Limits.of(limits);
+        try {
+            server = ServerSocketChannel.open();
+            try {
+                server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+                server.bind(bind, 128);
+                address = (InetSocketAddress) server.getLocalAddress();
+            } catch (IOException | RuntimeException e) {
+                server.close();
+                throw e;
+            }
+        } catch (IOException e) {
+            throw new DatException(DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2), "ia_params",
+                    "cannot listen on " + bind + ": " + e.getMessage(), e);
+        }
+        acceptor = Thread.ofPlatform().daemon().name("dat-sim-tcp-accept-" + adapterName).unstarted(this::acceptLoop);
+    }
+
+    /** Binds the transport to its adapter, which needed the bound address first. */
+    TcpTransport attach(Adapter owner) {
+        this.adapter = owner;
+        return this;
+    }
+
+    Adapter adapter() {
+        return adapter;
+    }
+
+    /** Starts accepting; separate from construction so the adapter exists before any request arrives. */
+    void start() {
+        acceptor.start();
+    }
+
+    /** The bound address: the IA address. */
+    InetSocketAddress address() {
+        return address;
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            SocketChannel ch;
+            try {
+                ch = server.accept();
+            } catch (IOException e) {
+                // closed by close(), or the listening socket failed: nothing more to accept
+                return;
+            }
+            TcpConnection c = new TcpConnection(this, ch, null);
+            if (!register(c)) {
+                return;
+            }
+            c.startPassive();
+        }
+    }
+
+    /** Adds a connection unless the transport closed meanwhile (then closes it). */
+    boolean register(TcpConnection c) {
+        connections.add(c);
+        if (closed) {
+            c.close();
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Starts the active side of a connection attempt over TCP; returns at once (called on the
+     * conductor with the CM lock held, so the blocking connect happens on the connection's thread).
+     */
+    void connect(ConnectAttempt attempt) {
+        TcpConnection c = new TcpConnection(this, null, attempt);
+        attempt.wire = c;
+        if (register(c)) {
+            c.startActive();
+        }
+    }
+
+    /**
+     * Stops listening, closes every connection and waits for the acceptor to end.
+     *
+     * @return whether the acceptor and every connection thread ended within the time
+     */
+    boolean close() {
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException e) {
+            // closing anyway; the acceptor ends on the closed channel
+        }
+        List<TcpConnection> open = new ArrayList<>(connections);
+        for (TcpConnection c : open) {
+            c.close();
+        }
+        boolean ended = true;
+        try {
+            acceptor.join(5_000);
+            ended = !acceptor.isAlive();
+            for (TcpConnection c : open) {
+                ended &= c.join(5_000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return ended;
+    }
+}
