@@ -7,7 +7,7 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -22,23 +22,57 @@ import java.util.logging.Logger;
  * that the protocol does not allow at that point (a malformed header, a frame of the wrong phase)
  * ends this connection alone: the local Endpoint gets {@link EventNumber#CONNECTION_EVENT_BROKEN}.
  *
- * <p>This step carries connection management only: a DTO frame on an established connection is
- * still a protocol error here.
+ * <p>Data transfer: the initiator's writer transmits its Endpoint's requests in order (SEND,
+ * RDMA_WRITE, RDMA_READ_REQUEST); the target's reader performs each one against its own
+ * Endpoint (checks first, then the payload is read from the socket straight into the receive
+ * buffer or the registered target memory) and answers each with exactly one response (ACK or
+ * RDMA_READ_RESPONSE), in order, so the initiator completes its head request per response. A
+ * response that reports a failed check breaks the connection on both sides, as in one JVM.
  */
 final class TcpConnection {
 
     private static final Logger LOG = Logger.getLogger(TcpConnection.class.getName());
     /** The writer's signal: half-close the output after what is queued. */
     private static final ByteBuffer FIN = ByteBuffer.allocate(0);
+    /**
+     * Responses queued at most; a peer that sends requests without reading the answers finds the
+     * reader blocked here (and TCP flow control pushes back on it) instead of memory growing.
+     */
+    private static final int RESPONSES = 256;
+
+    /** One queued response (a slot of the ring, reused). */
+    private static final class Response {
+        int op;
+        long seq;
+        int status;
+        java.lang.foreign.MemorySegment memory;
+        long offset;
+        long length;
+        boolean breakAfter;
+    }
 
     private final TcpTransport transport;
     private final TcpFrameReader reader;
-    private final LinkedBlockingQueue<ByteBuffer> outbound = new LinkedBlockingQueue<>();
+    // lock-free: frames are queued under an Endpoint's spin lock (disconnect), where blocking is not allowed
+    private final ConcurrentLinkedQueue<ByteBuffer> outbound = new ConcurrentLinkedQueue<>();
     private volatile SocketChannel channel;
     /** The attempt this connection carries (active side: from the start; passive: once requested). */
     private volatile ConnectAttempt attempt;
-    /** The local Endpoint once established; guarded by the CM lock. */
-    SimEndpoint ep;
+    /** The local Endpoint once established (set under the CM lock). */
+    volatile SimEndpoint ep;
+    /** The writer's copy of the request it transmits, the reader's of the receive / read it fills. */
+    private final Wr.Request tx;
+    private final Wr.Recv rx;
+    private final Wr.Request rxRead;
+    private final ByteBuffer txHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
+    /** Responses the reader produced for the writer to send: a fixed ring, so a peer cannot grow it. */
+    private final Response[] responses = new Response[RESPONSES];
+    private final java.util.concurrent.locks.ReentrantLock respLock = new java.util.concurrent.locks.ReentrantLock();
+    private final java.util.concurrent.locks.Condition respNotFull = respLock.newCondition();
+    private int respHead;
+    private int respCount;
+    /** Set once the target side refused something: the reader stops serving the peer. */
+    private boolean refusing;
     private volatile boolean closed;
     private volatile boolean finQueued;
     private volatile Thread readerThread;
@@ -49,6 +83,12 @@ final class TcpConnection {
         this.reader = new TcpFrameReader(transport.limits);
         this.channel = accepted;
         this.attempt = attempt;
+        this.tx = new Wr.Request(transport.maxIov);
+        this.rx = new Wr.Recv(transport.maxIov);
+        this.rxRead = new Wr.Request(transport.maxIov);
+        for (int i = 0; i < RESPONSES; i++) {
+            responses[i] = new Response();
+        }
     }
 
     void startActive() {
@@ -87,7 +127,7 @@ final class TcpConnection {
             byte[] pd = a.privateData;
             ByteBuffer req = frame(TcpFrame.CONNECT_REQUEST, pd.length, a.qos, transport.address().getPort(),
                     a.activePortQual, a.remoteQual, pd);
-            outbound.add(req);
+            enqueue(req);
             int s = reader.readHeader(ch);
             if (s != TcpFrameReader.READY) {
                 protocolEnd(s == TcpFrameReader.MALFORMED ? reader.error() : "closed before answering");
@@ -237,12 +277,12 @@ final class TcpConnection {
     void accepted(SimEndpoint passive, byte[] acceptData) {
         ep = passive;
         byte[] pd = acceptData == null ? new byte[0] : acceptData;
-        outbound.add(frame(TcpFrame.ACCEPT, pd.length, 0, 0, 0, 0, pd));
+        enqueue(frame(TcpFrame.ACCEPT, pd.length, 0, 0, 0, 0, pd));
     }
 
     /** dat_cr_reject, no listener, backlog full: tell the active side, then close. */
     void reject(int reason) {
-        outbound.add(frame(TcpFrame.REJECT, 0, 0, reason, 0, 0, null));
+        enqueue(frame(TcpFrame.REJECT, 0, 0, reason, 0, 0, null));
         queueFin();
     }
 
@@ -259,7 +299,11 @@ final class TcpConnection {
     }
 
     /** Handles one header read on an established connection; {@code false} when it ended. */
-    private boolean handleEstablished(int s) {
+    private boolean handleEstablished(int s) throws IOException {
+        if (refusing) {
+            // after a refused access the connection is broken; the peer was told, nothing more is served
+            return false;
+        }
         if (s == TcpFrameReader.EOF) {
             lost(finQueued ? EventNumber.CONNECTION_EVENT_DISCONNECTED : EventNumber.CONNECTION_EVENT_BROKEN);
             return false;
@@ -269,13 +313,259 @@ final class TcpConnection {
             lost(EventNumber.CONNECTION_EVENT_BROKEN);
             return false;
         }
-        if (reader.frame.opcode == TcpFrame.DISCONNECT) {
-            lost(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        SimEndpoint e = ep;
+        SocketChannel ch = channel;
+        String why = switch (reader.frame.opcode) {
+            case TcpFrame.DISCONNECT -> {
+                lost(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+                yield "";
+            }
+            case TcpFrame.SEND -> onSend(ch, e);
+            case TcpFrame.RDMA_WRITE -> onRdmaWrite(ch, e);
+            case TcpFrame.RDMA_READ_REQUEST -> onReadRequest(e);
+            case TcpFrame.RDMA_READ_RESPONSE -> onReadResponse(ch, e);
+            case TcpFrame.ACK -> e.complete(this, reader.frame.seq, reader.frame.aux, false);
+            default -> "unexpected " + TcpFrame.opcodeName(reader.frame.opcode) + " on an established connection";
+        };
+        if (why == null) {
+            return true;
+        }
+        if (why.isEmpty()) {
             return false;
         }
-        protocolEnd("unexpected " + TcpFrame.opcodeName(reader.frame.opcode) + " on an established connection");
+        if (why == REFUSED) {
+            // the refusal is queued; let the writer send it (and break the local side) before closing
+            refusing = true;
+            Thread w = writerThread;
+            try {
+                if (w != null) {
+                    w.join(java.time.Duration.ofSeconds(2));
+                }
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+            return false;
+        }
+        protocolEnd(why);
         lost(EventNumber.CONNECTION_EVENT_BROKEN);
         return false;
+    }
+
+    /** The reason a target-side handler gives when it refused the access and queued the answer. */
+    private static final String REFUSED = "refused";
+    /** The reason a handler gives when the connection ended while it waited. */
+    private static final String ENDED = "";
+
+    /** Target side of a send: into the first posted receive, straight from the socket. */
+    private String onSend(SocketChannel ch, SimEndpoint e) throws IOException {
+        TcpFrame f = reader.frame;
+        long seq = f.seq;
+        long len = f.payloadLength;
+        boolean solicited = f.aux == TcpFrame.SOLICITED;
+        // no receive: wait for one with everything behind it (the infinite RNR retry of the in-JVM path)
+        while (!e.takeRecvForWire(this, rx)) {
+            if (closed || finQueued || !e.onWire(this)) {
+                return ENDED;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(this, 1_000_000);
+        }
+        if (len > rx.total) {
+            // the receiver sees LOCAL_LENGTH, the sender REMOTE_RESPONDER, and the connection breaks
+            e.recvDone(this, rx, dat.api.DtoCompletionStatus.ERR_LOCAL_LENGTH, 0, false);
+            return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_LENGTH);
+        }
+        try {
+            long left = len;
+            for (int i = 0; i < rx.segments && left > 0; i++) {
+                long n = Math.min(left, rx.lengths[i]);
+                ByteBuffer dst = rx.lmrs[i].memory().asSlice(rx.offsets[i], n).asByteBuffer();
+                if (!reader.readPayloadFully(ch, dst)) {
+                    e.recvDone(this, rx, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0, false);
+                    return "truncated send";
+                }
+                left -= n;
+            }
+        } catch (IllegalStateException | IndexOutOfBoundsException x) {
+            // the receive's memory went away (its arena closed): as a protection error in one JVM
+            e.recvDone(this, rx, dat.api.DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, false);
+            return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_ACCESS);
+        }
+        e.recvDone(this, rx, dat.api.DtoCompletionStatus.SUCCESS, len, solicited);
+        respond(TcpFrame.ACK, seq, TcpFrame.STATUS_OK, null, 0, 0, false);
+        return null;
+    }
+
+    /** Target side of an RDMA write: checked, then read from the socket into the registered memory. */
+    private String onRdmaWrite(SocketChannel ch, SimEndpoint e) throws IOException {
+        TcpFrame f = reader.frame;
+        long seq = f.seq;
+        long len = f.payloadLength;
+        RemoteWindow w = e.remoteWindow(f.context, f.address, len, true);
+        if (w == null) {
+            return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_ACCESS);
+        }
+        try {
+            if (len > 0) {
+                ByteBuffer dst = w.windowMemory().asSlice(f.address - w.memoryBase(), len).asByteBuffer();
+                if (!reader.readPayloadFully(ch, dst)) {
+                    return "truncated RDMA write";
+                }
+            }
+        } catch (IllegalStateException | IndexOutOfBoundsException x) {
+            return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_ACCESS);
+        }
+        respond(TcpFrame.ACK, seq, TcpFrame.STATUS_OK, null, 0, 0, false);
+        return null;
+    }
+
+    /** Target side of an RDMA read: checked, then the writer sends the bytes from the registered memory. */
+    private String onReadRequest(SimEndpoint e) {
+        TcpFrame f = reader.frame;
+        long len = Integer.toUnsignedLong(f.aux);
+        RemoteWindow w = e.remoteWindow(f.context, f.address, len, false);
+        if (w == null) {
+            respond(TcpFrame.RDMA_READ_RESPONSE, f.seq, TcpFrame.STATUS_REMOTE_ACCESS, null, 0, 0, true);
+            return REFUSED;
+        }
+        respond(TcpFrame.RDMA_READ_RESPONSE, f.seq, TcpFrame.STATUS_OK, w.windowMemory(), f.address - w.memoryBase(),
+                len, false);
+        return null;
+    }
+
+    /** Initiator side: the data of an RDMA read, from the socket into the local buffers. */
+    private String onReadResponse(SocketChannel ch, SimEndpoint e) throws IOException {
+        TcpFrame f = reader.frame;
+        long seq = f.seq;
+        int status = f.aux;
+        String why = e.readTarget(this, seq, status, f.payloadLength, rxRead);
+        if (why != null) {
+            return why;
+        }
+        try {
+            long left = f.payloadLength;
+            for (int i = 0; i < rxRead.segments && left > 0; i++) {
+                long n = Math.min(left, rxRead.lengths[i]);
+                ByteBuffer dst = rxRead.lmrs[i].memory().asSlice(rxRead.offsets[i], n).asByteBuffer();
+                if (!reader.readPayloadFully(ch, dst)) {
+                    return "truncated read response";
+                }
+                left -= n;
+            }
+            if (reader.payloadLeft() > 0) {
+                reader.skipPayload(ch); // the request was flushed meanwhile
+            }
+        } catch (IllegalStateException | IndexOutOfBoundsException x) {
+            return "the read's local memory went away";
+        }
+        return e.complete(this, seq, status, true);
+    }
+
+    /** Skips the refused frame's payload and queues the refusal, after which both sides break. */
+    private String refuse(SocketChannel ch, int op, long seq, int status) throws IOException {
+        reader.skipPayload(ch);
+        respond(op, seq, status, null, 0, 0, true);
+        return REFUSED;
+    }
+
+    /** Queues a response for the writer; blocks while the ring is full (back-pressure on the peer). */
+    private void respond(int op, long seq, int status, java.lang.foreign.MemorySegment memory, long offset, long length,
+            boolean breakAfter) {
+        respLock.lock();
+        try {
+            while (respCount == RESPONSES && !closed) {
+                respNotFull.awaitUninterruptibly();
+            }
+            int idx = (respHead + respCount) % RESPONSES;
+            Response r = responses[idx];
+            r.op = op;
+            r.seq = seq;
+            r.status = status;
+            r.memory = memory;
+            r.offset = offset;
+            r.length = length;
+            r.breakAfter = breakAfter;
+            respCount++;
+        } finally {
+            respLock.unlock();
+        }
+        kick();
+    }
+
+    /**
+     * The writer: sends the oldest queued response, if any.
+     *
+     * @return whether one was sent
+     */
+    private boolean writeResponse(SocketChannel ch) throws IOException {
+        Response r;
+        respLock.lock();
+        try {
+            if (respCount == 0) {
+                return false;
+            }
+            r = responses[respHead];
+        } finally {
+            respLock.unlock();
+        }
+        long len = r.op == TcpFrame.RDMA_READ_RESPONSE && r.status == TcpFrame.STATUS_OK ? r.length : 0;
+        txHeader.clear();
+        TcpFrame.encode(txHeader, r.op, len, 0, r.status, r.seq, 0);
+        writeFully(ch, txHeader.flip());
+        if (len > 0) {
+            writeFully(ch, r.memory.asSlice(r.offset, len).asByteBuffer());
+        }
+        boolean breakAfter = r.breakAfter;
+        respLock.lock();
+        try {
+            r.memory = null;
+            respHead = (respHead + 1) % RESPONSES;
+            respCount--;
+            respNotFull.signal();
+        } finally {
+            respLock.unlock();
+        }
+        if (breakAfter) {
+            // the peer has its answer: it breaks on it; this side breaks now
+            ch.shutdownOutput();
+            SimEndpoint e = ep;
+            if (e != null) {
+                e.wireBroken(this);
+            }
+            throw new IOException("connection broken after a refused access");
+        }
+        return true;
+    }
+
+    /** The writer: transmits one request of the local Endpoint, if one waits. */
+    private boolean transmit(SocketChannel ch, SimEndpoint e) throws IOException {
+        long seq = e.nextTransmit(this, tx);
+        if (seq < 0) {
+            return false;
+        }
+        Wr.Request r = tx;
+        txHeader.clear();
+        switch (r.op) {
+            case Wr.Request.SEND -> TcpFrame.encode(txHeader, TcpFrame.SEND, r.total, 0,
+                    (r.flags & dat.api.CompletionFlags.SOLICITED_WAIT) != 0 ? TcpFrame.SOLICITED : 0, seq, 0);
+            case Wr.Request.RDMA_WRITE -> TcpFrame.encode(txHeader, TcpFrame.RDMA_WRITE, r.total, r.remoteContext, 0, seq,
+                    r.remoteAddress);
+            default -> TcpFrame.encode(txHeader, TcpFrame.RDMA_READ_REQUEST, 0, r.remoteContext, (int) r.remoteLength, seq,
+                    r.remoteAddress);
+        }
+        writeFully(ch, txHeader.flip());
+        if (r.op != Wr.Request.RDMA_READ) {
+            for (int i = 0; i < r.segments; i++) {
+                writeFully(ch, r.lmrs[i].memory().asSlice(r.offsets[i], r.lengths[i]).asByteBuffer());
+            }
+        }
+        r.release();
+        return true;
+    }
+
+    private static void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            ch.write(b);
+        }
     }
 
     /** The connection ended: the local Endpoint, if still on it, gets the event. */
@@ -297,14 +587,35 @@ final class TcpConnection {
     /** The local Endpoint disconnects (or breaks): tell the peer and half-close. */
     void disconnect() {
         if (!closed) {
-            outbound.add(frame(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0, null));
+            enqueue(frame(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0, null));
             queueFin();
         }
     }
 
     private void queueFin() {
         finQueued = true;
-        outbound.add(FIN);
+        enqueue(FIN);
+    }
+
+    private void enqueue(ByteBuffer b) {
+        outbound.add(b);
+        kick();
+    }
+
+    /** Wakes the writer: requests to transmit, a response or a CM frame to send. */
+    void kick() {
+        Thread w = writerThread;
+        if (w != null) {
+            java.util.concurrent.locks.LockSupport.unpark(w);
+        }
+    }
+
+    /** Wakes the reader: a send may wait for the receive just posted. */
+    void recvPosted() {
+        Thread r = readerThread;
+        if (r != null) {
+            java.util.concurrent.locks.LockSupport.unpark(r);
+        }
     }
 
     private void protocolEnd(String reason) {
@@ -346,19 +657,33 @@ final class TcpConnection {
         SocketChannel ch = channel;
         try {
             while (!closed) {
-                ByteBuffer b = outbound.take();
+                ByteBuffer b = outbound.poll();
                 if (b == FIN) {
                     ch.shutdownOutput();
                     return;
                 }
-                while (b.hasRemaining()) {
-                    ch.write(b);
+                if (b != null) {
+                    writeFully(ch, b);
+                    continue;
                 }
+                if (writeResponse(ch)) {
+                    continue;
+                }
+                SimEndpoint e = ep;
+                if (e != null && transmit(ch, e)) {
+                    continue;
+                }
+                java.util.concurrent.locks.LockSupport.park(this);
             }
         } catch (IOException e) {
             // the reader sees the failure too and reports it; nothing more to write
-        } catch (InterruptedException e) {
-            // close(): stop writing
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            // a source's memory went away (arena closed, request flushed under us): the connection breaks
+            SimEndpoint ep0 = ep;
+            if (ep0 != null) {
+                ep0.wireBroken(this);
+            }
+            close();
         }
     }
 

@@ -43,11 +43,13 @@ final class TcpFrame {
     /** Either side: graceful disconnect; no payload. */
     static final int DISCONNECT = 4;
     // Data transfer: only while ESTABLISHED.
-    /** A send; payload = the message. */
+    /** A send; payload = the message; {@code aux} = {@link #SOLICITED} or 0. */
     static final int SEND = 5;
     /** An RDMA write of the payload to {@code address} through RMR context {@code context}. */
     static final int RDMA_WRITE = 6;
-    /** An RDMA read of {@code aux} bytes at {@code address} through {@code context}; no payload. */
+    /** {@code aux} of a SEND: the sender asked for a solicited event. */
+    static final int SOLICITED = 1;
+    /** An RDMA read of {@code aux} bytes (unsigned, 0 allowed) at {@code address} through {@code context}; no payload. */
     static final int RDMA_READ_REQUEST = 7;
     /** The answer to the read with sequence {@code seq}; {@code aux} = status, payload = the data. */
     static final int RDMA_READ_RESPONSE = 8;
@@ -74,8 +76,7 @@ final class TcpFrame {
     static final String UNEXPECTED_PAYLOAD = "payload on an opcode that takes none";
     static final String NONZERO_UNUSED = "a field the opcode does not use is not zero";
     static final String BAD_AUX = "aux out of range for the opcode";
-    static final String BAD_CONTEXT = "a zero RMR context";
-    static final String BAD_LENGTH = "a read of 0 bytes or over the maximum";
+    static final String BAD_LENGTH = "a read over the maximum";
     static final String TRUNCATED = "truncated header";
 
     /**
@@ -146,13 +147,13 @@ final class TcpFrame {
         }
         return switch (op) {
             case CONNECT_REQUEST -> aux < 0 || aux > 0xFFFF ? BAD_AUX : null;
-            case ACCEPT, DISCONNECT, SEND ->
-                (context | aux) != 0 || address != 0 || (op != SEND && seq != 0) ? NONZERO_UNUSED : null;
+            case ACCEPT, DISCONNECT -> (context | aux) != 0 || address != 0 || seq != 0 ? NONZERO_UNUSED : null;
+            case SEND -> context != 0 || address != 0 ? NONZERO_UNUSED : aux != 0 && aux != SOLICITED ? BAD_AUX : null;
             case REJECT -> (context != 0 || seq != 0 || address != 0) ? NONZERO_UNUSED
                     : aux != REJECT_PEER && aux != REJECT_NON_PEER ? BAD_AUX : null;
-            case RDMA_WRITE -> aux != 0 ? NONZERO_UNUSED : context == 0 ? BAD_CONTEXT : null;
-            case RDMA_READ_REQUEST -> context == 0 ? BAD_CONTEXT
-                    : aux == 0 || Integer.toUnsignedLong(aux) > limits.maxRdmaSize() ? BAD_LENGTH : null;
+            // a zero or forged context is the target's access check to refuse (REMOTE_ACCESS), not a framing error
+            case RDMA_WRITE -> aux != 0 ? NONZERO_UNUSED : null;
+            case RDMA_READ_REQUEST -> Integer.toUnsignedLong(aux) > limits.maxRdmaSize() ? BAD_LENGTH : null;
             case RDMA_READ_RESPONSE, ACK -> (context != 0 || address != 0) ? NONZERO_UNUSED
                     : aux < 0 || aux > MAX_STATUS ? BAD_AUX
                     : op == ACK && payloadLength != 0 ? UNEXPECTED_PAYLOAD

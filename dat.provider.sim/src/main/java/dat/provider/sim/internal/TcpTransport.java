@@ -26,6 +26,8 @@ final class TcpTransport {
 
     private volatile Adapter adapter;
     final TcpFrame.Limits limits;
+    /** The most IOV segments a work request of this IA has: the size of a connection's scratch requests. */
+    final int maxIov;
     private final ServerSocketChannel server;
     private final InetSocketAddress address;
     private final Thread acceptor;
@@ -42,6 +44,7 @@ final class TcpTransport {
      */
     TcpTransport(InetSocketAddress bind, SimLimits limits, String adapterName) {
         this.limits = TcpFrame.Limits.of(limits);
+        this.maxIov = limits.maxIov();
         try {
             server = ServerSocketChannel.open();
             try {

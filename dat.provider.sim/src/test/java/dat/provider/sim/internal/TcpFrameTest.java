@@ -37,7 +37,8 @@ class TcpFrameTest {
                 new F(TcpFrame.REJECT, 0, 0, TcpFrame.REJECT_NON_PEER, 0, 0),
                 new F(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0),
                 new F(TcpFrame.SEND, 1 << 20, 0, 0, 42, 0),
-                new F(TcpFrame.SEND, 0, 0, 0, 43, 0),
+                new F(TcpFrame.SEND, 0, 0, TcpFrame.SOLICITED, 43, 0),
+                new F(TcpFrame.RDMA_READ_REQUEST, 0, 9, 0, 47, 0x2000),
                 new F(TcpFrame.RDMA_WRITE, 1 << 24, 0x1234_5678, 0, 44, 0x7f00_0000_1000L),
                 new F(TcpFrame.RDMA_READ_REQUEST, 0, -5, 1 << 24, 45, 0x1000),
                 new F(TcpFrame.RDMA_READ_RESPONSE, 4096, 0, TcpFrame.STATUS_OK, 45, 0),
@@ -93,9 +94,7 @@ class TcpFrameTest {
         assertReason(new F(TcpFrame.ACK, 0, 0, -1, 0, 0).bytes(), TcpFrame.BAD_AUX);
         assertReason(new F(TcpFrame.RDMA_READ_RESPONSE, 8, 0, TcpFrame.STATUS_REMOTE_ACCESS, 0, 0).bytes(),
                 TcpFrame.UNEXPECTED_PAYLOAD);
-        assertReason(new F(TcpFrame.RDMA_WRITE, 8, 0, 0, 0, 0).bytes(), TcpFrame.BAD_CONTEXT);
-        assertReason(new F(TcpFrame.RDMA_READ_REQUEST, 0, 0, 8, 0, 0).bytes(), TcpFrame.BAD_CONTEXT);
-        assertReason(new F(TcpFrame.RDMA_READ_REQUEST, 0, 1, 0, 0, 0).bytes(), TcpFrame.BAD_LENGTH);
+        assertReason(new F(TcpFrame.SEND, 0, 0, 2, 0, 0).bytes(), TcpFrame.BAD_AUX);
         assertReason(new F(TcpFrame.RDMA_READ_REQUEST, 0, 1, (1 << 24) + 1, 0, 0).bytes(), TcpFrame.BAD_LENGTH);
         assertReason(new F(TcpFrame.RDMA_READ_REQUEST, 0, 1, -1, 0, 0).bytes(), TcpFrame.BAD_LENGTH);
         // fewer bytes than a header
