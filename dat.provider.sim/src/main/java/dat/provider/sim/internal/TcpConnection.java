@@ -61,18 +61,22 @@ final class TcpConnection {
     /** The local Endpoint once established (set under the CM lock). */
     volatile SimEndpoint ep;
     /** The writer's copy of the request it transmits, the reader's of the receive / read it fills. */
-    private final Wr.Request tx;
-    private final Wr.Recv rx;
-    private final Wr.Request rxRead;
-    private final ByteBuffer txHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
+    // The data path's buffers, allocated once when the connection is established (so a peer that
+    // never gets that far costs little): written by the reader before it publishes ep.
+    private Wr.Request tx;
+    private Wr.Recv rx;
+    private Wr.Request rxRead;
+    private ByteBuffer txHeader;
     /** Responses the reader produced for the writer to send: a fixed ring, so a peer cannot grow it. */
-    private final Response[] responses = new Response[RESPONSES];
+    private Response[] responses;
     private final java.util.concurrent.locks.ReentrantLock respLock = new java.util.concurrent.locks.ReentrantLock();
     private final java.util.concurrent.locks.Condition respNotFull = respLock.newCondition();
     private int respHead;
     private int respCount;
     /** Set once the target side refused something: the reader stops serving the peer. */
     private boolean refusing;
+    /** The writer sent its last frame (a refusal) and ends. */
+    private volatile boolean writerDone;
     private volatile boolean closed;
     private volatile boolean finQueued;
     private volatile Thread readerThread;
@@ -83,12 +87,22 @@ final class TcpConnection {
         this.reader = new TcpFrameReader(transport.limits);
         this.channel = accepted;
         this.attempt = attempt;
-        this.tx = new Wr.Request(transport.maxIov);
-        this.rx = new Wr.Recv(transport.maxIov);
-        this.rxRead = new Wr.Request(transport.maxIov);
-        for (int i = 0; i < RESPONSES; i++) {
-            responses[i] = new Response();
+    }
+
+    /** Allocates the data path's buffers; before {@link #ep} is published (volatile write). */
+    private void prepareDataPath() {
+        if (responses != null) {
+            return;
         }
+        tx = new Wr.Request(transport.maxIov);
+        rx = new Wr.Recv(transport.maxIov);
+        rxRead = new Wr.Request(transport.maxIov);
+        txHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
+        Response[] ring = new Response[RESPONSES];
+        for (int i = 0; i < RESPONSES; i++) {
+            ring[i] = new Response();
+        }
+        responses = ring;
     }
 
     void startActive() {
@@ -186,6 +200,7 @@ final class TcpConnection {
             if (!a.live()) {
                 return false;
             }
+            prepareDataPath();
             ep = a.active;
             a.active.establishedOverTcp(a, this, acceptData);
             return true;
@@ -216,6 +231,7 @@ final class TcpConnection {
             int activePort = f.aux;
             byte[] pd = readPrivateData(ch);
             if (pd == null) {
+                protocolEnd("truncated private data");
                 return;
             }
             InetSocketAddress peer = (InetSocketAddress) ch.getRemoteAddress();
@@ -275,6 +291,7 @@ final class TcpConnection {
 
     /** dat_cr_accept on the passive side: the Endpoint is connected; tell the active side. Under the CM lock. */
     void accepted(SimEndpoint passive, byte[] acceptData) {
+        prepareDataPath();
         ep = passive;
         byte[] pd = acceptData == null ? new byte[0] : acceptData;
         enqueue(frame(TcpFrame.ACCEPT, pd.length, 0, 0, 0, 0, pd));
@@ -531,7 +548,7 @@ final class TcpConnection {
             if (e != null) {
                 e.wireBroken(this);
             }
-            throw new IOException("connection broken after a refused access");
+            writerDone = true; // the reader closes the socket once it sees the writer ended
         }
         return true;
     }
@@ -619,7 +636,11 @@ final class TcpConnection {
     }
 
     private void protocolEnd(String reason) {
-        if (reason != null && LOG.isLoggable(Level.FINE)) {
+        if (reason == null) {
+            return; // the peer closed between frames: no violation
+        }
+        transport.violations.incrementAndGet();
+        if (LOG.isLoggable(Level.FINE)) {
             LOG.fine("sim TCP connection " + describe() + " ended: " + reason);
         }
     }
@@ -667,6 +688,9 @@ final class TcpConnection {
                     continue;
                 }
                 if (writeResponse(ch)) {
+                    if (writerDone) {
+                        return;
+                    }
                     continue;
                 }
                 SimEndpoint e = ep;
@@ -676,7 +700,11 @@ final class TcpConnection {
                 java.util.concurrent.locks.LockSupport.park(this);
             }
         } catch (IOException e) {
-            // the reader sees the failure too and reports it; nothing more to write
+            // the peer is gone or stopped reading until the socket was closed: the connection ends
+            // (the reader, maybe blocked on a full response ring, must not wait for this writer)
+            if (!closed) {
+                lost(EventNumber.CONNECTION_EVENT_BROKEN);
+            }
         } catch (IllegalStateException | IndexOutOfBoundsException e) {
             // a source's memory went away (arena closed, request flushed under us): the connection breaks
             SimEndpoint ep0 = ep;
@@ -698,6 +726,12 @@ final class TcpConnection {
             ch = channel;
         }
         transport.connections.remove(this);
+        respLock.lock();
+        try {
+            respNotFull.signalAll(); // a reader waiting for ring space ends
+        } finally {
+            respLock.unlock();
+        }
         if (ch != null) {
             try {
                 ch.close();

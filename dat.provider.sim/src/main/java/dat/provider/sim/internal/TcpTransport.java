@@ -33,6 +33,8 @@ final class TcpTransport {
     private final Thread acceptor;
     final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /** Connections ended for a protocol violation (malformed or misplaced frame): what the fuzz test counts. */
+    final java.util.concurrent.atomic.AtomicLong violations = new java.util.concurrent.atomic.AtomicLong();
 
     /**
      * Binds the listening socket.
