@@ -91,11 +91,16 @@ final class SimProvider {
         }
         Map<String, String> params = SimLimits.parse(iaParams);
         String tcpBind = params.remove("tcp");
+        String tcpTimeout = params.remove("tcp_timeout_ms");
         StringBuilder rest = new StringBuilder();
         params.forEach((k, v) -> rest.append(k).append('=').append(v).append(' '));
         SimLimits limits = settings.limits().withParams(rest.toString());
         if (tcpBind != null) {
-            return tcpAdapter(name, limits, tcpBind);
+            return tcpAdapter(name, limits, tcpBind, tcpTimeout == null ? TcpTransport.DEFAULT_TIMEOUT_MS : parseTimeout(tcpTimeout));
+        }
+        if (tcpTimeout != null) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
+                    "tcp_timeout_ms needs tcp=");
         }
         InetSocketAddress address = limits.address();
         if (address == null) {
@@ -118,14 +123,27 @@ final class SimProvider {
      * {@code tcp} parameter: {@code host:port}, port 0 for any; an {@code addr} parameter is
      * refused, the socket decides the address).
      */
-    private Adapter tcpAdapter(String name, SimLimits limits, String tcpBind) {
+    private static long parseTimeout(String text) {
+        try {
+            long ms = Long.parseLong(text);
+            if (ms >= 10 && ms <= 3_600_000) {
+                return ms;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
+                "tcp_timeout_ms must be 10..3600000, was '" + text + "'");
+    }
+
+    private Adapter tcpAdapter(String name, SimLimits limits, String tcpBind, long timeoutMs) {
         if (limits.address() != null) {
             throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
                     "addr and tcp exclude each other: a TCP IA's address is its socket's");
         }
         InetSocketAddress bind = SimLimits.parseAddress(tcpBind);
         // the transport needs the adapter and the adapter the bound address: bind first, then build
-        TcpTransport transport = new TcpTransport(bind, limits, name);
+        TcpTransport transport = new TcpTransport(bind, limits, name, timeoutMs);
         Adapter adapter = new Adapter(this, name, limits.withAddress(transport.address()));
         adapter.tcp = transport.attach(adapter);
         adapters.put(name, adapter);

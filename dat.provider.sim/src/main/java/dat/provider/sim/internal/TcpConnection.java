@@ -75,6 +75,14 @@ final class TcpConnection {
     private int respCount;
     /** Set once the target side refused something: the reader stops serving the peer. */
     private boolean refusing;
+    /** Liveness (System.nanoTime): the last frame read, the last frame written, the start of a write in progress (0: none). */
+    private volatile long lastRead = System.nanoTime();
+    private volatile long lastWrite = System.nanoTime();
+    private volatile long writingSince;
+    /** The reader waits for a local receive (RNR): the peer owes nothing meanwhile. */
+    private volatile boolean rnrWait;
+    private static final ByteBuffer NOP_FRAME = frame(TcpFrame.NOP, 0, 0, 0, 0, 0, null);
+
     /** The writer sent its last frame (a refusal) and ends. */
     private volatile boolean writerDone;
     private volatile boolean closed;
@@ -91,6 +99,9 @@ final class TcpConnection {
 
     /** Allocates the data path's buffers; before {@link #ep} is published (volatile write). */
     private void prepareDataPath() {
+        long now = System.nanoTime();
+        lastRead = now; // liveness counts from the establishment
+        lastWrite = now;
         if (responses != null) {
             return;
         }
@@ -309,7 +320,9 @@ final class TcpConnection {
 
     private void readEstablished(SocketChannel ch) throws IOException {
         while (!closed) {
-            if (!handleEstablished(reader.readHeader(ch))) {
+            int s = reader.readHeader(ch);
+            lastRead = System.nanoTime();
+            if (!handleEstablished(s)) {
                 return;
             }
         }
@@ -342,6 +355,7 @@ final class TcpConnection {
             case TcpFrame.RDMA_READ_REQUEST -> onReadRequest(e);
             case TcpFrame.RDMA_READ_RESPONSE -> onReadResponse(ch, e);
             case TcpFrame.ACK -> e.complete(this, reader.frame.seq, reader.frame.aux, false);
+            case TcpFrame.NOP -> null; // proof of life, already noted
             default -> "unexpected " + TcpFrame.opcodeName(reader.frame.opcode) + " on an established connection";
         };
         if (why == null) {
@@ -382,10 +396,14 @@ final class TcpConnection {
         // no receive: wait for one with everything behind it (the infinite RNR retry of the in-JVM path)
         while (!e.takeRecvForWire(this, rx)) {
             if (closed || finQueued || !e.onWire(this)) {
+                rnrWait = false;
                 return ENDED;
             }
+            rnrWait = true;
             java.util.concurrent.locks.LockSupport.parkNanos(this, 1_000_000);
         }
+        rnrWait = false;
+        lastRead = System.nanoTime();
         if (len > rx.total) {
             // the receiver sees LOCAL_LENGTH, the sender REMOTE_RESPONDER, and the connection breaks
             e.recvDone(this, rx, dat.api.DtoCompletionStatus.ERR_LOCAL_LENGTH, 0, false);
@@ -579,9 +597,44 @@ final class TcpConnection {
         return true;
     }
 
-    private static void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
-        while (b.hasRemaining()) {
-            ch.write(b);
+    private void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
+        writingSince = System.nanoTime();
+        try {
+            while (b.hasRemaining()) {
+                if (ch.write(b) > 0) {
+                    writingSince = System.nanoTime(); // progress: the peer reads
+                }
+            }
+        } finally {
+            writingSince = 0;
+            lastWrite = System.nanoTime();
+        }
+    }
+
+    /**
+     * Called by the transport's watchdog. Breaks the connection when the peer showed no life for
+     * the timeout: a write stuck that long (the peer stopped reading), or no frame read that long
+     * while this side waits for an answer or has sent keepalives (a half-open connection, a peer
+     * that vanished without a FIN or RST); sends a NOP when this side was quiet for a third of it.
+     */
+    void checkLiveness(long now, long timeout) {
+        SimEndpoint e = ep;
+        if (closed || e == null || finQueued) {
+            return;
+        }
+        long since = writingSince;
+        if (since != 0 && now - since > timeout) {
+            protocolEnd("no write progress for " + timeout / 1_000_000 + " ms: the peer stopped reading");
+            lost(EventNumber.CONNECTION_EVENT_BROKEN);
+            return;
+        }
+        if (!rnrWait && now - lastRead > timeout) {
+            protocolEnd("nothing read for " + timeout / 1_000_000 + " ms: the peer is gone");
+            lost(EventNumber.CONNECTION_EVENT_BROKEN);
+            return;
+        }
+        if (now - lastWrite > timeout / 3 && since == 0) {
+            enqueue(NOP_FRAME.duplicate());
         }
     }
 

@@ -55,7 +55,9 @@ final class TcpFrame {
     static final int RDMA_READ_RESPONSE = 8;
     /** Target to initiator: request {@code seq} (a send or write) is done; {@code aux} = status. */
     static final int ACK = 9;
-    static final int MAX_OPCODE = ACK;
+    /** Either side, once established: nothing but proof of life (sent when idle). */
+    static final int NOP = 10;
+    static final int MAX_OPCODE = NOP;
 
     static final int REJECT_PEER = 0;
     static final int REJECT_NON_PEER = 1;
@@ -147,7 +149,7 @@ final class TcpFrame {
         }
         return switch (op) {
             case CONNECT_REQUEST -> aux < 0 || aux > 0xFFFF ? BAD_AUX : null;
-            case ACCEPT, DISCONNECT -> (context | aux) != 0 || address != 0 || seq != 0 ? NONZERO_UNUSED : null;
+            case ACCEPT, DISCONNECT, NOP -> (context | aux) != 0 || address != 0 || seq != 0 ? NONZERO_UNUSED : null;
             case SEND -> context != 0 || address != 0 ? NONZERO_UNUSED : aux != 0 && aux != SOLICITED ? BAD_AUX : null;
             case REJECT -> (context != 0 || seq != 0 || address != 0) ? NONZERO_UNUSED
                     : aux != REJECT_PEER && aux != REJECT_NON_PEER ? BAD_AUX : null;
@@ -197,6 +199,7 @@ final class TcpFrame {
             case RDMA_READ_REQUEST -> "RDMA_READ_REQUEST";
             case RDMA_READ_RESPONSE -> "RDMA_READ_RESPONSE";
             case ACK -> "ACK";
+            case NOP -> "NOP";
             default -> "opcode " + opcode;
         };
     }

@@ -33,6 +33,10 @@ final class TcpTransport {
     private final Thread acceptor;
     final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /** Liveness: a connection that shows no life (no frame, no write progress) this long breaks. */
+    static final long DEFAULT_TIMEOUT_MS = 10_000;
+    final long timeoutNanos;
+    private final Thread watchdog;
     /** Connections ended for a protocol violation (malformed or misplaced frame): what the fuzz test counts. */
     final java.util.concurrent.atomic.AtomicLong violations = new java.util.concurrent.atomic.AtomicLong();
 
@@ -44,7 +48,8 @@ final class TcpTransport {
      * @param adapterName for thread names
      * @throws DatException {@link DatReturn#INVALID_PARAMETER} when the address cannot be bound
      */
-    TcpTransport(InetSocketAddress bind, SimLimits limits, String adapterName) {
+    TcpTransport(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs) {
+        this.timeoutNanos = timeoutMs * 1_000_000;
         this.limits = TcpFrame.Limits.of(limits);
         this.maxIov = limits.maxIov();
         try {
@@ -62,6 +67,7 @@ final class TcpTransport {
                     "cannot listen on " + bind + ": " + e.getMessage(), e);
         }
         acceptor = Thread.ofPlatform().daemon().name("dat-sim-tcp-accept-" + adapterName).unstarted(this::acceptLoop);
+        watchdog = Thread.ofVirtual().name("dat-sim-tcp-liveness-" + adapterName).unstarted(this::watch);
     }
 
     /** Binds the transport to its adapter, which needed the bound address first. */
@@ -77,6 +83,24 @@ final class TcpTransport {
     /** Starts accepting; separate from construction so the adapter exists before any request arrives. */
     void start() {
         acceptor.start();
+        watchdog.start();
+    }
+
+    /**
+     * The liveness watchdog: several times per timeout, every established connection that has been
+     * quiet for a third of it gets a NOP, and one that showed no life for the whole timeout (no
+     * frame read while the local side waits on the peer, or a write that made no progress: a peer
+     * that stopped reading) breaks with {@link dat.api.EventNumber#CONNECTION_EVENT_BROKEN}.
+     */
+    private void watch() {
+        long period = Math.max(1_000_000, timeoutNanos / 8);
+        while (!closed) {
+            java.util.concurrent.locks.LockSupport.parkNanos(this, period);
+            long now = System.nanoTime();
+            for (TcpConnection c : connections) {
+                c.checkLiveness(now, timeoutNanos);
+            }
+        }
     }
 
     /** The bound address: the IA address. */
@@ -144,9 +168,10 @@ final class TcpTransport {
             c.close();
         }
         boolean ended = true;
+        java.util.concurrent.locks.LockSupport.unpark(watchdog);
         try {
             acceptor.join(5_000);
-            ended = !acceptor.isAlive();
+            ended = !acceptor.isAlive() && watchdog.join(java.time.Duration.ofSeconds(5));
             for (TcpConnection c : open) {
                 ended &= c.join(5_000);
             }
