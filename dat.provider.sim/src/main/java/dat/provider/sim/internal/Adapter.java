@@ -32,6 +32,8 @@ final class Adapter implements Transport.RemoteAdapter {
     final Map<Long, ServicePoint> servicePoints = new HashMap<>();
     final AtomicLong nextPortQual = new AtomicLong(1);
     final Set<SimIa> openIas = ConcurrentHashMap.newKeySet();
+    /** The TCP transport when the IA was configured with one ({@code tcp=host:port}), else {@code null}. */
+    TcpTransport tcp;
     private long nextAnyQual;
 
     Adapter(SimProvider provider, String name, SimLimits limits) {

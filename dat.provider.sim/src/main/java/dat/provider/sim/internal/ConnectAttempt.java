@@ -24,6 +24,12 @@ final class ConnectAttempt {
     Conductor.Timer timer;
     /** The CR delivered to the passive side, while one is pending. */
     SimCr cr;
+    /**
+     * The TCP connection carrying this attempt, or {@code null} in the in-JVM fabric. On the
+     * passive side of a TCP connection {@link #active} is {@code null}: the active Endpoint is in
+     * another IA, reached only through this wire.
+     */
+    TcpConnection wire;
 
     ConnectAttempt(SimEndpoint active, InetSocketAddress activeAddress, long activePortQual,
             InetSocketAddress remoteAddress, long remoteQual, byte[] privateData, int qos, EpAttributes activeAttributes) {
@@ -39,7 +45,7 @@ final class ConnectAttempt {
 
     /** Whether the active side still waits for this attempt's outcome. */
     boolean live() {
-        return (state == State.PENDING || state == State.DELIVERED) && active.attempt == this;
+        return (state == State.PENDING || state == State.DELIVERED) && (active == null || active.attempt == this);
     }
 
     /**
@@ -49,8 +55,21 @@ final class ConnectAttempt {
      * @param eventNumber the connection event to report
      */
     void fail(int eventNumber) {
+        if (active == null) {
+            // the passive side of a TCP connection: the answer travels back over the wire
+            boolean wasLive = live();
+            state = State.FAILED;
+            if (wasLive) {
+                wire.reject(eventNumber == dat.api.EventNumber.CONNECTION_EVENT_PEER_REJECTED
+                        ? TcpFrame.REJECT_PEER : TcpFrame.REJECT_NON_PEER);
+            } else {
+                wire.close();
+            }
+            return;
+        }
         if (!live()) {
             state = State.FAILED;
+            closeWire();
             return;
         }
         state = State.FAILED;
@@ -58,5 +77,21 @@ final class ConnectAttempt {
             timer.cancel();
         }
         active.activeConnectFailed(this, eventNumber);
+        closeWire();
+    }
+
+    /** Ends the attempt without an event (abort, free, hot swap) and drops its connection, if any. */
+    void abandon() {
+        state = State.FAILED;
+        if (timer != null) {
+            timer.cancel();
+        }
+        closeWire();
+    }
+
+    private void closeWire() {
+        if (wire != null) {
+            wire.close();
+        }
     }
 }

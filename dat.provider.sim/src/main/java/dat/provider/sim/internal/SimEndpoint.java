@@ -62,6 +62,13 @@ final class SimEndpoint extends SimHandle implements Endpoint {
     private volatile SpinLock lock = new SpinLock();
     /** The other end while connected (guarded by the shared lock). */
     private SimEndpoint peer;
+    /** The TCP connection while connected to an IA over TCP (then {@link #peer} is null); guarded by the lock. */
+    private TcpConnection wire;
+    /** Over TCP: requests transmitted and awaiting their response, counted from reqHead (guarded by the lock). */
+    private int txCount;
+    /** Over TCP: the sequence number of the next transmitted request, and of the next response due. */
+    private long txSeq;
+    private long rxSeq;
 
     // connection management state, guarded by the provider's CM lock
     ConnectAttempt attempt;
@@ -388,6 +395,10 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 if (p != null && p.reqCount > 0) {
                     p.drainRequests(); // a send waiting for this receive goes on
                 }
+                TcpConnection w = wire;
+                if (w != null) {
+                    w.recvPosted(); // a send that came over TCP may wait for it
+                }
             }
         } finally {
             l.unlock();
@@ -407,6 +418,10 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             if (p != null && p.reqCount > 0) {
                 p.drainRequests();
             }
+            TcpConnection w = wire;
+            if (w != null) {
+                w.recvPosted();
+            }
         } finally {
             l.unlock();
         }
@@ -417,6 +432,14 @@ final class SimEndpoint extends SimHandle implements Endpoint {
      * Called with the (shared) lock held.
      */
     private void drainRequests() {
+        TcpConnection w = wire;
+        if (w != null) {
+            // over TCP the connection's writer transmits; completions come with the responses
+            if (txCount < reqCount) {
+                w.kick();
+            }
+            return;
+        }
         while (reqCount > 0) {
             EpState s = state;
             if (s != EpState.CONNECTED && s != EpState.DISCONNECT_PENDING) {
@@ -653,6 +676,12 @@ final class SimEndpoint extends SimHandle implements Endpoint {
     private void goDisconnected() {
         state = EpState.DISCONNECTED;
         peer = null;
+        TcpConnection w = wire;
+        if (w != null) {
+            wire = null;
+            txCount = 0;
+            w.disconnect();
+        }
         flushRequests();
         flushRecvs();
     }
@@ -682,7 +711,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             l.unlock();
         }
         if (attempt != null) {
-            attempt.state = ConnectAttempt.State.FAILED;
+            attempt.abandon();
             attempt = null;
         }
     }
@@ -761,6 +790,12 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             if (!a.live()) {
                 return;
             }
+            TcpTransport tcp = ia.adapter.tcp;
+            if (tcp != null) {
+                // a TCP IA reaches every IA, even one of this provider, over its sockets
+                tcp.connect(a);
+                return;
+            }
             Transport.RemoteAdapter remote = provider.transport().resolve(a.remoteAddress);
             if (remote == null) {
                 a.fail(EventNumber.CONNECTION_EVENT_UNREACHABLE);
@@ -828,6 +863,10 @@ final class SimEndpoint extends SimHandle implements Endpoint {
      * Endpoints share one lock from now on. Under the CM lock.
      */
     static void establish(ConnectAttempt a, SimEndpoint passive, byte[] acceptData) {
+        if (a.active == null) {
+            passive.establishOverTcp(a, acceptData);
+            return;
+        }
         SimEndpoint active = a.active;
         SpinLock pair = new SpinLock();
         // lock both current locks in a fixed order (only connection management locks two)
@@ -863,6 +902,266 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         if (evd != null) {
             evd.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, active, acceptData);
         }
+    }
+
+    /** dat_cr_accept of a request that came over TCP: connected; the ACCEPT goes back. Under the CM lock. */
+    private void establishOverTcp(ConnectAttempt a, byte[] acceptData) {
+        SpinLock l = acquire();
+        try {
+            wire = a.wire;
+            remoteAddress = a.activeAddress;
+            remotePortQual = a.activePortQual;
+            localPortQual = a.remoteQual;
+            txSeq = 0;
+            rxSeq = 0;
+            txCount = 0;
+            // queued before a posting thread can see CONNECTED, so it is the first frame out
+            a.wire.accepted(this, acceptData);
+            state = EpState.CONNECTED;
+            pendingCr = null;
+            a.state = ConnectAttempt.State.ESTABLISHED;
+        } finally {
+            l.unlock();
+        }
+        post(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    /** The active side: the remote IA accepted over TCP. Under the CM lock. */
+    void establishedOverTcp(ConnectAttempt a, TcpConnection w, byte[] acceptData) {
+        SpinLock l = acquire();
+        try {
+            wire = w;
+            txSeq = 0;
+            rxSeq = 0;
+            txCount = 0;
+            state = EpState.CONNECTED;
+            attempt = null;
+            a.state = ConnectAttempt.State.ESTABLISHED;
+            if (a.timer != null) {
+                a.timer.cancel();
+            }
+        } finally {
+            l.unlock();
+        }
+        SimEvd evd = connectEvd;
+        if (evd != null) {
+            evd.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, this, acceptData);
+        }
+    }
+
+    /**
+     * The TCP connection ended from the far side (DISCONNECT, reset, a malformed frame): this
+     * Endpoint, if still on it, is disconnected with the event and its DTOs flushed.
+     */
+    void wireLost(TcpConnection w, int eventNumber) {
+        SimProvider provider = ia.provider;
+        provider.cmLock.lock();
+        try {
+            SpinLock l = acquire();
+            try {
+                if (wire != w || (state != EpState.CONNECTED && state != EpState.DISCONNECT_PENDING)) {
+                    return;
+                }
+                goDisconnected();
+                post(eventNumber);
+            } finally {
+                l.unlock();
+            }
+        } finally {
+            provider.cmLock.unlock();
+        }
+    }
+
+    // =============================================================================================
+    // the TCP data path: called by the connection's writer and reader threads
+    // =============================================================================================
+
+    /**
+     * The writer: the next request to transmit, copied into {@code out} (so the slot may be
+     * flushed meanwhile without the writer reading a cleared slot). An RMR bind at the head of
+     * the queue completes here (it is local); one behind requests in flight waits for them.
+     *
+     * @return its sequence number, or -1 when there is nothing to transmit
+     */
+    long nextTransmit(TcpConnection w, Wr.Request out) {
+        SpinLock l = acquire();
+        try {
+            for (;;) {
+                if (wire != w || (state != EpState.CONNECTED && state != EpState.DISCONNECT_PENDING) || txCount >= reqCount) {
+                    return -1;
+                }
+                int idx = reqHead + txCount;
+                if (idx >= requests.length) {
+                    idx -= requests.length;
+                }
+                Wr.Request wr = requests[idx];
+                if (wr.op == Wr.Request.BIND) {
+                    if (txCount != 0) {
+                        return -1; // completes in order, after the requests before it
+                    }
+                    wr.rmr.bindDone(wr.binding, true);
+                    completeRequest(wr, DtoCompletionStatus.SUCCESS, 0);
+                    if (finishGraceful()) {
+                        return -1;
+                    }
+                    continue;
+                }
+                out.copyFrom(wr);
+                out.op = wr.op;
+                out.remoteContext = wr.remoteContext;
+                out.remoteAddress = wr.remoteAddress;
+                out.remoteLength = wr.remoteLength;
+                txCount++;
+                return txSeq++;
+            }
+        } finally {
+            l.unlock();
+        }
+    }
+
+    /** A graceful disconnect whose requests all completed proceeds; with the lock held. */
+    private boolean finishGraceful() {
+        if (reqCount == 0 && state == EpState.DISCONNECT_PENDING) {
+            disconnectBoth(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * The reader, initiator side: the ACK of a send or RDMA write, or the end of an RDMA read
+     * response, completes the head request.
+     *
+     * @param status a {@link TcpFrame} status
+     * @param read whether the response answers an RDMA read (else an ACK)
+     * @return {@code null}, or why the response is a protocol error (the caller breaks the connection)
+     */
+    String complete(TcpConnection w, long seq, int status, boolean read) {
+        SpinLock l = acquire();
+        try {
+            if (wire != w) {
+                return null; // flushed meanwhile: the connection is going away
+            }
+            if (txCount == 0 || seq != rxSeq) {
+                return "a response to no request in flight (seq " + seq + ")";
+            }
+            Wr.Request wr = requests[reqHead];
+            if ((wr.op == Wr.Request.RDMA_READ) != read) {
+                return "a response of the wrong kind for seq " + seq;
+            }
+            txCount--;
+            rxSeq++;
+            switch (status) {
+                case TcpFrame.STATUS_OK -> completeRequest(wr, DtoCompletionStatus.SUCCESS, read ? wr.remoteLength : wr.total);
+                case TcpFrame.STATUS_REMOTE_ACCESS -> {
+                    completeRequest(wr, DtoCompletionStatus.ERR_REMOTE_ACCESS, 0);
+                    breakConnection();
+                    return null;
+                }
+                default -> {
+                    // the receive was too small: the sender sees a remote error (as in one JVM)
+                    completeRequest(wr, DtoCompletionStatus.ERR_REMOTE_RESPONDER, 0);
+                    breakConnection();
+                    return null;
+                }
+            }
+            if (!finishGraceful() && txCount < reqCount) {
+                w.kick(); // a bind waiting behind this request can go now
+            }
+            return null;
+        } finally {
+            l.unlock();
+        }
+    }
+
+    /**
+     * The reader, initiator side: an RDMA read response arrived; copies the head read request
+     * (its local buffers) into {@code out} for the payload to be scattered into.
+     *
+     * @return {@code null}, or why the response is a protocol error
+     */
+    String readTarget(TcpConnection w, long seq, int status, long len, Wr.Request out) {
+        SpinLock l = acquire();
+        try {
+            if (wire != w) {
+                out.segments = 0;
+                out.total = 0;
+                return null;
+            }
+            if (txCount == 0 || seq != rxSeq || requests[reqHead].op != Wr.Request.RDMA_READ) {
+                return "a read response to no read in flight (seq " + seq + ")";
+            }
+            Wr.Request wr = requests[reqHead];
+            if (status == TcpFrame.STATUS_OK && len != wr.remoteLength) {
+                return "a read response of " + len + " bytes for a read of " + wr.remoteLength;
+            }
+            out.copyFrom(wr);
+            return null;
+        } finally {
+            l.unlock();
+        }
+    }
+
+    /**
+     * The reader, target side of a send: takes the first posted receive (or an SRQ buffer), copied
+     * into {@code out} so the ring slot can be reused while the payload is read.
+     *
+     * @return whether a receive was there
+     */
+    boolean takeRecvForWire(TcpConnection w, Wr.Recv out) {
+        SpinLock l = acquire();
+        try {
+            if (wire != w) {
+                return false;
+            }
+            Wr.Recv rv = takeRecv();
+            if (rv == null) {
+                return false;
+            }
+            out.copyFrom(rv);
+            out.srq = rv.srq;
+            return true;
+        } finally {
+            l.unlock();
+        }
+    }
+
+    /** The reader, target side: a send landed (or failed) in the receive {@link #takeRecvForWire} gave. */
+    void recvDone(TcpConnection w, Wr.Recv rv, int status, long len, boolean solicited) {
+        SpinLock l = acquire();
+        try {
+            completeRecv(rv, status, len, solicited);
+        } finally {
+            l.unlock();
+        }
+    }
+
+    /**
+     * The reader, target side of an RDMA operation: the checks of the in-JVM path (context, IA,
+     * PZ, privilege, bounds, liveness) against this Endpoint.
+     *
+     * @return the window, or {@code null} when the access is refused
+     */
+    RemoteWindow remoteWindow(int context, long address, long len, boolean write) {
+        RemoteWindow win = ia.provider.rmrContexts.get(context);
+        int needed = write ? MemPrivileges.REMOTE_WRITE : MemPrivileges.REMOTE_READ;
+        if (win == null || !win.windowValid() || win.windowIa() != ia || win.windowPz() != pz
+                || (win.windowPrivileges() & needed) == 0 || !inside(win, address, len)
+                || !win.windowMemory().scope().isAlive()) {
+            return null;
+        }
+        EpState s = state;
+        return s == EpState.CONNECTED || s == EpState.DISCONNECT_PENDING ? win : null;
+    }
+
+    /** Whether this Endpoint is still connected through the connection. */
+    boolean onWire(TcpConnection w) {
+        return wire == w;
+    }
+
+    /** The reader: the target side found a broken frame or access; this connection breaks. */
+    void wireBroken(TcpConnection w) {
+        wireLost(w, EventNumber.CONNECTION_EVENT_BROKEN);
     }
 
     /** A passive Endpoint whose accept cannot complete (the active side is gone). Under the CM lock. */
@@ -936,10 +1235,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         ConnectAttempt a = attempt;
         attempt = null;
         if (a != null) {
-            a.state = ConnectAttempt.State.FAILED;
-            if (a.timer != null) {
-                a.timer.cancel();
-            }
+            a.abandon();
         }
         SpinLock l = acquire();
         try {
@@ -1243,10 +1539,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 ConnectAttempt a = attempt;
                 attempt = null;
                 if (a != null) {
-                    a.state = ConnectAttempt.State.FAILED;
-                    if (a.timer != null) {
-                        a.timer.cancel();
-                    }
+                    a.abandon();
                 }
             }
             case CONNECTED, DISCONNECT_PENDING -> {

@@ -189,7 +189,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
                 .maxRdmaReadOut(l.maxRdmaReadPerEp() * l.maxEps())
                 .maxRdmaReadPerEpInGuaranteed(true)
                 .maxRdmaReadPerEpOutGuaranteed(true)
-                .transportAttributes(Map.of("transport", "sim", "fabric", "in-jvm"))
+                .transportAttributes(Map.of("transport", "sim", "fabric", adapter.tcp != null ? "tcp" : "in-jvm"))
                 .vendorAttributes(Map.of("max_cnos", Integer.toString(l.maxCnos())))
                 .build();
     }

@@ -89,7 +89,19 @@ final class SimProvider {
         if (existing != null) {
             return existing;
         }
-        SimLimits limits = settings.limits().withParams(iaParams);
+        Map<String, String> params = SimLimits.parse(iaParams);
+        String tcpBind = params.remove("tcp");
+        String tcpTimeout = params.remove("tcp_timeout_ms");
+        StringBuilder rest = new StringBuilder();
+        params.forEach((k, v) -> rest.append(k).append('=').append(v).append(' '));
+        SimLimits limits = settings.limits().withParams(rest.toString());
+        if (tcpBind != null) {
+            return tcpAdapter(name, limits, tcpBind, tcpTimeout == null ? TcpTransport.DEFAULT_TIMEOUT_MS : parseTimeout(tcpTimeout));
+        }
+        if (tcpTimeout != null) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
+                    "tcp_timeout_ms needs tcp=");
+        }
         InetSocketAddress address = limits.address();
         if (address == null) {
             do {
@@ -106,6 +118,40 @@ final class SimProvider {
         return adapter;
     }
 
+    /**
+     * An adapter with a TCP transport: its address is the listening socket's bound address (the
+     * {@code tcp} parameter: {@code host:port}, port 0 for any; an {@code addr} parameter is
+     * refused, the socket decides the address).
+     */
+    private static long parseTimeout(String text) {
+        try {
+            long ms = Long.parseLong(text);
+            if (ms >= 10 && ms <= 3_600_000) {
+                return ms;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
+                "tcp_timeout_ms must be 10..3600000, was '" + text + "'");
+    }
+
+    private Adapter tcpAdapter(String name, SimLimits limits, String tcpBind, long timeoutMs) {
+        if (limits.address() != null) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
+                    "addr and tcp exclude each other: a TCP IA's address is its socket's");
+        }
+        InetSocketAddress bind = SimLimits.parseAddress(tcpBind);
+        // the transport needs the adapter and the adapter the bound address: bind first, then build
+        TcpTransport transport = new TcpTransport(bind, limits, name, timeoutMs);
+        Adapter adapter = new Adapter(this, name, limits.withAddress(transport.address()));
+        adapter.tcp = transport.attach(adapter);
+        adapters.put(name, adapter);
+        fabric.put(adapter.address, adapter);
+        adapter.tcp.start();
+        return adapter;
+    }
+
     /** Whether an IA name is known: configured, or set up by init / a static registry entry. */
     boolean serves(String name) {
         return adapters.containsKey(name);
@@ -117,6 +163,9 @@ final class SimProvider {
         if (adapter != null && adapter.openIas.isEmpty() && !settings.iaNames().contains(name)) {
             adapters.remove(name);
             fabric.remove(adapter.address);
+            if (adapter.tcp != null) {
+                adapter.tcp.close();
+            }
         }
     }
 
@@ -222,7 +271,13 @@ final class SimProvider {
         for (SimIa ia : open) {
             ia.catastrophic();
         }
-        return conductor.close(5_000);
+        boolean ended = true;
+        for (Adapter adapter : adapters.values()) {
+            if (adapter.tcp != null) {
+                ended &= adapter.tcp.close();
+            }
+        }
+        return conductor.close(5_000) && ended;
     }
 
     private static InetSocketAddress hostAddress(int n) {

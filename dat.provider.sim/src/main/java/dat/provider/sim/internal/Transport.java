@@ -3,11 +3,12 @@ package dat.provider.sim.internal;
 import java.net.InetSocketAddress;
 
 /**
- * The seam between the sim provider and the wire. Today there is one transport, the in-JVM
- * fabric ({@link SimProvider#resolveLocal}): an IA address it knows is an IA of this provider in
- * this JVM, and the two Endpoints of a connection exchange data by direct memory copies. A later
- * TCP transport plugs in here: an address the fabric does not know would be handed to it, and it
- * would return a {@link RemoteAdapter} that forwards connection requests and DTOs over a socket.
+ * The seam between the sim provider and the in-JVM fabric ({@link SimProvider#resolveLocal}): an
+ * IA address it knows is an IA of this provider in this JVM, and the two Endpoints of a connection
+ * exchange data by direct memory copies. IAs configured with {@code tcp=} do not resolve through
+ * here: their connection attempts go to their adapter's {@link TcpTransport}, and the passive side
+ * of such a connection is a {@link ConnectAttempt} whose active Endpoint is on the other end of a
+ * {@link TcpConnection}.
  */
 interface Transport {
 

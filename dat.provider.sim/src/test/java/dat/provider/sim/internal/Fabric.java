@@ -32,17 +32,24 @@ final class Fabric implements AutoCloseable {
 
     final SimIaFactory factory;
     final Arena arena = Arena.ofShared();
+    /** The ia_params of IAs opened by a name the provider does not serve already. */
+    private final String iaParams;
 
     Fabric() {
         this(ProviderSettings.defaults().limits());
     }
 
     Fabric(SimLimits limits) {
+        this(limits, "");
+    }
+
+    Fabric(SimLimits limits, String iaParams) {
         factory = new SimIaFactory(new ProviderSettings(List.of("sim0", "sim1"), limits, "backoff", 1000, 49152, 16384));
+        this.iaParams = iaParams;
     }
 
     InterfaceAdapter open(String name) {
-        return factory.openIa(new IaOpenRequest(name, 64, null, ""));
+        return factory.openIa(new IaOpenRequest(name, 64, null, name.startsWith("sim") ? "" : iaParams));
     }
 
     MemorySegment memory(long size) {

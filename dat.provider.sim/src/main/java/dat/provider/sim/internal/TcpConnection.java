@@ -1,0 +1,809 @@
+package dat.provider.sim.internal;
+
+import dat.api.EventNumber;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One TCP connection between two IAs: the wire of one Endpoint pair. The active side opens it
+ * for a {@link ConnectAttempt}; the passive side's acceptor hands it an accepted socket, whose
+ * first frame must be a CONNECT_REQUEST.
+ *
+ * <p>Threads: a virtual reader thread owns the socket's input (connect, the answer, then every
+ * frame until the end); a virtual writer thread owns its output, so that a peer that stops
+ * reading blocks only that writer, never a consumer thread or the CM lock. Anything the peer sends
+ * that the protocol does not allow at that point (a malformed header, a frame of the wrong phase)
+ * ends this connection alone: the local Endpoint gets {@link EventNumber#CONNECTION_EVENT_BROKEN}.
+ *
+ * <p>Data transfer: the initiator's writer transmits its Endpoint's requests in order (SEND,
+ * RDMA_WRITE, RDMA_READ_REQUEST); the target's reader performs each one against its own
+ * Endpoint (checks first, then the payload is read from the socket straight into the receive
+ * buffer or the registered target memory) and answers each with exactly one response (ACK or
+ * RDMA_READ_RESPONSE), in order, so the initiator completes its head request per response. A
+ * response that reports a failed check breaks the connection on both sides, as in one JVM.
+ */
+final class TcpConnection {
+
+    private static final Logger LOG = Logger.getLogger(TcpConnection.class.getName());
+    /** The writer's signal: half-close the output after what is queued. */
+    private static final ByteBuffer FIN = ByteBuffer.allocate(0);
+    /**
+     * Responses queued at most; a peer that sends requests without reading the answers finds the
+     * reader blocked here (and TCP flow control pushes back on it) instead of memory growing.
+     */
+    private static final int RESPONSES = 256;
+
+    /** One queued response (a slot of the ring, reused). */
+    private static final class Response {
+        int op;
+        long seq;
+        int status;
+        java.lang.foreign.MemorySegment memory;
+        long offset;
+        long length;
+        boolean breakAfter;
+    }
+
+    private final TcpTransport transport;
+    private final TcpFrameReader reader;
+    // lock-free: frames are queued under an Endpoint's spin lock (disconnect), where blocking is not allowed
+    private final ConcurrentLinkedQueue<ByteBuffer> outbound = new ConcurrentLinkedQueue<>();
+    private volatile SocketChannel channel;
+    /** The attempt this connection carries (active side: from the start; passive: once requested). */
+    private volatile ConnectAttempt attempt;
+    /** The local Endpoint once established (set under the CM lock). */
+    volatile SimEndpoint ep;
+    /** The writer's copy of the request it transmits, the reader's of the receive / read it fills. */
+    // The data path's buffers, allocated once when the connection is established (so a peer that
+    // never gets that far costs little): written by the reader before it publishes ep.
+    private Wr.Request tx;
+    private Wr.Recv rx;
+    private Wr.Request rxRead;
+    private ByteBuffer txHeader;
+    /** Responses the reader produced for the writer to send: a fixed ring, so a peer cannot grow it. */
+    private Response[] responses;
+    private final java.util.concurrent.locks.ReentrantLock respLock = new java.util.concurrent.locks.ReentrantLock();
+    private final java.util.concurrent.locks.Condition respNotFull = respLock.newCondition();
+    private int respHead;
+    private int respCount;
+    /** Set once the target side refused something: the reader stops serving the peer. */
+    private boolean refusing;
+    /** Liveness (System.nanoTime): the last frame read, the last frame written, the start of a write in progress (0: none). */
+    private volatile long lastRead = System.nanoTime();
+    private volatile long lastWrite = System.nanoTime();
+    private volatile long writingSince;
+    /** The reader waits for a local receive (RNR): the peer owes nothing meanwhile. */
+    private volatile boolean rnrWait;
+    private static final ByteBuffer NOP_FRAME = frame(TcpFrame.NOP, 0, 0, 0, 0, 0, null);
+
+    /** The writer sent its last frame (a refusal) and ends. */
+    private volatile boolean writerDone;
+    private volatile boolean closed;
+    private volatile boolean finQueued;
+    private volatile Thread readerThread;
+    private volatile Thread writerThread;
+
+    TcpConnection(TcpTransport transport, SocketChannel accepted, ConnectAttempt attempt) {
+        this.transport = transport;
+        this.reader = new TcpFrameReader(transport.limits);
+        this.channel = accepted;
+        this.attempt = attempt;
+    }
+
+    /** Allocates the data path's buffers; before {@link #ep} is published (volatile write). */
+    private void prepareDataPath() {
+        long now = System.nanoTime();
+        lastRead = now; // liveness counts from the establishment
+        lastWrite = now;
+        if (responses != null) {
+            return;
+        }
+        tx = new Wr.Request(transport.maxIov);
+        rx = new Wr.Recv(transport.maxIov);
+        rxRead = new Wr.Request(transport.maxIov);
+        txHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
+        Response[] ring = new Response[RESPONSES];
+        for (int i = 0; i < RESPONSES; i++) {
+            ring[i] = new Response();
+        }
+        responses = ring;
+    }
+
+    void startActive() {
+        readerThread = Thread.ofVirtual().name("dat-sim-tcp-active").start(this::runActive);
+    }
+
+    void startPassive() {
+        readerThread = Thread.ofVirtual().name("dat-sim-tcp-passive").start(this::runPassive);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // the active side
+    // ---------------------------------------------------------------------------------------------
+
+    private void runActive() {
+        ConnectAttempt a = attempt;
+        try {
+            SocketChannel ch = SocketChannel.open();
+            synchronized (this) {
+                if (closed) {
+                    ch.close();
+                    return;
+                }
+                channel = ch;
+            }
+            try {
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                // blocking; a timeout or abort closes the channel, which ends the connect
+                ch.connect(a.remoteAddress);
+            } catch (IOException e) {
+                // refused, no route, or closed by a timeout/abort (then the attempt is over already)
+                failAttempt(a, EventNumber.CONNECTION_EVENT_UNREACHABLE);
+                return;
+            }
+            startWriter();
+            byte[] pd = a.privateData;
+            ByteBuffer req = frame(TcpFrame.CONNECT_REQUEST, pd.length, a.qos, transport.address().getPort(),
+                    a.activePortQual, a.remoteQual, pd);
+            enqueue(req);
+            int s = reader.readHeader(ch);
+            if (s != TcpFrameReader.READY) {
+                protocolEnd(s == TcpFrameReader.MALFORMED ? reader.error() : "closed before answering");
+                failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+                return;
+            }
+            TcpFrame f = reader.frame;
+            switch (f.opcode) {
+                case TcpFrame.ACCEPT -> {
+                    byte[] acceptData = readPrivateData(ch);
+                    if (acceptData == null) {
+                        failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+                        return;
+                    }
+                    if (!established(a, acceptData)) {
+                        return;
+                    }
+                }
+                case TcpFrame.REJECT -> {
+                    failAttempt(a, f.aux == TcpFrame.REJECT_PEER ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
+                            : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+                    return;
+                }
+                default -> {
+                    protocolEnd("unexpected " + TcpFrame.opcodeName(f.opcode) + " while connecting");
+                    failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+                    return;
+                }
+            }
+            readEstablished(ch);
+        } catch (IOException e) {
+            failAttempt(a, EventNumber.CONNECTION_EVENT_UNREACHABLE);
+            lost(EventNumber.CONNECTION_EVENT_BROKEN);
+        } finally {
+            close();
+        }
+    }
+
+    private void failAttempt(ConnectAttempt a, int eventNumber) {
+        SimProvider provider = transport.adapter().provider;
+        provider.cmLock.lock();
+        try {
+            if (a.live()) {
+                a.fail(eventNumber);
+            }
+        } finally {
+            provider.cmLock.unlock();
+        }
+    }
+
+    /** ACCEPT arrived: the active Endpoint is connected, if it still waits. */
+    private boolean established(ConnectAttempt a, byte[] acceptData) {
+        SimProvider provider = transport.adapter().provider;
+        provider.cmLock.lock();
+        try {
+            if (!a.live()) {
+                return false;
+            }
+            prepareDataPath();
+            ep = a.active;
+            a.active.establishedOverTcp(a, this, acceptData);
+            return true;
+        } finally {
+            provider.cmLock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // the passive side
+    // ---------------------------------------------------------------------------------------------
+
+    private void runPassive() {
+        SocketChannel ch = channel;
+        try {
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            startWriter();
+            int s = reader.readHeader(ch);
+            if (s != TcpFrameReader.READY || reader.frame.opcode != TcpFrame.CONNECT_REQUEST) {
+                // not a DAT peer, or a broken one: nothing local has seen it, just drop it
+                protocolEnd(s == TcpFrameReader.READY ? "first frame is not CONNECT_REQUEST" : reader.error());
+                return;
+            }
+            TcpFrame f = reader.frame;
+            long remoteQual = f.address;
+            long activePortQual = f.seq;
+            int qos = f.context;
+            int activePort = f.aux;
+            byte[] pd = readPrivateData(ch);
+            if (pd == null) {
+                protocolEnd("truncated private data");
+                return;
+            }
+            InetSocketAddress peer = (InetSocketAddress) ch.getRemoteAddress();
+            ConnectAttempt a = new ConnectAttempt(null, new InetSocketAddress(peer.getAddress(), activePort),
+                    activePortQual, transport.address(), remoteQual, pd, qos, null);
+            a.wire = this;
+            attempt = a;
+            SimProvider provider = transport.adapter().provider;
+            provider.cmLock.lock();
+            try {
+                if (closed || provider.closed()) {
+                    a.fail(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+                    return;
+                }
+                transport.adapter().deliver(a);
+            } finally {
+                provider.cmLock.unlock();
+            }
+            // until accepted, the active side may only give up (DISCONNECT or close)
+            s = reader.readHeader(ch);
+            provider.cmLock.lock();
+            try {
+                if (ep == null) {
+                    if (a.live()) {
+                        // the consumer's later dat_cr_accept reports ACCEPT_COMPLETION_ERROR
+                        a.state = ConnectAttempt.State.FAILED;
+                    }
+                    return;
+                }
+            } finally {
+                provider.cmLock.unlock();
+            }
+            if (!handleEstablished(s)) {
+                return;
+            }
+            readEstablished(ch);
+        } catch (IOException e) {
+            lostOrAbandoned();
+        } finally {
+            close();
+        }
+    }
+
+    private void lostOrAbandoned() {
+        ConnectAttempt a = attempt;
+        SimProvider provider = transport.adapter().provider;
+        provider.cmLock.lock();
+        try {
+            if (ep == null && a != null && a.active == null && a.live()) {
+                a.state = ConnectAttempt.State.FAILED;
+            }
+        } finally {
+            provider.cmLock.unlock();
+        }
+        lost(EventNumber.CONNECTION_EVENT_BROKEN);
+    }
+
+    /** dat_cr_accept on the passive side: the Endpoint is connected; tell the active side. Under the CM lock. */
+    void accepted(SimEndpoint passive, byte[] acceptData) {
+        prepareDataPath();
+        ep = passive;
+        byte[] pd = acceptData == null ? new byte[0] : acceptData;
+        enqueue(frame(TcpFrame.ACCEPT, pd.length, 0, 0, 0, 0, pd));
+    }
+
+    /** dat_cr_reject, no listener, backlog full: tell the active side, then close. */
+    void reject(int reason) {
+        enqueue(frame(TcpFrame.REJECT, 0, 0, reason, 0, 0, null));
+        queueFin();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // both sides, established
+    // ---------------------------------------------------------------------------------------------
+
+    private void readEstablished(SocketChannel ch) throws IOException {
+        while (!closed) {
+            int s = reader.readHeader(ch);
+            lastRead = System.nanoTime();
+            if (!handleEstablished(s)) {
+                return;
+            }
+        }
+    }
+
+    /** Handles one header read on an established connection; {@code false} when it ended. */
+    private boolean handleEstablished(int s) throws IOException {
+        if (refusing) {
+            // after a refused access the connection is broken; the peer was told, nothing more is served
+            return false;
+        }
+        if (s == TcpFrameReader.EOF) {
+            lost(finQueued ? EventNumber.CONNECTION_EVENT_DISCONNECTED : EventNumber.CONNECTION_EVENT_BROKEN);
+            return false;
+        }
+        if (s == TcpFrameReader.MALFORMED) {
+            protocolEnd(reader.error());
+            lost(EventNumber.CONNECTION_EVENT_BROKEN);
+            return false;
+        }
+        SimEndpoint e = ep;
+        SocketChannel ch = channel;
+        String why = switch (reader.frame.opcode) {
+            case TcpFrame.DISCONNECT -> {
+                lost(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+                yield "";
+            }
+            case TcpFrame.SEND -> onSend(ch, e);
+            case TcpFrame.RDMA_WRITE -> onRdmaWrite(ch, e);
+            case TcpFrame.RDMA_READ_REQUEST -> onReadRequest(e);
+            case TcpFrame.RDMA_READ_RESPONSE -> onReadResponse(ch, e);
+            case TcpFrame.ACK -> e.complete(this, reader.frame.seq, reader.frame.aux, false);
+            case TcpFrame.NOP -> null; // proof of life, already noted
+            default -> "unexpected " + TcpFrame.opcodeName(reader.frame.opcode) + " on an established connection";
+        };
+        if (why == null) {
+            return true;
+        }
+        if (why.isEmpty()) {
+            return false;
+        }
+        if (why == REFUSED) {
+            // the refusal is queued; let the writer send it (and break the local side) before closing
+            refusing = true;
+            Thread w = writerThread;
+            try {
+                if (w != null) {
+                    w.join(java.time.Duration.ofSeconds(2));
+                }
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+            return false;
+        }
+        protocolEnd(why);
+        lost(EventNumber.CONNECTION_EVENT_BROKEN);
+        return false;
+    }
+
+    /** The reason a target-side handler gives when it refused the access and queued the answer. */
+    private static final String REFUSED = "refused";
+    /** The reason a handler gives when the connection ended while it waited. */
+    private static final String ENDED = "";
+
+    /** Target side of a send: into the first posted receive, straight from the socket. */
+    private String onSend(SocketChannel ch, SimEndpoint e) throws IOException {
+        TcpFrame f = reader.frame;
+        long seq = f.seq;
+        long len = f.payloadLength;
+        boolean solicited = f.aux == TcpFrame.SOLICITED;
+        // no receive: wait for one with everything behind it (the infinite RNR retry of the in-JVM path)
+        while (!e.takeRecvForWire(this, rx)) {
+            if (closed || finQueued || !e.onWire(this)) {
+                rnrWait = false;
+                return ENDED;
+            }
+            rnrWait = true;
+            java.util.concurrent.locks.LockSupport.parkNanos(this, 1_000_000);
+        }
+        rnrWait = false;
+        lastRead = System.nanoTime();
+        if (len > rx.total) {
+            // the receiver sees LOCAL_LENGTH, the sender REMOTE_RESPONDER, and the connection breaks
+            e.recvDone(this, rx, dat.api.DtoCompletionStatus.ERR_LOCAL_LENGTH, 0, false);
+            return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_LENGTH);
+        }
+        try {
+            long left = len;
+            for (int i = 0; i < rx.segments && left > 0; i++) {
+                long n = Math.min(left, rx.lengths[i]);
+                ByteBuffer dst = rx.lmrs[i].memory().asSlice(rx.offsets[i], n).asByteBuffer();
+                if (!reader.readPayloadFully(ch, dst)) {
+                    e.recvDone(this, rx, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0, false);
+                    return "truncated send";
+                }
+                left -= n;
+            }
+        } catch (IllegalStateException | IndexOutOfBoundsException x) {
+            // the receive's memory went away (its arena closed): as a protection error in one JVM
+            e.recvDone(this, rx, dat.api.DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, false);
+            return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_ACCESS);
+        }
+        e.recvDone(this, rx, dat.api.DtoCompletionStatus.SUCCESS, len, solicited);
+        respond(TcpFrame.ACK, seq, TcpFrame.STATUS_OK, null, 0, 0, false);
+        return null;
+    }
+
+    /** Target side of an RDMA write: checked, then read from the socket into the registered memory. */
+    private String onRdmaWrite(SocketChannel ch, SimEndpoint e) throws IOException {
+        TcpFrame f = reader.frame;
+        long seq = f.seq;
+        long len = f.payloadLength;
+        RemoteWindow w = e.remoteWindow(f.context, f.address, len, true);
+        if (w == null) {
+            return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_ACCESS);
+        }
+        try {
+            if (len > 0) {
+                ByteBuffer dst = w.windowMemory().asSlice(f.address - w.memoryBase(), len).asByteBuffer();
+                if (!reader.readPayloadFully(ch, dst)) {
+                    return "truncated RDMA write";
+                }
+            }
+        } catch (IllegalStateException | IndexOutOfBoundsException x) {
+            return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_ACCESS);
+        }
+        respond(TcpFrame.ACK, seq, TcpFrame.STATUS_OK, null, 0, 0, false);
+        return null;
+    }
+
+    /** Target side of an RDMA read: checked, then the writer sends the bytes from the registered memory. */
+    private String onReadRequest(SimEndpoint e) {
+        TcpFrame f = reader.frame;
+        long len = Integer.toUnsignedLong(f.aux);
+        RemoteWindow w = e.remoteWindow(f.context, f.address, len, false);
+        if (w == null) {
+            respond(TcpFrame.RDMA_READ_RESPONSE, f.seq, TcpFrame.STATUS_REMOTE_ACCESS, null, 0, 0, true);
+            return REFUSED;
+        }
+        respond(TcpFrame.RDMA_READ_RESPONSE, f.seq, TcpFrame.STATUS_OK, w.windowMemory(), f.address - w.memoryBase(),
+                len, false);
+        return null;
+    }
+
+    /** Initiator side: the data of an RDMA read, from the socket into the local buffers. */
+    private String onReadResponse(SocketChannel ch, SimEndpoint e) throws IOException {
+        TcpFrame f = reader.frame;
+        long seq = f.seq;
+        int status = f.aux;
+        String why = e.readTarget(this, seq, status, f.payloadLength, rxRead);
+        if (why != null) {
+            return why;
+        }
+        try {
+            long left = f.payloadLength;
+            for (int i = 0; i < rxRead.segments && left > 0; i++) {
+                long n = Math.min(left, rxRead.lengths[i]);
+                ByteBuffer dst = rxRead.lmrs[i].memory().asSlice(rxRead.offsets[i], n).asByteBuffer();
+                if (!reader.readPayloadFully(ch, dst)) {
+                    return "truncated read response";
+                }
+                left -= n;
+            }
+            if (reader.payloadLeft() > 0) {
+                reader.skipPayload(ch); // the request was flushed meanwhile
+            }
+        } catch (IllegalStateException | IndexOutOfBoundsException x) {
+            return "the read's local memory went away";
+        }
+        return e.complete(this, seq, status, true);
+    }
+
+    /** Skips the refused frame's payload and queues the refusal, after which both sides break. */
+    private String refuse(SocketChannel ch, int op, long seq, int status) throws IOException {
+        reader.skipPayload(ch);
+        respond(op, seq, status, null, 0, 0, true);
+        return REFUSED;
+    }
+
+    /** Queues a response for the writer; blocks while the ring is full (back-pressure on the peer). */
+    private void respond(int op, long seq, int status, java.lang.foreign.MemorySegment memory, long offset, long length,
+            boolean breakAfter) {
+        respLock.lock();
+        try {
+            while (respCount == RESPONSES && !closed) {
+                respNotFull.awaitUninterruptibly();
+            }
+            int idx = (respHead + respCount) % RESPONSES;
+            Response r = responses[idx];
+            r.op = op;
+            r.seq = seq;
+            r.status = status;
+            r.memory = memory;
+            r.offset = offset;
+            r.length = length;
+            r.breakAfter = breakAfter;
+            respCount++;
+        } finally {
+            respLock.unlock();
+        }
+        kick();
+    }
+
+    /**
+     * The writer: sends the oldest queued response, if any.
+     *
+     * @return whether one was sent
+     */
+    private boolean writeResponse(SocketChannel ch) throws IOException {
+        Response r;
+        respLock.lock();
+        try {
+            if (respCount == 0) {
+                return false;
+            }
+            r = responses[respHead];
+        } finally {
+            respLock.unlock();
+        }
+        long len = r.op == TcpFrame.RDMA_READ_RESPONSE && r.status == TcpFrame.STATUS_OK ? r.length : 0;
+        txHeader.clear();
+        TcpFrame.encode(txHeader, r.op, len, 0, r.status, r.seq, 0);
+        writeFully(ch, txHeader.flip());
+        if (len > 0) {
+            writeFully(ch, r.memory.asSlice(r.offset, len).asByteBuffer());
+        }
+        boolean breakAfter = r.breakAfter;
+        respLock.lock();
+        try {
+            r.memory = null;
+            respHead = (respHead + 1) % RESPONSES;
+            respCount--;
+            respNotFull.signal();
+        } finally {
+            respLock.unlock();
+        }
+        if (breakAfter) {
+            // the peer has its answer: it breaks on it; this side breaks now
+            ch.shutdownOutput();
+            SimEndpoint e = ep;
+            if (e != null) {
+                e.wireBroken(this);
+            }
+            writerDone = true; // the reader closes the socket once it sees the writer ended
+        }
+        return true;
+    }
+
+    /** The writer: transmits one request of the local Endpoint, if one waits. */
+    private boolean transmit(SocketChannel ch, SimEndpoint e) throws IOException {
+        long seq = e.nextTransmit(this, tx);
+        if (seq < 0) {
+            return false;
+        }
+        Wr.Request r = tx;
+        txHeader.clear();
+        switch (r.op) {
+            case Wr.Request.SEND -> TcpFrame.encode(txHeader, TcpFrame.SEND, r.total, 0,
+                    (r.flags & dat.api.CompletionFlags.SOLICITED_WAIT) != 0 ? TcpFrame.SOLICITED : 0, seq, 0);
+            case Wr.Request.RDMA_WRITE -> TcpFrame.encode(txHeader, TcpFrame.RDMA_WRITE, r.total, r.remoteContext, 0, seq,
+                    r.remoteAddress);
+            default -> TcpFrame.encode(txHeader, TcpFrame.RDMA_READ_REQUEST, 0, r.remoteContext, (int) r.remoteLength, seq,
+                    r.remoteAddress);
+        }
+        writeFully(ch, txHeader.flip());
+        if (r.op != Wr.Request.RDMA_READ) {
+            for (int i = 0; i < r.segments; i++) {
+                writeFully(ch, r.lmrs[i].memory().asSlice(r.offsets[i], r.lengths[i]).asByteBuffer());
+            }
+        }
+        r.release();
+        return true;
+    }
+
+    private void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
+        writingSince = System.nanoTime();
+        try {
+            while (b.hasRemaining()) {
+                if (ch.write(b) > 0) {
+                    writingSince = System.nanoTime(); // progress: the peer reads
+                }
+            }
+        } finally {
+            writingSince = 0;
+            lastWrite = System.nanoTime();
+        }
+    }
+
+    /**
+     * Called by the transport's watchdog. Breaks the connection when the peer showed no life for
+     * the timeout: a write stuck that long (the peer stopped reading), or no frame read that long
+     * while this side waits for an answer or has sent keepalives (a half-open connection, a peer
+     * that vanished without a FIN or RST); sends a NOP when this side was quiet for a third of it.
+     */
+    void checkLiveness(long now, long timeout) {
+        SimEndpoint e = ep;
+        if (closed || e == null || finQueued) {
+            return;
+        }
+        long since = writingSince;
+        if (since != 0 && now - since > timeout) {
+            protocolEnd("no write progress for " + timeout / 1_000_000 + " ms: the peer stopped reading");
+            lost(EventNumber.CONNECTION_EVENT_BROKEN);
+            return;
+        }
+        if (!rnrWait && now - lastRead > timeout) {
+            protocolEnd("nothing read for " + timeout / 1_000_000 + " ms: the peer is gone");
+            lost(EventNumber.CONNECTION_EVENT_BROKEN);
+            return;
+        }
+        if (now - lastWrite > timeout / 3 && since == 0) {
+            enqueue(NOP_FRAME.duplicate());
+        }
+    }
+
+    /** The connection ended: the local Endpoint, if still on it, gets the event. */
+    private void lost(int eventNumber) {
+        SimProvider provider = transport.adapter().provider;
+        SimEndpoint e;
+        provider.cmLock.lock();
+        try {
+            e = ep;
+        } finally {
+            provider.cmLock.unlock();
+        }
+        if (e != null) {
+            e.wireLost(this, eventNumber);
+        }
+        close();
+    }
+
+    /** The local Endpoint disconnects (or breaks): tell the peer and half-close. */
+    void disconnect() {
+        if (!closed) {
+            enqueue(frame(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0, null));
+            queueFin();
+        }
+    }
+
+    private void queueFin() {
+        finQueued = true;
+        enqueue(FIN);
+    }
+
+    private void enqueue(ByteBuffer b) {
+        outbound.add(b);
+        kick();
+    }
+
+    /** Wakes the writer: requests to transmit, a response or a CM frame to send. */
+    void kick() {
+        Thread w = writerThread;
+        if (w != null) {
+            java.util.concurrent.locks.LockSupport.unpark(w);
+        }
+    }
+
+    /** Wakes the reader: a send may wait for the receive just posted. */
+    void recvPosted() {
+        Thread r = readerThread;
+        if (r != null) {
+            java.util.concurrent.locks.LockSupport.unpark(r);
+        }
+    }
+
+    private void protocolEnd(String reason) {
+        if (reason == null) {
+            return; // the peer closed between frames: no violation
+        }
+        transport.violations.incrementAndGet();
+        if (LOG.isLoggable(Level.FINE)) {
+            LOG.fine("sim TCP connection " + describe() + " ended: " + reason);
+        }
+    }
+
+    private String describe() {
+        SocketChannel ch = channel;
+        try {
+            return ch == null ? "(unconnected)" : ch.getLocalAddress() + " <-> " + ch.getRemoteAddress();
+        } catch (IOException e) {
+            return "(closed)";
+        }
+    }
+
+    /** Reads a CM frame's private data (its length was checked against max_private_data). */
+    private byte[] readPrivateData(SocketChannel ch) throws IOException {
+        byte[] pd = new byte[(int) reader.frame.payloadLength];
+        return reader.readPayloadFully(ch, ByteBuffer.wrap(pd)) ? pd : null;
+    }
+
+    /** A whole CM frame as one buffer (the control path may allocate). */
+    private static ByteBuffer frame(int op, int len, int ctx, int aux, long seq, long addr, byte[] payload) {
+        ByteBuffer b = ByteBuffer.allocate(TcpFrame.HEADER_BYTES + len).order(ByteOrder.BIG_ENDIAN);
+        TcpFrame.encode(b, op, len, ctx, aux, seq, addr);
+        if (payload != null) {
+            b.put(payload, 0, len);
+        }
+        return b.flip();
+    }
+
+    private void startWriter() {
+        writerThread = Thread.ofVirtual().name("dat-sim-tcp-writer").start(this::writeLoop);
+    }
+
+    private void writeLoop() {
+        SocketChannel ch = channel;
+        try {
+            while (!closed) {
+                ByteBuffer b = outbound.poll();
+                if (b == FIN) {
+                    ch.shutdownOutput();
+                    return;
+                }
+                if (b != null) {
+                    writeFully(ch, b);
+                    continue;
+                }
+                if (writeResponse(ch)) {
+                    if (writerDone) {
+                        return;
+                    }
+                    continue;
+                }
+                SimEndpoint e = ep;
+                if (e != null && transmit(ch, e)) {
+                    continue;
+                }
+                java.util.concurrent.locks.LockSupport.park(this);
+            }
+        } catch (IOException e) {
+            // the peer is gone or stopped reading until the socket was closed: the connection ends
+            // (the reader, maybe blocked on a full response ring, must not wait for this writer)
+            if (!closed) {
+                lost(EventNumber.CONNECTION_EVENT_BROKEN);
+            }
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            // a source's memory went away (arena closed, request flushed under us): the connection breaks
+            SimEndpoint ep0 = ep;
+            if (ep0 != null) {
+                ep0.wireBroken(this);
+            }
+            close();
+        }
+    }
+
+    /** Closes the socket (idempotent); both threads end. */
+    void close() {
+        SocketChannel ch;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            ch = channel;
+        }
+        transport.connections.remove(this);
+        respLock.lock();
+        try {
+            respNotFull.signalAll(); // a reader waiting for ring space ends
+        } finally {
+            respLock.unlock();
+        }
+        if (ch != null) {
+            try {
+                ch.close();
+            } catch (IOException e) {
+                // closing anyway
+            }
+        }
+        Thread w = writerThread;
+        if (w != null) {
+            w.interrupt();
+        }
+    }
+
+    boolean join(long millis) throws InterruptedException {
+        Thread r = readerThread;
+        Thread w = writerThread;
+        if (r != null && !r.join(java.time.Duration.ofMillis(millis))) {
+            return false;
+        }
+        return w == null || w.join(java.time.Duration.ofMillis(millis));
+    }
+}

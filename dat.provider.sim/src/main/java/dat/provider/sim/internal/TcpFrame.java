@@ -1,0 +1,212 @@
+package dat.provider.sim.internal;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The wire format of the sim provider's TCP transport: every message between two IAs is a frame,
+ * a fixed 32-byte header followed by {@code payloadLength} payload bytes. One object holds one
+ * decoded header and is reused for every frame of a connection, so reading a frame allocates
+ * nothing.
+ *
+ * <pre>
+ * offset size field
+ *  0     2    magic 0xDA7A
+ *  2     1    version 1
+ *  3     1    opcode
+ *  4     4    payloadLength  (unsigned; bytes after the header)
+ *  8     4    context        (RMR/LMR context of RDMA frames, QoS of CONNECT_REQUEST, else 0)
+ * 12     4    aux            (per opcode: IA port, read length, status, reject reason; else 0)
+ * 16     8    seq            (request sequence number; the active port qualifier in CONNECT_REQUEST)
+ * 24     8    address        (target address of RDMA frames, target qualifier of CONNECT_REQUEST)
+ * </pre>
+ *
+ * All fields are big-endian. {@link #decode} validates a header completely before anyone reads
+ * or allocates for its payload: the magic, the version, the opcode, every field an opcode does
+ * not use being zero, per-opcode ranges, and the payload length against the configured maximum
+ * of its kind. A peer that sends anything else is broken, not trusted: the reason it returns is
+ * what the transport logs when it tears the connection down.
+ */
+final class TcpFrame {
+
+    static final int HEADER_BYTES = 32;
+    static final short MAGIC = (short) 0xDA7A;
+    static final byte VERSION = 1;
+
+    // Connection management: before ESTABLISHED (and DISCONNECT after).
+    /** Active to passive: connect to qualifier {@code address}; payload = private data. */
+    static final int CONNECT_REQUEST = 1;
+    /** Passive to active: accepted; payload = private data. */
+    static final int ACCEPT = 2;
+    /** Passive to active: rejected; {@code aux} = {@link #REJECT_PEER} or {@link #REJECT_NON_PEER}. */
+    static final int REJECT = 3;
+    /** Either side: graceful disconnect; no payload. */
+    static final int DISCONNECT = 4;
+    // Data transfer: only while ESTABLISHED.
+    /** A send; payload = the message; {@code aux} = {@link #SOLICITED} or 0. */
+    static final int SEND = 5;
+    /** An RDMA write of the payload to {@code address} through RMR context {@code context}. */
+    static final int RDMA_WRITE = 6;
+    /** {@code aux} of a SEND: the sender asked for a solicited event. */
+    static final int SOLICITED = 1;
+    /** An RDMA read of {@code aux} bytes (unsigned, 0 allowed) at {@code address} through {@code context}; no payload. */
+    static final int RDMA_READ_REQUEST = 7;
+    /** The answer to the read with sequence {@code seq}; {@code aux} = status, payload = the data. */
+    static final int RDMA_READ_RESPONSE = 8;
+    /** Target to initiator: request {@code seq} (a send or write) is done; {@code aux} = status. */
+    static final int ACK = 9;
+    /** Either side, once established: nothing but proof of life (sent when idle). */
+    static final int NOP = 10;
+    static final int MAX_OPCODE = NOP;
+
+    static final int REJECT_PEER = 0;
+    static final int REJECT_NON_PEER = 1;
+
+    /** Status values of ACK and RDMA_READ_RESPONSE: what the target found. */
+    static final int STATUS_OK = 0;
+    /** The remote access check failed (context, bounds, privileges, PZ, liveness). */
+    static final int STATUS_REMOTE_ACCESS = 1;
+    /** The posted receive was smaller than the send. */
+    static final int STATUS_REMOTE_LENGTH = 2;
+    static final int MAX_STATUS = STATUS_REMOTE_LENGTH;
+
+    // The reasons decode() rejects a header for; constants, so rejecting allocates nothing.
+    static final String BAD_MAGIC = "bad magic";
+    static final String BAD_VERSION = "unsupported version";
+    static final String BAD_OPCODE = "unknown opcode";
+    static final String OVERSIZED = "payload length over the maximum of its kind";
+    static final String UNEXPECTED_PAYLOAD = "payload on an opcode that takes none";
+    static final String NONZERO_UNUSED = "a field the opcode does not use is not zero";
+    static final String BAD_AUX = "aux out of range for the opcode";
+    static final String BAD_LENGTH = "a read over the maximum";
+    static final String TRUNCATED = "truncated header";
+
+    /**
+     * The largest payloads a connection accepts, per kind: checked before one payload byte is
+     * read, so a length field can never make the receiver allocate or read more than this.
+     */
+    record Limits(int maxPrivateData, long maxMessageSize, long maxRdmaSize) {
+
+        static Limits of(SimLimits l) {
+            return new Limits(l.maxPrivateData(), l.maxMessageSize(), l.maxRdmaSize());
+        }
+
+        /** The maximum payload of an opcode (a valid one). */
+        long maxPayload(int opcode) {
+            return switch (opcode) {
+                case CONNECT_REQUEST, ACCEPT -> maxPrivateData;
+                case SEND -> maxMessageSize;
+                case RDMA_WRITE, RDMA_READ_RESPONSE -> maxRdmaSize;
+                default -> 0;
+            };
+        }
+    }
+
+    int opcode;
+    /** Unsigned, at most 2^32-1; a long so that it never reads as negative. */
+    long payloadLength;
+    int context;
+    int aux;
+    long seq;
+    long address;
+
+    /**
+     * Decodes and validates the header at the buffer's position, advancing it by
+     * {@link #HEADER_BYTES}. On failure this frame's fields are unspecified.
+     *
+     * @param in a big-endian buffer
+     * @param limits the payload maxima
+     * @return {@code null} when the header is valid, else the reason it is not
+     */
+    String decode(ByteBuffer in, Limits limits) {
+        if (in.remaining() < HEADER_BYTES) {
+            return TRUNCATED;
+        }
+        if (in.order() != ByteOrder.BIG_ENDIAN) {
+            throw new IllegalArgumentException("frames are big-endian");
+        }
+        short magic = in.getShort();
+        byte version = in.get();
+        int op = in.get() & 0xFF;
+        payloadLength = Integer.toUnsignedLong(in.getInt());
+        context = in.getInt();
+        aux = in.getInt();
+        seq = in.getLong();
+        address = in.getLong();
+        opcode = op;
+        if (magic != MAGIC) {
+            return BAD_MAGIC;
+        }
+        if (version != VERSION) {
+            return BAD_VERSION;
+        }
+        if (op == 0 || op > MAX_OPCODE) {
+            return BAD_OPCODE;
+        }
+        long max = limits.maxPayload(op);
+        if (payloadLength > max) {
+            return max == 0 ? UNEXPECTED_PAYLOAD : OVERSIZED;
+        }
+        return switch (op) {
+            case CONNECT_REQUEST -> aux < 0 || aux > 0xFFFF ? BAD_AUX : null;
+            case ACCEPT, DISCONNECT, NOP -> (context | aux) != 0 || address != 0 || seq != 0 ? NONZERO_UNUSED : null;
+            case SEND -> context != 0 || address != 0 ? NONZERO_UNUSED : aux != 0 && aux != SOLICITED ? BAD_AUX : null;
+            case REJECT -> (context != 0 || seq != 0 || address != 0) ? NONZERO_UNUSED
+                    : aux != REJECT_PEER && aux != REJECT_NON_PEER ? BAD_AUX : null;
+            // a zero or forged context is the target's access check to refuse (REMOTE_ACCESS), not a framing error
+            case RDMA_WRITE -> aux != 0 ? NONZERO_UNUSED : null;
+            case RDMA_READ_REQUEST -> Integer.toUnsignedLong(aux) > limits.maxRdmaSize() ? BAD_LENGTH : null;
+            case RDMA_READ_RESPONSE, ACK -> (context != 0 || address != 0) ? NONZERO_UNUSED
+                    : aux < 0 || aux > MAX_STATUS ? BAD_AUX
+                    : op == ACK && payloadLength != 0 ? UNEXPECTED_PAYLOAD
+                    : aux != STATUS_OK && payloadLength != 0 ? UNEXPECTED_PAYLOAD : null;
+            default -> BAD_OPCODE;
+        };
+    }
+
+    /**
+     * Writes a header at the buffer's position, advancing it by {@link #HEADER_BYTES}.
+     *
+     * @param out a big-endian buffer with room for a header
+     */
+    static void encode(ByteBuffer out, int opcode, long payloadLength, int context, int aux, long seq, long address) {
+        if (payloadLength < 0 || payloadLength > 0xFFFF_FFFFL) {
+            throw new IllegalArgumentException("payload length " + payloadLength);
+        }
+        out.putShort(MAGIC);
+        out.put(VERSION);
+        out.put((byte) opcode);
+        out.putInt((int) payloadLength);
+        out.putInt(context);
+        out.putInt(aux);
+        out.putLong(seq);
+        out.putLong(address);
+    }
+
+    /** Writes this frame's header (the fields as they are). */
+    void encode(ByteBuffer out) {
+        encode(out, opcode, payloadLength, context, aux, seq, address);
+    }
+
+    static String opcodeName(int opcode) {
+        return switch (opcode) {
+            case CONNECT_REQUEST -> "CONNECT_REQUEST";
+            case ACCEPT -> "ACCEPT";
+            case REJECT -> "REJECT";
+            case DISCONNECT -> "DISCONNECT";
+            case SEND -> "SEND";
+            case RDMA_WRITE -> "RDMA_WRITE";
+            case RDMA_READ_REQUEST -> "RDMA_READ_REQUEST";
+            case RDMA_READ_RESPONSE -> "RDMA_READ_RESPONSE";
+            case ACK -> "ACK";
+            case NOP -> "NOP";
+            default -> "opcode " + opcode;
+        };
+    }
+
+    @Override
+    public String toString() {
+        return opcodeName(opcode) + "[len=" + payloadLength + " ctx=" + Integer.toHexString(context) + " aux=" + aux
+                + " seq=" + seq + " addr=0x" + Long.toHexString(address) + "]";
+    }
+}

@@ -1,0 +1,163 @@
+package dat.provider.sim.internal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ReadableByteChannel;
+
+/**
+ * Reads frames from one connection's byte stream, in two steps: {@link #readHeader} assembles and
+ * validates a header (from as many partial reads as the socket gives), then the caller moves the
+ * payload: {@link #readPayload} straight into a destination (a receive buffer, a registered target
+ * segment) or {@link #skipPayload} through a small fixed scratch buffer. The payload length was
+ * checked against the configured maxima before the header was reported, and neither step ever
+ * allocates: the header and scratch buffers are allocated once per connection.
+ *
+ * <p>Works on blocking and non-blocking channels alike ({@link #NEED_MORE} when a non-blocking read
+ * found nothing). Not thread-safe: one reader per connection, used by one thread at a time.
+ */
+final class TcpFrameReader {
+
+    /** A whole valid header is in {@link #frame}; its payload is next. */
+    static final int READY = 1;
+    /** A non-blocking read found no bytes yet; call again when readable. */
+    static final int NEED_MORE = 0;
+    /** The peer closed the stream (cleanly between frames, or mid-frame: see {@link #error()}). */
+    static final int EOF = -1;
+    /** The header is invalid; {@link #error()} says why. The connection must be torn down. */
+    static final int MALFORMED = -2;
+
+    private static final int SCRATCH_BYTES = 16 * 1024;
+
+    final TcpFrame frame = new TcpFrame();
+    private final TcpFrame.Limits limits;
+    private final ByteBuffer header = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
+    private ByteBuffer scratch;
+    private long payloadLeft;
+    private String error;
+    private long frames;
+
+    TcpFrameReader(TcpFrame.Limits limits) {
+        this.limits = limits;
+    }
+
+    /** Why the last read failed, or {@code null}. */
+    String error() {
+        return error;
+    }
+
+    /** Payload bytes of the current frame not read yet. */
+    long payloadLeft() {
+        return payloadLeft;
+    }
+
+    /** Frames whose header was read and validated. */
+    long frames() {
+        return frames;
+    }
+
+    /**
+     * Reads (the rest of) a header. Must not be called while payload is left.
+     *
+     * @param ch the channel
+     * @return {@link #READY}, {@link #NEED_MORE}, {@link #EOF} or {@link #MALFORMED}
+     * @throws IOException when the channel fails
+     */
+    int readHeader(ReadableByteChannel ch) throws IOException {
+        if (payloadLeft != 0) {
+            throw new IllegalStateException("payload of " + frame + " not consumed");
+        }
+        while (header.hasRemaining()) {
+            int n = ch.read(header);
+            if (n < 0) {
+                if (header.position() != 0) {
+                    error = TcpFrame.TRUNCATED;
+                }
+                return EOF;
+            }
+            if (n == 0) {
+                return NEED_MORE;
+            }
+        }
+        header.flip();
+        String reason = frame.decode(header, limits);
+        header.clear();
+        if (reason != null) {
+            error = reason;
+            return MALFORMED;
+        }
+        frames++;
+        payloadLeft = frame.payloadLength;
+        return READY;
+    }
+
+    /**
+     * Reads payload bytes into {@code dst}, at most its remaining and at most what the frame has
+     * left.
+     *
+     * @param ch the channel
+     * @param dst the destination
+     * @return bytes read (0 when a non-blocking read found nothing), or -1 when the stream ended
+     *     inside the payload (truncated frame)
+     * @throws IOException when the channel fails
+     */
+    int readPayload(ReadableByteChannel ch, ByteBuffer dst) throws IOException {
+        if (payloadLeft == 0 || !dst.hasRemaining()) {
+            return 0;
+        }
+        int limit = dst.limit();
+        if (dst.remaining() > payloadLeft) {
+            dst.limit(dst.position() + (int) payloadLeft);
+        }
+        try {
+            int n = ch.read(dst);
+            if (n < 0) {
+                error = "truncated payload";
+                return -1;
+            }
+            payloadLeft -= n;
+            return n;
+        } finally {
+            dst.limit(limit);
+        }
+    }
+
+    /**
+     * Reads the frame's payload fully into {@code dst} (blocking channels).
+     *
+     * @return {@code false} when the stream ended first
+     */
+    boolean readPayloadFully(ReadableByteChannel ch, ByteBuffer dst) throws IOException {
+        while (dst.hasRemaining() && payloadLeft > 0) {
+            if (readPayload(ch, dst) < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Reads and drops the rest of the frame's payload (a send no receive can hold, a response to
+     * a request that was flushed), through a fixed scratch buffer.
+     *
+     * @return {@code true} when the payload is consumed, {@code false} when a non-blocking read
+     *     found nothing yet
+     * @throws IOException when the channel fails or the stream ends inside the payload
+     */
+    boolean skipPayload(ReadableByteChannel ch) throws IOException {
+        if (scratch == null && payloadLeft > 0) {
+            scratch = ByteBuffer.allocateDirect(SCRATCH_BYTES);
+        }
+        while (payloadLeft > 0) {
+            scratch.clear();
+            int n = readPayload(ch, scratch);
+            if (n < 0) {
+                throw new IOException(error);
+            }
+            if (n == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,184 @@
+package dat.provider.sim.internal;
+
+import dat.api.DatException;
+import dat.api.DatReturn;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The TCP transport of one adapter: its one listening socket (its IA address is the socket's bound
+ * address), the acceptor thread, and its live connections. Connection qualifiers are multiplexed
+ * over the one port: a connection's first frame names the qualifier it wants.
+ *
+ * <p>Threads: one platform acceptor thread per IA, and one virtual reader thread (plus a virtual
+ * writer thread) per connection, all ended by {@link #close()}, which the provider's hot swap
+ * calls. A connection's reader performs the target side's work, so nothing waits for the local
+ * consumer to call into the provider.
+ */
+final class TcpTransport {
+
+    private volatile Adapter adapter;
+    final TcpFrame.Limits limits;
+    /** The most IOV segments a work request of this IA has: the size of a connection's scratch requests. */
+    final int maxIov;
+    private final ServerSocketChannel server;
+    private final InetSocketAddress address;
+    private final Thread acceptor;
+    final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+    /** Liveness: a connection that shows no life (no frame, no write progress) this long breaks. */
+    static final long DEFAULT_TIMEOUT_MS = 10_000;
+    final long timeoutNanos;
+    private final Thread watchdog;
+    /** Connections ended for a protocol violation (malformed or misplaced frame): what the fuzz test counts. */
+    final java.util.concurrent.atomic.AtomicLong violations = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * Binds the listening socket.
+     *
+     * @param bind the address to bind (loopback unless the configuration says otherwise)
+     * @param limits the IA's limits (payload maxima of incoming frames)
+     * @param adapterName for thread names
+     * @throws DatException {@link DatReturn#INVALID_PARAMETER} when the address cannot be bound
+     */
+    TcpTransport(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs) {
+        this.timeoutNanos = timeoutMs * 1_000_000;
+        this.limits = TcpFrame.Limits.of(limits);
+        this.maxIov = limits.maxIov();
+        try {
+            server = ServerSocketChannel.open();
+            try {
+                server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+                server.bind(bind, 128);
+                address = (InetSocketAddress) server.getLocalAddress();
+            } catch (IOException | RuntimeException e) {
+                server.close();
+                throw e;
+            }
+        } catch (IOException e) {
+            throw new DatException(DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2), "ia_params",
+                    "cannot listen on " + bind + ": " + e.getMessage(), e);
+        }
+        acceptor = Thread.ofPlatform().daemon().name("dat-sim-tcp-accept-" + adapterName).unstarted(this::acceptLoop);
+        watchdog = Thread.ofVirtual().name("dat-sim-tcp-liveness-" + adapterName).unstarted(this::watch);
+    }
+
+    /** Binds the transport to its adapter, which needed the bound address first. */
+    TcpTransport attach(Adapter owner) {
+        this.adapter = owner;
+        return this;
+    }
+
+    Adapter adapter() {
+        return adapter;
+    }
+
+    /** Starts accepting; separate from construction so the adapter exists before any request arrives. */
+    void start() {
+        acceptor.start();
+        watchdog.start();
+    }
+
+    /**
+     * The liveness watchdog: several times per timeout, every established connection that has been
+     * quiet for a third of it gets a NOP, and one that showed no life for the whole timeout (no
+     * frame read while the local side waits on the peer, or a write that made no progress: a peer
+     * that stopped reading) breaks with {@link dat.api.EventNumber#CONNECTION_EVENT_BROKEN}.
+     */
+    private void watch() {
+        long period = Math.max(1_000_000, timeoutNanos / 8);
+        while (!closed) {
+            java.util.concurrent.locks.LockSupport.parkNanos(this, period);
+            long now = System.nanoTime();
+            for (TcpConnection c : connections) {
+                c.checkLiveness(now, timeoutNanos);
+            }
+        }
+    }
+
+    /** The bound address: the IA address. */
+    InetSocketAddress address() {
+        return address;
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            SocketChannel ch;
+            try {
+                ch = server.accept();
+            } catch (IOException e) {
+                // closed by close(), or the listening socket failed: nothing more to accept
+                return;
+            }
+            TcpConnection c = new TcpConnection(this, ch, null);
+            if (!register(c)) {
+                return;
+            }
+            c.startPassive();
+        }
+    }
+
+    /** Adds a connection unless the transport closed meanwhile (then closes it). */
+    boolean register(TcpConnection c) {
+        connections.add(c);
+        if (closed) {
+            c.close();
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Starts the active side of a connection attempt over TCP; returns at once (called on the
+     * conductor with the CM lock held, so the blocking connect happens on the connection's thread).
+     */
+    void connect(ConnectAttempt attempt) {
+        TcpConnection c = new TcpConnection(this, null, attempt);
+        attempt.wire = c;
+        if (register(c)) {
+            c.startActive();
+        }
+    }
+
+    /**
+     * Stops listening, closes every connection and waits for the acceptor to end.
+     *
+     * @return whether the acceptor and every connection thread ended within the time
+     */
+    boolean close() {
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException e) {
+            // closing anyway; the acceptor ends on the closed channel
+        }
+        List<TcpConnection> open = new ArrayList<>(connections);
+        for (TcpConnection c : open) {
+            c.close();
+        }
+        boolean ended = true;
+        java.util.concurrent.locks.LockSupport.unpark(watchdog);
+        try {
+            acceptor.join(5_000);
+            ended = !acceptor.isAlive() && watchdog.join(java.time.Duration.ofSeconds(5));
+            for (TcpConnection c : open) {
+                ended &= c.join(5_000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return ended;
+    }
+}

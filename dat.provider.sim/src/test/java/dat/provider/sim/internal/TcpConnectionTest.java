@@ -1,0 +1,236 @@
+package dat.provider.sim.internal;
+
+import static dat.provider.sim.internal.Codes.ok;
+import static dat.provider.sim.internal.Codes.throwsCode;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dat.api.ConnectionRequest;
+import dat.api.CrParams;
+import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.DtoCompletionStatus;
+import dat.api.EpState;
+import dat.api.EventNumber;
+import dat.api.PspFlag;
+import dat.api.Qos;
+import dat.api.CloseFlag;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Connection management over the TCP transport: two providers (two fabrics, so no in-JVM
+ * shortcut exists between them), each with one IA listening on 127.0.0.1, port chosen by the OS.
+ * The same outcomes as the in-JVM {@link ConnectionTest}.
+ */
+@Timeout(30)
+class TcpConnectionTest {
+
+    private static final String TCP = "tcp=127.0.0.1:0";
+
+    private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), TCP);
+    private final Fabric fb = new Fabric(ProviderSettings.defaults().limits(), TCP);
+    private final Fabric.Side a = fa.new Side("tcpA", null, 4096);
+    private final Fabric.Side b = fb.new Side("tcpB", null, 4096);
+
+    @AfterEach
+    void close() {
+        fa.close();
+        fb.close();
+        // the acceptor threads are platform threads named after their IA; all must be gone
+        assertThat(Thread.getAllStackTraces().keySet().stream().map(Thread::getName))
+                .noneMatch(n -> n.startsWith("dat-sim-tcp-accept-tcp"));
+    }
+
+    private ConnectionRequest request() {
+        return b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest();
+    }
+
+    @Test
+    void theIaAddressIsTheListeningSocketsAddress() throws Exception {
+        InetSocketAddress addr = a.address();
+        assertThat(addr.getAddress()).isEqualTo(InetAddress.getByName("127.0.0.1"));
+        assertThat(addr.getPort()).isPositive();
+        assertThat(b.address().getPort()).isNotEqualTo(addr.getPort());
+        assertThat(a.ia.query().iaAttributes().iaAddress()).isEqualTo(addr);
+    }
+
+    @Test
+    void connect_establishes_withPrivateDataBothWays_thenDisconnectReachesBothSides() {
+        b.ia.createPublicServicePoint(7, b.crEvd, PspFlag.CONSUMER);
+        a.ep.connect(b.address(), 7, Fabric.WAIT, new byte[] {1, 2, 3}, Qos.BEST_EFFORT, 0);
+        DatEvent e = b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
+        assertThat(e.connQual()).isEqualTo(7);
+        assertThat(e.localIaAddress()).isEqualTo(b.address());
+        ConnectionRequest request = e.connectionRequest();
+        CrParams cr = request.query();
+        assertThat(cr.privateData()).containsExactly(1, 2, 3);
+        // the active IA's address, not the socket's ephemeral port
+        assertThat(cr.remoteIaAddress()).isEqualTo(a.address());
+        request.accept(b.ep, new byte[] {4, 5});
+        assertThat(b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED).privateData()).isEmpty();
+        assertThat(a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED).privateData()).containsExactly(4, 5);
+        assertThat(b.ep.query().state()).isEqualTo(EpState.CONNECTED);
+        assertThat(b.ep.query().remoteIaAddress()).isEqualTo(a.address());
+        assertThat(a.ep.query().remoteIaAddress()).isEqualTo(b.address());
+        assertThat(a.ep.query().remotePortQual()).isEqualTo(7);
+
+        a.ep.disconnect(CloseFlag.GRACEFUL);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
+    @Test
+    void thePassiveSideDisconnects_andPostedReceivesAreFlushedOnBoth() {
+        b.ia.createPublicServicePoint(8, b.crEvd, PspFlag.CONSUMER);
+        ok(a.ep.postRecv(0, null, 1, 0));
+        ok(b.ep.postRecv(0, null, 2, 0));
+        a.ep.connect(b.address(), 8, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        request().accept(b.ep, null);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        b.ep.disconnect(CloseFlag.ABRUPT);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        assertThat(b.expect(b.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+    }
+
+    @Test
+    void connectionQualifiersAreMultiplexedOnOnePort() {
+        Fabric.Side b2 = fb.new Side("tcpB", null, 4096);
+        b.ia.createPublicServicePoint(21, b.crEvd, PspFlag.CONSUMER);
+        b2.ia.createPublicServicePoint(22, b2.crEvd, PspFlag.CONSUMER);
+        assertThat(b2.address()).isEqualTo(b.address());
+        Fabric.Side a2 = fa.new Side("tcpA", null, 4096);
+        a.ep.connect(b.address(), 21, Fabric.WAIT, new byte[] {21}, Qos.BEST_EFFORT, 0);
+        a2.ep.connect(b.address(), 22, Fabric.WAIT, new byte[] {22}, Qos.BEST_EFFORT, 0);
+        ConnectionRequest r1 = request();
+        ConnectionRequest r2 = b2.expect(b2.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest();
+        assertThat(r1.query().privateData()).containsExactly(21);
+        assertThat(r2.query().privateData()).containsExactly(22);
+        r1.accept(b.ep, null);
+        r2.accept(b2.ep, null);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a2.expect(a2.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        // one connection ends, the other stays
+        a.ep.disconnect(CloseFlag.ABRUPT);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        assertThat(a2.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+        assertThat(b2.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+    }
+
+    @Test
+    void reservedServicePoint_acceptWithNullUsesTheReservedEndpoint() {
+        b.ia.createReservedServicePoint(17, b.ep, b.crEvd);
+        a.ep.connect(b.address(), 17, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        DatEvent e = b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
+        assertThat(e.servicePoint()).isNull();
+        assertThat(b.ep.getStatus().state()).isEqualTo(EpState.PASSIVE_CONNECTION_PENDING);
+        e.connectionRequest().accept(null, null);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    @Test
+    void providerPsp_createsTheEndpoint() {
+        b.ia.createPublicServicePoint(18, b.crEvd, PspFlag.PROVIDER);
+        a.ep.connect(b.address(), 18, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        ConnectionRequest r = request();
+        assertThat(r.query().localEp()).isNotNull();
+        r.accept(null, null);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    @Test
+    void PEER_REJECTED_whenTheConsumerRejects() {
+        b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
+        a.ep.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        request().reject();
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_PEER_REJECTED);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
+    @Test
+    void NON_PEER_REJECTED_whenNobodyListensOnTheQualifier() {
+        a.ep.connect(b.address(), 4242, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
+    @Test
+    void UNREACHABLE_whenNothingListensAtTheAddress() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            port = s.getLocalPort();
+        }
+        a.ep.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port), 1, Fabric.WAIT, null, 0, 0);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_UNREACHABLE);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
+    @Test
+    void TIMED_OUT_whenThePassiveSideNeverAnswers_thenTheAcceptFails() {
+        b.ia.createPublicServicePoint(12, b.crEvd, PspFlag.CONSUMER);
+        a.ep.connect(b.address(), 12, 50_000, null, Qos.BEST_EFFORT, 0);
+        ConnectionRequest cr = request();
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_TIMED_OUT);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        ok(b.ep.postRecv(0, null, 1, 0));
+        cr.accept(b.ep, null);
+        // the passive IA learns of the timeout when the closed socket reaches it: before the
+        // accept (ACCEPT_COMPLETION_ERROR, as in one JVM) or just after it (the new connection breaks)
+        DatEvent e = b.next(b.connEvd);
+        if (e.eventNumber() == EventNumber.CONNECTION_EVENT_ESTABLISHED) {
+            e = b.next(b.connEvd);
+            assertThat(EventNumber.name(e.eventNumber())).isIn(EventNumber.name(EventNumber.CONNECTION_EVENT_BROKEN),
+                    EventNumber.name(EventNumber.CONNECTION_EVENT_DISCONNECTED));
+        } else {
+            assertThat(EventNumber.name(e.eventNumber()))
+                    .isEqualTo(EventNumber.name(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR));
+        }
+        assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        assertThat(b.expect(b.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+    }
+
+    @Test
+    void disconnectDuringActiveConnectionPendingAbortsIt() {
+        b.ia.createPublicServicePoint(13, b.crEvd, PspFlag.CONSUMER);
+        a.ep.connect(b.address(), 13, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        ConnectionRequest cr = request();
+        a.ep.disconnect(CloseFlag.ABRUPT);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        cr.reject();
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
+    @Test
+    void aTcpIaRejectsAnAddrParameter_andABadBindAddress() {
+        throwsCode(() -> fa.factory.openIa(new dat.api.spi.IaOpenRequest("tcpX", 64, null, "tcp=127.0.0.1:0 addr=127.77.9.9")),
+                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        throwsCode(() -> fa.factory.openIa(new dat.api.spi.IaOpenRequest("tcpY", 64, null, "tcp=example.org:0")),
+                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+    }
+
+    @Test
+    void theHotSwapEndsConnectionsAndThreads() {
+        b.ia.createPublicServicePoint(14, b.crEvd, PspFlag.CONSUMER);
+        ok(a.ep.postRecv(0, null, 1, 0));
+        a.ep.connect(b.address(), 14, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        request().accept(b.ep, null);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        // provider B goes away: A's connection ends (its peer's socket closed)
+        assertThat(fb.factory.shutdown()).isTrue();
+        DatEvent e = a.next(a.connEvd);
+        assertThat(EventNumber.name(e.eventNumber())).isIn(EventNumber.name(EventNumber.CONNECTION_EVENT_BROKEN),
+                EventNumber.name(EventNumber.CONNECTION_EVENT_DISCONNECTED));
+        assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+}

@@ -1,0 +1,185 @@
+package dat.provider.sim.internal;
+
+import static dat.provider.sim.internal.Codes.ok;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.DtoCompletionStatus;
+import dat.api.EpState;
+import dat.api.EventNumber;
+import dat.api.LmrTriplet;
+import dat.api.Qos;
+import dat.api.RmrTriplet;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The sim provider across JVMs: a second JVM runs {@link TcpPeerMain}; this one connects to it
+ * over TCP, exchanges sends, writes and reads its memory with RDMA, then kills it in the middle of
+ * a stream of RDMA writes and checks that every posted DTO is accounted for.
+ */
+@Timeout(120)
+class TcpCrossJvmTest {
+
+    private static final long QUAL = 4711;
+
+    private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0");
+    private final Fabric.Side a = fa.new Side("tcpL", null, 1 << 20);
+    private final List<Process> peers = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (Process p : peers) {
+            p.destroyForcibly();
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+        fa.close();
+    }
+
+    /** The peer's port, RMR context and registered address, once it listens. */
+    record Peer(Process process, InetSocketAddress address, int rmrContext, long base) {}
+
+    private Peer startPeer() throws Exception {
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        ProcessBuilder pb = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"), TcpPeerMain.class.getName(), Long.toString(QUAL));
+        pb.redirectError(ProcessBuilder.Redirect.DISCARD);
+        Process p = pb.start();
+        peers.add(p);
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII));
+        String line = CompletableFuture.supplyAsync(() -> {
+            try {
+                return out.readLine();
+            } catch (java.io.IOException e) {
+                return null;
+            }
+        }).get(60, TimeUnit.SECONDS);
+        assertThat(line).startsWith("READY ");
+        String[] f = line.split(" ");
+        return new Peer(p, new InetSocketAddress(InetAddress.getByName("127.0.0.1"), Integer.parseInt(f[1])),
+                Integer.parseInt(f[2]), Long.parseLong(f[3]));
+    }
+
+    private void connect(Peer peer) {
+        a.ep.connect(peer.address(), QUAL, Fabric.WAIT * 4, null, Qos.BEST_EFFORT, 0);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    private DatEvent dto(boolean recv) {
+        return a.expect(recv ? a.recvEvd : a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+    }
+
+    @Test
+    void sendRecvAndRdmaWithAPeerInAnotherJvm() throws Exception {
+        Peer peer = startPeer();
+        connect(peer);
+        SplittableRandom rnd = new SplittableRandom(3);
+        // echo: what we send comes back
+        for (int i = 0; i < 50; i++) {
+            int len = 1 + rnd.nextInt(4096);
+            for (int k = 0; k < len; k++) {
+                a.mem.set(java.lang.foreign.ValueLayout.JAVA_BYTE, k, (byte) rnd.nextInt());
+            }
+            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 8192, 4096)}, i, 0));
+            ok(a.ep.postSend(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, len)}, i, 0));
+            assertThat(dto(false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            DatEvent r = dto(true);
+            assertThat(r.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(r.transferredLength()).isEqualTo(len);
+            assertThat(a.mem.asSlice(8192, len).mismatch(a.mem.asSlice(0, len))).isEqualTo(-1);
+        }
+        // one-sided: write 256 KiB into the peer's memory, read it back into another region
+        a.mem.asSlice(0, 256 * 1024).fill((byte) 0x3C);
+        for (int k = 0; k < 256 * 1024; k += 4096) {
+            a.mem.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, k, k);
+        }
+        ok(a.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 256 * 1024)}, 100,
+                new RmrTriplet(peer.rmrContext(), peer.base() + 512 * 1024, 256 * 1024), 0));
+        assertThat(dto(false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        ok(a.ep.postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 512 * 1024, 256 * 1024)}, 101,
+                new RmrTriplet(peer.rmrContext(), peer.base() + 512 * 1024, 256 * 1024), 0));
+        DatEvent r = dto(false);
+        assertThat(r.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(r.transferredLength()).isEqualTo(256 * 1024);
+        assertThat(a.mem.asSlice(512 * 1024, 256 * 1024).mismatch(a.mem.asSlice(0, 256 * 1024))).isEqualTo(-1);
+        // out of the peer's bounds: refused over there, REMOTE_ACCESS here, the connection breaks
+        ok(a.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 16)}, 102,
+                new RmrTriplet(peer.rmrContext(), peer.base() + (1 << 20) - 8, 16), 0));
+        assertThat(dto(false).status()).isEqualTo(DtoCompletionStatus.ERR_REMOTE_ACCESS);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        assertThat(peer.process().waitFor(30, TimeUnit.SECONDS)).as("the peer saw its connection end").isTrue();
+    }
+
+    @Test
+    void thePeerKilledMidRdmaWriteStream_everyPostedDtoIsAccountedFor() throws Exception {
+        Peer peer = startPeer();
+        connect(peer);
+        ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 4096)}, -1, 0));
+        int posted = 0;
+        int completed = 0;
+        int succeeded = 0;
+        int flushedOrFailed = 0;
+        boolean killed = false;
+        DatEvent e = a.event;
+        // keep the queue full of 64 KiB writes; kill the peer once some have completed
+        while (true) {
+            int rc;
+            while ((rc = a.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 65536, 65536)}, posted,
+                    new RmrTriplet(peer.rmrContext(), peer.base() + (posted % 8) * 65536L, 65536), 0)) == DatReturn.SUCCESS) {
+                posted++;
+            }
+            if (DatReturn.typeOf(rc) == DatReturn.INVALID_STATE) {
+                break; // DISCONNECTED: nothing more can be posted
+            }
+            assertThat(DatReturn.typeOf(rc)).isEqualTo(DatReturn.INSUFFICIENT_RESOURCES);
+            if (a.reqEvd.await(Fabric.WAIT * 4, 1, e) != DatReturn.SUCCESS) {
+                throw new AssertionError("no completion in time: posted " + posted + ", completed " + completed);
+            }
+            completed++;
+            if (e.status() == DtoCompletionStatus.SUCCESS) {
+                succeeded++;
+            } else {
+                flushedOrFailed++;
+            }
+            if (!killed && succeeded >= 50) {
+                peer.process().destroyForcibly();
+                killed = true;
+            }
+            if (a.ep.getStatus().state() == EpState.DISCONNECTED) {
+                break;
+            }
+        }
+        assertThat(killed).isTrue();
+        // the connection ends with an event, and the rest of the requests complete
+        DatEvent c = a.next(a.connEvd);
+        assertThat(EventNumber.name(c.eventNumber())).isIn(EventNumber.name(EventNumber.CONNECTION_EVENT_BROKEN),
+                EventNumber.name(EventNumber.CONNECTION_EVENT_DISCONNECTED));
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        while (completed < posted) {
+            assertThat(a.reqEvd.await(Fabric.WAIT, 1, e)).isEqualTo(DatReturn.SUCCESS);
+            completed++;
+            if (e.status() == DtoCompletionStatus.SUCCESS) {
+                succeeded++;
+            } else {
+                assertThat(e.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+                flushedOrFailed++;
+            }
+        }
+        assertThat(a.reqEvd.dequeue(e)).as("no completion beyond the posted ones").isNotZero();
+        assertThat(succeeded + flushedOrFailed).isEqualTo(posted);
+        assertThat(flushedOrFailed).isPositive();
+        assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+    }
+}

@@ -1,0 +1,144 @@
+package dat.provider.sim.internal;
+
+import static dat.provider.sim.internal.Codes.ok;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dat.api.CloseFlag;
+import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.DtoCompletionStatus;
+import dat.api.EpState;
+import dat.api.EventNumber;
+import dat.api.LmrTriplet;
+import dat.api.PspFlag;
+import dat.api.Qos;
+import dat.api.RmrTriplet;
+import java.io.DataInputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Faults of the far side of a TCP connection, with a liveness timeout of 300 ms: a peer that
+ * accepts and then neither reads nor writes (stalled, half-open), a reset, and an idle but live
+ * pair that keepalives hold together. Every posted DTO is accounted for.
+ */
+@Timeout(60)
+class TcpFaultTest {
+
+    private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0 tcp_timeout_ms=300");
+    private final Fabric.Side a = fa.new Side("tcpF", null, 1 << 20);
+    private ServerSocket raw;
+    private Socket rawPeer;
+
+    @AfterEach
+    void close() throws Exception {
+        if (rawPeer != null) {
+            rawPeer.close();
+        }
+        if (raw != null) {
+            raw.close();
+        }
+        fa.close();
+    }
+
+    /** A raw TCP "IA" that accepts one connection request and then does what the test says. */
+    private CompletableFuture<Socket> rawAcceptor() throws Exception {
+        raw = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"));
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                Socket s = raw.accept();
+                DataInputStream in = new DataInputStream(s.getInputStream());
+                byte[] h = new byte[TcpFrame.HEADER_BYTES];
+                in.readFully(h);
+                in.skipNBytes(ByteBuffer.wrap(h).getInt(4));
+                ByteBuffer accept = ByteBuffer.allocate(TcpFrame.HEADER_BYTES);
+                TcpFrame.encode(accept, TcpFrame.ACCEPT, 0, 0, 0, 0, 0);
+                s.getOutputStream().write(accept.array());
+                return s;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    private void connectToRaw(CompletableFuture<Socket> peer) throws Exception {
+        a.ep.connect(new java.net.InetSocketAddress(raw.getInetAddress(), raw.getLocalPort()), 1, Fabric.WAIT, null,
+                Qos.BEST_EFFORT, 0);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        rawPeer = peer.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aPeerThatStopsReadingAndWriting_breaksWithinTheTimeout_everyDtoFlushed() throws Exception {
+        connectToRaw(rawAcceptor());
+        ok(a.ep.postRecv(0, null, -1, 0));
+        // 32 MiB of RDMA writes: more than the socket buffers hold, so the writer blocks
+        int posted = 0;
+        for (int i = 0; i < 32; i++) {
+            ok(a.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 1 << 20)}, i,
+                    new RmrTriplet(1234, 0x1000, 1 << 20), 0));
+            posted++;
+        }
+        DatEvent c = a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        assertThat(c.endpoint()).isSameAs(a.ep);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        for (int i = 0; i < posted; i++) {
+            DatEvent d = a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+            assertThat(d.userCookie()).isEqualTo(i);
+            assertThat(d.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        }
+        assertThat(a.reqEvd.dequeue(a.event)).isNotZero();
+        assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+    }
+
+    @Test
+    void aHalfOpenConnection_silentPeer_breaksWithinTheTimeout() throws Exception {
+        connectToRaw(rawAcceptor());
+        ok(a.ep.postRecv(0, null, 1, 0));
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+    }
+
+    @Test
+    void aConnectionReset_breaksIt_everyDtoFlushed() throws Exception {
+        connectToRaw(rawAcceptor());
+        ok(a.ep.postRecv(0, null, 1, 0));
+        ok(a.ep.postSend(0, null, 2, 0));
+        rawPeer.setSoLinger(true, 0);
+        rawPeer.close(); // RST
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        assertThat(a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+    }
+
+    @Test
+    void anIdleLivePair_isHeldTogetherByKeepalives() throws Exception {
+        Fabric fb = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0 tcp_timeout_ms=300");
+        try {
+            Fabric.Side b = fb.new Side("tcpK", null, 4096);
+            b.ia.createPublicServicePoint(3, b.crEvd, PspFlag.CONSUMER);
+            a.ep.connect(b.address(), 3, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+            b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(b.ep, null);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            // idle for five timeouts: the NOPs keep both sides alive
+            assertThat(DatReturn.typeOf(a.connEvd.await(1_500_000, 1, a.event))).isEqualTo(DatReturn.TIMEOUT_EXPIRED);
+            assertThat(a.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+            assertThat(b.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+            ok(b.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(b.lmr, 0, 64)}, 1, 0));
+            ok(a.ep.postSend(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 2, 0));
+            assertThat(b.expect(b.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            a.ep.disconnect(CloseFlag.ABRUPT);
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        } finally {
+            fb.close();
+        }
+    }
+}

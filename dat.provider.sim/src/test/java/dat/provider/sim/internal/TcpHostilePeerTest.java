@@ -1,0 +1,310 @@
+package dat.provider.sim.internal;
+
+import static dat.provider.sim.internal.Codes.ok;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dat.api.DatEvent;
+import dat.api.DtoCompletionStatus;
+import dat.api.Endpoint;
+import dat.api.EpState;
+import dat.api.EventNumber;
+import dat.api.LmrTriplet;
+import dat.api.PspFlag;
+import dat.api.Qos;
+import dat.api.RmrTriplet;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A live TCP IA under attack: raw sockets send malformed frames (generated and mutated valid
+ * ones) while a well-behaved Endpoint pair keeps exchanging data. Every hostile connection must be
+ * closed by the IA and counted as a violation, the good pair must keep working, and the threads
+ * must not grow.
+ */
+@Timeout(180)
+class TcpHostilePeerTest {
+
+    private static final String TCP = "tcp=127.0.0.1:0";
+    private static final int HOSTILE = Integer.getInteger("dat.sim.fuzz.frames", 100_000);
+    private static final TcpFrame.Limits LIMITS = TcpFrame.Limits.of(ProviderSettings.defaults().limits());
+
+    private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), TCP);
+    private final Fabric fb = new Fabric(ProviderSettings.defaults().limits(), TCP);
+    /** The IA under attack (passive side of the good pair). */
+    private final Fabric.Side target = fa.new Side("tcpT", null, 1 << 16);
+    private final Fabric.Side good = fb.new Side("tcpG", null, 1 << 16);
+
+    @AfterEach
+    void close() {
+        fa.close();
+        fb.close();
+    }
+
+    private TcpTransport transport() {
+        return ((SimIa) target.ia).adapter.tcp;
+    }
+
+    private void connectGoodPair() {
+        target.ia.createPublicServicePoint(1, target.crEvd, PspFlag.CONSUMER);
+        good.ep.connect(target.address(), 1, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        target.expect(target.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(target.ep, null);
+        target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        good.expect(good.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    /** One round of the good pair: a send into a receive and an RDMA write, bytes verified. */
+    private void goodRound(int round) {
+        good.mem.asSlice(0, 256).fill((byte) round);
+        ok(target.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(target.lmr, 1024, 256)}, round, 0));
+        ok(good.ep.postSend(1, new LmrTriplet[] {LmrTriplet.of(good.lmr, 0, 256)}, round, 0));
+        ok(good.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(good.lmr, 0, 256)}, round,
+                RmrTriplet.of(target.lmr, 4096, 256), 0));
+        DatEvent r = target.expect(target.recvEvd, EventNumber.DTO_COMPLETION_EVENT);
+        assertThat(r.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(good.expect(good.reqEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(good.expect(good.reqEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(target.mem.asSlice(1024, 256).mismatch(good.mem.asSlice(0, 256))).isEqualTo(-1);
+        assertThat(target.mem.asSlice(4096, 256).mismatch(good.mem.asSlice(0, 256))).isEqualTo(-1);
+    }
+
+    /** A hostile first frame of one of several kinds; never a valid CONNECT_REQUEST. */
+    static byte[] hostileFrame(SplittableRandom rnd) {
+        for (;;) {
+            byte[] f = generate(rnd);
+            if (f.length < TcpFrame.HEADER_BYTES) {
+                return f; // truncated
+            }
+            TcpFrame probe = new TcpFrame();
+            String why = probe.decode(ByteBuffer.wrap(f, 0, TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN), LIMITS);
+            boolean validRequest = why == null && probe.opcode == TcpFrame.CONNECT_REQUEST
+                    && f.length >= TcpFrame.HEADER_BYTES + probe.payloadLength;
+            if (!validRequest) {
+                return f;
+            }
+        }
+    }
+
+    private static byte[] header(int op, long len, int ctx, int aux, long seq, long addr, int extra) {
+        ByteBuffer b = ByteBuffer.allocate(TcpFrame.HEADER_BYTES + extra);
+        TcpFrame.encode(b, op, len, ctx, aux, seq, addr);
+        return b.array();
+    }
+
+    private static byte[] generate(SplittableRandom rnd) {
+        switch (rnd.nextInt(8)) {
+            case 0 -> { // random bytes
+                byte[] f = new byte[TcpFrame.HEADER_BYTES + rnd.nextInt(200)];
+                rnd.nextBytes(f);
+                return f;
+            }
+            case 1 -> { // a valid request with bits flipped
+                byte[] f = header(TcpFrame.CONNECT_REQUEST, 8, 0, 7000, 1, 1, 8);
+                int flips = 1 + rnd.nextInt(4);
+                for (int i = 0; i < flips; i++) {
+                    int at = rnd.nextInt(TcpFrame.HEADER_BYTES);
+                    f[at] ^= (byte) (1 << rnd.nextInt(8));
+                }
+                return f;
+            }
+            case 2 -> { // oversized lengths
+                return rnd.nextBoolean() ? header(TcpFrame.CONNECT_REQUEST, LIMITS.maxPrivateData() + 1 + rnd.nextInt(1 << 20), 0, 0, 0, 1, 0)
+                        : header(TcpFrame.SEND, 0xFFFF_FFFFL - rnd.nextInt(1000), 0, 0, 0, 0, 0);
+            }
+            case 3 -> { // a truncated header
+                byte[] f = header(TcpFrame.CONNECT_REQUEST, 0, 0, 0, 0, 1, 0);
+                return java.util.Arrays.copyOf(f, 1 + rnd.nextInt(TcpFrame.HEADER_BYTES - 1));
+            }
+            case 4 -> { // a request whose private data never comes in full
+                int len = 8 + rnd.nextInt(LIMITS.maxPrivateData() - 8);
+                return java.util.Arrays.copyOf(header(TcpFrame.CONNECT_REQUEST, len, 0, 0, 0, 1, 0), TcpFrame.HEADER_BYTES + rnd.nextInt(len));
+            }
+            case 5 -> { // unknown opcodes, bad magic or version
+                byte[] f = header(TcpFrame.CONNECT_REQUEST, 0, 0, 0, 0, 1, 0);
+                switch (rnd.nextInt(3)) {
+                    case 0 -> f[3] = (byte) (TcpFrame.MAX_OPCODE + 1 + rnd.nextInt(255 - TcpFrame.MAX_OPCODE));
+                    case 1 -> f[0] = (byte) rnd.nextInt(0xDA);
+                    default -> f[2] = (byte) (2 + rnd.nextInt(200));
+                }
+                return f;
+            }
+            case 6 -> { // a DTO before any connection: a forged RDMA write
+                int len = rnd.nextInt(64);
+                return header(TcpFrame.RDMA_WRITE, len, rnd.nextInt(), 0, rnd.nextLong(), rnd.nextLong(), len);
+            }
+            default -> { // fields an opcode does not use, out-of-range values
+                return rnd.nextBoolean() ? header(TcpFrame.CONNECT_REQUEST, 0, 0, 70_000 + rnd.nextInt(1000), 0, 1, 0)
+                        : header(TcpFrame.REJECT, 0, 0, 2 + rnd.nextInt(100), 0, 0, 0);
+            }
+        }
+    }
+
+    /**
+     * Sends one hostile frame on a fresh connection from a random loopback source address (so 100k
+     * connections do not exhaust one address's ports), and waits for the IA to close it.
+     *
+     * @return whether the IA closed the connection (EOF or reset) within the time
+     */
+    private static boolean attack(InetSocketAddress ia, SplittableRandom rnd) throws IOException {
+        byte[] frame = hostileFrame(rnd);
+        try (Socket s = new Socket()) {
+            InetAddress src = InetAddress.getByAddress(new byte[] {127, (byte) (1 + rnd.nextInt(250)),
+                    (byte) rnd.nextInt(256), (byte) (1 + rnd.nextInt(250))});
+            s.bind(new InetSocketAddress(src, 0));
+            s.connect(ia, 5_000);
+            s.setSoTimeout(10_000);
+            try {
+                s.getOutputStream().write(frame);
+                s.shutdownOutput(); // a truncated frame ends here
+            } catch (IOException e) {
+                return true; // already reset by the IA
+            }
+            InputStream in = s.getInputStream();
+            byte[] sink = new byte[256];
+            try {
+                while (in.read(sink) >= 0) {
+                    // an answer to a hostile frame is not expected; drain until the IA closes
+                }
+                return true;
+            } catch (SocketTimeoutException e) {
+                return false;
+            } catch (IOException e) {
+                return true; // reset
+            }
+        }
+    }
+
+    @Test
+    void aHundredThousandMalformedFramesAreEachRejected_whileAGoodPairKeepsWorking() throws Exception {
+        connectGoodPair();
+        goodRound(0);
+        TcpTransport t = transport();
+        int platformThreads = ManagementFactory.getThreadMXBean().getThreadCount();
+        long before = t.violations.get();
+        int clients = 4;
+        AtomicLong closedByIa = new AtomicLong();
+        AtomicLong stuck = new AtomicLong();
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        List<Future<?>> jobs = new ArrayList<>();
+        try {
+            for (int c = 0; c < clients; c++) {
+                int seed = c;
+                jobs.add(pool.submit(() -> {
+                    SplittableRandom rnd = new SplittableRandom(1000 + seed);
+                    for (int i = seed; i < HOSTILE; i += clients) {
+                        if (attack(t.address(), rnd)) {
+                            closedByIa.incrementAndGet();
+                        } else {
+                            stuck.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            int round = 1;
+            while (!jobs.stream().allMatch(Future::isDone)) {
+                goodRound(round++);
+            }
+            for (Future<?> j : jobs) {
+                j.get();
+            }
+        } finally {
+            pool.shutdownNow();
+            assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(stuck.get()).as("connections the IA left open").isZero();
+        assertThat(closedByIa.get()).isEqualTo(HOSTILE);
+        // each one was rejected as a violation (the IA counts them as it closes them)
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (t.violations.get() - before < HOSTILE && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(t.violations.get() - before).isEqualTo(HOSTILE);
+        // the good pair still works, the IA holds no hostile connection, no thread was left behind
+        goodRound(1_000_000);
+        assertThat(target.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+        while (t.connections.size() > 1 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(t.connections).hasSize(1);
+        assertThat(ManagementFactory.getThreadMXBean().getThreadCount()).isLessThanOrEqualTo(platformThreads + 2);
+    }
+
+    /**
+     * Hostile frames on established connections (the test accepts each): a forged or replayed RMR
+     * context, an access out of bounds, a response to nothing, a CM frame, a truncated payload,
+     * random mutations. Each breaks that connection alone (BROKEN on its Endpoint), touches no
+     * memory outside the target region, and the good pair goes on.
+     */
+    @Test
+    void hostileFramesOnEstablishedConnectionsBreakThatConnectionAlone() throws Exception {
+        connectGoodPair();
+        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
+        // a region the attacker may write 64 bytes of, inside memory it must not touch beyond
+        java.lang.foreign.MemorySegment guarded = fa.memory(256);
+        dat.api.LocalMemoryRegion window = target.ia.registerMemory(guarded.asSlice(64, 64), target.pz, dat.api.MemPrivileges.ALL);
+        int oldContext = target.lmr.rmrContext();
+        SplittableRandom rnd = new SplittableRandom(5);
+        for (int i = 0; i < 200; i++) {
+            Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+            try (Socket s = new Socket(InetAddress.getByName("127.0.0.1"), target.address().getPort())) {
+                s.setSoTimeout(10_000);
+                s.getOutputStream().write(header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 2, 0));
+                target.expect(target.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(ep, null);
+                target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+                byte[] accept = s.getInputStream().readNBytes(TcpFrame.HEADER_BYTES);
+                assertThat(accept[3]).isEqualTo((byte) TcpFrame.ACCEPT);
+                byte[] frame = switch (i % 7) {
+                    case 0 -> header(TcpFrame.RDMA_WRITE, 8, rnd.nextInt(), 0, 0, window.registeredAddress(), 8); // forged
+                    case 1 -> header(TcpFrame.RDMA_WRITE, 8, window.rmrContext(), 0, 0, window.registeredAddress() + 60, 8); // bounds
+                    case 2 -> header(TcpFrame.RDMA_READ_REQUEST, 0, window.rmrContext(), 65, 0, window.registeredAddress(), 0);
+                    case 3 -> header(TcpFrame.ACK, 0, 0, 0, 7, 0, 0); // a response to nothing
+                    case 4 -> header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 2, 0); // a CM frame mid-connection
+                    case 5 -> java.util.Arrays.copyOf(header(TcpFrame.RDMA_WRITE, 64, window.rmrContext(), 0, 0,
+                            window.registeredAddress(), 64), TcpFrame.HEADER_BYTES + 10); // truncated payload
+                    default -> {
+                        byte[] f = header(TcpFrame.RDMA_WRITE, 8, oldContext ^ (1 << rnd.nextInt(32)), 0, 0, 0, 8);
+                        f[rnd.nextInt(TcpFrame.HEADER_BYTES)] ^= (byte) (1 << rnd.nextInt(8));
+                        yield f;
+                    }
+                };
+                java.util.Arrays.fill(frame, TcpFrame.HEADER_BYTES, frame.length, (byte) 0x5A);
+                s.getOutputStream().write(frame);
+                s.shutdownOutput();
+                DatEvent e = target.next(target.connEvd);
+                assertThat(e.endpoint()).isSameAs(ep);
+                assertThat(EventNumber.name(e.eventNumber())).isEqualTo(EventNumber.name(EventNumber.CONNECTION_EVENT_BROKEN));
+                assertThat(ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+            }
+            ep.close();
+            if (i % 20 == 0) {
+                goodRound(i + 1);
+            }
+        }
+        // nothing outside the 64-byte window was ever written
+        for (int k = 0; k < 64; k++) {
+            assertThat(guarded.get(ValueLayout.JAVA_BYTE, k)).isZero();
+            assertThat(guarded.get(ValueLayout.JAVA_BYTE, 128 + k)).isZero();
+        }
+        goodRound(10_000);
+        assertThat(target.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+    }
+}
