@@ -4,11 +4,13 @@
 #   1. the verbs provider's device tests (RdmaDeviceTest) on the real kernel RDMA stack, with the
 #      classes `mvn verify` built, writing JUnit XML that .ci/run's closing line counts;
 #   2. the conformance suite against the verbs IA (`./dat test ofa-v2-rxe0-1` from the built app jar)
-#      when the app has the test command, its TOTAL line turned into JUnit XML;
-#   3. the Java performance harness (VerbsPerf) beside the C references measured in the same VM:
-#      `dapltest -T P ... RW 65536` (OFED uDAPL) and `ibv_rc_pingpong -s 64` (rdma-core).
+#      when the app has the test command: printed, its JUnit XML kept beside (not among) the counted ones;
+#   3. with RXE_BENCHMARKS=1 only (benchmarks, not tests): the Java performance harness (VerbsPerf)
+#      beside the C references measured in the same VM, `dapltest -T P ... RW 65536` (OFED uDAPL) and
+#      `ibv_rc_pingpong -s 64` (rdma-core), then `dat perf` and the JMH post + poll benchmark.
 # The figures measure the binding's overhead under emulation (TCG, 2 vCPUs), not RDMA hardware.
-# Usage: .ci/rxe-stage.sh   (after mvn verify; needs root for the 9p export; ~2-4 minutes)
+# Usage: .ci/rxe-stage.sh   (after mvn verify; needs root for the 9p export; ~6 minutes, ~12 with
+# RXE_BENCHMARKS=1)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -79,8 +81,10 @@ jmh() {
     $jvm -cp "$jmh_cp" org.openjdk.jmh.Main PostPollBenchmark -prof gc -f 1 -wi 5 -w 3s -i 5 -r 2s \
         -jvmArgsAppend "$jvm_flags" > "$stage/jmh.txt" 2>&1
 }
-jmh || jmh
-t3=\$(date +%s); echo "[guest] JMH post + poll (one vCPU): \$((t3 - t2)) s"
+if [ "${RXE_BENCHMARKS:-0}" = 1 ]; then
+    jmh || jmh
+    t3=\$(date +%s); echo "[guest] JMH post + poll (one vCPU): \$((t3 - t2)) s"
+fi
 exit 0
 GUEST
 
@@ -136,7 +140,11 @@ boot() { # boot <vcpus> <guest script> <log>
     [ $status -ne 0 ] && { log "the VM ended with status $status; its log:"; tail -40 "$3"; }
 }
 boot 1 "$stage/guest-tests.sh" "$stage/vm-tests.log"
-boot "$(nproc)" "$stage/guest-perf.sh" "$stage/vm-perf.log"
+# The measurements (a second boot, about 4 minutes, and JMH, 1.5) are benchmarks, not tests: they run
+# when asked for, RXE_BENCHMARKS=1 bash .ci/rxe-stage.sh, so that CI stays short.
+if [ "${RXE_BENCHMARKS:-0}" = 1 ]; then
+    boot "$(nproc)" "$stage/guest-perf.sh" "$stage/vm-perf.log"
+fi
 
 # device tests
 if ls "$reports"/TEST-*.xml >/dev/null 2>&1; then
@@ -167,6 +175,11 @@ else
 fi
 
 # figures, Java beside C, and their ratios
+if [ "${RXE_BENCHMARKS:-0}" != 1 ]; then
+    log "benchmarks under emulation not run (RXE_BENCHMARKS=1 bash .ci/rxe-stage.sh runs them: Java beside dapltest and ibv_rc_pingpong, dat perf, JMH post + poll)"
+    log "the RDMA stage took $(( $(date +%s) - start )) s"
+    exit 0
+fi
 java_bw=$(awk '/^perf rdma_write_bw_64KiB_p8/{print $3}' "$stage/perf-java.txt" 2>/dev/null)
 java_rtt=$(awk '/^perf send_recv_rtt_64B/{print $3}' "$stage/perf-java.txt" 2>/dev/null)
 c_bw=$(grep -a -i -E 'MB/sec|MB/s' "$stage/perf-c.txt" 2>/dev/null | grep -a -o -E '[0-9]+(\.[0-9]+)? *MB/sec' | head -1 | awk '{print $1}')
