@@ -5,6 +5,7 @@ import dat.api.InterfaceAdapter;
 import dat.api.IaQuery;
 import dat.api.ProviderDTO;
 import dat.api.RegistryRuntimeDTO;
+import dat.api.spi.DatProviderStatus;
 import dat.registry.DatConf;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -16,12 +17,15 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 
 /**
  * The registry's Gogo commands (scope {@code dat}): {@code providers} lists every IA the registry
@@ -37,6 +41,8 @@ import org.osgi.service.component.annotations.Reference;
 public final class ProviderCommands {
 
     private final DatRegistry registry;
+    /** Installed providers that offer no IA, and say why (the verbs provider without RDMA). */
+    private final List<DatProviderStatus> unavailable = new CopyOnWriteArrayList<>();
 
     /** @param registry the registry the commands ask */
     @Activate
@@ -44,13 +50,25 @@ public final class ProviderCommands {
         this.registry = registry;
     }
 
+    /** @param status a provider that offers no IA */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC, unbind = "removeStatus")
+    void addStatus(DatProviderStatus status) {
+        unavailable.add(status);
+    }
+
+    /** @param status a provider status that went away */
+    void removeStatus(DatProviderStatus status) {
+        unavailable.remove(status);
+    }
+
     /**
-     * Lists every IA of the registry: active, shadowed and failed ones, static and dynamic, then
-     * the static registry and its bad lines.
+     * Lists every IA of the registry: active, shadowed and failed ones, static and dynamic; the
+     * installed providers that offer no IA, with their reason ({@link DatProviderStatus}); then the
+     * static registry and its bad lines.
      *
      * @return the table
      */
-    @Descriptor("list the registry's providers: active, shadowed and failed, static and dynamic")
+    @Descriptor("list the registry's providers: active, shadowed and failed, static and dynamic, and the unavailable ones with their reason")
     public String providers() {
         RegistryRuntimeDTO runtime = registry.getRuntimeDTO();
         Table table = new Table("IA NAME", "API", "THREAD SAFE", "TRANSPORT", "PROVIDER", "VERSION", "ORIGIN", "STATE",
@@ -73,8 +91,12 @@ public final class ProviderCommands {
                     provider.state() == ProviderDTO.State.ACTIVE ? provider.source()
                             : provider.failureDetail() + (provider.source().isEmpty() ? "" : " [" + provider.source() + "]"));
         }
+        for (DatProviderStatus status : unavailable) {
+            table.row("-", "-", "-", "-", dash(status.providerName()), "-", "dynamic", "unavailable", "0",
+                    status.unavailableReason());
+        }
         StringBuilder out = new StringBuilder(table.toString());
-        if (runtime.providers().isEmpty()) {
+        if (runtime.providers().isEmpty() && unavailable.isEmpty()) {
             out.append("(no provider is registered)\n");
         }
         if (runtime.staticRegistry().isEmpty()) {

@@ -3,17 +3,23 @@ package dat.tests.registry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dat.api.spi.DatProviderConstants;
+import dat.api.spi.DatProviderStatus;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.apache.felix.service.command.CommandProcessor;
 import org.apache.felix.service.command.CommandSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.FrameworkUtil;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.test.common.annotation.InjectService;
 import org.osgi.test.junit5.service.ServiceExtension;
 
@@ -43,6 +49,31 @@ class CommandsTest {
         assertThat(table).containsPattern("(?m)^test0 +1\\.2 +no +loopback +test +1\\.0 +dynamic +active +0 +service \\d+ of"
                 + " bundle dat.tests.provider$");
         assertThat(table).contains("static registry: ");
+    }
+
+    @Test
+    void providersListsAnUnavailableProviderWithItsReason() throws Exception {
+        BundleContext context = FrameworkUtil.getBundle(CommandsTest.class).getBundleContext();
+        DatProviderStatus status = new DatProviderStatus() {
+            @Override
+            public String providerName() {
+                return "absent";
+            }
+
+            @Override
+            public String unavailableReason() {
+                return "no device on this test host";
+            }
+        };
+        ServiceRegistration<DatProviderStatus> registration = context.registerService(DatProviderStatus.class, status,
+                FrameworkUtil.asDictionary(Map.of(DatProviderConstants.DAT_PROVIDER_NAME, "absent")));
+        try {
+            assertThat((String) run("dat:providers"))
+                    .containsPattern("(?m)^- +- +- +- +absent +- +dynamic +unavailable +0 +no device on this test host$");
+        } finally {
+            registration.unregister();
+        }
+        assertThat((String) run("dat:providers")).doesNotContain("absent");
     }
 
     @Test
