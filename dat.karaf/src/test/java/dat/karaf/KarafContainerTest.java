@@ -307,7 +307,8 @@ class KarafContainerTest {
                 .replace("featuresBoot = \\\n", "featuresBoot = \\\n    " + String.join(", ", BOOT_FEATURES) + ", \\\n");
         Files.writeString(featuresCfg, cfg);
 
-        // no SSH port: this Karaf's shell cannot open sessions on JDK 25 (see the class comment)
+        // SSH on loopback and a free port, so that it clashes with nothing (its shell cannot open
+        // sessions on JDK 25 anyway, see the class comment)
         Path shell = karaf.resolve("etc/org.apache.karaf.shell.cfg");
         Files.writeString(shell, Files.readString(shell).replaceAll("(?m)^sshHost\\s*=.*$", "sshHost = 127.0.0.1")
                 .replaceAll("(?m)^sshPort\\s*=.*$", "sshPort = " + freePort()));

@@ -25,6 +25,7 @@ import dat.api.Qos;
 import dat.api.RmrTriplet;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.reflect.Method;
 import java.net.URI;
 import java.util.ArrayList;
@@ -117,19 +118,14 @@ public final class DatProbe implements DatProbeMXBean {
             for (int i = 0; i < messages; i++) {
                 pair.passiveMemory.asSlice(0, MESSAGE).fill((byte) 0);
                 pair.activeMemory.asSlice(0, MESSAGE).fill((byte) i);
-                check(pair.passive.postRecv(1, new LmrTriplet[] {LmrTriplet.of(pair.passiveLmr, 0, MESSAGE)}, 2L * i,
-                        CompletionFlags.DEFAULT), "dat_ep_post_recv");
-                check(pair.active.postSend(1, new LmrTriplet[] {LmrTriplet.of(pair.activeLmr, 0, MESSAGE)}, 2L * i + 1,
-                        CompletionFlags.DEFAULT), "dat_ep_post_send");
-                reap(pair.dtoEvd, 2);
-                for (int b = 0; b < MESSAGE; b++) {
-                    if (pair.passiveMemory.get(java.lang.foreign.ValueLayout.JAVA_BYTE, b) != (byte) i) {
-                        throw new IllegalStateException("message " + i + " arrived damaged at byte " + b);
-                    }
+                sendOne(pair, i);
+                long damaged = pair.passiveMemory.asSlice(0, MESSAGE).mismatch(pair.activeMemory.asSlice(0, MESSAGE));
+                if (damaged != -1) {
+                    throw new IllegalStateException("message " + i + " arrived damaged at byte " + damaged);
                 }
             }
             for (int b = 0; b < RDMA; b++) {
-                pair.activeMemory.set(java.lang.foreign.ValueLayout.JAVA_BYTE, MESSAGE + b, (byte) (b * 31 + 7));
+                pair.activeMemory.set(ValueLayout.JAVA_BYTE, MESSAGE + b, (byte) (b * 31 + 7));
             }
             check(pair.active.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(pair.activeLmr, MESSAGE, RDMA)}, 99,
                     RmrTriplet.of(pair.passiveLmr, MESSAGE, RDMA), CompletionFlags.DEFAULT), "dat_ep_post_rdma_write");
@@ -151,11 +147,7 @@ public final class DatProbe implements DatProbeMXBean {
             heldIa = registry().openIa(iaName);
             Pair pair = connect(heldIa, heldArena);
             for (int i = 0; i < 10; i++) {
-                check(pair.passive.postRecv(1, new LmrTriplet[] {LmrTriplet.of(pair.passiveLmr, 0, MESSAGE)}, 2L * i,
-                        CompletionFlags.DEFAULT), "dat_ep_post_recv");
-                check(pair.active.postSend(1, new LmrTriplet[] {LmrTriplet.of(pair.activeLmr, 0, MESSAGE)}, 2L * i + 1,
-                        CompletionFlags.DEFAULT), "dat_ep_post_send");
-                reap(pair.dtoEvd, 2);
+                sendOne(pair, i);
             }
         }
     }
@@ -285,6 +277,15 @@ public final class DatProbe implements DatProbeMXBean {
         }
         psp.close();
         return new Pair(dtoEvd, active, passive, activeLmr, passiveLmr, activeMemory, passiveMemory);
+    }
+
+    /** One message from the active to the passive Endpoint: a receive, a send, both completions. */
+    private static void sendOne(Pair pair, int i) {
+        check(pair.passive.postRecv(1, new LmrTriplet[] {LmrTriplet.of(pair.passiveLmr, 0, MESSAGE)}, 2L * i,
+                CompletionFlags.DEFAULT), "dat_ep_post_recv");
+        check(pair.active.postSend(1, new LmrTriplet[] {LmrTriplet.of(pair.activeLmr, 0, MESSAGE)}, 2L * i + 1,
+                CompletionFlags.DEFAULT), "dat_ep_post_send");
+        reap(pair.dtoEvd, 2);
     }
 
     private static void reap(EventDispatcher evd, int completions) {

@@ -283,8 +283,11 @@ public final class Switcher<S> implements IaSwitcher<S> {
         if (signal == Signal.CLOSE) {
             return null; // the loop ends; the finally block settles the session
         }
-        if (signal == Signal.RESELECT && !candidates().isEmpty() && candidates().getFirst().id() != c.provider().id()) {
-            return SwitchCause.RESELECTED;
+        if (signal == Signal.RESELECT) {
+            List<ProviderDTO> best = candidates();
+            if (!best.isEmpty() && best.getFirst().id() != c.provider().id()) {
+                return SwitchCause.RESELECTED;
+            }
         }
         int status;
         if (c.asyncEvd() == null || c.asyncEvd() == EventDispatcher.OUT_OF_SCOPE) {
