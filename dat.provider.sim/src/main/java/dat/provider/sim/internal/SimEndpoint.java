@@ -915,15 +915,38 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             txSeq = 0;
             rxSeq = 0;
             txCount = 0;
-            // queued before a posting thread can see CONNECTED, so it is the first frame out
             a.wire.accepted(this, acceptData);
-            state = EpState.CONNECTED;
+            // ESTABLISHED waits for the active side's READY_TO_USE: it may have timed out meanwhile
+            state = EpState.COMPLETION_PENDING;
             pendingCr = null;
             a.state = ConnectAttempt.State.ESTABLISHED;
         } finally {
             l.unlock();
         }
+    }
+
+    /** The passive side: READY_TO_USE arrived, the accept completed. Under the CM lock. */
+    void readyToUse(TcpConnection w) {
+        SpinLock l = acquire();
+        try {
+            if (wire != w || state != EpState.COMPLETION_PENDING) {
+                return; // disconnected or destroyed meanwhile
+            }
+            state = EpState.CONNECTED;
+        } finally {
+            l.unlock();
+        }
         post(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    /** The passive side: the connection ended before READY_TO_USE; the accept failed. Under the CM lock. */
+    void acceptLost(TcpConnection w) {
+        if (wire != w || state != EpState.COMPLETION_PENDING) {
+            return;
+        }
+        wire = null;
+        w.disconnect();
+        acceptFailed();
     }
 
     /** The active side: the remote IA accepted over TCP. Under the CM lock. */
@@ -957,6 +980,10 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         SimProvider provider = ia.provider;
         provider.cmLock.lock();
         try {
+            if (wire == w && state == EpState.COMPLETION_PENDING) {
+                acceptLost(w); // lost before READY_TO_USE: the accept did not complete
+                return;
+            }
             SpinLock l = acquire();
             try {
                 if (wire != w || (state != EpState.CONNECTED && state != EpState.DISCONNECT_PENDING)) {
@@ -1239,8 +1266,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         }
         SpinLock l = acquire();
         try {
-            state = EpState.DISCONNECTED;
-            flushRecvs();
+            goDisconnected(); // a passive side waiting for READY_TO_USE also closes its connection
             post(EventNumber.CONNECTION_EVENT_DISCONNECTED);
         } finally {
             l.unlock();
@@ -1540,6 +1566,11 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 attempt = null;
                 if (a != null) {
                     a.abandon();
+                }
+                TcpConnection w = wire;
+                if (w != null) {
+                    wire = null;
+                    w.disconnect();
                 }
             }
             case CONNECTED, DISCONNECT_PENDING -> {

@@ -148,6 +148,10 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion, RemoteWindow 
         }
         ia.lmrs.remove(this);
         ia.adapter.lmrs.decrementAndGet();
+        TcpTransport tcp = ia.adapter.tcp;
+        if (tcp != null) {
+            tcp.fence(memory()); // no connection touches the region once the free returns
+        }
     }
 
     // RemoteWindow: the whole registered range under rmr_context

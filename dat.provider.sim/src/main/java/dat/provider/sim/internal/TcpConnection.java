@@ -2,6 +2,7 @@ package dat.provider.sim.internal;
 
 import dat.api.EventNumber;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -45,11 +46,20 @@ final class TcpConnection {
         int op;
         long seq;
         int status;
-        java.lang.foreign.MemorySegment memory;
+        RemoteWindow window;
         long offset;
         long length;
         boolean breakAfter;
     }
+
+    // The consumer memory the reader and the writer move bytes into or out of right now, as native
+    // addresses [from, to), 0 when none: dat_lmr_free fences on it (fence), so that no byte of a
+    // freed LMR is touched once the free returns. Each thread publishes its range before it checks
+    // that the memory is still registered; the free marks the LMR freed before it reads the ranges.
+    private volatile long readerFrom;
+    private volatile long readerTo;
+    private volatile long writerFrom;
+    private volatile long writerTo;
 
     private final TcpTransport transport;
     private final TcpFrameReader reader;
@@ -117,11 +127,11 @@ final class TcpConnection {
     }
 
     void startActive() {
-        readerThread = Thread.ofVirtual().name("dat-sim-tcp-active").start(this::runActive);
+        readerThread = startThread("dat-sim-tcp-active", this::runActive);
     }
 
     void startPassive() {
-        readerThread = Thread.ofVirtual().name("dat-sim-tcp-passive").start(this::runPassive);
+        readerThread = startThread("dat-sim-tcp-passive", this::runPassive);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -213,6 +223,8 @@ final class TcpConnection {
             }
             prepareDataPath();
             ep = a.active;
+            // before the Endpoint is CONNECTED, so that it precedes every request on the wire
+            enqueue(frame(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, null));
             a.active.establishedOverTcp(a, this, acceptData);
             return true;
         } finally {
@@ -275,8 +287,21 @@ final class TcpConnection {
             } finally {
                 provider.cmLock.unlock();
             }
-            if (!handleEstablished(s)) {
-                return;
+            boolean ready = s == TcpFrameReader.READY && reader.frame.opcode == TcpFrame.READY_TO_USE;
+            if (!ready && s != TcpFrameReader.EOF) {
+                protocolEnd(s == TcpFrameReader.READY ? "expected READY_TO_USE, got " + TcpFrame.opcodeName(reader.frame.opcode)
+                        : reader.error());
+            }
+            provider.cmLock.lock();
+            try {
+                if (ready) {
+                    ep.readyToUse(this);
+                } else {
+                    ep.acceptLost(this);
+                    return;
+                }
+            } finally {
+                provider.cmLock.unlock();
             }
             readEstablished(ch);
         } catch (IOException e) {
@@ -413,8 +438,7 @@ final class TcpConnection {
             long left = len;
             for (int i = 0; i < rx.segments && left > 0; i++) {
                 long n = Math.min(left, rx.lengths[i]);
-                ByteBuffer dst = rx.lmrs[i].memory().asSlice(rx.offsets[i], n).asByteBuffer();
-                if (!reader.readPayloadFully(ch, dst)) {
+                if (!readIntoConsumer(ch, rx.lmrs[i], rx.lmrs[i].memory().asSlice(rx.offsets[i], n))) {
                     e.recvDone(this, rx, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0, false);
                     return "truncated send";
                 }
@@ -441,9 +465,17 @@ final class TcpConnection {
         }
         try {
             if (len > 0) {
-                ByteBuffer dst = w.windowMemory().asSlice(f.address - w.memoryBase(), len).asByteBuffer();
-                if (!reader.readPayloadFully(ch, dst)) {
-                    return "truncated RDMA write";
+                MemorySegment dst = w.windowMemory().asSlice(f.address - w.memoryBase(), len);
+                publishRead(dst);
+                try {
+                    if (!w.windowValid()) {
+                        return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_ACCESS);
+                    }
+                    if (!reader.readPayloadFully(ch, dst.asByteBuffer())) {
+                        return "truncated RDMA write";
+                    }
+                } finally {
+                    clearRead();
                 }
             }
         } catch (IllegalStateException | IndexOutOfBoundsException x) {
@@ -462,8 +494,7 @@ final class TcpConnection {
             respond(TcpFrame.RDMA_READ_RESPONSE, f.seq, TcpFrame.STATUS_REMOTE_ACCESS, null, 0, 0, true);
             return REFUSED;
         }
-        respond(TcpFrame.RDMA_READ_RESPONSE, f.seq, TcpFrame.STATUS_OK, w.windowMemory(), f.address - w.memoryBase(),
-                len, false);
+        respond(TcpFrame.RDMA_READ_RESPONSE, f.seq, TcpFrame.STATUS_OK, w, f.address - w.memoryBase(), len, false);
         return null;
     }
 
@@ -480,8 +511,7 @@ final class TcpConnection {
             long left = f.payloadLength;
             for (int i = 0; i < rxRead.segments && left > 0; i++) {
                 long n = Math.min(left, rxRead.lengths[i]);
-                ByteBuffer dst = rxRead.lmrs[i].memory().asSlice(rxRead.offsets[i], n).asByteBuffer();
-                if (!reader.readPayloadFully(ch, dst)) {
+                if (!readIntoConsumer(ch, rxRead.lmrs[i], rxRead.lmrs[i].memory().asSlice(rxRead.offsets[i], n))) {
                     return "truncated read response";
                 }
                 left -= n;
@@ -503,8 +533,7 @@ final class TcpConnection {
     }
 
     /** Queues a response for the writer; blocks while the ring is full (back-pressure on the peer). */
-    private void respond(int op, long seq, int status, java.lang.foreign.MemorySegment memory, long offset, long length,
-            boolean breakAfter) {
+    private void respond(int op, long seq, int status, RemoteWindow window, long offset, long length, boolean breakAfter) {
         respLock.lock();
         try {
             while (respCount == RESPONSES && !closed) {
@@ -515,7 +544,7 @@ final class TcpConnection {
             r.op = op;
             r.seq = seq;
             r.status = status;
-            r.memory = memory;
+            r.window = window;
             r.offset = offset;
             r.length = length;
             r.breakAfter = breakAfter;
@@ -543,16 +572,34 @@ final class TcpConnection {
             respLock.unlock();
         }
         long len = r.op == TcpFrame.RDMA_READ_RESPONSE && r.status == TcpFrame.STATUS_OK ? r.length : 0;
-        txHeader.clear();
-        TcpFrame.encode(txHeader, r.op, len, 0, r.status, r.seq, 0);
-        writeFully(ch, txHeader.flip());
-        if (len > 0) {
-            writeFully(ch, r.memory.asSlice(r.offset, len).asByteBuffer());
-        }
+        int status = r.status;
         boolean breakAfter = r.breakAfter;
+        MemorySegment data = null;
+        if (len > 0) {
+            data = r.window.windowMemory().asSlice(r.offset, len);
+            publishWrite(data);
+            if (!r.window.windowValid()) {
+                // freed since the request was checked: refused as it would have been then
+                clearWrite();
+                data = null;
+                len = 0;
+                status = TcpFrame.STATUS_REMOTE_ACCESS;
+                breakAfter = true;
+            }
+        }
+        try {
+            txHeader.clear();
+            TcpFrame.encode(txHeader, r.op, len, 0, status, r.seq, 0);
+            writeFully(ch, txHeader.flip());
+            if (data != null) {
+                writeFully(ch, data.asByteBuffer());
+            }
+        } finally {
+            clearWrite();
+        }
         respLock.lock();
         try {
-            r.memory = null;
+            r.window = null;
             respHead = (respHead + 1) % RESPONSES;
             respCount--;
             respNotFull.signal();
@@ -590,12 +637,84 @@ final class TcpConnection {
         writeFully(ch, txHeader.flip());
         if (r.op != Wr.Request.RDMA_READ) {
             for (int i = 0; i < r.segments; i++) {
-                writeFully(ch, r.lmrs[i].memory().asSlice(r.offsets[i], r.lengths[i]).asByteBuffer());
+                MemorySegment src = r.lmrs[i].memory().asSlice(r.offsets[i], r.lengths[i]);
+                publishWrite(src);
+                try {
+                    if (r.lmrs[i].freed) {
+                        // the local memory went away mid-request: the frame cannot be completed
+                        throw new IOException("the LMR of a request in transmission was freed");
+                    }
+                    writeFully(ch, src.asByteBuffer());
+                } finally {
+                    clearWrite();
+                }
             }
         }
         r.release();
         return true;
     }
+
+    /** Reads payload bytes into a consumer segment of {@code lmr}, fenced against its free. */
+    private boolean readIntoConsumer(SocketChannel ch, SimLmr lmr, MemorySegment dst) throws IOException {
+        publishRead(dst);
+        try {
+            if (lmr.freed) {
+                throw new IllegalStateException("the LMR was freed");
+            }
+            return reader.readPayloadFully(ch, dst.asByteBuffer());
+        } finally {
+            clearRead();
+        }
+    }
+
+    private void publishRead(MemorySegment m) {
+        readerFrom = m.address();
+        readerTo = m.address() + m.byteSize();
+    }
+
+    private void clearRead() {
+        readerTo = 0;
+        readerFrom = 0;
+    }
+
+    private void publishWrite(MemorySegment m) {
+        writerFrom = m.address();
+        writerTo = m.address() + m.byteSize();
+    }
+
+    private void clearWrite() {
+        writerTo = 0;
+        writerFrom = 0;
+    }
+
+    private static boolean overlaps(long to, long from, long start, long end) {
+        return to != 0 && from < end && start < to;
+    }
+
+    /**
+     * Returns once neither thread of this connection moves bytes of [start, end): the LMR over it
+     * was freed (its freed flag is set before this is called). A thread that does not finish within
+     * 50 ms (a peer stalled mid-frame) is cut off by closing the connection, as a verbs QP fails
+     * an access to a deregistered region.
+     */
+    void fence(long start, long end) {
+        long began = System.nanoTime();
+        boolean cut = false;
+        // read "to" before "from": a thread publishes "from" first and clears "to" first
+        while (overlaps(readerTo, readerFrom, start, end) || overlaps(writerTo, writerFrom, start, end)) {
+            long waited = System.nanoTime() - began;
+            if (!cut && waited > FENCE_PATIENCE_NANOS) {
+                cut = true;
+                close();
+            } else if (waited > 100 * FENCE_PATIENCE_NANOS) {
+                LOG.warning("sim TCP connection " + describe() + " still moves bytes of a freed LMR after 5 s");
+                return;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+        }
+    }
+
+    private static final long FENCE_PATIENCE_NANOS = 50_000_000L;
 
     private void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
         writingSince = System.nanoTime();
@@ -724,7 +843,7 @@ final class TcpConnection {
     }
 
     private void startWriter() {
-        writerThread = Thread.ofVirtual().name("dat-sim-tcp-writer").start(this::writeLoop);
+        writerThread = startThread("dat-sim-tcp-writer", this::writeLoop);
     }
 
     private void writeLoop() {
@@ -768,6 +887,26 @@ final class TcpConnection {
         }
     }
 
+    /**
+     * Threads of this connection still running. The transport keeps the connection until they
+     * have ended, not just until it is closed: a thread that was closed in the middle of a socket
+     * call may still hold consumer memory, and the provider's shutdown joins it.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
+
+    private Thread startThread(String name, Runnable body) {
+        running.incrementAndGet();
+        return Thread.ofVirtual().name(name).start(() -> {
+            try {
+                body.run();
+            } finally {
+                if (running.decrementAndGet() == 0 && closed) {
+                    transport.connections.remove(this);
+                }
+            }
+        });
+    }
+
     /** Closes the socket (idempotent); both threads end. */
     void close() {
         SocketChannel ch;
@@ -778,7 +917,9 @@ final class TcpConnection {
             closed = true;
             ch = channel;
         }
-        transport.connections.remove(this);
+        if (running.get() == 0) {
+            transport.connections.remove(this);
+        }
         respLock.lock();
         try {
             respNotFull.signalAll(); // a reader waiting for ring space ends

@@ -57,7 +57,13 @@ final class TcpFrame {
     static final int ACK = 9;
     /** Either side, once established: nothing but proof of life (sent when idle). */
     static final int NOP = 10;
-    static final int MAX_OPCODE = NOP;
+    /**
+     * Active to passive, the answer to ACCEPT: the active side took the accept, the connection is
+     * established (IB CM's RTU). Until it arrives the passive Endpoint is COMPLETION_PENDING, so an
+     * accept that crosses the active side's timeout ends in ACCEPT_COMPLETION_ERROR, not ESTABLISHED.
+     */
+    static final int READY_TO_USE = 11;
+    static final int MAX_OPCODE = READY_TO_USE;
 
     static final int REJECT_PEER = 0;
     static final int REJECT_NON_PEER = 1;
@@ -149,7 +155,7 @@ final class TcpFrame {
         }
         return switch (op) {
             case CONNECT_REQUEST -> aux < 0 || aux > 0xFFFF ? BAD_AUX : null;
-            case ACCEPT, DISCONNECT, NOP -> (context | aux) != 0 || address != 0 || seq != 0 ? NONZERO_UNUSED : null;
+            case ACCEPT, DISCONNECT, NOP, READY_TO_USE -> (context | aux) != 0 || address != 0 || seq != 0 ? NONZERO_UNUSED : null;
             case SEND -> context != 0 || address != 0 ? NONZERO_UNUSED : aux != 0 && aux != SOLICITED ? BAD_AUX : null;
             case REJECT -> (context != 0 || seq != 0 || address != 0) ? NONZERO_UNUSED
                     : aux != REJECT_PEER && aux != REJECT_NON_PEER ? BAD_AUX : null;
@@ -200,6 +206,7 @@ final class TcpFrame {
             case RDMA_READ_RESPONSE -> "RDMA_READ_RESPONSE";
             case ACK -> "ACK";
             case NOP -> "NOP";
+            case READY_TO_USE -> "READY_TO_USE";
             default -> "opcode " + opcode;
         };
     }

@@ -3,6 +3,7 @@ package dat.provider.sim.internal;
 import dat.api.DatException;
 import dat.api.DatReturn;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.ServerSocketChannel;
@@ -180,5 +181,18 @@ final class TcpTransport {
             return false;
         }
         return ended;
+    }
+
+    /**
+     * dat_lmr_free over TCP: returns once no connection moves bytes of the freed region any more.
+     *
+     * @param memory the freed LMR's memory
+     */
+    void fence(MemorySegment memory) {
+        long start = memory.address();
+        long end = start + memory.byteSize();
+        for (TcpConnection c : connections) {
+            c.fence(start, end);
+        }
     }
 }

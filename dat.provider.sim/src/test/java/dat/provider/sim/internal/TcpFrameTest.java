@@ -37,6 +37,7 @@ class TcpFrameTest {
                 new F(TcpFrame.REJECT, 0, 0, TcpFrame.REJECT_NON_PEER, 0, 0),
                 new F(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0),
                 new F(TcpFrame.NOP, 0, 0, 0, 0, 0),
+                new F(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0),
                 new F(TcpFrame.SEND, 1 << 20, 0, 0, 42, 0),
                 new F(TcpFrame.SEND, 0, 0, TcpFrame.SOLICITED, 43, 0),
                 new F(TcpFrame.RDMA_READ_REQUEST, 0, 9, 0, 47, 0x2000),
@@ -76,7 +77,7 @@ class TcpFrameTest {
         assertReason(new F(TcpFrame.SEND, (1 << 20) + 1, 0, 0, 0, 0).bytes(), TcpFrame.OVERSIZED);
         assertReason(new F(TcpFrame.RDMA_WRITE, (1 << 24) + 1, 1, 0, 0, 0).bytes(), TcpFrame.OVERSIZED);
         assertReason(new F(TcpFrame.RDMA_READ_RESPONSE, 0x8000_0000L, 0, 0, 0, 0).bytes(), TcpFrame.OVERSIZED);
-        for (int op : new int[] {TcpFrame.REJECT, TcpFrame.DISCONNECT, TcpFrame.RDMA_READ_REQUEST, TcpFrame.ACK, TcpFrame.NOP}) {
+        for (int op : new int[] {TcpFrame.REJECT, TcpFrame.DISCONNECT, TcpFrame.RDMA_READ_REQUEST, TcpFrame.ACK, TcpFrame.NOP, TcpFrame.READY_TO_USE}) {
             assertReason(new F(op, 1, 1, 1, 0, 0).bytes(), TcpFrame.UNEXPECTED_PAYLOAD);
         }
         // fields an opcode does not use must be zero

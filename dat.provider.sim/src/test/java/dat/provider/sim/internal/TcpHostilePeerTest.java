@@ -269,9 +269,10 @@ class TcpHostilePeerTest {
                 s.setSoTimeout(10_000);
                 s.getOutputStream().write(header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 2, 0));
                 target.expect(target.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(ep, null);
-                target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
                 byte[] accept = s.getInputStream().readNBytes(TcpFrame.HEADER_BYTES);
                 assertThat(accept[3]).isEqualTo((byte) TcpFrame.ACCEPT);
+                s.getOutputStream().write(header(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, 0));
+                target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
                 byte[] frame = switch (i % 7) {
                     case 0 -> header(TcpFrame.RDMA_WRITE, 8, rnd.nextInt(), 0, 0, window.registeredAddress(), 8); // forged
                     case 1 -> header(TcpFrame.RDMA_WRITE, 8, window.rmrContext(), 0, 0, window.registeredAddress() + 60, 8); // bounds
@@ -306,5 +307,43 @@ class TcpHostilePeerTest {
         }
         goodRound(10_000);
         assertThat(target.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+    }
+
+    /**
+     * The passive side's accept completes only with the active side's READY_TO_USE: an active
+     * peer that closes after the ACCEPT (it timed out meanwhile) or answers with anything else
+     * leaves the Endpoint with ACCEPT_COMPLETION_ERROR, never ESTABLISHED (dat_cr_accept(3DAT)).
+     */
+    @Test
+    void anAcceptWithoutReadyToUseFails() throws Exception {
+        connectGoodPair();
+        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
+        for (int i = 0; i < 3; i++) {
+            Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+            try (Socket s = new Socket(InetAddress.getByName("127.0.0.1"), target.address().getPort())) {
+                s.setSoTimeout(10_000);
+                s.getOutputStream().write(header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 2, 0));
+                target.expect(target.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(ep, null);
+                assertThat(s.getInputStream().readNBytes(TcpFrame.HEADER_BYTES)[3]).isEqualTo((byte) TcpFrame.ACCEPT);
+                assertThat(ep.getStatus().state()).isEqualTo(EpState.COMPLETION_PENDING);
+                switch (i) {
+                    case 0 -> s.shutdownOutput(); // the requester gave up
+                    case 1 -> s.getOutputStream().write(header(TcpFrame.NOP, 0, 0, 0, 0, 0, 0)); // not the answer
+                    default -> s.getOutputStream().write(header(TcpFrame.SEND, 0, 0, 0, 0, 0, 0)); // data before it
+                }
+                DatEvent e = target.next(target.connEvd);
+                assertThat(e.endpoint()).isSameAs(ep);
+                assertThat(EventNumber.name(e.eventNumber())).isEqualTo(EventNumber.name(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR));
+                assertThat(ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+                // at most a DISCONNECT, then the IA closes the connection
+                byte[] rest = s.getInputStream().readAllBytes();
+                assertThat(rest.length).as("bytes after the ACCEPT").isIn(0, TcpFrame.HEADER_BYTES);
+                if (rest.length > 0) {
+                    assertThat(rest[3]).isEqualTo((byte) TcpFrame.DISCONNECT);
+                }
+            }
+            ep.close();
+        }
+        goodRound(7);
     }
 }

@@ -7,6 +7,7 @@ import dat.api.ConnectFlags;
 import dat.api.ConnectionRequest;
 import dat.api.DatEvent;
 import dat.api.DatException;
+import dat.api.DatReturn;
 import dat.api.Endpoint;
 import dat.api.EpState;
 import dat.api.EventDispatcher;
@@ -77,30 +78,35 @@ class EpStateMachineTest {
         int backlog = crEvd.query().qlen();
         t.requireFeasible(backlog <= 16, "the PSP's EVD holds " + backlog + " requests; filling it takes too many Endpoints");
         PublicServicePoint psp = first.passive.ia.createPublicServicePointAny(crEvd, PspFlag.CONSUMER);
-        List<Connection> pending = new ArrayList<>();
-        for (int i = 0; i < backlog; i++) {
+        // one connect more than the backlog; the requests may arrive in any order (a wire reorders
+        // them), so whichever comes last is the one refused, while the queue stays full
+        List<Connection> connects = new ArrayList<>();
+        for (int i = 0; i <= backlog; i++) {
             Connection c = i == 0 ? first : t.connection().create();
             c.connectActive(psp.connQual());
-            pending.add(c);
+            connects.add(c);
         }
-        Connection last = t.connection().create();
-        long deadline = System.nanoTime() + 2_000_000_000L;
-        while (crEvd.query().qlen() > 0 && pending.size() > 0 && System.nanoTime() < deadline
-                && pendingCount(pending) < backlog) {
+        DatEvent event = new DatEvent();
+        Connection refused = null;
+        long deadline = System.nanoTime() + IaUnderTest.EVENT_TIMEOUT_MICROS * 1000;
+        while (refused == null && System.nanoTime() < deadline) {
+            for (Connection c : connects) {
+                if (c.active.connectEvd.dequeue(event) == DatReturn.SUCCESS) {
+                    t.check(event.eventNumber() == EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, "the connect beyond the backlog of "
+                            + backlog + " ended with " + EventNumber.name(event.eventNumber()) + ", not DAT_CONNECTION_EVENT_NON_PEER_REJECTED");
+                    refused = c;
+                    break;
+                }
+            }
             IaUnderTest.sleepMillis(1);
         }
-        last.connectActive(psp.connQual());
-        t.event(last.active.connectEvd, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, "a connect beyond the backlog of " + backlog);
-    }
-
-    private static int pendingCount(List<Connection> connections) {
-        int count = 0;
-        for (Connection c : connections) {
-            if (c.active.ep.getStatus().state() == EpState.ACTIVE_CONNECTION_PENDING) {
-                count++;
+        t.check(refused != null, "no connect of " + (backlog + 1) + " to a PSP with a backlog of " + backlog
+                + " got DAT_CONNECTION_EVENT_NON_PEER_REJECTED");
+        for (Connection c : connects) {
+            if (c != refused) {
+                t.expectState(c.active.ep, EpState.ACTIVE_CONNECTION_PENDING, "a connect within the backlog, not yet accepted");
             }
         }
-        return count;
     }
 
     @ConformanceTest
