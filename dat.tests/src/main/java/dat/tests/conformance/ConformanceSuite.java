@@ -56,6 +56,16 @@ public final class ConformanceSuite {
     public static final String IA_PARAMETER = "dat.conformance.ia";
 
     /**
+     * The configuration parameter, or framework property, naming the control address
+     * ({@code host:port}) of a peer agent in another process or on another host
+     * ({@code dat test --serve}): {@value}. The transaction tests then put their server sides
+     * there; the other tests run within this process.
+     *
+     * @since 1.1
+     */
+    public static final String PEER_PARAMETER = "dat.conformance.peer";
+
+    /**
      * The service property of a {@code DatIaFactory} that, set to {@code false}, keeps its IAs out
      * of the default IAs under test: {@value}.
      */
@@ -164,7 +174,23 @@ public final class ConformanceSuite {
      * @return the report
      */
     public static ConformanceReport run(List<String> iaNames, String filter, Consumer<String> progress) {
+        return run(iaNames, filter, Map.of(), progress);
+    }
+
+    /**
+     * Runs the suite with further configuration parameters, for example
+     * {@link #PEER_PARAMETER}.
+     *
+     * @param iaNames the IAs to test, or an empty list for every IA under test
+     * @param filter a regular expression, or {@code ""} for all tests (see {@link #run(List, String, Consumer)})
+     * @param parameters configuration parameters of the run
+     * @param progress gets a line when each test class finishes
+     * @return the report
+     * @since 1.1
+     */
+    public static ConformanceReport run(List<String> iaNames, String filter, Map<String, String> parameters, Consumer<String> progress) {
         LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
+        request.configurationParameters(parameters);
         for (Class<?> testClass : testClasses()) {
             request.selectors(DiscoverySelectors.selectClass(testClass));
         }

@@ -84,6 +84,17 @@ public final class IaUnderTest implements AutoCloseable {
         return spec;
     }
 
+    /**
+     * The peer agent of a cross-process run ({@code dat test IA --peer HOST:PORT}, configuration
+     * parameter {@value dat.tests.conformance.ConformanceSuite#PEER_PARAMETER}): tests that support
+     * it put their passive sides there ({@link RemotePeer}).
+     *
+     * @return the agent's control address, or empty for a run within this process
+     */
+    public java.util.Optional<InetSocketAddress> remotePeer() {
+        return environment.peer();
+    }
+
     /** @return the registry every IA is opened through */
     public DatRegistry registry() {
         return environment.registry();

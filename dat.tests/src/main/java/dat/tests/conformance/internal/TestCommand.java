@@ -2,11 +2,16 @@ package dat.tests.conformance.internal;
 
 import dat.tests.conformance.ConformanceReport;
 import dat.tests.conformance.ConformanceSuite;
+import dat.api.DatRegistry;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.felix.service.command.Descriptor;
+import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * The {@code dat:test} Gogo command: runs the conformance suite against one IA (or every IA under
@@ -20,19 +25,32 @@ import org.osgi.service.component.annotations.Component;
 public final class TestCommand {
 
     static final String USAGE = """
-            usage: test [IA...] [--filter REGEX] [--skipped] | test --coverage
+            usage: test [IA...] [--filter REGEX] [--skipped] [--peer HOST:PORT] | test --serve IA [--listen HOST:PORT]
+              | test --coverage
               IA              the IA names to test (default: every registered IA whose factory does not
                               set dat.conformance=false)
               --filter REGEX  run only the tests where REGEX is found (case-insensitively) in
                               "area/TestClass#method display name", e.g. --filter dat_ep_post_send,
                               --filter '^rdma/', --filter DAT_INVALID_STATE
               --skipped       also list the skipped tests and why
+              --peer HOST:PORT  put the server sides of the transaction tests in the peer agent at HOST:PORT
+                              (another process or host, started with --serve); the other tests run here
+              --serve IA      be that peer agent for IA: serve control connections until the process ends
+              --listen HOST:PORT  the agent's control address (default: the IA address's host, port 7701)
               --coverage      print, instead of running, which tests cover each return value of each man
                               page (a Markdown table), and why the others are not covered
             """;
 
-    /** Creates the command; DS instantiates it. */
-    public TestCommand() {
+    private final DatRegistry registry;
+
+    /**
+     * Creates the command; DS instantiates it.
+     *
+     * @param registry the registry the peer agent opens its IA through
+     */
+    @Activate
+    public TestCommand(@Reference DatRegistry registry) {
+        this.registry = registry;
     }
 
     /** @return the coverage of the man pages' return values as a Markdown table */
@@ -66,6 +84,9 @@ public final class TestCommand {
         List<String> iaNames = new ArrayList<>();
         String filter = "";
         boolean skipped = false;
+        String peer = null;
+        String serve = null;
+        String listen = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--help", "-h" -> {
@@ -79,6 +100,9 @@ public final class TestCommand {
                     filter = args[++i];
                 }
                 case "--skipped" -> skipped = true;
+                case "--peer" -> peer = value(args, ++i, "--peer");
+                case "--serve" -> serve = value(args, ++i, "--serve");
+                case "--listen" -> listen = value(args, ++i, "--listen");
                 case "--coverage" -> {
                     out.print(coverageTable());
                     return;
@@ -91,10 +115,19 @@ public final class TestCommand {
                 }
             }
         }
+        if (serve != null) {
+            serve(serve, listen, out);
+            return;
+        }
+        Map<String, String> parameters = new HashMap<>();
+        if (peer != null) {
+            TestEnvironment.parseAddress(peer); // a bad address fails here, not in every test
+            parameters.put(ConformanceSuite.PEER_PARAMETER, peer);
+        }
         out.println("dat test: " + (iaNames.isEmpty() ? "every IA under test" : String.join(", ", iaNames))
-                + (filter.isEmpty() ? "" : ", tests matching /" + filter + "/"));
+                + (filter.isEmpty() ? "" : ", tests matching /" + filter + "/") + (peer == null ? "" : ", peer agent at " + peer));
         out.flush();
-        ConformanceReport report = ConformanceSuite.run(iaNames, filter, line -> {
+        ConformanceReport report = ConformanceSuite.run(iaNames, filter, parameters, line -> {
             out.println(line);
             out.flush();
         });
@@ -114,6 +147,36 @@ public final class TestCommand {
         }
         if (!report.passed()) {
             throw new IllegalStateException("no conformance test ran" + (filter.isEmpty() ? "" : " (does the filter match any?)"));
+        }
+    }
+
+    private static String value(String[] args, int index, String option) {
+        if (index >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value\n" + USAGE);
+        }
+        return args[index];
+    }
+
+    /** Runs the peer agent until the command's thread is interrupted (the framework stops). */
+    private void serve(String iaName, String listen, PrintStream out) {
+        java.net.InetSocketAddress address;
+        if (listen != null) {
+            address = TestEnvironment.parseAddress(listen);
+        } else {
+            try (dat.api.InterfaceAdapter ia = registry.openIa(iaName)) {
+                address = new java.net.InetSocketAddress(ia.query().iaAttributes().iaAddress().getAddress(), PeerProtocol.DEFAULT_PORT);
+            }
+        }
+        try (PeerAgent agent = PeerAgent.start(registry, iaName, address, out)) {
+            out.println("dat test --serve: IA " + iaName + " at " + agent.iaAddress() + ", control connections at " + agent.address());
+            out.flush();
+            while (true) {
+                Thread.sleep(Long.MAX_VALUE);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("dat test --serve: cannot listen at " + address + ": " + e.getMessage(), e);
         }
     }
 }

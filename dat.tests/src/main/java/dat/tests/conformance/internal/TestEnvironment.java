@@ -35,10 +35,13 @@ final class TestEnvironment implements AutoCloseable {
 
     private final ServiceTracker<DatRegistry, DatRegistry> registryTracker;
     private final List<String> iaNames;
+    private final java.net.InetSocketAddress peer;
 
-    private TestEnvironment(ServiceTracker<DatRegistry, DatRegistry> registryTracker, List<String> iaNames) {
+    private TestEnvironment(ServiceTracker<DatRegistry, DatRegistry> registryTracker, List<String> iaNames,
+            java.net.InetSocketAddress peer) {
         this.registryTracker = registryTracker;
         this.iaNames = iaNames;
+        this.peer = peer;
     }
 
     static TestEnvironment create(ExtensionContext extensionContext) {
@@ -58,7 +61,9 @@ final class TestEnvironment implements AutoCloseable {
                     .orElseGet(() -> context.getProperty(ConformanceSuite.IA_PARAMETER));
             List<String> names = explicit != null && !explicit.isBlank() ? parse(explicit) : discover(context);
             awaitListed(registry, names);
-            return new TestEnvironment(tracker, names);
+            String peer = extensionContext.getConfigurationParameter(ConformanceSuite.PEER_PARAMETER)
+                    .orElseGet(() -> context.getProperty(ConformanceSuite.PEER_PARAMETER));
+            return new TestEnvironment(tracker, names, peer == null || peer.isBlank() ? null : parseAddress(peer));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             tracker.close();
@@ -132,6 +137,33 @@ final class TestEnvironment implements AutoCloseable {
 
     List<String> iaNames() {
         return iaNames;
+    }
+
+    /** @return the control address of the peer agent (dat test --serve), if the run has one */
+    java.util.Optional<java.net.InetSocketAddress> peer() {
+        return java.util.Optional.ofNullable(peer);
+    }
+
+    /** Parses {@code host:port} (an IPv6 literal in brackets). */
+    static java.net.InetSocketAddress parseAddress(String text) {
+        String value = text.strip();
+        int colon = value.lastIndexOf(':');
+        if (colon <= 0 || colon == value.length() - 1) {
+            throw new IllegalArgumentException(ConformanceSuite.PEER_PARAMETER + " must be host:port, not '" + text + "'");
+        }
+        String host = value.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        try {
+            int port = Integer.parseInt(value.substring(colon + 1));
+            if (port <= 0 || port > 0xFFFF) {
+                throw new NumberFormatException();
+            }
+            return new java.net.InetSocketAddress(host, port);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(ConformanceSuite.PEER_PARAMETER + ": not a port in '" + text + "'");
+        }
     }
 
     DatRegistry registry() {

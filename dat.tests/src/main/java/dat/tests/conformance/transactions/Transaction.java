@@ -2,12 +2,16 @@ package dat.tests.conformance.transactions;
 
 import dat.api.CompletionFlags;
 import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.DtoCompletionStatus;
+import dat.api.EventNumber;
 import dat.api.EpAttributes;
 import dat.api.InterfaceAdapter;
 import dat.api.LmrTriplet;
 import dat.api.RmrTriplet;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.RemotePeer;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,16 +84,36 @@ final class Transaction {
         t.requireFeasible(t.attributes().maxEps() >= 2 * pairs && t.attributes().maxEvds() >= 8 * pairs
                 && t.attributes().maxLmrs() >= 2 * pairs, pairs + " Endpoint pairs exceed the IA's limits");
         EpAttributes attributes = attributes();
-        List<List<Connection>> perThread = new ArrayList<>();
-        for (int thread = 0; thread < threads; thread++) {
-            InterfaceAdapter client = t.open();
-            InterfaceAdapter server = t.open();
-            List<Connection> connections = new ArrayList<>();
-            for (int ep = 0; ep < epsPerThread; ep++) {
-                connections.add(t.connection().ias(client, server).attributes(attributes).connect());
+        java.util.Optional<java.net.InetSocketAddress> agent = t.remotePeer();
+        List<List<End[]>> perThread = new ArrayList<>();
+        List<RemotePeer> remotes = new ArrayList<>();
+        try {
+            for (int thread = 0; thread < threads; thread++) {
+                InterfaceAdapter client = t.open();
+                InterfaceAdapter server = agent.isPresent() ? null : t.open();
+                List<End[]> ends = new ArrayList<>();
+                for (int ep = 0; ep < epsPerThread; ep++) {
+                    if (agent.isPresent()) {
+                        // the server side is a peer agent in another process (dat test --serve)
+                        RemotePeer remote = RemotePeer.connect(t, client, attributes, agent.get());
+                        remotes.add(remote);
+                        ends.add(new End[] {new LocalEnd(remote.local), new RemoteEnd(remote)});
+                    } else {
+                        Connection c = t.connection().ias(client, server).attributes(attributes).connect();
+                        ends.add(new End[] {new LocalEnd(c.active), new LocalEnd(c.passive)});
+                    }
+                }
+                perThread.add(ends);
             }
-            perThread.add(connections);
+            runThreads(perThread);
+        } finally {
+            for (RemotePeer remote : remotes) {
+                remote.close();
+            }
         }
+    }
+
+    private void runThreads(List<List<End[]>> perThread) throws Exception {
         ExecutorService executor = Executors.newFixedThreadPool(threads, runnable -> {
             Thread thread = new Thread(runnable, "dat-conformance-transaction");
             thread.setDaemon(true);
@@ -127,17 +151,17 @@ final class Transaction {
                 .build();
     }
 
-    private void runThread(int thread, List<Connection> connections) {
+    private void runThread(int thread, List<End[]> pairs) {
         for (int iteration = 0; iteration < iterations; iteration++) {
-            for (int pair = 0; pair < connections.size(); pair++) {
-                Connection c = connections.get(pair);
+            for (int pair = 0; pair < pairs.size(); pair++) {
+                End[] ends = pairs.get(pair);
                 long offset = 0;
                 for (int index = 0; index < ops.size(); index++) {
                     Op op = ops.get(index);
                     int seed = ((iteration * 31 + thread) * 31 + pair) * 31 + index;
                     String what = "iteration " + iteration + ", thread " + thread + ", EP pair " + pair + ", op " + index + " (" + op + ")";
-                    Connection.Side initiator = op.initiator() == Side.CLIENT ? c.active : c.passive;
-                    Connection.Side responder = c.other(initiator);
+                    End initiator = op.initiator() == Side.CLIENT ? ends[0] : ends[1];
+                    End responder = op.initiator() == Side.CLIENT ? ends[1] : ends[0];
                     execute(op, initiator, responder, offset, seed, what);
                     offset += op.length();
                 }
@@ -145,56 +169,179 @@ final class Transaction {
         }
     }
 
-    private void execute(Op op, Connection.Side initiator, Connection.Side responder, long offset, int seed, String what) {
+    private void execute(Op op, End initiator, End responder, long offset, int seed, String what) {
         long length = op.length();
         switch (op.kind()) {
             case SR -> {
-                MemorySegment target = responder.buffer().asSlice(offset, length);
-                target.fill((byte) 0);
-                IaUnderTest.fill(initiator.buffer().asSlice(offset, length), seed);
-                t.expectSuccess(responder.ep.postRecv(op.segments(), iov(responder, offset, op), seed, CompletionFlags.DEFAULT),
-                        "dat_ep_post_recv, " + what);
-                t.expectSuccess(initiator.ep.postSend(op.segments(), iov(initiator, offset, op), seed, CompletionFlags.DEFAULT),
-                        "dat_ep_post_send, " + what);
+                responder.clear(offset, length);
+                initiator.fill(offset, length, seed);
+                t.expectSuccess(responder.post(Post.RECV, op, offset, seed, null), "dat_ep_post_recv, " + what);
+                t.expectSuccess(initiator.post(Post.SEND, op, offset, seed, null), "dat_ep_post_send, " + what);
                 expectCompletion(initiator, false, seed, "the send, " + what);
-                DatEvent received = expectCompletion(responder, true, seed, "the receive, " + what);
+                RemotePeer.Completion received = expectCompletion(responder, true, seed, "the receive, " + what);
                 t.check(received.transferredLength() == length, "the receive, " + what + ": transferred_length " + received.transferredLength()
                         + ", expected " + length);
-                t.verify(target, seed, 0, "the received bytes, " + what);
+                responder.verify(offset, length, seed, "the received bytes, " + what);
             }
             case RW -> {
-                MemorySegment target = responder.buffer().asSlice(offset, length);
-                target.fill((byte) 0);
-                IaUnderTest.fill(initiator.buffer().asSlice(offset, length), seed);
-                t.expectSuccess(initiator.ep.postRdmaWrite(op.segments(), iov(initiator, offset, op), seed, responder.remote(offset, length),
-                        CompletionFlags.DEFAULT), "dat_ep_post_rdma_write, " + what);
+                responder.clear(offset, length);
+                initiator.fill(offset, length, seed);
+                t.expectSuccess(initiator.post(Post.RDMA_WRITE, op, offset, seed, responder.remote(offset, length)),
+                        "dat_ep_post_rdma_write, " + what);
                 expectCompletion(initiator, false, seed, "the RDMA Write, " + what);
                 if (t.provider().lmrSyncRequired()) {
-                    responder.ia.syncRdmaWrite(responder.iov(offset, length), 1);
+                    responder.sync(true, offset, length);
                 }
-                t.verify(target, seed, 0, "the bytes written, " + what);
+                responder.verify(offset, length, seed, "the bytes written, " + what);
             }
             case RR -> {
-                MemorySegment target = initiator.buffer().asSlice(offset, length);
-                target.fill((byte) 0);
-                IaUnderTest.fill(responder.buffer().asSlice(offset, length), seed);
+                initiator.clear(offset, length);
+                responder.fill(offset, length, seed);
                 if (t.provider().lmrSyncRequired()) {
-                    responder.ia.syncRdmaRead(responder.iov(offset, length), 1);
+                    responder.sync(false, offset, length);
                 }
-                RmrTriplet source = responder.remote(offset, length);
-                t.expectSuccess(initiator.ep.postRdmaRead(op.segments(), iov(initiator, offset, op), seed, source, CompletionFlags.DEFAULT),
+                t.expectSuccess(initiator.post(Post.RDMA_READ, op, offset, seed, responder.remote(offset, length)),
                         "dat_ep_post_rdma_read, " + what);
                 expectCompletion(initiator, false, seed, "the RDMA Read, " + what);
-                t.verify(target, seed, 0, "the bytes read, " + what);
+                initiator.verify(offset, length, seed, "the bytes read, " + what);
             }
         }
     }
 
-    private DatEvent expectCompletion(Connection.Side side, boolean receive, int cookie, String what) {
-        DatEvent event = t.success(receive ? side.recvEvd : side.requestEvd, what);
-        t.check(event.userCookie() == cookie, what + ": user_cookie " + event.userCookie() + ", expected " + cookie);
-        t.check(event.endpoint() == side.ep, what + ": the completion names another Endpoint");
+    private RemotePeer.Completion expectCompletion(End side, boolean receive, int cookie, String what) {
+        RemotePeer.Completion event = side.completion(receive, what);
+        t.check(event.code() == DatReturn.SUCCESS, "waiting for " + what + ": dat_evd_wait returned " + DatReturn.describe(event.code()));
+        t.check(event.eventNumber() == EventNumber.DTO_COMPLETION_EVENT, what + ": expected a DTO completion, got "
+                + EventNumber.name(event.eventNumber()));
+        t.check(event.status() == DtoCompletionStatus.SUCCESS, what + ": expected DAT_DTO_SUCCESS, got " + DtoCompletionStatus.name(event.status()));
+        t.check(event.cookie() == cookie, what + ": user_cookie " + event.cookie() + ", expected " + cookie);
+        t.check(event.onAgentEndpoint(), what + ": the completion names another Endpoint");
         return event;
+    }
+
+    /** The four posts of an op. */
+    enum Post { RECV, SEND, RDMA_WRITE, RDMA_READ }
+
+    /** One side of a pair, in this process or in a peer agent; offsets are into its buffer. */
+    private interface End {
+        void clear(long offset, long length);
+
+        void fill(long offset, long length, int seed);
+
+        void verify(long offset, long length, int seed, String what);
+
+        int post(Post post, Op op, long offset, int cookie, RmrTriplet remote);
+
+        RemotePeer.Completion completion(boolean receive, String what);
+
+        RmrTriplet remote(long offset, long length);
+
+        void sync(boolean write, long offset, long length);
+    }
+
+    /** A side in this process. */
+    private final class LocalEnd implements End {
+        private final Connection.Side side;
+
+        LocalEnd(Connection.Side side) {
+            this.side = side;
+        }
+
+        @Override
+        public void clear(long offset, long length) {
+            side.buffer().asSlice(offset, length).fill((byte) 0);
+        }
+
+        @Override
+        public void fill(long offset, long length, int seed) {
+            IaUnderTest.fill(side.buffer().asSlice(offset, length), seed);
+        }
+
+        @Override
+        public void verify(long offset, long length, int seed, String what) {
+            t.verify(side.buffer().asSlice(offset, length), seed, 0, what);
+        }
+
+        @Override
+        public int post(Post post, Op op, long offset, int cookie, RmrTriplet remote) {
+            LmrTriplet[] iov = iov(side, offset, op);
+            return switch (post) {
+                case RECV -> side.ep.postRecv(op.segments(), iov, cookie, CompletionFlags.DEFAULT);
+                case SEND -> side.ep.postSend(op.segments(), iov, cookie, CompletionFlags.DEFAULT);
+                case RDMA_WRITE -> side.ep.postRdmaWrite(op.segments(), iov, cookie, remote, CompletionFlags.DEFAULT);
+                case RDMA_READ -> side.ep.postRdmaRead(op.segments(), iov, cookie, remote, CompletionFlags.DEFAULT);
+            };
+        }
+
+        @Override
+        public RemotePeer.Completion completion(boolean receive, String what) {
+            DatEvent event = t.completion(receive ? side.recvEvd : side.requestEvd, what);
+            return new RemotePeer.Completion(DatReturn.SUCCESS, event.eventNumber(), event.status(), event.userCookie(),
+                    event.transferredLength(), event.endpoint() == side.ep);
+        }
+
+        @Override
+        public RmrTriplet remote(long offset, long length) {
+            return side.remote(offset, length);
+        }
+
+        @Override
+        public void sync(boolean write, long offset, long length) {
+            if (write) {
+                side.ia.syncRdmaWrite(side.iov(offset, length), 1);
+            } else {
+                side.ia.syncRdmaRead(side.iov(offset, length), 1);
+            }
+        }
+    }
+
+    /** A side in a peer agent. */
+    private static final class RemoteEnd implements End {
+        private final RemotePeer peer;
+
+        RemoteEnd(RemotePeer peer) {
+            this.peer = peer;
+        }
+
+        @Override
+        public void clear(long offset, long length) {
+            peer.clear(offset, length);
+        }
+
+        @Override
+        public void fill(long offset, long length, int seed) {
+            peer.fill(offset, length, seed);
+        }
+
+        @Override
+        public void verify(long offset, long length, int seed, String what) {
+            peer.verify(offset, length, seed, what);
+        }
+
+        @Override
+        public int post(Post post, Op op, long offset, int cookie, RmrTriplet remote) {
+            return switch (post) {
+                case RECV -> peer.post(true, op.segments(), op.segmentSize(), offset, cookie);
+                case SEND -> peer.post(false, op.segments(), op.segmentSize(), offset, cookie);
+                case RDMA_WRITE -> peer.postRdma(true, op.segments(), op.segmentSize(), offset, cookie, remote);
+                case RDMA_READ -> peer.postRdma(false, op.segments(), op.segmentSize(), offset, cookie, remote);
+            };
+        }
+
+        @Override
+        public RemotePeer.Completion completion(boolean receive, String what) {
+            return peer.completion(receive);
+        }
+
+        @Override
+        public RmrTriplet remote(long offset, long length) {
+            return peer.remote(offset, length);
+        }
+
+        @Override
+        public void sync(boolean write, long offset, long length) {
+            peer.sync(write, offset, length);
+        }
     }
 
     private static LmrTriplet[] iov(Connection.Side side, long offset, Op op) {
