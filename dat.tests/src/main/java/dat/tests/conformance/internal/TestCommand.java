@@ -37,6 +37,7 @@ public final class TestCommand {
                               (another process or host, started with --serve); the other tests run here
               --serve IA      be that peer agent for IA: serve control connections until the process ends
               --listen HOST:PORT  the agent's control address (default: the IA address's host, port 7701)
+              --xml FILE      also write the results as JUnit XML (one testsuite; CI counts it)
               --coverage      print, instead of running, which tests cover each return value of each man
                               page (a Markdown table), and why the others are not covered
             """;
@@ -87,6 +88,7 @@ public final class TestCommand {
         String peer = null;
         String serve = null;
         String listen = null;
+        String xml = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--help", "-h" -> {
@@ -103,6 +105,7 @@ public final class TestCommand {
                 case "--peer" -> peer = value(args, ++i, "--peer");
                 case "--serve" -> serve = value(args, ++i, "--serve");
                 case "--listen" -> listen = value(args, ++i, "--listen");
+                case "--xml" -> xml = value(args, ++i, "--xml");
                 case "--coverage" -> {
                     out.print(coverageTable());
                     return;
@@ -131,6 +134,9 @@ public final class TestCommand {
             out.println(line);
             out.flush();
         });
+        if (xml != null) {
+            writeXml(java.nio.file.Path.of(xml), "dat test " + String.join(" ", args), report);
+        }
         out.println();
         out.print(report.table());
         if (skipped) {
@@ -178,5 +184,63 @@ public final class TestCommand {
         } catch (java.io.IOException e) {
             throw new IllegalStateException("dat test --serve: cannot listen at " + address + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The report as JUnit XML: one testcase per test run, its class name the test class (the area). */
+    static void writeXml(java.nio.file.Path file, String name, ConformanceReport report) {
+        StringBuilder cases = new StringBuilder();
+        int failures = 0;
+        int skipped = 0;
+        for (ConformanceReport.Result result : report.results()) {
+            cases.append("  <testcase classname=\"").append(xmlEscape(result.testClass())).append("\" name=\"")
+                    .append(xmlEscape(result.displayName())).append("\">");
+            switch (result.outcome()) {
+                case FAILED -> {
+                    failures++;
+                    cases.append("<failure message=\"").append(xmlEscape(result.message())).append("\"/>");
+                }
+                case SKIPPED, SKIPPED_UNSUPPORTED -> {
+                    skipped++;
+                    cases.append("<skipped message=\"").append(xmlEscape(result.message())).append("\"/>");
+                }
+                case PASSED -> {
+                    // nothing to add
+                }
+            }
+            cases.append("</testcase>\n");
+        }
+        String text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"" + xmlEscape(name) + "\" tests=\""
+                + report.results().size() + "\" failures=\"" + failures + "\" errors=\"0\" skipped=\"" + skipped + "\">\n" + cases
+                + "</testsuite>\n";
+        try {
+            java.nio.file.Path parent = file.toAbsolutePath().getParent();
+            if (parent != null) {
+                java.nio.file.Files.createDirectories(parent);
+            }
+            java.nio.file.Files.writeString(file, text);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("writing " + file, e);
+        }
+    }
+
+    private static String xmlEscape(String text) {
+        StringBuilder b = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '&' -> b.append("&amp;");
+                case '<' -> b.append("&lt;");
+                case '>' -> b.append("&gt;");
+                case '"' -> b.append("&quot;");
+                default -> {
+                    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+                        b.append(' ');
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.toString();
     }
 }

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The sim provider's TCP transport under the conformance suite, from the built application
+# (dat.app/target/app.jar, after mvn verify). Three runs, each writing JUnit XML under
+# dat.provider.sim/target/test-reports/, which .ci/run's closing line counts:
+#   1. tcp-one-jvm:   the whole suite against a TCP IA; both IA instances of every test are in this
+#                     JVM, and every connection between them is a real TCP connection on loopback;
+#   2. tcp-two-jvms:  the transaction tests with their server sides in a peer agent in a second JVM
+#                     (dat test --serve), over loopback;
+#   3. tcp-two-netns: the transaction tests between two network namespaces joined by a veth pair,
+#                     one JVM in each (root needed; skipped with a message otherwise). The script checks
+#                     that each namespace has no other interface and no other route, and that the
+#                     test traffic crossed the veth.
+# Usage: .ci/tcp-stage.sh   (about 2 minutes)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+log() { echo "[tcp] $*"; }
+start=$(date +%s)
+[ -f dat.app/target/app.jar ] || { log "dat.app/target/app.jar missing: run mvn verify first"; exit 1; }
+work=dat.provider.sim/target/tcp-stage
+reports=dat.provider.sim/target/test-reports
+rm -rf "$work" "$reports"/tcp-*; mkdir -p "$work"
+status=0
+export DAT_NO_BUILD=1
+
+conf() { printf '%s u1.2 threadsafe default sim 1.0 "tcp=%s" ""\n' "$1" "$2" > "$work/$1.conf"; echo "$work/$1.conf"; }
+
+# starts a peer agent (in a namespace when $1 is not empty) and waits for its ready line
+start_agent() {
+    local ns=$1 conf=$2 ia=$3 out=$4
+    if [ -n "$ns" ]; then
+        DAT_CONF=$conf timeout 600 ip netns exec "$ns" ./dat test --serve "$ia" > "$out" 2>&1 &
+    else
+        DAT_CONF=$conf timeout 600 ./dat test --serve "$ia" > "$out" 2>&1 &
+    fi
+    agent_pid=$!
+    for _ in $(seq 1 120); do
+        grep -q 'control connections at' "$out" && return 0
+        kill -0 "$agent_pid" 2>/dev/null || break
+        sleep 0.5
+    done
+    log "the peer agent did not start:"; tail -20 "$out"
+    return 1
+}
+
+stop_agent() {
+    [ -n "${agent_pid:-}" ] || return 0
+    pkill -TERM -P "$agent_pid" 2>/dev/null; kill -TERM "$agent_pid" 2>/dev/null
+    for _ in $(seq 1 20); do kill -0 "$agent_pid" 2>/dev/null || break; sleep 0.5; done
+    pkill -KILL -f "dat.batch.arg.1=--serve" 2>/dev/null
+    agent_pid=
+}
+
+summary() { grep -a -E '^TOTAL' "$1" | tail -1; grep -a '^FAILED' "$1" | sed 's/^/[tcp]   /'; }
+
+# --- 1. the whole suite against a TCP IA ------------------------------------------------------------
+log "1. the conformance suite against tcpA (TCP on 127.0.0.1, both IA instances in one JVM)"
+DAT_CONF=$(conf tcpA 127.0.0.1:0) timeout 900 ./dat test tcpA --xml "$reports/tcp-one-jvm/TEST-conformance-tcpA.xml" \
+    > "$work/one-jvm.log" 2>&1 || status=1
+summary "$work/one-jvm.log"
+
+# --- 2. transactions with the server sides in a second JVM -----------------------------------------
+log "2. the transaction tests, server sides in a peer agent JVM (127.0.0.1:7701)"
+if start_agent "" "$(conf tcpB 127.0.0.1:7700)" tcpB "$work/agent-two-jvms.log"; then
+    DAT_CONF=$(conf tcpA 127.0.0.1:0) timeout 600 ./dat test tcpA --peer 127.0.0.1:7701 --filter '^transactions/' \
+        --xml "$reports/tcp-two-jvms/TEST-transactions-tcpA-peer-jvm.xml" > "$work/two-jvms.log" 2>&1 || status=1
+    summary "$work/two-jvms.log"
+else
+    status=1
+fi
+stop_agent
+
+# --- 3. transactions across two network namespaces -------------------------------------------------
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
+    log "3. skipped: two network namespaces need root and iproute2"
+else
+    log "3. the transaction tests across network namespaces datA (10.77.0.1) and datB (10.77.0.2), veth pair"
+    cleanup_ns() { ip netns del datA 2>/dev/null; ip netns del datB 2>/dev/null; ip link del vdatA 2>/dev/null; }
+    cleanup_ns
+    ok=1
+    { ip netns add datA && ip netns add datB \
+        && ip link add vdatA type veth peer name vdatB \
+        && ip link set vdatA netns datA && ip link set vdatB netns datB \
+        && ip -n datA addr add 10.77.0.1/24 dev vdatA && ip -n datB addr add 10.77.0.2/24 dev vdatB \
+        && ip -n datA link set lo up && ip -n datB link set lo up \
+        && ip -n datA link set vdatA up && ip -n datB link set vdatB up; } || ok=0
+    if [ $ok = 1 ] && start_agent datB "$(conf tcpB 10.77.0.2:7700)" tcpB "$work/agent-netns.log"; then
+        # nothing leaves the namespaces: each has only its loopback and its end of the veth, and no route
+        # beyond 10.77.0.0/24 (a connect from the host namespace proves nothing here: a sandbox's
+        # transparent proxy may accept any outgoing connection)
+        for ns in datA datB; do
+            links=$(ip -n "$ns" -o link show | wc -l); routes=$(ip -n "$ns" route show | grep -vc '^10\.77\.0\.0/24')
+            if [ "$links" != 2 ] || [ "$routes" != 0 ]; then
+                log "namespace $ns is not isolated: $links links, $routes routes beyond 10.77.0.0/24"; status=1
+            fi
+        done
+        before=$(ip -n datB -s link show vdatB | awk '/RX:/{getline; print $1; exit}')
+        DAT_CONF=$(conf tcpA 10.77.0.1:0) timeout 600 ip netns exec datA ./dat test tcpA --peer 10.77.0.2:7701 \
+            --filter '^transactions/' --xml "$reports/tcp-two-netns/TEST-transactions-tcpA-netns.xml" > "$work/two-netns.log" 2>&1 \
+            || status=1
+        after=$(ip -n datB -s link show vdatB | awk '/RX:/{getline; print $1; exit}')
+        summary "$work/two-netns.log"
+        log "bytes received on datB's veth during the run: $(( ${after:-0} - ${before:-0} ))"
+        [ $(( ${after:-0} - ${before:-0} )) -gt 1000000 ] || { log "the test traffic did not cross the veth pair"; status=1; }
+    else
+        log "could not set up the namespaces or start the agent in datB"; status=1
+    fi
+    stop_agent
+    cleanup_ns
+fi
+log "took $(( $(date +%s) - start )) s"
+exit $status
