@@ -198,6 +198,7 @@ class TcpHostilePeerTest {
         goodRound(0);
         TcpTransport t = transport();
         int platformThreads = ManagementFactory.getThreadMXBean().getThreadCount();
+        long heapBefore = heapAfterGc();
         long before = t.violations.get();
         int clients = 4;
         AtomicLong closedByIa = new AtomicLong();
@@ -246,6 +247,21 @@ class TcpHostilePeerTest {
         }
         assertThat(t.connections).hasSize(1);
         assertThat(ManagementFactory.getThreadMXBean().getThreadCount()).isLessThanOrEqualTo(platformThreads + 2);
+        // the heap is flat: 100,000 rejected connections leave nothing behind (a leak of even one
+        // small object per frame would be several MiB)
+        long grown = heapAfterGc() - heapBefore;
+        assertThat(grown).as("heap growth after %d hostile frames, bytes", HOSTILE).isLessThan(2L << 20);
+    }
+
+    /** The used heap after collections have settled. */
+    private static long heapAfterGc() throws InterruptedException {
+        long used = Long.MAX_VALUE;
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+            Thread.sleep(50);
+            used = Math.min(used, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+        }
+        return used;
     }
 
     /**
