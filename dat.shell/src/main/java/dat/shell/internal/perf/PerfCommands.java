@@ -67,15 +67,30 @@ public final class PerfCommands {
     }
 
     private void run(PerfOptions options, PrintStream out) throws IOException {
-        out.printf("dat perf %s: one JVM, %d CPUs%n", options.iaName(), Runtime.getRuntime().availableProcessors());
-        out.println(PerfReport.HEADER);
-        out.flush();
-        PerfRunner runner = new PerfRunner(registry, options, out);
-        List<Figure> figures = runner.run();
-        out.println(runner.pinned() ? "(benchmark threads pinned to CPUs 0 and 1 with sched_setaffinity)"
-                : "(benchmark threads NOT pinned: fewer than 2 CPUs or sched_setaffinity unavailable; spinning pairs may share a core)");
+        if (options.server()) {
+            serve(options, out);
+            return;
+        }
+        List<Figure> figures;
+        boolean pinned = false;
+        if (options.client() != null) {
+            out.printf("dat perf %s --client %s: two processes, %d CPUs here; waits block, nothing spins%n", options.iaName(),
+                    options.client(), Runtime.getRuntime().availableProcessors());
+            out.println(PerfReport.HEADER);
+            out.flush();
+            figures = new PerfClient(registry, options, out).run();
+        } else {
+            out.printf("dat perf %s: one JVM, %d CPUs%n", options.iaName(), Runtime.getRuntime().availableProcessors());
+            out.println(PerfReport.HEADER);
+            out.flush();
+            PerfRunner runner = new PerfRunner(registry, options, out);
+            figures = runner.run();
+            pinned = runner.pinned();
+            out.println(pinned ? "(benchmark threads pinned to CPUs 0 and 1 with sched_setaffinity)"
+                    : "(benchmark threads NOT pinned: fewer than 2 CPUs or sched_setaffinity unavailable; spinning pairs may share a core)");
+        }
         if (options.json() != null) {
-            PerfReport.writeJson(options.json(), options.iaName(), runner.pinned(), figures);
+            PerfReport.writeJson(options.json(), options.iaName(), pinned, figures);
             out.println("figures written to " + options.json().toAbsolutePath());
         }
         if (options.plot() != null) {
@@ -83,6 +98,17 @@ public final class PerfCommands {
             out.println("plot written to " + options.plot().toAbsolutePath());
         }
         out.flush();
+    }
+
+    /** Serves --client runs until the command's thread is interrupted (the framework stops). */
+    private void serve(PerfOptions options, PrintStream out) throws IOException {
+        PerfServer server = new PerfServer(registry.openIa(options.iaName()), out);
+        try (server) {
+            out.printf("dat perf --server: IA %s at %s, PSP qualifier %d, NIO baseline port %d; serving until stopped%n", options.iaName(),
+                    server.iaAddress(), PerfServer.QUALIFIER, PerfServer.NIO_PORT);
+            out.flush();
+            server.serve();
+        }
     }
 
     private String defaultIa() {

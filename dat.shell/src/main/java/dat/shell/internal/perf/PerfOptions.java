@@ -17,9 +17,11 @@ import java.util.List;
  * @param connections connections set up for the connection rate
  * @param json where to write the figures as JSON, or {@code null}
  * @param plot where to draw latency and bandwidth against size as PNG, or {@code null}
+ * @param server whether to serve {@code --client} runs of other processes instead of measuring
+ * @param client the IA address of a {@code --server} to measure against, or {@code null} for a run in one JVM
  */
 record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthSizes, int latencyIterations, long warmupNanos,
-        long measureNanos, int depth, int connections, Path json, Path plot) {
+        long measureNanos, int depth, int connections, Path json, Path plot, boolean server, java.net.InetSocketAddress client) {
 
     static final String USAGE = """
             usage: dat perf [IA] [options]
@@ -33,7 +35,11 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
               --connections N    connections for the setup rate (default 200)
               --json FILE        write the figures as JSON
               --plot FILE.png    draw latency and bandwidth against message size
-              --server, --client HOST:PORT   across processes: needs the sim provider's TCP transport
+              --server           serve --client runs from other processes or hosts until stopped: a PSP on
+                                 qualifier 7702 of IA and a NIO baseline server on port 7703 of its host
+              --client HOST:PORT measure against the --server whose IA address is HOST:PORT, beside NIO
+                                 baselines between the same two processes (a TCP IA of the sim provider:
+                                 ia_params tcp=HOST:PORT)
             """;
 
     static PerfOptions parse(List<String> args, String defaultIa) {
@@ -47,6 +53,8 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         int connections = 200;
         Path json = null;
         Path plot = null;
+        boolean server = false;
+        java.net.InetSocketAddress client = null;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             switch (arg) {
@@ -66,8 +74,8 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
                 case "--connections" -> connections = positive(value(args, ++i, arg), arg);
                 case "--json" -> json = Path.of(value(args, ++i, arg));
                 case "--plot" -> plot = Path.of(value(args, ++i, arg));
-                case "--server", "--client" -> throw new IllegalArgumentException(arg
-                        + ": measuring across processes needs the sim provider's TCP transport, which this build does not have yet");
+                case "--server" -> server = true;
+                case "--client" -> client = address(value(args, ++i, arg));
                 case "--help", "-h" -> throw new IllegalArgumentException(USAGE);
                 default -> {
                     if (arg.startsWith("-") || ia != null) {
@@ -80,7 +88,25 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         if (ia == null) {
             ia = defaultIa;
         }
-        return new PerfOptions(ia, latency, bandwidth, iterations, warmup, measure, depth, connections, json, plot);
+        if (server && client != null) {
+            throw new IllegalArgumentException("--server and --client exclude each other\n" + USAGE);
+        }
+        return new PerfOptions(ia, latency, bandwidth, iterations, warmup, measure, depth, connections, json, plot, server, client);
+    }
+
+    static java.net.InetSocketAddress address(String text) {
+        int colon = text.lastIndexOf(':');
+        try {
+            if (colon > 0) {
+                int port = Integer.parseInt(text.substring(colon + 1));
+                if (port > 0 && port <= 0xFFFF) {
+                    return new java.net.InetSocketAddress(text.substring(0, colon), port);
+                }
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("--client needs the server's IA address as HOST:PORT, not '" + text + "'");
     }
 
     private static String value(List<String> args, int index, String option) {

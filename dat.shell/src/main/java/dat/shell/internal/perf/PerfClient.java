@@ -1,0 +1,332 @@
+package dat.shell.internal.perf;
+
+import dat.api.CloseFlag;
+import dat.api.CompletionFlags;
+import dat.api.ConnectFlags;
+import dat.api.DatConstants;
+import dat.api.DatEvent;
+import dat.api.DatException;
+import dat.api.DatRegistry;
+import dat.api.DatReturn;
+import dat.api.Endpoint;
+import dat.api.EpAttributes;
+import dat.api.EventDispatcher;
+import dat.api.EventNumber;
+import dat.api.EvdFlags;
+import dat.api.IaAttributes;
+import dat.api.InterfaceAdapter;
+import dat.api.LmrTriplet;
+import dat.api.LocalMemoryRegion;
+import dat.api.MemPrivileges;
+import dat.api.ProtectionZone;
+import dat.api.Qos;
+import dat.api.RmrTriplet;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code dat perf IA --client HOST:PORT}: measures against a {@link PerfServer} in another process
+ * or on another host, each figure beside a raw NIO baseline measured in the same run between the
+ * same two processes: the send/recv ping-pong beside a NIO TCP ping-pong of the same size, the RDMA
+ * write bandwidth beside a NIO {@code SocketChannel} stream of the same chunk size (both counted
+ * end to end: the server acknowledges the bytes it holds), and the connection setup rate beside
+ * OFED uDAPL's published dtestcm figure. Every wait blocks ({@code dat_evd_wait}, blocking NIO):
+ * neither side spins, as both baselines do not.
+ */
+final class PerfClient {
+
+    private static final long BUFFER = PerfServer.BUFFER;
+    private static final long TIMEOUT_MICROS = 10_000_000;
+
+    private final DatRegistry registry;
+    private final PerfOptions options;
+    private final PrintStream out;
+    private final InetSocketAddress server;
+    private final List<Figure> figures = new ArrayList<>();
+    private InterfaceAdapter ia;
+    private IaAttributes limits;
+    private ProtectionZone pz;
+    private LocalMemoryRegion lmr;
+    private EventDispatcher recvEvd;
+    private EventDispatcher requestEvd;
+    private EventDispatcher connectEvd;
+    private int nioPort;
+    private RmrTriplet serverBuffer;
+
+    PerfClient(DatRegistry registry, PerfOptions options, PrintStream out) {
+        this.registry = registry;
+        this.options = options;
+        this.out = out;
+        this.server = options.client();
+    }
+
+    List<Figure> run() {
+        try (InterfaceAdapter adapter = registry.openIa(options.iaName()); Arena arena = Arena.ofShared()) {
+            ia = adapter;
+            limits = ia.query().iaAttributes();
+            pz = ia.createProtectionZone();
+            MemorySegment memory = arena.allocate(Math.min(BUFFER, limits.maxLmrBlockSize()), DatConstants.OPTIMAL_ALIGNMENT);
+            lmr = ia.registerMemory(memory, pz, MemPrivileges.ALL);
+            int qlen = Math.min(limits.maxEvdQlen(), 4 * PerfServer.DEPTH);
+            recvEvd = ia.createEventDispatcher(qlen, null, EvdFlags.DTO);
+            requestEvd = ia.createEventDispatcher(qlen, null, EvdFlags.DTO);
+            connectEvd = ia.createEventDispatcher(8, null, EvdFlags.CONNECTION);
+            for (long size : options.latencySizes()) {
+                if (size <= Math.min(limits.maxMessageSize(), BUFFER / 2 / PerfServer.DEPTH)) {
+                    Stats nio = nioPingPong(size);
+                    Stats dat = datPingPong(size);
+                    add(new Figure("send/recv latency, 2 processes", size, "us", dat.median(), dat, "NIO TCP ping-pong", nio.median(),
+                            false));
+                }
+            }
+            for (long size : options.bandwidthSizes()) {
+                if (size <= Math.min(limits.maxRdmaSize(), BUFFER / 2)) {
+                    double nio = nioStream(size);
+                    add(new Figure("RDMA write bandwidth, 2 processes", size, "GB/s", rdmaWriteBandwidth(size), null,
+                            "NIO SocketChannel stream", nio, true));
+                }
+            }
+            add(connectionRate());
+            ia.close(CloseFlag.ABRUPT);
+        }
+        return figures;
+    }
+
+    private void add(Figure figure) {
+        figures.add(figure);
+        out.println(PerfReport.line(figure));
+        out.flush();
+    }
+
+    // ---- DAT -------------------------------------------------------------------------------
+
+    private EpAttributes attributes(long message) {
+        int depth = Math.min(PerfServer.DEPTH, limits.maxDtoPerEp());
+        return EpAttributes.builder().maxMessageSize(Math.max(1, Math.min(message, limits.maxMessageSize())))
+                .maxRdmaSize(Math.min(lmr.registeredSize(), limits.maxRdmaSize()))
+                .maxRecvDtos(depth).maxRequestDtos(depth).maxRecvIov(1).maxRequestIov(1).maxRdmaReadIov(1).maxRdmaWriteIov(1)
+                .maxRdmaReadIn(Math.min(8, limits.maxRdmaReadPerEpIn())).maxRdmaReadOut(Math.min(8, limits.maxRdmaReadPerEpOut()))
+                .build();
+    }
+
+    /** Connects an Endpoint to the server, asking for a mode; reads the server's answer. */
+    private Endpoint connect(byte mode, long size) {
+        Endpoint ep = ia.createEndpoint(pz, recvEvd, requestEvd, connectEvd, attributes(size));
+        boolean done = false;
+        try {
+            byte[] request = ByteBuffer.allocate(PerfServer.REQUEST_BYTES).order(ByteOrder.BIG_ENDIAN).put(mode).putLong(size).array();
+            ep.connect(server, PerfServer.QUALIFIER, TIMEOUT_MICROS, request, Qos.BEST_EFFORT, ConnectFlags.DEFAULT);
+            DatEvent event = new DatEvent();
+            ConnectedPair.expect(connectEvd, event, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            byte[] answer = event.privateData();
+            if (answer == null || answer.length < PerfServer.ACCEPT_BYTES) {
+                throw new IllegalStateException("the server at " + server + " is not a dat perf server (no buffer in its accept)");
+            }
+            ByteBuffer in = ByteBuffer.wrap(answer).order(ByteOrder.BIG_ENDIAN);
+            serverBuffer = new RmrTriplet(in.getInt(), in.getLong(), in.getLong());
+            nioPort = in.getInt();
+            done = true;
+            return ep;
+        } finally {
+            if (!done) {
+                ep.close();
+            }
+        }
+    }
+
+    private void disconnect(Endpoint ep) {
+        DatEvent event = new DatEvent();
+        ep.disconnect(CloseFlag.ABRUPT);
+        ConnectedPair.expect(connectEvd, event, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        Spin.drainFlushed(recvEvd, event);
+        Spin.drainFlushed(requestEvd, event);
+        ep.close();
+    }
+
+    /** Waits (blocking) for the next successful completion of an EVD. */
+    private static void await(EventDispatcher evd, DatEvent event) {
+        int code = evd.await(TIMEOUT_MICROS, 1, event);
+        if (code != DatReturn.SUCCESS) {
+            throw new DatException(code, "dat_evd_wait for a completion");
+        }
+        if (event.eventNumber() != EventNumber.DTO_COMPLETION_EVENT || event.status() != dat.api.DtoCompletionStatus.SUCCESS) {
+            throw new IllegalStateException("unexpected event: " + event);
+        }
+    }
+
+    private Stats datPingPong(long size) {
+        int iterations = options.latencyIterations();
+        int warmup = Math.max(100, iterations / 4);
+        LmrTriplet[] send = {LmrTriplet.of(lmr, 0, size)};
+        LmrTriplet[] recv = {LmrTriplet.of(lmr, BUFFER / 2, size)};
+        Endpoint ep = connect(PerfServer.ECHO, size);
+        try {
+            Spin.check(ep.postRecv(1, recv, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
+            DatEvent event = new DatEvent();
+            long[] samples = new long[iterations];
+            for (int i = 0; i < warmup + iterations; i++) {
+                long start = System.nanoTime();
+                Spin.check(ep.postSend(1, send, i, CompletionFlags.DEFAULT), "dat_ep_post_send");
+                await(recvEvd, event);
+                long elapsed = System.nanoTime() - start;
+                Spin.check(ep.postRecv(1, recv, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
+                Spin.drain(requestEvd, event);
+                if (i >= warmup) {
+                    samples[i - warmup] = elapsed / 2;
+                }
+            }
+            return Stats.of(samples, iterations, 1e-3);
+        } finally {
+            disconnect(ep);
+        }
+    }
+
+    private double rdmaWriteBandwidth(long size) {
+        int window = (int) Math.max(1, Math.min(Math.min(PerfServer.DEPTH, limits.maxDtoPerEp()), BUFFER / 2 / size));
+        Endpoint ep = connect(PerfServer.QUIET, size);
+        try {
+            LmrTriplet[][] local = new LmrTriplet[window][];
+            RmrTriplet[] remote = new RmrTriplet[window];
+            for (int slot = 0; slot < window; slot++) {
+                local[slot] = new LmrTriplet[] {LmrTriplet.of(lmr, slot * size, size)};
+                remote[slot] = new RmrTriplet(serverBuffer.rmrContext(), serverBuffer.targetAddress() + slot * size, size);
+            }
+            DatEvent event = new DatEvent();
+            long warmupEnd = System.nanoTime() + options.warmupNanos();
+            long end = warmupEnd + options.measureNanos();
+            long start = 0;
+            long completed = 0;
+            long completedAtStart = 0;
+            int outstanding = 0;
+            long now;
+            int next = 0;
+            while (true) {
+                while (outstanding < window) {
+                    Spin.check(ep.postRdmaWrite(1, local[next], next, remote[next], CompletionFlags.DEFAULT), "dat_ep_post_rdma_write");
+                    next = (next + 1) % window;
+                    outstanding++;
+                }
+                await(requestEvd, event);
+                outstanding--;
+                completed++;
+                now = System.nanoTime();
+                if (start == 0 && now >= warmupEnd) {
+                    start = now;
+                    completedAtStart = completed;
+                }
+                if (start != 0 && now >= end) {
+                    break;
+                }
+            }
+            while (outstanding > 0) {
+                await(requestEvd, event);
+                outstanding--;
+            }
+            return (completed - completedAtStart) * (double) size / ((now - start) / 1e9) / 1e9;
+        } finally {
+            disconnect(ep);
+        }
+    }
+
+    private Figure connectionRate() {
+        int connections = options.connections();
+        long start = System.nanoTime();
+        for (int i = 0; i < connections; i++) {
+            disconnect(connect(PerfServer.QUIET, 64));
+        }
+        double micros = (System.nanoTime() - start) / 1e3 / connections;
+        return new Figure("connection setup, 2 processes (create, connect, accept, established, disconnect)", 0, "us/conn", micros,
+                null, "OFED dtestcm ucm on FDR (published)", 71.85, false);
+    }
+
+    // ---- NIO baselines ---------------------------------------------------------------------
+
+    private SocketChannel nio(byte mode, long size) throws IOException {
+        if (nioPort == 0) {
+            disconnect(connect(PerfServer.QUIET, 64)); // learns the NIO port
+        }
+        SocketChannel channel = SocketChannel.open(new InetSocketAddress(server.getAddress(), nioPort));
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        ByteBuffer head = ByteBuffer.allocate(5).put(mode).putInt((int) size).flip();
+        while (head.hasRemaining()) {
+            channel.write(head);
+        }
+        return channel;
+    }
+
+    private Stats nioPingPong(long size) {
+        int iterations = options.latencyIterations();
+        int warmup = Math.max(100, iterations / 4);
+        try (SocketChannel channel = nio((byte) 'P', size)) {
+            ByteBuffer buffer = ByteBuffer.allocateDirect((int) size);
+            long[] samples = new long[iterations];
+            for (int i = 0; i < warmup + iterations; i++) {
+                long start = System.nanoTime();
+                buffer.clear();
+                while (buffer.hasRemaining()) {
+                    channel.write(buffer);
+                }
+                buffer.clear();
+                if (!readFully(channel, buffer)) {
+                    throw new IOException("the NIO server closed the ping-pong");
+                }
+                if (i >= warmup) {
+                    samples[i - warmup] = (System.nanoTime() - start) / 2;
+                }
+            }
+            return Stats.of(samples, iterations, 1e-3);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the NIO ping-pong baseline against " + server.getAddress() + ":" + nioPort, e);
+        }
+    }
+
+    /** NIO stream bandwidth in GB/s: chunks of {@code size} for the measuring time, until the server holds them all. */
+    private double nioStream(long size) {
+        try {
+            stream(size, options.warmupNanos());
+            return stream(size, options.measureNanos());
+        } catch (IOException e) {
+            throw new UncheckedIOException("the NIO stream baseline against " + server.getAddress() + ":" + nioPort, e);
+        }
+    }
+
+    private double stream(long size, long nanos) throws IOException {
+        try (SocketChannel channel = nio((byte) 'B', size)) {
+            ByteBuffer chunk = ByteBuffer.allocateDirect((int) size);
+            long start = System.nanoTime();
+            long end = start + nanos;
+            do {
+                chunk.clear();
+                while (chunk.hasRemaining()) {
+                    channel.write(chunk);
+                }
+            } while (System.nanoTime() < end);
+            channel.shutdownOutput();
+            ByteBuffer ack = ByteBuffer.allocate(8);
+            if (!readFully(channel, ack)) {
+                throw new IOException("the NIO server did not acknowledge the stream");
+            }
+            long elapsed = System.nanoTime() - start;
+            return ack.getLong(0) / (elapsed / 1e9) / 1e9;
+        }
+    }
+
+    static boolean readFully(SocketChannel channel, ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            if (channel.read(buffer) < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

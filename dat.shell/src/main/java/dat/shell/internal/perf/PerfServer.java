@@ -1,0 +1,268 @@
+package dat.shell.internal.perf;
+
+import dat.api.CompletionFlags;
+import dat.api.DatConstants;
+import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.Endpoint;
+import dat.api.EpAttributes;
+import dat.api.EventDispatcher;
+import dat.api.EventNumber;
+import dat.api.EvdFlags;
+import dat.api.InterfaceAdapter;
+import dat.api.LmrTriplet;
+import dat.api.LocalMemoryRegion;
+import dat.api.MemPrivileges;
+import dat.api.ProtectionZone;
+import dat.api.PspFlag;
+import dat.api.PublicServicePoint;
+import dat.api.RmrTriplet;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The far side of {@code dat perf --client} ({@code dat perf IA --server}): a PSP on
+ * {@link #QUALIFIER} of the IA, and a raw NIO TCP server (the baselines) on the IA's host at
+ * {@link #NIO_PORT}. Each DAT connection says in its private data what the server does: echo every
+ * message back ({@link #ECHO}, the ping-pong) or nothing ({@link #QUIET}: RDMA writes into the
+ * server's buffer, whose RMR triplet the accept's private data carries; connection setup). Each
+ * NIO connection says it in its first bytes: echo ({@code 'P'}) or drain ({@code 'B'}). The
+ * server waits in blocking calls, never spins: on a machine of few cores the client's and the
+ * server's threads share them.
+ */
+final class PerfServer implements AutoCloseable {
+
+    /** The connection qualifier of the server's PSP. */
+    static final long QUALIFIER = 7702;
+    /** The port of the NIO baseline server, on the IA's host. */
+    static final int NIO_PORT = 7703;
+    /** Bytes of the server's registered buffer. */
+    static final long BUFFER = 16L << 20;
+    /** Outstanding receives of an echo connection. */
+    static final int DEPTH = 32;
+
+    static final byte ECHO = 'E';
+    static final byte QUIET = 'Q';
+    /** mode, message size. */
+    static final int REQUEST_BYTES = 1 + 8;
+    /** rmr context, address, length of the buffer; the NIO port. */
+    static final int ACCEPT_BYTES = 4 + 8 + 8 + 4;
+
+    private static final long WAIT_MICROS = 200_000;
+
+    private final InterfaceAdapter ia;
+    private final PrintStream out;
+    private final Arena arena = Arena.ofShared();
+    private final ProtectionZone pz;
+    private final LocalMemoryRegion lmr;
+    private final EventDispatcher crEvd;
+    private final PublicServicePoint psp;
+    private final ServerSocketChannel nio;
+    private volatile boolean closed;
+
+    PerfServer(InterfaceAdapter ia, PrintStream out) throws IOException {
+        this.ia = ia;
+        this.out = out;
+        pz = ia.createProtectionZone();
+        MemorySegment memory = arena.allocate(Math.min(BUFFER, ia.query().iaAttributes().maxLmrBlockSize()), DatConstants.OPTIMAL_ALIGNMENT);
+        lmr = ia.registerMemory(memory, pz, MemPrivileges.ALL);
+        crEvd = ia.createEventDispatcher(16, null, EvdFlags.CR);
+        psp = ia.createPublicServicePoint(QUALIFIER, crEvd, PspFlag.CONSUMER);
+        InetSocketAddress address = ia.query().iaAttributes().iaAddress();
+        nio = ServerSocketChannel.open();
+        nio.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+        nio.bind(new InetSocketAddress(address.getAddress(), NIO_PORT), 64);
+    }
+
+    /** @return the IA address clients connect to */
+    InetSocketAddress iaAddress() {
+        return ia.query().iaAttributes().iaAddress();
+    }
+
+    /** Serves until the calling thread is interrupted. */
+    void serve() {
+        Thread baseline = Thread.ofPlatform().daemon().name("dat-perf-server-nio").start(this::serveNio);
+        DatEvent event = new DatEvent();
+        try {
+            while (!Thread.currentThread().isInterrupted()) {
+                int code = crEvd.await(WAIT_MICROS, 1, event);
+                if (code == DatReturn.SUCCESS && event.eventNumber() == EventNumber.CONNECTION_REQUEST_EVENT) {
+                    accept(event);
+                } else if (DatReturn.typeOf(code) != DatReturn.TIMEOUT_EXPIRED) {
+                    if (DatReturn.typeOf(code) == DatReturn.INTERRUPTED_CALL) {
+                        return;
+                    }
+                    out.println("dat perf --server: waiting for connection requests: " + DatReturn.describe(code));
+                    return;
+                }
+            }
+        } finally {
+            closed = true;
+            try {
+                nio.close();
+            } catch (IOException e) {
+                // closing anyway
+            }
+            baseline.interrupt();
+        }
+    }
+
+    private void accept(DatEvent request) {
+        var cr = request.connectionRequest();
+        byte[] data = cr.query().privateData();
+        if (data == null || data.length < REQUEST_BYTES) {
+            cr.reject();
+            return;
+        }
+        ByteBuffer in = ByteBuffer.wrap(data).order(ByteOrder.BIG_ENDIAN);
+        byte mode = in.get();
+        long size = in.getLong();
+        var limits = ia.query().iaAttributes();
+        EventDispatcher recv = ia.createEventDispatcher(Math.min(limits.maxEvdQlen(), 4 * DEPTH), null, EvdFlags.DTO);
+        EventDispatcher request2 = ia.createEventDispatcher(Math.min(limits.maxEvdQlen(), 4 * DEPTH), null, EvdFlags.DTO);
+        EventDispatcher conn = ia.createEventDispatcher(8, null, EvdFlags.CONNECTION);
+        long message = Math.max(1, Math.min(size, Math.min(lmr.registeredSize() / 2 / DEPTH, limits.maxMessageSize())));
+        EpAttributes attributes = EpAttributes.builder().maxMessageSize(message)
+                .maxRdmaSize(Math.min(lmr.registeredSize(), limits.maxRdmaSize()))
+                .maxRecvDtos(Math.min(DEPTH, limits.maxDtoPerEp())).maxRequestDtos(Math.min(DEPTH, limits.maxDtoPerEp()))
+                .maxRecvIov(1).maxRequestIov(1).maxRdmaReadIov(1).maxRdmaWriteIov(1)
+                .maxRdmaReadIn(Math.min(8, limits.maxRdmaReadPerEpIn())).maxRdmaReadOut(Math.min(8, limits.maxRdmaReadPerEpOut()))
+                .build();
+        Endpoint ep = ia.createEndpoint(pz, recv, request2, conn, attributes);
+        int depth = Math.min(DEPTH, limits.maxDtoPerEp());
+        if (mode == ECHO) {
+            for (int slot = 0; slot < depth; slot++) {
+                Spin.check(ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, slot * message, message)}, slot, CompletionFlags.DEFAULT),
+                        "dat_ep_post_recv");
+            }
+        }
+        RmrTriplet buffer = RmrTriplet.of(lmr, 0, lmr.registeredSize());
+        ByteBuffer answer = ByteBuffer.allocate(ACCEPT_BYTES).order(ByteOrder.BIG_ENDIAN);
+        answer.putInt(buffer.rmrContext()).putLong(buffer.targetAddress()).putLong(buffer.segmentLength()).putInt(NIO_PORT);
+        cr.accept(ep, answer.array());
+        Thread.ofPlatform().daemon().name("dat-perf-server-connection").start(() -> {
+            try {
+                connection(mode, message, depth, ep, recv, request2, conn);
+            } catch (RuntimeException e) {
+                if (!closed) {
+                    out.println("dat perf --server: a connection ended: " + e);
+                }
+            } finally {
+                ep.close();
+                recv.close();
+                request2.close();
+                conn.close();
+            }
+        });
+    }
+
+    /** Serves one connection until it is disconnected. */
+    private void connection(byte mode, long message, int depth, Endpoint ep, EventDispatcher recv, EventDispatcher requests,
+            EventDispatcher conn) {
+        DatEvent event = new DatEvent();
+        DatEvent drained = new DatEvent();
+        while (!closed) {
+            if (conn.dequeue(event) == DatReturn.SUCCESS && event.eventNumber() != EventNumber.CONNECTION_EVENT_ESTABLISHED) {
+                return; // disconnected, broken or not accepted
+            }
+            if (mode != ECHO) {
+                conn.await(WAIT_MICROS, 1, event);
+                if (event.eventNumber() != EventNumber.CONNECTION_EVENT_ESTABLISHED) {
+                    return;
+                }
+                continue;
+            }
+            int code = recv.await(WAIT_MICROS, 1, event);
+            if (code != DatReturn.SUCCESS) {
+                continue;
+            }
+            if (event.status() != dat.api.DtoCompletionStatus.SUCCESS) {
+                return; // flushed: the client disconnected
+            }
+            int slot = (int) event.userCookie();
+            LmrTriplet[] iov = {LmrTriplet.of(lmr, slot * message, event.transferredLength())};
+            // the ping-pong has one message in flight: the receive can be reposted at once
+            Spin.check(ep.postSend(1, iov, slot, CompletionFlags.DEFAULT), "dat_ep_post_send");
+            Spin.check(ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, slot * message, message)}, slot, CompletionFlags.DEFAULT),
+                    "dat_ep_post_recv");
+            while (requests.dequeue(drained) == DatReturn.SUCCESS) {
+                // send completions: nothing to do
+            }
+        }
+    }
+
+    /** The NIO baselines: echo ('P' + size) or drain ('B'), one thread per connection. */
+    private void serveNio() {
+        while (!closed) {
+            try {
+                SocketChannel channel = nio.accept();
+                Thread.ofPlatform().daemon().name("dat-perf-server-nio-connection").start(() -> nioConnection(channel));
+            } catch (IOException e) {
+                return; // closed
+            }
+        }
+    }
+
+    private static void nioConnection(SocketChannel channel) {
+        try (channel) {
+            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            ByteBuffer head = ByteBuffer.allocate(5);
+            if (!PerfClient.readFully(channel, head)) {
+                return;
+            }
+            byte mode = head.get(0);
+            int size = head.getInt(1);
+            ByteBuffer buffer = ByteBuffer.allocateDirect(Math.max(size, 1 << 20));
+            if (mode == 'P') {
+                buffer.limit(size);
+                while (true) {
+                    buffer.clear().limit(size);
+                    if (!PerfClient.readFully(channel, buffer)) {
+                        return;
+                    }
+                    buffer.flip();
+                    while (buffer.hasRemaining()) {
+                        channel.write(buffer);
+                    }
+                }
+            } else {
+                long total = 0;
+                while (true) {
+                    buffer.clear();
+                    int n = channel.read(buffer);
+                    if (n < 0) {
+                        break;
+                    }
+                    total += n;
+                }
+                ByteBuffer ack = ByteBuffer.allocate(8).putLong(0, total);
+                while (ack.hasRemaining()) {
+                    channel.write(ack);
+                }
+            }
+        } catch (IOException e) {
+            // the client went away
+        }
+    }
+
+    /** Stops serving and closes the IA, abruptly: every object of every connection goes with it. */
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            nio.close();
+        } catch (IOException e) {
+            // closing anyway
+        }
+        ia.close();
+        arena.close();
+    }
+}
