@@ -590,9 +590,10 @@ final class TcpConnection {
         try {
             txHeader.clear();
             TcpFrame.encode(txHeader, r.op, len, 0, status, r.seq, 0);
-            writeFully(ch, txHeader.flip());
             if (data != null) {
-                writeFully(ch, data.asByteBuffer());
+                writeFully(ch, txHeader.flip(), data.asByteBuffer());
+            } else {
+                writeFully(ch, txHeader.flip());
             }
         } finally {
             clearWrite();
@@ -634,8 +635,10 @@ final class TcpConnection {
             default -> TcpFrame.encode(txHeader, TcpFrame.RDMA_READ_REQUEST, 0, r.remoteContext, (int) r.remoteLength, seq,
                     r.remoteAddress);
         }
-        writeFully(ch, txHeader.flip());
-        if (r.op != Wr.Request.RDMA_READ) {
+        txHeader.flip();
+        if (r.op == Wr.Request.RDMA_READ || r.segments == 0) {
+            writeFully(ch, txHeader);
+        } else {
             for (int i = 0; i < r.segments; i++) {
                 MemorySegment src = r.lmrs[i].memory().asSlice(r.offsets[i], r.lengths[i]);
                 publishWrite(src);
@@ -644,7 +647,12 @@ final class TcpConnection {
                         // the local memory went away mid-request: the frame cannot be completed
                         throw new IOException("the LMR of a request in transmission was freed");
                     }
-                    writeFully(ch, src.asByteBuffer());
+                    if (i == 0) {
+                        // the header and the first segment in one system call (and one segment on the wire)
+                        writeFully(ch, txHeader, src.asByteBuffer());
+                    } else {
+                        writeFully(ch, src.asByteBuffer());
+                    }
                 } finally {
                     clearWrite();
                 }
@@ -715,6 +723,27 @@ final class TcpConnection {
     }
 
     private static final long FENCE_PATIENCE_NANOS = 50_000_000L;
+
+    /** Writes a header and its payload with gathering writes. */
+    private void writeFully(SocketChannel ch, ByteBuffer header, ByteBuffer payload) throws IOException {
+        gather[0] = header;
+        gather[1] = payload;
+        writingSince = System.nanoTime();
+        try {
+            while (payload.hasRemaining()) {
+                if (ch.write(gather) > 0) {
+                    writingSince = System.nanoTime(); // progress: the peer reads
+                }
+            }
+        } finally {
+            gather[0] = null;
+            gather[1] = null;
+            writingSince = 0;
+            lastWrite = System.nanoTime();
+        }
+    }
+
+    private final ByteBuffer[] gather = new ByteBuffer[2];
 
     private void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
         writingSince = System.nanoTime();
