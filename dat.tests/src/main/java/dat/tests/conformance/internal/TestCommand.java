@@ -124,7 +124,7 @@ public final class TestCommand {
         }
         Map<String, String> parameters = new HashMap<>();
         if (peer != null) {
-            TestEnvironment.parseAddress(peer); // a bad address fails here, not in every test
+            TestEnvironment.parseAddress(peer, "--peer", false); // a bad address fails here, not in every test
             parameters.put(ConformanceSuite.PEER_PARAMETER, peer);
         }
         out.println("dat test: " + (iaNames.isEmpty() ? "every IA under test" : String.join(", ", iaNames))
@@ -167,7 +167,7 @@ public final class TestCommand {
     private void serve(String iaName, String listen, PrintStream out) {
         java.net.InetSocketAddress address;
         if (listen != null) {
-            address = TestEnvironment.parseAddress(listen);
+            address = TestEnvironment.parseAddress(listen, "--listen", true);
         } else {
             try (dat.api.InterfaceAdapter ia = registry.openIa(iaName)) {
                 address = new java.net.InetSocketAddress(ia.query().iaAttributes().iaAddress().getAddress(), PeerProtocol.DEFAULT_PORT);

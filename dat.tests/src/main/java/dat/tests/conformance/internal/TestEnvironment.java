@@ -144,12 +144,24 @@ final class TestEnvironment implements AutoCloseable {
         return java.util.Optional.ofNullable(peer);
     }
 
-    /** Parses {@code host:port} (an IPv6 literal in brackets). */
+    /** Parses {@code host:port} (an IPv6 literal in brackets) of the peer agent. */
     static java.net.InetSocketAddress parseAddress(String text) {
+        return parseAddress(text, ConformanceSuite.PEER_PARAMETER, false);
+    }
+
+    /**
+     * Parses {@code host:port} (an IPv6 literal in brackets).
+     *
+     * @param text the address
+     * @param what what it is, for the message
+     * @param anyPort whether port 0 (any) is allowed
+     * @return the address
+     */
+    static java.net.InetSocketAddress parseAddress(String text, String what, boolean anyPort) {
         String value = text.strip();
         int colon = value.lastIndexOf(':');
         if (colon <= 0 || colon == value.length() - 1) {
-            throw new IllegalArgumentException(ConformanceSuite.PEER_PARAMETER + " must be host:port, not '" + text + "'");
+            throw new IllegalArgumentException(what + " must be host:port, not '" + text + "'");
         }
         String host = value.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) {
@@ -157,12 +169,12 @@ final class TestEnvironment implements AutoCloseable {
         }
         try {
             int port = Integer.parseInt(value.substring(colon + 1));
-            if (port <= 0 || port > 0xFFFF) {
+            if (port < (anyPort ? 0 : 1) || port > 0xFFFF) {
                 throw new NumberFormatException();
             }
             return new java.net.InetSocketAddress(host, port);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(ConformanceSuite.PEER_PARAMETER + ": not a port in '" + text + "'");
+            throw new IllegalArgumentException(what + ": not a port in '" + text + "'");
         }
     }
 

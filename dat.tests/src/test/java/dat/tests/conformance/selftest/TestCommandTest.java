@@ -74,4 +74,53 @@ class TestCommandTest {
             assertThatThrownBy(() -> session.execute("dat:test --no-such-option")).hasMessageContaining("unknown option --no-such-option");
         }
     }
+
+    /**
+     * {@code dat:test --serve} is a peer agent: the transaction tests with their server sides in
+     * it pass (here the agent serves another instance of sim0 in this framework, driven over its control connections), and
+     * a run whose agent is gone fails instead of passing without it.
+     */
+    @Test
+    @Timeout(180)
+    void theTransactionTestsRunAgainstAPeerAgent(@InjectService(timeout = 10_000) CommandProcessor processor) throws Exception {
+        ByteArrayOutputStream agentOut = new ByteArrayOutputStream();
+        PrintStream agentPrint = new PrintStream(agentOut, true, StandardCharsets.UTF_8);
+        CommandSession agentSession = processor.createSession(InputStream.nullInputStream(), agentPrint, agentPrint);
+        Thread agent = new Thread(() -> {
+            try {
+                agentSession.execute("dat:test --serve sim0 --listen 127.0.0.1:0");
+            } catch (Exception e) {
+                agentPrint.println("agent ended: " + e);
+            }
+        }, "peer-agent");
+        agent.start();
+        String address = null;
+        java.util.regex.Pattern ready = java.util.regex.Pattern.compile("control connections at /?([0-9.]+:[0-9]+)");
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (address == null && System.nanoTime() < deadline) {
+            java.util.regex.Matcher m = ready.matcher(agentOut.toString(StandardCharsets.UTF_8));
+            if (m.find()) {
+                address = m.group(1);
+            } else {
+                Thread.sleep(50);
+            }
+        }
+        assertThat(address).as("the agent's ready line in: " + agentOut.toString(StandardCharsets.UTF_8)).isNotNull();
+        try {
+            dat.tests.conformance.ConformanceReport report = dat.tests.conformance.ConformanceSuite.run(java.util.List.of("sim0"),
+                    "^transactions/", java.util.Map.of(dat.tests.conformance.ConformanceSuite.PEER_PARAMETER, address), null);
+            assertThat(report.failures()).as("failures against the agent").isEmpty();
+            assertThat(report.count(dat.tests.conformance.ConformanceReport.Outcome.PASSED)).isEqualTo(7);
+        } finally {
+            agent.interrupt();
+            agent.join(10_000);
+            agentSession.close();
+        }
+        assertThat(agent.isAlive()).as("the agent ends when its command thread is interrupted").isFalse();
+        dat.tests.conformance.ConformanceReport gone = dat.tests.conformance.ConformanceSuite.run(java.util.List.of("sim0"),
+                "^transactions/TransactionTest#sendReceive", java.util.Map.of(dat.tests.conformance.ConformanceSuite.PEER_PARAMETER, address),
+                null);
+        assertThat(gone.failures()).as("a run against an agent that is gone").hasSize(1);
+        assertThat(gone.failures().getFirst().message()).contains("peer agent");
+    }
 }

@@ -1,0 +1,39 @@
+package dat.shell.internal.perf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The options of {@code dat perf}, the cross-process ones in particular. */
+class PerfOptionsTest {
+
+    @Test
+    void aRunInOneJvmByDefault() {
+        PerfOptions options = PerfOptions.parse(List.of(), "sim0");
+        assertThat(options.iaName()).isEqualTo("sim0");
+        assertThat(options.server()).isFalse();
+        assertThat(options.client()).isNull();
+    }
+
+    @Test
+    void serverAndClient() {
+        assertThat(PerfOptions.parse(List.of("tcpB", "--server"), "sim0").server()).isTrue();
+        PerfOptions client = PerfOptions.parse(List.of("tcpA", "--client", "10.77.0.2:7700", "--quick"), "sim0");
+        assertThat(client.client()).isEqualTo(new InetSocketAddress("10.77.0.2", 7700));
+        assertThat(client.iaName()).isEqualTo("tcpA");
+        assertThat(client.latencySizes()).containsExactly(8L, 4096L);
+    }
+
+    @Test
+    void badCrossProcessOptionsAreRefused() {
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--server", "--client", "127.0.0.1:7700"), "sim0"))
+                .hasMessageContaining("exclude each other");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--client", "127.0.0.1"), "sim0")).hasMessageContaining("HOST:PORT");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--client", "127.0.0.1:0"), "sim0")).hasMessageContaining("HOST:PORT");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--client", "127.0.0.1:70000"), "sim0")).hasMessageContaining("HOST:PORT");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--client"), "sim0")).hasMessageContaining("needs a value");
+    }
+}
