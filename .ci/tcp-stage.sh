@@ -10,7 +10,9 @@
 #                     one JVM in each (root needed; skipped with a message otherwise). The script checks
 #                     that each namespace has no other interface and no other route, and that the
 #                     test traffic crossed the veth.
-# Usage: .ci/tcp-stage.sh   (about 2 minutes)
+# Between 2 and 3 it runs `dat perf --client` against `dat perf --server` in two JVMs (--quick) and
+# prints the figures with their NIO baselines: a benchmark, not a test.
+# Usage: .ci/tcp-stage.sh   (about 1-2 minutes)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 log() { echo "[tcp] $*"; }
@@ -68,6 +70,21 @@ else
     status=1
 fi
 stop_agent
+
+# --- dat perf across two processes (a benchmark: printed, not counted; a failing run fails the stage) ---
+log "dat perf tcpA --client 127.0.0.1:7700 --quick against dat perf tcpB --server (two JVMs, loopback)"
+DAT_CONF=$(conf tcpB 127.0.0.1:7700) timeout 600 ./dat perf tcpB --server > "$work/perf-server.log" 2>&1 &
+agent_pid=$!
+for _ in $(seq 1 120); do grep -q 'serving until stopped' "$work/perf-server.log" && break; sleep 0.5; done
+if DAT_CONF=$(conf tcpA 127.0.0.1:0) timeout 300 ./dat perf tcpA --client 127.0.0.1:7700 --quick --json "$work/perf-two-jvms.json" \
+    > "$work/perf-client.log" 2>&1; then
+    grep -a -v -E '^(INFO|WARNING):|^[A-Z][a-z]{2} [0-9]+, ' "$work/perf-client.log" | sed 's/^/[tcp]   /'
+else
+    log "dat perf --client failed:"; tail -20 "$work/perf-client.log"; status=1
+fi
+pkill -TERM -P "$agent_pid" 2>/dev/null; kill -TERM "$agent_pid" 2>/dev/null; sleep 1
+pkill -KILL -f "dat.batch.arg.2=--server" 2>/dev/null
+agent_pid=
 
 # --- 3. transactions across two network namespaces -------------------------------------------------
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
