@@ -1069,13 +1069,24 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             if (wire != w) {
                 return null; // flushed meanwhile: the connection is going away
             }
-            if (txCount == 0 || seq != rxSeq) {
+            // an ACK is cumulative: it completes every request in flight up to seq (sends, writes)
+            long last = read || status != TcpFrame.STATUS_OK ? rxSeq : seq;
+            if (txCount == 0 || seq < rxSeq || seq - rxSeq >= txCount || (read || status != TcpFrame.STATUS_OK) && seq != rxSeq) {
                 return "a response to no request in flight (seq " + seq + ")";
             }
-            Wr.Request wr = requests[reqHead];
-            if ((wr.op == Wr.Request.RDMA_READ) != read) {
-                return "a response of the wrong kind for seq " + seq;
+            for (int i = 0; i <= seq - rxSeq; i++) {
+                int idx = reqHead + i;
+                if (((idx >= requests.length ? requests[idx - requests.length] : requests[idx]).op == Wr.Request.RDMA_READ) != read) {
+                    return "a response of the wrong kind for seq " + (rxSeq + i);
+                }
             }
+            while (rxSeq < last) {
+                Wr.Request done = requests[reqHead];
+                txCount--;
+                rxSeq++;
+                completeRequest(done, DtoCompletionStatus.SUCCESS, done.total);
+            }
+            Wr.Request wr = requests[reqHead];
             txCount--;
             rxSeq++;
             switch (status) {

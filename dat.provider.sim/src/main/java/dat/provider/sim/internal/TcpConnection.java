@@ -83,6 +83,8 @@ final class TcpConnection {
     private final java.util.concurrent.locks.Condition respNotFull = respLock.newCondition();
     private int respHead;
     private int respCount;
+    /** Whether the writer is sending the head response (under {@code respLock}). */
+    private boolean headTaken;
     /** Set once the target side refused something: the reader stops serving the peer. */
     private boolean refusing;
     /** Liveness (System.nanoTime): the last frame read, the last frame written, the start of a write in progress (0: none). */
@@ -536,6 +538,15 @@ final class TcpConnection {
     private void respond(int op, long seq, int status, RemoteWindow window, long offset, long length, boolean breakAfter) {
         respLock.lock();
         try {
+            if (op == TcpFrame.ACK && status == TcpFrame.STATUS_OK && !breakAfter && respCount > (headTaken ? 1 : 0)) {
+                // an ACK not yet being written acknowledges the request before this one: it now
+                // acknowledges both (ACKs are cumulative), one frame instead of two
+                Response tail = responses[(respHead + respCount - 1) % RESPONSES];
+                if (tail.op == TcpFrame.ACK && tail.status == TcpFrame.STATUS_OK && !tail.breakAfter && tail.seq + 1 == seq) {
+                    tail.seq = seq;
+                    return;
+                }
+            }
             while (respCount == RESPONSES && !closed) {
                 respNotFull.awaitUninterruptibly();
             }
@@ -568,6 +579,7 @@ final class TcpConnection {
                 return false;
             }
             r = responses[respHead];
+            headTaken = true; // no later ACK merges into it any more
         } finally {
             respLock.unlock();
         }
@@ -601,6 +613,7 @@ final class TcpConnection {
         respLock.lock();
         try {
             r.window = null;
+            headTaken = false;
             respHead = (respHead + 1) % RESPONSES;
             respCount--;
             respNotFull.signal();

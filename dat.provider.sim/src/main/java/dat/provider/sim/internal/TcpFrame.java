@@ -53,7 +53,11 @@ final class TcpFrame {
     static final int RDMA_READ_REQUEST = 7;
     /** The answer to the read with sequence {@code seq}; {@code aux} = status, payload = the data. */
     static final int RDMA_READ_RESPONSE = 8;
-    /** Target to initiator: request {@code seq} (a send or write) is done; {@code aux} = status. */
+    /**
+     * Target to initiator: request {@code seq} (a send or write) is done; {@code aux} = status.
+     * With status OK it is cumulative: every send and write in flight up to {@code seq} is done
+     * (the target merges the ACKs it has not written yet).
+     */
     static final int ACK = 9;
     /** Either side, once established: nothing but proof of life (sent when idle). */
     static final int NOP = 10;

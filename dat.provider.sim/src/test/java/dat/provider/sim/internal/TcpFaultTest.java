@@ -141,4 +141,65 @@ class TcpFaultTest {
             fb.close();
         }
     }
+
+    /** Reads one frame (header and payload) from the raw peer's side, skipping NOPs; returns the header. */
+    private static ByteBuffer frame(DataInputStream in) throws Exception {
+        for (;;) {
+            byte[] h = new byte[TcpFrame.HEADER_BYTES];
+            in.readFully(h);
+            ByteBuffer header = ByteBuffer.wrap(h);
+            in.skipNBytes(Integer.toUnsignedLong(header.getInt(4)));
+            if (header.get(3) != TcpFrame.NOP) {
+                return header;
+            }
+        }
+    }
+
+    private static void ack(Socket peer, long seq) throws Exception {
+        ByteBuffer ack = ByteBuffer.allocate(TcpFrame.HEADER_BYTES);
+        TcpFrame.encode(ack, TcpFrame.ACK, 0, 0, TcpFrame.STATUS_OK, seq, 0);
+        peer.getOutputStream().write(ack.array());
+    }
+
+    /**
+     * A successful ACK is cumulative: one ACK for the third of three RDMA writes completes all
+     * three, in order; an ACK beyond the requests in flight is a protocol error that breaks the
+     * connection, with the request in flight flushed. (Its own IA, with the default liveness
+     * timeout: the raw peer sends nothing else.)
+     */
+    @Test
+    void aCumulativeAckCompletesEveryWriteUpToIt() throws Exception {
+        try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0")) {
+            Fabric.Side w = f.new Side("tcpW", null, 1 << 16);
+            CompletableFuture<Socket> peer = rawAcceptor();
+            w.ep.connect(new java.net.InetSocketAddress(raw.getInetAddress(), raw.getLocalPort()), 1, Fabric.WAIT, null,
+                    Qos.BEST_EFFORT, 0);
+            w.expect(w.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            rawPeer = peer.get(10, TimeUnit.SECONDS);
+            DataInputStream in = new DataInputStream(rawPeer.getInputStream());
+            assertThat(frame(in).get(3)).isEqualTo((byte) TcpFrame.READY_TO_USE);
+            for (int i = 0; i < 3; i++) {
+                ok(w.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(w.lmr, 0, 64)}, 10 + i, new RmrTriplet(1234, 0x1000, 64), 0));
+            }
+            for (int i = 0; i < 3; i++) {
+                ByteBuffer h = frame(in);
+                assertThat(h.get(3)).isEqualTo((byte) TcpFrame.RDMA_WRITE);
+                assertThat(h.getLong(16)).isEqualTo(i);
+            }
+            ack(rawPeer, 2);
+            for (int i = 0; i < 3; i++) {
+                DatEvent d = w.expect(w.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+                assertThat(d.userCookie()).isEqualTo(10 + i);
+                assertThat(d.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+                assertThat(d.transferredLength()).isEqualTo(64);
+            }
+            ok(w.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(w.lmr, 0, 64)}, 20, new RmrTriplet(1234, 0x1000, 64), 0));
+            assertThat(frame(in).getLong(16)).isEqualTo(3);
+            ack(rawPeer, 9); // nothing with that sequence number is in flight
+            w.expect(w.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+            DatEvent d = w.expect(w.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+            assertThat(d.userCookie()).isEqualTo(20);
+            assertThat(d.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        }
+    }
 }
