@@ -428,7 +428,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             recvSlots.kinds[slot] = WorkSlots.RECV;
             recvSlots.suppress[slot] = false;
             MemorySegment wr = recvWr;
-            wr.set(JAVA_LONG, Structs.RECV_WR_WR_ID, ((long) ownerId << 32) | slot);
+            wr.set(JAVA_LONG, Structs.RECV_WR_WR_ID, ((long) ownerId << 32) | WorkSlots.RECV_QUEUE | slot);
             wr.set(ADDRESS, Structs.RECV_WR_NEXT, MemorySegment.NULL);
             wr.set(JAVA_INT, Structs.RECV_WR_NUM_SGE, (int) (total >>> 40));
             drainDiscarded();
@@ -544,8 +544,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             }
             for (int i = 0; i < n; i++) {
                 long wrId = discardWc.get(JAVA_LONG, i * Structs.IBV_WC.byteSize() + Structs.WC_WR_ID);
-                int opcode = discardWc.get(JAVA_INT, i * Structs.IBV_WC.byteSize() + Structs.WC_OPCODE);
-                ((opcode & 0x80) != 0 ? recvSlots : sendSlots).release((int) wrId);
+                (WorkSlots.isRecv(wrId) ? recvSlots : sendSlots).release(WorkSlots.slot(wrId));
             }
         }
     }
