@@ -249,7 +249,9 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 }
             }
         } finally {
-            waiter = null;
+            if (waiter == Thread.currentThread()) {
+                waiter = null; // not when refused: the waiter already there stays registered for its wake-up
+            }
             lock.unlock();
         }
     }
