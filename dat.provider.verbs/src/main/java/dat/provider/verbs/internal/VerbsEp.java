@@ -134,6 +134,10 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     private MemorySegment cmId = MemorySegment.NULL;
     private int resolveTimeoutMs;
     private byte[] connectPrivateData;
+    /** The DAT connect timeout of a pending connect, if finite. */
+    private VerbsIa.Timer connectTimer;
+    /** Whether the pending connect's request went out (rdma_connect, after route resolution). */
+    private boolean requestSent;
     private volatile InetSocketAddress remoteAddress;
     private volatile long remoteQual;
     private volatile long localQual;
@@ -612,6 +616,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             remoteAddress = remoteIaAddress;
             remoteQual = remoteConnQual;
             state = EpState.ACTIVE_CONNECTION_PENDING;
+            requestSent = false;
             try (Arena local = Arena.ofConfined()) {
                 ia.verbs.resolveAddr(id, Sockaddr.of(local, ia.port.address(), 0),
                         Sockaddr.of(local, remoteIaAddress.getAddress(), (int) remoteConnQual), resolveTimeoutMs);
@@ -622,6 +627,10 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                         ? Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNREACHABLE, "remoteIaAddress",
                                 e.getMessage())
                         : Codes.fromNative(e, "remoteIaAddress");
+            }
+            if (timeoutMicros != DatConstants.TIMEOUT_INFINITE) {
+                // rdma_cm's own timers are the CM protocol's (seconds, retried); the DAT timeout is the provider's
+                connectTimer = ia.schedule(timeoutMicros * 1000, () -> connectTimedOut(id));
             }
         } catch (NativeException e) {
             throw Codes.fromNative(e, "ep");
@@ -651,8 +660,17 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         }
     }
 
-    /** Accepts a connection request on this Endpoint (called by the CR with ia.cmLock held, after {@link #checkCanAccept}). */
-    void acceptOn(VerbsCr cr, MemorySegment requestId, byte[] privateData) {
+    /**
+     * Accepts a connection request on this Endpoint (called by the CR with ia.cmLock held, after
+     * {@link #checkCanAccept}). When the requester is known to be gone (its connect timed out or
+     * was abandoned: the CM's reject reached the request's id), or the QP transition or
+     * {@code rdma_accept} fails, the accept does not connect: the Endpoint is disconnected and gets
+     * {@code DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR} (dat_cr_accept(3DAT)), as when the
+     * requester goes away after the accept.
+     *
+     * @return whether the Endpoint took the request's id over; if not, the CR disposes of it
+     */
+    boolean acceptOn(VerbsCr cr, MemorySegment requestId, byte[] privateData, boolean requesterGone) {
         EpState s = state;
         boolean reservedForThis = s == EpState.RESERVED && cr.reservedEp == this;
         boolean offered = s == EpState.PASSIVE_CONNECTION_PENDING && offeredTo == cr;
@@ -660,22 +678,27 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             throw new dat.api.DatException(STATE_CODES[s.value()], "ep", "the Endpoint cannot take this request", null);
         }
         try (Arena local = Arena.ofConfined()) {
-            requestId.set(ADDRESS, Structs.CM_ID_CONTEXT, MemorySegment.ofAddress(cmToken));
-            ia.addCmTarget(cmToken, this);
-            cmId = requestId;
             remoteAddress = cr.remoteIaAddress();
             remoteQual = cr.remotePortQual();
             localQual = localPort(requestId);
+            if (requesterGone) {
+                failConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
+                return false;
+            }
+            requestId.set(ADDRESS, Structs.CM_ID_CONTEXT, MemorySegment.ofAddress(cmToken));
+            ia.addCmTarget(cmToken, this);
+            cmId = requestId;
             toRtrRts(requestId, local);
             MemorySegment param = connParam(local, privateData);
             state = EpState.COMPLETION_PENDING;
             ia.verbs.accept(requestId, param);
+            return true;
         } catch (NativeException e) {
+            System.getLogger(VerbsEp.class.getName()).log(System.Logger.Level.DEBUG, "accept failed", e);
             ia.removeCmTarget(cmToken);
             cmId = MemorySegment.NULL;
-            toError();
-            state = EpState.DISCONNECTED;
-            throw Codes.fromNative(e, "ep");
+            failConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
+            return false;
         } finally {
             reservedBy = null;
             offeredTo = null;
@@ -740,8 +763,12 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                     localQual = localPort(id); // the source port is bound now; the peer's CR reports it
                     ia.verbs.resolveRoute(id, resolveTimeoutMs);
                 }
-                case CmEvents.ROUTE_RESOLVED -> ia.verbs.connect(id, connParam(local, connectPrivateData));
+                case CmEvents.ROUTE_RESOLVED -> {
+                    ia.verbs.connect(id, connParam(local, connectPrivateData));
+                    requestSent = true;
+                }
                 case CmEvents.CONNECT_RESPONSE -> {
+                    cancelConnectTimer();
                     localQual = localPort(id);
                     toRtrRts(id, local);
                     ia.verbs.establish(id);
@@ -758,9 +785,11 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                         ? EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR
                         : status == CmEvents.REJECT_CONSUMER ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
                         : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, privateData);
-                case CmEvents.ADDR_ERROR, CmEvents.ROUTE_ERROR, CmEvents.UNREACHABLE -> failConnection(
-                        status == -Errno.ETIMEDOUT ? EventNumber.CONNECTION_EVENT_TIMED_OUT
-                                : EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
+                // no address or route: the remote host could not be reached (an ARP timeout included)
+                case CmEvents.ADDR_ERROR, CmEvents.ROUTE_ERROR -> failConnection(EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
+                // the CM request went unanswered through all of rdma_cm's retries
+                case CmEvents.UNREACHABLE -> failConnection(status == -Errno.ETIMEDOUT ? EventNumber.CONNECTION_EVENT_TIMED_OUT
+                        : EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
                 case CmEvents.CONNECT_ERROR -> failConnection(state == EpState.CONNECTED
                         ? EventNumber.CONNECTION_EVENT_BROKEN
                         : state == EpState.COMPLETION_PENDING ? EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR
@@ -792,7 +821,35 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         }
     }
 
+    /**
+     * The DAT connect timeout expired while connecting (event thread, ia.cmLock held): the attempt
+     * is cancelled (destroying the rdma_cm id sends the CM's reject to the passive side, whose
+     * later accept then fails) and the Endpoint disconnected. {@code DAT_CONNECTION_EVENT_TIMED_OUT}
+     * once the request went out; {@code UNREACHABLE} while the address or route was still being
+     * resolved (the remote host did not answer within the timeout, dat_ep_connect(3DAT)).
+     */
+    private void connectTimedOut(MemorySegment id) {
+        if (freed || !id.equals(cmId) || state != EpState.ACTIVE_CONNECTION_PENDING) {
+            return;
+        }
+        connectTimer = null;
+        int eventNumber = requestSent ? EventNumber.CONNECTION_EVENT_TIMED_OUT : EventNumber.CONNECTION_EVENT_UNREACHABLE;
+        toError();
+        dropCmId();
+        state = EpState.DISCONNECTED;
+        post(eventNumber, null);
+    }
+
+    private void cancelConnectTimer() {
+        VerbsIa.Timer timer = connectTimer;
+        if (timer != null) {
+            connectTimer = null;
+            ia.cancel(timer);
+        }
+    }
+
     private void failConnection(int eventNumber, byte[] privateData) {
+        cancelConnectTimer();
         toError();
         state = EpState.DISCONNECTED;
         post(eventNumber, privateData);
@@ -806,6 +863,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     }
 
     private void dropCmId() {
+        cancelConnectTimer();
         if (!cmId.equals(MemorySegment.NULL)) {
             ia.removeCmTarget(cmToken);
             MemorySegment id = cmId;

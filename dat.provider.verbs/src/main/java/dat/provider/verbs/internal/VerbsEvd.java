@@ -481,6 +481,16 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         signal();
     }
 
+    /** Whether the queue holds {@code qlen} events: a PSP with this CR EVD refuses further requests. */
+    boolean isFull() {
+        lock.lock();
+        try {
+            return eventCount + ringCount >= qlen;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The completion channel reported this EVD's CQ (event thread). */
     void onCompletionEvent() {
         signal();
