@@ -34,7 +34,13 @@ import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.net.StandardProtocolFamily;
+import java.nio.channels.DatagramChannel;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -601,6 +607,10 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         if (connectFlags != ConnectFlags.DEFAULT) {
             throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "connectFlags", "no multipath");
         }
+        if (!routable(ia.port.address(), remoteIaAddress.getAddress())) {
+            throw Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNREACHABLE, "remoteIaAddress",
+                    "no route from " + ia.port.address().getHostAddress() + " to " + remoteIaAddress.getAddress().getHostAddress());
+        }
         ia.cmLock.lock();
         try {
             checkOpen();
@@ -636,6 +646,30 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             throw Codes.fromNative(e, "ep");
         } finally {
             ia.cmLock.unlock();
+        }
+    }
+
+    /**
+     * Whether the IP stack has a route from the IA's address to {@code remote}: the routing that
+     * rdma_cm resolves RoCE and IPoIB addresses with. Asked first because rdma_cm, bound to the
+     * IA's device, does not fail a destination without a route: Linux's route lookup with an output
+     * device then takes the destination for on-link, so the request would go out on the link where
+     * no host answers, and the connect end only with a timeout. A destination the IA cannot route
+     * to is one the provider "can locally determine" unreachable: {@code DAT_INVALID_ADDRESS}
+     * (dat_ep_connect(3DAT)). A probe that cannot be made (no UDP socket) decides nothing.
+     */
+    private static boolean routable(InetAddress local, InetAddress remote) {
+        StandardProtocolFamily family = remote instanceof Inet6Address ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
+        try (DatagramChannel probe = DatagramChannel.open(family)) {
+            probe.bind(new InetSocketAddress(local, 0));
+            try {
+                probe.connect(new InetSocketAddress(remote, 9)); // a UDP connect only looks the route up
+            } catch (SocketException e) {
+                return false; // ENETUNREACH, EHOSTUNREACH
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return true;
         }
     }
 
