@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The soft-RoCE stage of CI: boots Debian's own kernel with rdma_rxe under QEMU/TCG
-# (../shared/tools/rxe-vm.sh, rxe0 on a dummy netdev at 192.0.2.1, no NIC) and, inside it, runs
+# (../shared/tools/rxe-vm.sh, rxe0 on a dummy netdev, no NIC) and, inside it, runs
 #   1. the verbs provider's device tests (RdmaDeviceTest) on the real kernel RDMA stack, with the
 #      classes `mvn verify` built, writing JUnit XML that .ci/run's closing line counts;
 #   2. the conformance suite against the verbs IA (`./dat test ofa-v2-rxe0-1` from the built app jar)
@@ -56,6 +56,15 @@ cat > "$stage/guest-tests.sh" <<GUEST
 # runs inside the one-vCPU VM, in the work tree: the gated tests
 cd "$root"
 t0=\$(date +%s)
+# rxe-vm.sh puts rxe0's netdev at 192.0.2.1 (TEST-NET-1). The conformance suite connects to that
+# very address as one where no IA can be ("reserved for documentation, never a host", RFC 5737), so
+# the gated tests move the IA to 198.18.0.1, in the range RFC 2544 reserves for test networks.
+ip -4 addr flush dev dummy0 && ip addr add 198.18.0.1/24 dev dummy0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    grep -q 'ffff:c612:0001' /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null && break # ::ffff:198.18.0.1
+    sleep 0.5
+done
+echo "[guest] rxe0 on dummy0 at \$(ip -4 -o addr show dev dummy0 | awk '{print \$4}')"
 echo "[guest] devices: \$(ibv_devices | awk 'NR>2{print \$1}' | tr '\n' ' ')"
 run_tests() {
     $jvm -jar "$console" execute -cp "$cp" --select-class dat.provider.verbs.internal.RdmaDeviceTest \

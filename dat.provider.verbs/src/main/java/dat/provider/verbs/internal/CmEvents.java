@@ -3,7 +3,10 @@ package dat.provider.verbs.internal;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
+import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
+import dat.provider.verbs.internal.ffi.Verbs;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -39,6 +42,21 @@ final class CmEvents {
     /** {@code IB_CM_REJ_CONSUMER_DEFINED}: the status of a REJECTED event when the peer's consumer rejected. */
     static final int REJECT_CONSUMER = 28;
 
+    /**
+     * The status the provider gives a REJECTED event whose reject carries {@link #PROVIDER_REJECT}:
+     * the peer's provider refused (its Service Point's backlog was full, or it went away), not its
+     * consumer: {@code DAT_CONNECTION_EVENT_NON_PEER_REJECTED}. Not an {@code ib_cm_rej_reason}.
+     */
+    static final int REJECT_PROVIDER = 0x1_0000;
+
+    /**
+     * The private data of a reject by the provider rather than by the consumer. rdma_cm sends every
+     * reject with the consumer-defined reason, so the marker travels in the private data: a length
+     * byte no framed consumer data can have (those are at most {@link #MAX_PRIVATE_DATA}), then 'N'.
+     * The receiving consumer sees no private data, as with any reject.
+     */
+    private static final byte[] PROVIDER_REJECT = {(byte) 0xFF, 'N'};
+
     static final int IBV_EVENT_QP_FATAL = 1;
     static final int IBV_EVENT_QP_REQ_ERR = 2;
     static final int IBV_EVENT_QP_ACCESS_ERR = 3;
@@ -71,6 +89,32 @@ final class CmEvents {
             return NONE;
         }
         return area.asSlice(1, framed).toArray(JAVA_BYTE);
+    }
+
+    /** Whether a REJECTED event's private data is the provider's {@link #PROVIDER_REJECT} marker. */
+    static boolean isProviderReject(MemorySegment event) {
+        MemorySegment data = event.get(ADDRESS, Structs.CM_EVENT_PRIVATE_DATA);
+        int length = Byte.toUnsignedInt(event.get(JAVA_BYTE, Structs.CM_EVENT_PRIVATE_DATA_LEN));
+        if (data.equals(MemorySegment.NULL) || length < PROVIDER_REJECT.length) {
+            return false;
+        }
+        MemorySegment area = data.reinterpret(PROVIDER_REJECT.length);
+        return area.get(JAVA_BYTE, 0) == PROVIDER_REJECT[0] && area.get(JAVA_BYTE, 1) == PROVIDER_REJECT[1];
+    }
+
+    /**
+     * Rejects a request on behalf of the provider (no consumer saw or refused it), so that the
+     * requester reports {@code DAT_CONNECTION_EVENT_NON_PEER_REJECTED}; a failure is ignored (the
+     * requester then times out).
+     */
+    static void rejectByProvider(Verbs verbs, MemorySegment id) {
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment data = local.allocate(PROVIDER_REJECT.length);
+            MemorySegment.copy(PROVIDER_REJECT, 0, data, JAVA_BYTE, 0, PROVIDER_REJECT.length);
+            verbs.reject(id, data, PROVIDER_REJECT.length);
+        } catch (NativeException ignored) {
+            // the requester times out instead
+        }
     }
 
     /**

@@ -1,5 +1,7 @@
 package dat.provider.verbs.internal;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
 import dat.api.ConnectionRequest;
 import dat.api.CrParamMask;
 import dat.api.CrParams;
@@ -9,6 +11,7 @@ import dat.api.Endpoint;
 import dat.api.EpState;
 import dat.api.HandleType;
 import dat.provider.verbs.internal.ffi.NativeException;
+import dat.provider.verbs.internal.ffi.Structs;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 
@@ -16,13 +19,17 @@ import java.net.InetSocketAddress;
  * A pending Connection Request: the {@code rdma_cm_id} rdma_cm made for the request, until the
  * consumer accepts (the Endpoint takes the id over), rejects ({@code rdma_reject}) or hands it off.
  */
-final class VerbsCr extends VerbsHandle implements ConnectionRequest {
+final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.CmTarget {
 
     private VerbsServicePoint servicePoint;
     private MemorySegment id;
     final InetSocketAddress remoteAddress;
     private final byte[] privateData;
     final VerbsEp reservedEp;
+    /** The requester went away before an accept: rdma_cm reported the CM's reject or an error on the id. */
+    private boolean requesterGone;
+    /** The request id's rdma_cm context while the CR holds it: its later events come here. */
+    private final long token;
 
     VerbsCr(VerbsIa ia, VerbsServicePoint servicePoint, MemorySegment id, InetSocketAddress remoteAddress, byte[] privateData,
             VerbsEp reservedEp) {
@@ -32,7 +39,23 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest {
         this.remoteAddress = remoteAddress;
         this.privateData = privateData;
         this.reservedEp = reservedEp;
+        this.token = ia.newToken();
+        id.set(ADDRESS, Structs.CM_ID_CONTEXT, MemorySegment.ofAddress(token));
+        ia.addCmTarget(token, this);
         ia.crs.add(this);
+    }
+
+    /**
+     * An event on the request's id before an accept (event thread, ia.cmLock held): a reject (the
+     * requester's connect timed out or was abandoned, and destroying its id sent the CM's reject)
+     * or an error means the requester is gone, and a later accept cannot connect.
+     */
+    @Override
+    public void onCmEvent(int event, int status, MemorySegment eventId, byte[] data) {
+        if (!freed && eventId.equals(id) && (event == CmEvents.REJECTED || event == CmEvents.CONNECT_ERROR
+                || event == CmEvents.UNREACHABLE || event == CmEvents.DISCONNECTED)) {
+            requesterGone = true;
+        }
     }
 
     @Override
@@ -74,18 +97,22 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest {
             target.checkCanAccept(this);
             freed = true;
             ia.crs.remove(this);
+            ia.removeCmTarget(token);
             MemorySegment requestId = id;
             id = MemorySegment.NULL;
+            boolean taken;
             try {
-                target.acceptOn(this, requestId, data);
+                taken = target.acceptOn(this, requestId, data, requesterGone);
             } catch (RuntimeException e) {
-                try {
-                    ia.verbs.reject(requestId, MemorySegment.NULL, 0);
-                } catch (NativeException ignored) {
-                    // the requester times out instead
-                }
+                CmEvents.rejectByProvider(ia.verbs, requestId);
                 ia.verbs.destroyId(requestId);
                 throw e;
+            }
+            if (!taken) {
+                if (!requesterGone) {
+                    CmEvents.rejectByProvider(ia.verbs, requestId);
+                }
+                ia.verbs.destroyId(requestId);
             }
         } finally {
             ia.cmLock.unlock();
@@ -110,6 +137,7 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest {
                     VerbsCr moved = new VerbsCr(ia, psp, id, remoteAddress, privateData, null);
                     freed = true;
                     ia.crs.remove(this);
+                    ia.removeCmTarget(token);
                     id = MemorySegment.NULL;
                     psp.crEvd.postEvent(new DatEvent().setConnectionRequest(psp.crEvd, psp, psp.localAddress(), connQual, moved));
                     return;
@@ -141,6 +169,7 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest {
             }
             freed = true;
             ia.crs.remove(this);
+            ia.removeCmTarget(token);
             if (reservedEp != null && reservedEp.offeredTo == this) {
                 reservedEp.offeredTo = null;
                 reservedEp.setState(EpState.UNCONNECTED);

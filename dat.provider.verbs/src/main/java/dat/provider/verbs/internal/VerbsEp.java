@@ -34,7 +34,13 @@ import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.net.StandardProtocolFamily;
+import java.nio.channels.DatagramChannel;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -99,23 +105,26 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         }
     }
 
-    final VerbsPz pz;
-    final VerbsEvd recvEvd;
-    final VerbsEvd requestEvd;
-    final VerbsEvd connectEvd;
+    // What dat_ep_modify may change (it re-creates the QP, with no DTO posted): written under
+    // ia.cmLock and postLock, read by the data path under postLock; the slot tables are volatile
+    // for the EVDs, which read them without that lock.
+    private volatile VerbsPz pz;
+    private volatile VerbsEvd recvEvd;
+    private volatile VerbsEvd requestEvd;
+    private volatile VerbsEvd connectEvd;
     final VerbsSrq srq;
-    private final EpAttributes attributes;
+    private volatile EpAttributes attributes;
     private final int ownerId;
-    final WorkSlots sendSlots;
-    final WorkSlots recvSlots;
+    volatile WorkSlots sendSlots;
+    volatile WorkSlots recvSlots;
 
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment qp;
-    final int qpNum;
+    private MemorySegment qp;
+    private int qpNum;
     private final MemorySegment postSendFn;
     private final MemorySegment postRecvFn;
-    private final MemorySegment discardCq;
-    private final boolean hasDiscardCq;
+    private MemorySegment discardCq;
+    private boolean hasDiscardCq;
     private final MemorySegment discardPollFn;
     private final MemorySegment sendWr;
     private final MemorySegment sendSge;
@@ -131,6 +140,10 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     private MemorySegment cmId = MemorySegment.NULL;
     private int resolveTimeoutMs;
     private byte[] connectPrivateData;
+    /** The DAT connect timeout of a pending connect, if finite. */
+    private VerbsIa.Timer connectTimer;
+    /** Whether the pending connect's request went out (rdma_connect, after route resolution). */
+    private boolean requestSent;
     private volatile InetSocketAddress remoteAddress;
     private volatile long remoteQual;
     private volatile long localQual;
@@ -149,48 +162,20 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         this.cmToken = ia.newToken();
         this.sendSlots = new WorkSlots(attributes.maxRequestDtos());
         this.recvSlots = new WorkSlots(srq == null ? attributes.maxRecvDtos() : 1);
-        MemorySegment cq = MemorySegment.NULL;
-        MemorySegment queuePair = MemorySegment.NULL;
+        MemorySegment[] created;
         try {
-            if (recvEvd == null || requestEvd == null) {
-                // a QP needs CQs: completions of a missing EVD go to a private CQ drained at each post
-                cq = ia.verbs.createCq(ia.context, attributes.maxRequestDtos() + attributes.maxRecvDtos(), 0, MemorySegment.NULL);
-            }
-            MemorySegment init = arena.allocate(Structs.IBV_QP_INIT_ATTR);
-            init.set(ADDRESS, Structs.QP_INIT_SEND_CQ, requestEvd != null ? requestEvd.cq : cq);
-            init.set(ADDRESS, Structs.QP_INIT_RECV_CQ, recvEvd != null ? recvEvd.cq : cq);
-            init.set(ADDRESS, Structs.QP_INIT_SRQ, srq != null ? srq.srq : MemorySegment.NULL);
-            init.set(JAVA_INT, Structs.QP_INIT_MAX_SEND_WR, attributes.maxRequestDtos());
-            init.set(JAVA_INT, Structs.QP_INIT_MAX_RECV_WR, srq != null ? 0 : attributes.maxRecvDtos());
-            init.set(JAVA_INT, Structs.QP_INIT_MAX_SEND_SGE, Math.max(attributes.maxRequestIov(), attributes.maxRdmaReadIov()));
-            init.set(JAVA_INT, Structs.QP_INIT_MAX_RECV_SGE, srq != null ? 0 : attributes.maxRecvIov());
-            init.set(JAVA_INT, Structs.QP_INIT_QP_TYPE, IBV_QPT_RC);
-            init.set(JAVA_INT, Structs.QP_INIT_SQ_SIG_ALL, 0);
-            queuePair = ia.verbs.createQp(pz.pd, init);
-            MemorySegment attr = arena.allocate(Structs.IBV_QP_ATTR);
-            attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_INIT);
-            attr.set(JAVA_SHORT, Structs.QP_ATTR_PKEY_INDEX, (short) 0);
-            attr.set(JAVA_BYTE, Structs.QP_ATTR_PORT_NUM, (byte) ia.port.port());
-            attr.set(JAVA_INT, Structs.QP_ATTR_ACCESS_FLAGS,
-                    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-            ia.verbs.modifyQp(queuePair, attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+            created = newQp(ia, pz, recvEvd, requestEvd, srq, attributes);
         } catch (NativeException e) {
-            if (!queuePair.equals(MemorySegment.NULL)) {
-                ia.verbs.destroyQp(queuePair);
-            }
-            if (!cq.equals(MemorySegment.NULL)) {
-                ia.verbs.destroyCq(cq);
-            }
             arena.close();
             throw Codes.fromNative(e, "attributes");
         }
-        this.qp = queuePair;
+        this.qp = created[0];
         this.qpNum = qp.get(JAVA_INT, Structs.QP_QP_NUM);
         MemorySegment context = qp.get(ADDRESS, Structs.QP_CONTEXT).reinterpret(Structs.IBV_CONTEXT.byteSize());
         this.postSendFn = Inline.op(context, Structs.CONTEXT_OPS_POST_SEND);
         this.postRecvFn = Inline.op(context, Structs.CONTEXT_OPS_POST_RECV);
-        this.discardCq = cq;
-        this.hasDiscardCq = !cq.equals(MemorySegment.NULL);
+        this.discardCq = created[1];
+        this.hasDiscardCq = !discardCq.equals(MemorySegment.NULL);
         this.discardPollFn = Inline.op(context, Structs.CONTEXT_OPS_POLL_CQ);
         this.sendWr = arena.allocate(Structs.IBV_SEND_WR);
         this.sendSge = arena.allocate(SGE_SIZE * MAX_IOV, 8);
@@ -212,6 +197,50 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         }
         pz.users.incrementAndGet();
         ia.eps.add(this);
+    }
+
+    /**
+     * Creates an RC QP in the INIT state, and the private CQ that takes the completions of a
+     * missing EVD (drained at each post), if one is missing.
+     *
+     * @return the QP and the private CQ ({@code NULL} when both EVDs are given)
+     */
+    private static MemorySegment[] newQp(VerbsIa ia, VerbsPz pz, VerbsEvd recvEvd, VerbsEvd requestEvd, VerbsSrq srq,
+            EpAttributes attributes) {
+        MemorySegment cq = MemorySegment.NULL;
+        MemorySegment queuePair = MemorySegment.NULL;
+        try (Arena local = Arena.ofConfined()) {
+            if (recvEvd == null || requestEvd == null) {
+                cq = ia.verbs.createCq(ia.context, attributes.maxRequestDtos() + attributes.maxRecvDtos(), 0, MemorySegment.NULL);
+            }
+            MemorySegment init = local.allocate(Structs.IBV_QP_INIT_ATTR);
+            init.set(ADDRESS, Structs.QP_INIT_SEND_CQ, requestEvd != null ? requestEvd.cq : cq);
+            init.set(ADDRESS, Structs.QP_INIT_RECV_CQ, recvEvd != null ? recvEvd.cq : cq);
+            init.set(ADDRESS, Structs.QP_INIT_SRQ, srq != null ? srq.srq : MemorySegment.NULL);
+            init.set(JAVA_INT, Structs.QP_INIT_MAX_SEND_WR, attributes.maxRequestDtos());
+            init.set(JAVA_INT, Structs.QP_INIT_MAX_RECV_WR, srq != null ? 0 : attributes.maxRecvDtos());
+            init.set(JAVA_INT, Structs.QP_INIT_MAX_SEND_SGE, Math.max(attributes.maxRequestIov(), attributes.maxRdmaReadIov()));
+            init.set(JAVA_INT, Structs.QP_INIT_MAX_RECV_SGE, srq != null ? 0 : attributes.maxRecvIov());
+            init.set(JAVA_INT, Structs.QP_INIT_QP_TYPE, IBV_QPT_RC);
+            init.set(JAVA_INT, Structs.QP_INIT_SQ_SIG_ALL, 0);
+            queuePair = ia.verbs.createQp(pz.pd, init);
+            MemorySegment attr = local.allocate(Structs.IBV_QP_ATTR);
+            attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_INIT);
+            attr.set(JAVA_SHORT, Structs.QP_ATTR_PKEY_INDEX, (short) 0);
+            attr.set(JAVA_BYTE, Structs.QP_ATTR_PORT_NUM, (byte) ia.port.port());
+            attr.set(JAVA_INT, Structs.QP_ATTR_ACCESS_FLAGS,
+                    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+            ia.verbs.modifyQp(queuePair, attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+            return new MemorySegment[] {queuePair, cq};
+        } catch (NativeException e) {
+            if (!queuePair.equals(MemorySegment.NULL)) {
+                ia.verbs.destroyQp(queuePair);
+            }
+            if (!cq.equals(MemorySegment.NULL)) {
+                ia.verbs.destroyCq(cq);
+            }
+            throw e;
+        }
     }
 
     static VerbsEp create(VerbsIa ia, ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
@@ -428,7 +457,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             recvSlots.kinds[slot] = WorkSlots.RECV;
             recvSlots.suppress[slot] = false;
             MemorySegment wr = recvWr;
-            wr.set(JAVA_LONG, Structs.RECV_WR_WR_ID, ((long) ownerId << 32) | slot);
+            wr.set(JAVA_LONG, Structs.RECV_WR_WR_ID, ((long) ownerId << 32) | WorkSlots.RECV_QUEUE | slot);
             wr.set(ADDRESS, Structs.RECV_WR_NEXT, MemorySegment.NULL);
             wr.set(JAVA_INT, Structs.RECV_WR_NUM_SGE, (int) (total >>> 40));
             drainDiscarded();
@@ -544,8 +573,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             }
             for (int i = 0; i < n; i++) {
                 long wrId = discardWc.get(JAVA_LONG, i * Structs.IBV_WC.byteSize() + Structs.WC_WR_ID);
-                int opcode = discardWc.get(JAVA_INT, i * Structs.IBV_WC.byteSize() + Structs.WC_OPCODE);
-                ((opcode & 0x80) != 0 ? recvSlots : sendSlots).release((int) wrId);
+                (WorkSlots.isRecv(wrId) ? recvSlots : sendSlots).release(WorkSlots.slot(wrId));
             }
         }
     }
@@ -579,6 +607,10 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         if (connectFlags != ConnectFlags.DEFAULT) {
             throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "connectFlags", "no multipath");
         }
+        if (!routable(ia.port.address(), remoteIaAddress.getAddress())) {
+            throw Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNREACHABLE, "remoteIaAddress",
+                    "no route from " + ia.port.address().getHostAddress() + " to " + remoteIaAddress.getAddress().getHostAddress());
+        }
         ia.cmLock.lock();
         try {
             checkOpen();
@@ -594,6 +626,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             remoteAddress = remoteIaAddress;
             remoteQual = remoteConnQual;
             state = EpState.ACTIVE_CONNECTION_PENDING;
+            requestSent = false;
             try (Arena local = Arena.ofConfined()) {
                 ia.verbs.resolveAddr(id, Sockaddr.of(local, ia.port.address(), 0),
                         Sockaddr.of(local, remoteIaAddress.getAddress(), (int) remoteConnQual), resolveTimeoutMs);
@@ -605,10 +638,38 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                                 e.getMessage())
                         : Codes.fromNative(e, "remoteIaAddress");
             }
+            if (timeoutMicros != DatConstants.TIMEOUT_INFINITE) {
+                // rdma_cm's own timers are the CM protocol's (seconds, retried); the DAT timeout is the provider's
+                connectTimer = ia.schedule(timeoutMicros * 1000, () -> connectTimedOut(id));
+            }
         } catch (NativeException e) {
             throw Codes.fromNative(e, "ep");
         } finally {
             ia.cmLock.unlock();
+        }
+    }
+
+    /**
+     * Whether the IP stack has a route from the IA's address to {@code remote}: the routing that
+     * rdma_cm resolves RoCE and IPoIB addresses with. Asked first because rdma_cm, bound to the
+     * IA's device, does not fail a destination without a route: Linux's route lookup with an output
+     * device then takes the destination for on-link, so the request would go out on the link where
+     * no host answers, and the connect end only with a timeout. A destination the IA cannot route
+     * to is one the provider "can locally determine" unreachable: {@code DAT_INVALID_ADDRESS}
+     * (dat_ep_connect(3DAT)). A probe that cannot be made (no UDP socket) decides nothing.
+     */
+    private static boolean routable(InetAddress local, InetAddress remote) {
+        StandardProtocolFamily family = remote instanceof Inet6Address ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
+        try (DatagramChannel probe = DatagramChannel.open(family)) {
+            probe.bind(new InetSocketAddress(local, 0));
+            try {
+                probe.connect(new InetSocketAddress(remote, 9)); // a UDP connect only looks the route up
+            } catch (SocketException e) {
+                return false; // ENETUNREACH, EHOSTUNREACH
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return true;
         }
     }
 
@@ -633,8 +694,17 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         }
     }
 
-    /** Accepts a connection request on this Endpoint (called by the CR with ia.cmLock held, after {@link #checkCanAccept}). */
-    void acceptOn(VerbsCr cr, MemorySegment requestId, byte[] privateData) {
+    /**
+     * Accepts a connection request on this Endpoint (called by the CR with ia.cmLock held, after
+     * {@link #checkCanAccept}). When the requester is known to be gone (its connect timed out or
+     * was abandoned: the CM's reject reached the request's id), or the QP transition or
+     * {@code rdma_accept} fails, the accept does not connect: the Endpoint is disconnected and gets
+     * {@code DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR} (dat_cr_accept(3DAT)), as when the
+     * requester goes away after the accept.
+     *
+     * @return whether the Endpoint took the request's id over; if not, the CR disposes of it
+     */
+    boolean acceptOn(VerbsCr cr, MemorySegment requestId, byte[] privateData, boolean requesterGone) {
         EpState s = state;
         boolean reservedForThis = s == EpState.RESERVED && cr.reservedEp == this;
         boolean offered = s == EpState.PASSIVE_CONNECTION_PENDING && offeredTo == cr;
@@ -642,22 +712,27 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             throw new dat.api.DatException(STATE_CODES[s.value()], "ep", "the Endpoint cannot take this request", null);
         }
         try (Arena local = Arena.ofConfined()) {
-            requestId.set(ADDRESS, Structs.CM_ID_CONTEXT, MemorySegment.ofAddress(cmToken));
-            ia.addCmTarget(cmToken, this);
-            cmId = requestId;
             remoteAddress = cr.remoteIaAddress();
             remoteQual = cr.remotePortQual();
             localQual = localPort(requestId);
+            if (requesterGone) {
+                failConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
+                return false;
+            }
+            requestId.set(ADDRESS, Structs.CM_ID_CONTEXT, MemorySegment.ofAddress(cmToken));
+            ia.addCmTarget(cmToken, this);
+            cmId = requestId;
             toRtrRts(requestId, local);
             MemorySegment param = connParam(local, privateData);
             state = EpState.COMPLETION_PENDING;
             ia.verbs.accept(requestId, param);
+            return true;
         } catch (NativeException e) {
+            System.getLogger(VerbsEp.class.getName()).log(System.Logger.Level.DEBUG, "accept failed", e);
             ia.removeCmTarget(cmToken);
             cmId = MemorySegment.NULL;
-            toError();
-            state = EpState.DISCONNECTED;
-            throw Codes.fromNative(e, "ep");
+            failConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
+            return false;
         } finally {
             reservedBy = null;
             offeredTo = null;
@@ -722,8 +797,12 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                     localQual = localPort(id); // the source port is bound now; the peer's CR reports it
                     ia.verbs.resolveRoute(id, resolveTimeoutMs);
                 }
-                case CmEvents.ROUTE_RESOLVED -> ia.verbs.connect(id, connParam(local, connectPrivateData));
+                case CmEvents.ROUTE_RESOLVED -> {
+                    ia.verbs.connect(id, connParam(local, connectPrivateData));
+                    requestSent = true;
+                }
                 case CmEvents.CONNECT_RESPONSE -> {
+                    cancelConnectTimer();
                     localQual = localPort(id);
                     toRtrRts(id, local);
                     ia.verbs.establish(id);
@@ -740,9 +819,11 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                         ? EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR
                         : status == CmEvents.REJECT_CONSUMER ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
                         : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, privateData);
-                case CmEvents.ADDR_ERROR, CmEvents.ROUTE_ERROR, CmEvents.UNREACHABLE -> failConnection(
-                        status == -Errno.ETIMEDOUT ? EventNumber.CONNECTION_EVENT_TIMED_OUT
-                                : EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
+                // no address or route: the remote host could not be reached (an ARP timeout included)
+                case CmEvents.ADDR_ERROR, CmEvents.ROUTE_ERROR -> failConnection(EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
+                // the CM request went unanswered through all of rdma_cm's retries
+                case CmEvents.UNREACHABLE -> failConnection(status == -Errno.ETIMEDOUT ? EventNumber.CONNECTION_EVENT_TIMED_OUT
+                        : EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
                 case CmEvents.CONNECT_ERROR -> failConnection(state == EpState.CONNECTED
                         ? EventNumber.CONNECTION_EVENT_BROKEN
                         : state == EpState.COMPLETION_PENDING ? EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR
@@ -774,7 +855,35 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         }
     }
 
+    /**
+     * The DAT connect timeout expired while connecting (event thread, ia.cmLock held): the attempt
+     * is cancelled (destroying the rdma_cm id sends the CM's reject to the passive side, whose
+     * later accept then fails) and the Endpoint disconnected. {@code DAT_CONNECTION_EVENT_TIMED_OUT}
+     * once the request went out; {@code UNREACHABLE} while the address or route was still being
+     * resolved (the remote host did not answer within the timeout, dat_ep_connect(3DAT)).
+     */
+    private void connectTimedOut(MemorySegment id) {
+        if (freed || !id.equals(cmId) || state != EpState.ACTIVE_CONNECTION_PENDING) {
+            return;
+        }
+        connectTimer = null;
+        int eventNumber = requestSent ? EventNumber.CONNECTION_EVENT_TIMED_OUT : EventNumber.CONNECTION_EVENT_UNREACHABLE;
+        toError();
+        dropCmId();
+        state = EpState.DISCONNECTED;
+        post(eventNumber, null);
+    }
+
+    private void cancelConnectTimer() {
+        VerbsIa.Timer timer = connectTimer;
+        if (timer != null) {
+            connectTimer = null;
+            ia.cancel(timer);
+        }
+    }
+
     private void failConnection(int eventNumber, byte[] privateData) {
+        cancelConnectTimer();
         toError();
         state = EpState.DISCONNECTED;
         post(eventNumber, privateData);
@@ -788,6 +897,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     }
 
     private void dropCmId() {
+        cancelConnectTimer();
         if (!cmId.equals(MemorySegment.NULL)) {
             ia.removeCmTarget(cmToken);
             MemorySegment id = cmId;
@@ -895,20 +1005,202 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                 .requestEvd(requestEvd).connectEvd(connectEvd).srq(srq).attributes(attributes).build();
     }
 
+    /** The parameters dat_ep_modify(3DAT) says cannot be modified, and the SRQ, fixed at creation. */
+    private static final long UNMODIFIABLE = EpParamMask.IA_HANDLE | EpParamMask.EP_STATE | EpParamMask.LOCAL_IA_ADDRESS_PTR
+            | EpParamMask.LOCAL_PORT_QUAL | EpParamMask.REMOTE_IA_ADDRESS_PTR | EpParamMask.REMOTE_PORT_QUAL
+            | EpParamMask.SRQ_HANDLE;
+    /** The transport- and provider-specific attributes: the verbs provider has none. */
+    private static final long SPECIFIC = EpParamMask.EP_ATTR_NUM_TRANSPORT_ATTR | EpParamMask.EP_ATTR_TRANSPORT_SPECIFIC_ATTR
+            | EpParamMask.EP_ATTR_NUM_PROVIDER_ATTR | EpParamMask.EP_ATTR_PROVIDER_SPECIFIC_ATTR;
+
+    /**
+     * dat_ep_modify(3DAT). The arguments and the state are checked first, as the page orders them;
+     * then what an RC QP cannot change in place (its PZ, CQs, queue depths and SGE counts) is
+     * changed by creating a new QP in INIT and destroying the old one, which the Endpoint may do
+     * only while no DTO is posted to it (a posted request lives in the old QP):
+     * {@code DAT_MODEL_NOT_SUPPORTED} otherwise. The rest (connection EVD, message sizes,
+     * completion flags, RDMA read depths, which rdma_cm negotiates at connect) is Java state.
+     */
     @Override
     public void modify(long epParamMask, EpParams params) {
         checkOpen();
-        if (!EpParamMask.isValid(epParamMask) || params == null) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "epParamMask", "undefined bits or no parameters");
+        if (!EpParamMask.isValid(epParamMask) || (epParamMask & UNMODIFIABLE) != 0) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "epParamMask",
+                    "undefined bits or parameters that cannot be modified (dat_ep_modify(3DAT)): 0x" + Long.toHexString(epParamMask));
         }
-        if (epParamMask != 0 && state != EpState.UNCONNECTED) {
-            throw new dat.api.DatException(STATE_CODES[state.value()], "ep",
-                    "dat_ep_modify changes parameters only before connecting", null);
+        if (params == null) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "params", "null parameters");
         }
-        if (epParamMask != 0) {
-            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "epParamMask",
-                    "the verbs provider does not change an Endpoint's QP, EVDs or attributes after creation");
+        if ((epParamMask & EpParamMask.EP_ATTR_ALL) != 0 && params.attributes() == null) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "params.attributes", "null attributes");
         }
+        if (epParamMask == 0) {
+            return;
+        }
+        ia.cmLock.lock();
+        try {
+            checkOpen();
+            EpState s = state;
+            boolean early = s == EpState.UNCONNECTED || s == EpState.RESERVED || s == EpState.PASSIVE_CONNECTION_PENDING
+                    || s == EpState.TENTATIVE_CONNECTION_PENDING;
+            if ((epParamMask & EpParamMask.PZ_HANDLE) != 0 && s != EpState.UNCONNECTED && s != EpState.TENTATIVE_CONNECTION_PENDING) {
+                throw new dat.api.DatException(STATE_CODES[s.value()], "ep",
+                        "the PZ can change only when UNCONNECTED or TENTATIVE_CONNECTION_PENDING", null);
+            }
+            if (!early) {
+                throw new dat.api.DatException(STATE_CODES[s.value()], "ep",
+                        "dat_ep_modify changes these parameters only before connecting or accepting", null);
+            }
+            VerbsPz newPz = (epParamMask & EpParamMask.PZ_HANDLE) != 0 ? VerbsPz.check(ia, params.pz(), "params.pz") : pz;
+            VerbsEvd newRecv = (epParamMask & EpParamMask.RECV_EVD_HANDLE) == 0 ? recvEvd : params.recvEvd() == null ? null
+                    : VerbsEvd.check(ia, params.recvEvd(), EvdFlags.DTO, DatReturn.INVALID_HANDLE_EVD_RECV, "params.recvEvd");
+            VerbsEvd newRequest = (epParamMask & EpParamMask.REQUEST_EVD_HANDLE) == 0 ? requestEvd
+                    : params.requestEvd() == null ? null
+                    : VerbsEvd.check(ia, params.requestEvd(), EvdFlags.DTO, DatReturn.INVALID_HANDLE_EVD_REQUEST, "params.requestEvd");
+            VerbsEvd newConnect = (epParamMask & EpParamMask.CONNECT_EVD_HANDLE) == 0 ? connectEvd
+                    : params.connectEvd() == null ? null
+                    : VerbsEvd.check(ia, params.connectEvd(), EvdFlags.CONNECTION, DatReturn.INVALID_HANDLE_EVD_CONN, "params.connectEvd");
+            if (srq != null && srq.pz != newPz) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "params.pz",
+                        "the SRQ is in another PZ (srq_ep_pz_difference_supported is false)");
+            }
+            EpAttributes current = attributes;
+            EpAttributes newAttributes = current;
+            if ((epParamMask & EpParamMask.EP_ATTR_ALL) != 0) {
+                if ((epParamMask & SPECIFIC) != 0 && (!isEmpty(params.attributes().transportSpecific())
+                        || !isEmpty(params.attributes().providerSpecific()))) {
+                    throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "params.attributes",
+                            "the verbs provider has no transport- or provider-specific Endpoint attributes");
+                }
+                newAttributes = effective(ia, merge(current, params.attributes(), epParamMask));
+            }
+            boolean newQp = newPz != pz || newRecv != recvEvd || newRequest != requestEvd
+                    || newAttributes.maxRecvDtos() != current.maxRecvDtos() || newAttributes.maxRequestDtos() != current.maxRequestDtos()
+                    || newAttributes.maxRecvIov() != current.maxRecvIov() || newAttributes.maxRequestIov() != current.maxRequestIov()
+                    || newAttributes.maxRdmaReadIov() != current.maxRdmaReadIov()
+                    || newAttributes.maxRdmaWriteIov() != current.maxRdmaWriteIov();
+            postLock.lock();
+            try {
+                checkOpen();
+                boolean posted = recvSlots.outstanding() > 0 || sendSlots.outstanding() > 0;
+                if (newAttributes.recvCompletionFlags() != current.recvCompletionFlags() && recvSlots.outstanding() > 0) {
+                    throw new dat.api.DatException(STATE_CODES[s.value()], "ep",
+                            "Recv Completion Flags cannot change after receives were posted", null);
+                }
+                if (newQp && posted) {
+                    throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "epParamMask",
+                            "the verbs provider changes the PZ, DTO EVDs, queue depths and IOV sizes by re-creating the QP,"
+                                    + " which it cannot do while DTOs are posted to it");
+                }
+                if (newQp) {
+                    MemorySegment[] created;
+                    try {
+                        created = newQp(ia, newPz, newRecv, newRequest, srq, newAttributes);
+                    } catch (NativeException e) {
+                        throw Codes.fromNative(e, "params.attributes");
+                    }
+                    MemorySegment oldQp = qp;
+                    MemorySegment oldCq = discardCq;
+                    boolean hadCq = hasDiscardCq;
+                    ia.epsByQpNum.remove(qpNum, this);
+                    qp = created[0];
+                    qpNum = qp.get(JAVA_INT, Structs.QP_QP_NUM);
+                    discardCq = created[1];
+                    hasDiscardCq = !discardCq.equals(MemorySegment.NULL);
+                    ia.epsByQpNum.put(qpNum, this);
+                    try {
+                        ia.verbs.destroyQp(oldQp);
+                    } catch (NativeException e) {
+                        System.getLogger(VerbsEp.class.getName()).log(System.Logger.Level.WARNING, "ibv_destroy_qp failed", e);
+                    }
+                    if (hadCq) {
+                        ia.verbs.destroyCq(oldCq);
+                    }
+                    sendSlots = new WorkSlots(newAttributes.maxRequestDtos());
+                    recvSlots = new WorkSlots(srq == null ? newAttributes.maxRecvDtos() : 1);
+                }
+                if (newPz != pz) {
+                    newPz.users.incrementAndGet();
+                    pz.users.decrementAndGet();
+                    pz = newPz;
+                }
+                recvEvd = swapUser(recvEvd, newRecv);
+                requestEvd = swapUser(requestEvd, newRequest);
+                connectEvd = swapUser(connectEvd, newConnect);
+                attributes = newAttributes;
+            } finally {
+                postLock.unlock();
+            }
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+
+    private static boolean isEmpty(java.util.Map<String, String> attributes) {
+        return attributes == null || attributes.isEmpty();
+    }
+
+    private static VerbsEvd swapUser(VerbsEvd old, VerbsEvd next) {
+        if (old != next) {
+            if (next != null) {
+                next.users.incrementAndGet();
+            }
+            if (old != null) {
+                old.users.decrementAndGet();
+            }
+        }
+        return next;
+    }
+
+    /** The current attributes with those the mask names taken from {@code requested}. */
+    private static EpAttributes merge(EpAttributes current, EpAttributes requested, long mask) {
+        EpAttributes.Builder b = current.toBuilder();
+        if ((mask & EpParamMask.EP_ATTR_SERVICE_TYPE) != 0) {
+            b.serviceType(requested.serviceType());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_MESSAGE_SIZE) != 0) {
+            b.maxMessageSize(requested.maxMessageSize());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_SIZE) != 0) {
+            b.maxRdmaSize(requested.maxRdmaSize());
+        }
+        if ((mask & EpParamMask.EP_ATTR_QOS) != 0) {
+            b.qos(requested.qos());
+        }
+        if ((mask & EpParamMask.EP_ATTR_RECV_COMPLETION_FLAGS) != 0) {
+            b.recvCompletionFlags(requested.recvCompletionFlags());
+        }
+        if ((mask & EpParamMask.EP_ATTR_REQUEST_COMPLETION_FLAGS) != 0) {
+            b.requestCompletionFlags(requested.requestCompletionFlags());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_RECV_DTOS) != 0) {
+            b.maxRecvDtos(requested.maxRecvDtos());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_REQUEST_DTOS) != 0) {
+            b.maxRequestDtos(requested.maxRequestDtos());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_RECV_IOV) != 0) {
+            b.maxRecvIov(requested.maxRecvIov());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_REQUEST_IOV) != 0) {
+            b.maxRequestIov(requested.maxRequestIov());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_READ_IN) != 0) {
+            b.maxRdmaReadIn(requested.maxRdmaReadIn());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_READ_OUT) != 0) {
+            b.maxRdmaReadOut(requested.maxRdmaReadOut());
+        }
+        if ((mask & EpParamMask.EP_ATTR_SRQ_SOFT_HW) != 0) {
+            b.srqSoftHighWatermark(requested.srqSoftHighWatermark());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_READ_IOV) != 0) {
+            b.maxRdmaReadIov(requested.maxRdmaReadIov());
+        }
+        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_WRITE_IOV) != 0) {
+            b.maxRdmaWriteIov(requested.maxRdmaWriteIov());
+        }
+        return b.build();
     }
 
     @Override

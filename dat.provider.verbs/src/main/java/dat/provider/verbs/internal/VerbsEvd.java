@@ -44,7 +44,6 @@ import java.util.concurrent.locks.ReentrantLock;
 final class VerbsEvd extends VerbsHandle implements EventDispatcher {
 
     private static final long WC_SIZE = Structs.IBV_WC.byteSize();
-    private static final int IBV_WC_RECV = 1 << 7;
 
     final int flags;
     private final long token;
@@ -250,7 +249,9 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 }
             }
         } finally {
-            waiter = null;
+            if (waiter == Thread.currentThread()) {
+                waiter = null; // not when refused: the waiter already there stays registered for its wake-up
+            }
             lock.unlock();
         }
     }
@@ -317,13 +318,13 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         Object owner = ia.owner((int) (wrId >>> 32));
         WorkSlots slots;
         if (owner instanceof VerbsEp e) {
-            slots = (ring.get(JAVA_INT, entry + Structs.WC_OPCODE) & IBV_WC_RECV) != 0 ? e.recvSlots : e.sendSlots;
+            slots = WorkSlots.isRecv(wrId) ? e.recvSlots : e.sendSlots;
         } else if (owner instanceof VerbsSrq srq) {
             slots = srq.slots;
         } else {
             return false;
         }
-        int slot = (int) wrId;
+        int slot = WorkSlots.slot(wrId);
         if (slot < 0 || slot >= slots.capacity() || !slots.suppress[slot]) {
             return false;
         }
@@ -380,15 +381,14 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
     private boolean completion(long entry, DatEvent event) {
         long wrId = ring.get(JAVA_LONG, entry + Structs.WC_WR_ID);
         int wcStatus = ring.get(JAVA_INT, entry + Structs.WC_STATUS);
-        int opcode = ring.get(JAVA_INT, entry + Structs.WC_OPCODE);
         int ownerId = (int) (wrId >>> 32);
-        int slot = (int) wrId;
+        int slot = WorkSlots.slot(wrId);
         Object owner = ia.owner(ownerId);
         WorkSlots slots;
         VerbsEp ep;
         if (owner instanceof VerbsEp e) {
             ep = e;
-            slots = (opcode & IBV_WC_RECV) != 0 ? e.recvSlots : e.sendSlots;
+            slots = WorkSlots.isRecv(wrId) ? e.recvSlots : e.sendSlots;
         } else if (owner instanceof VerbsSrq srq) {
             slots = srq.slots;
             ep = ia.epsByQpNum.get(ring.get(JAVA_INT, entry + Structs.WC_QP_NUM));
@@ -479,6 +479,16 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             lock.unlock();
         }
         signal();
+    }
+
+    /** Whether the queue holds {@code qlen} events: a PSP with this CR EVD refuses further requests. */
+    boolean isFull() {
+        lock.lock();
+        try {
+            return eventCount + ringCount >= qlen;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The completion channel reported this EVD's CQ (event thread). */

@@ -49,6 +49,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -101,6 +102,9 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     private int ownerCount = 1;
     private final Map<Long, VerbsEvd> evdsByToken = new ConcurrentHashMap<>();
     private final Map<Long, CmTarget> cmTargets = new ConcurrentHashMap<>();
+    /** The DAT timeouts of pending connects, earliest first; guarded by {@link #cmLock}. */
+    private final PriorityQueue<Timer> timers = new PriorityQueue<>();
+    private long timerSequence;
     private final Map<Long, VerbsSrq> srqsByAddress = new ConcurrentHashMap<>();
 
     // every live object, for an abrupt close in the right order
@@ -133,6 +137,83 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     private final int vendorId;
     private final int hardwareVersion;
     private final String firmware;
+
+    /**
+     * A timeout the event thread runs, with {@link #cmLock} held, once its deadline passed: the
+     * DAT connect timeout, which rdma_cm does not know (its own timers are the CM protocol's).
+     */
+    static final class Timer implements Comparable<Timer> {
+        private final long deadline;
+        private final long sequence;
+        private final Runnable action;
+
+        private Timer(long deadline, long sequence, Runnable action) {
+            this.deadline = deadline;
+            this.sequence = sequence;
+            this.action = action;
+        }
+
+        @Override
+        public int compareTo(Timer other) {
+            int byTime = Long.compare(deadline - other.deadline, 0);
+            return byTime != 0 ? byTime : Long.compare(sequence, other.sequence);
+        }
+    }
+
+    /**
+     * Runs {@code action} on the event thread, {@link #cmLock} held, {@code delayNanos} from now,
+     * unless {@linkplain #cancel cancelled} first. The caller holds {@link #cmLock}.
+     */
+    Timer schedule(long delayNanos, Runnable action) {
+        Timer timer = new Timer(System.nanoTime() + delayNanos, timerSequence++, action);
+        timers.add(timer);
+        if (timers.peek() == timer && Thread.currentThread() != eventThread) {
+            try (Arena local = Arena.ofConfined()) {
+                verbs.signal(wakeFd, local.allocate(8, 8), Verbs.allocateCapture(local)); // poll(2) again, sooner
+            }
+        }
+        return timer;
+    }
+
+    /** Cancels a timer that has not run; the caller holds {@link #cmLock}. */
+    void cancel(Timer timer) {
+        if (timer != null) {
+            timers.remove(timer);
+        }
+    }
+
+    /** The poll(2) timeout until the earliest timer: -1 (none), else milliseconds, rounded up. */
+    private int nextTimeoutMs() {
+        cmLock.lock();
+        try {
+            Timer first = timers.peek();
+            if (first == null) {
+                return -1;
+            }
+            long nanos = first.deadline - System.nanoTime();
+            return nanos <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (nanos + 999_999) / 1_000_000);
+        } finally {
+            cmLock.unlock();
+        }
+    }
+
+    /** Runs the timers whose deadline passed (event thread). */
+    private void runDueTimers() {
+        cmLock.lock();
+        try {
+            long now = System.nanoTime();
+            for (Timer first = timers.peek(); first != null && first.deadline - now <= 0; first = timers.peek()) {
+                timers.poll();
+                try {
+                    first.action.run();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "a connection timeout on " + name + " failed", e);
+                }
+            }
+        } finally {
+            cmLock.unlock();
+        }
+    }
 
     /** Something that rdma_cm events are delivered to: a Service Point or an Endpoint. */
     interface CmTarget {
@@ -326,7 +407,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 for (int i = 0; i < 4; i++) {
                     fds.set(JAVA_SHORT, i * size + Structs.POLLFD_REVENTS, (short) 0);
                 }
-                verbs.poll(fds, 4, -1, capture);
+                verbs.poll(fds, 4, nextTimeoutMs(), capture);
                 if (fds.get(JAVA_SHORT, Structs.POLLFD_REVENTS) != 0) {
                     verbs.drain(wakeFd, scratch, capture);
                 }
@@ -342,6 +423,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 if (fds.get(JAVA_SHORT, 3 * size + Structs.POLLFD_REVENTS) != 0) {
                     drainAsyncEvents(asyncEvent, capture);
                 }
+                runDueTimers();
             }
         } catch (RuntimeException | Error e) {
             if (state == OPEN) {
@@ -370,7 +452,8 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 return;
             }
             int type = event.get(JAVA_INT, Structs.CM_EVENT_EVENT);
-            int status = event.get(JAVA_INT, Structs.CM_EVENT_STATUS);
+            int status = type == CmEvents.REJECTED && CmEvents.isProviderReject(event)
+                    ? CmEvents.REJECT_PROVIDER : event.get(JAVA_INT, Structs.CM_EVENT_STATUS);
             MemorySegment id = event.get(ADDRESS, Structs.CM_EVENT_ID).reinterpret(Structs.RDMA_CM_ID.byteSize());
             MemorySegment listenId = event.get(ADDRESS, Structs.CM_EVENT_LISTEN_ID);
             long token = type == CmEvents.CONNECT_REQUEST && !listenId.equals(MemorySegment.NULL)
@@ -385,11 +468,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                     target.onCmEvent(type, status, id, privateData);
                 } else if (type == CmEvents.CONNECT_REQUEST) {
                     // the Service Point went away: nobody will accept, so refuse now and free the id
-                    try {
-                        verbs.reject(id, MemorySegment.NULL, 0);
-                    } catch (NativeException ignored) {
-                        // the peer times out instead
-                    }
+                    CmEvents.rejectByProvider(verbs, id);
                     verbs.destroyId(id);
                 }
             } catch (RuntimeException e) {
@@ -585,6 +664,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 return;
             }
             state = finalState;
+            timers.clear();
         } finally {
             cmLock.unlock();
         }

@@ -82,10 +82,20 @@ abstract sealed class VerbsServicePoint extends VerbsHandle implements VerbsIa.C
         }
     }
 
-    /** A connection request arrived (event thread, ia.cmLock held). */
+    /**
+     * A connection request arrived (event thread, ia.cmLock held); the CR takes its id over. A
+     * Service Point whose CR EVD queue is full (its backlog, dat_psp_create(3DAT)) refuses the
+     * request on the provider's behalf: the requester gets {@code DAT_CONNECTION_EVENT_NON_PEER_REJECTED}.
+     * An RSP is destroyed by its one request before the request is reported.
+     */
     @Override
     public void onCmEvent(int event, int status, MemorySegment id, byte[] privateData) {
         if (event != CmEvents.CONNECT_REQUEST) {
+            return;
+        }
+        if (freed || crEvd.isFull()) {
+            CmEvents.rejectByProvider(ia.verbs, id);
+            ia.verbs.destroyId(id);
             return;
         }
         InetSocketAddress remote = Sockaddr.read(id.asSlice(Structs.CM_ID_DST_ADDR, 128));
@@ -95,8 +105,8 @@ abstract sealed class VerbsServicePoint extends VerbsHandle implements VerbsIa.C
             reserved.setState(EpState.PASSIVE_CONNECTION_PENDING);
             reserved.offeredTo = cr;
             reserved.reservedBy = null;
-            crEvd.postEvent(new DatEvent().setConnectionRequest(crEvd, null, localAddress(), connQual, cr));
             destroy();
+            crEvd.postEvent(new DatEvent().setConnectionRequest(crEvd, null, localAddress(), connQual, cr));
         } else {
             crEvd.postEvent(new DatEvent().setConnectionRequest(crEvd, this, localAddress(), connQual, cr));
         }

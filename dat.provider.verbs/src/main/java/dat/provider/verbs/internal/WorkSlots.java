@@ -15,6 +15,23 @@ final class WorkSlots {
     static final byte RECV = 4;
     static final byte BIND = 5;
 
+    /**
+     * The {@code wr_id} bit that marks a request of an Endpoint's receive queue. A completion's
+     * {@code opcode} cannot tell the queues apart: verbs defines it only for successful
+     * completions (rxe leaves it 0, {@code IBV_WC_SEND}, in a flushed or failed receive).
+     */
+    static final long RECV_QUEUE = 1L << 31;
+
+    /** @return whether the {@code wr_id} names a request of an Endpoint's receive queue */
+    static boolean isRecv(long wrId) {
+        return (wrId & RECV_QUEUE) != 0;
+    }
+
+    /** @return the slot number a {@code wr_id} carries */
+    static int slot(long wrId) {
+        return (int) (wrId & (RECV_QUEUE - 1));
+    }
+
     final long[] cookies;
     final long[] lengths;
     final byte[] kinds;

@@ -147,8 +147,13 @@ class EvdWaitTest {
     void abortOnClose(IaUnderTest t) throws Exception {
         InterfaceAdapter ia = t.open();
         EventDispatcher evd = ia.createEventDispatcher(t.qlen(), null, EvdFlags.SOFTWARE);
-        CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(() -> evd.await(20_000_000L, 1, new DatEvent()));
+        AtomicReference<Thread> waiting = new AtomicReference<>();
+        CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(() -> {
+            waiting.set(Thread.currentThread());
+            return evd.await(20_000_000L, 1, new DatEvent());
+        });
         IaUnderTest.sleepMillis(100);
+        IaUnderTest.awaitBlocked(waiting); // the close must find the consumer waiting, not on its way to the wait
         ia.close();
         t.expectCode(DatReturn.ABORT, waiter.get(10, TimeUnit.SECONDS), "dat_evd_wait when the IA is closed");
     }
