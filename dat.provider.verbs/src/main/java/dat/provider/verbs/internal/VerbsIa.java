@@ -590,7 +590,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 .providerVersionMinor(0)
                 .daplVersionMajor(DatConstants.VERSION_MAJOR)
                 .daplVersionMinor(DatConstants.VERSION_MINOR)
-                .lmrMemTypesSupported(Set.of(MemoryType.VIRTUAL, MemoryType.LMR))
+                .lmrMemTypesSupported(Set.of(MemoryType.VIRTUAL, MemoryType.LMR, MemoryType.SHARED_VIRTUAL))
                 .iovOwnershipOnReturn(IovOwnership.CONSUMER)
                 .qosSupported(Qos.BEST_EFFORT)
                 .completionFlagsSupported(CompletionFlags.SUPPRESS | CompletionFlags.SOLICITED_WAIT
@@ -770,9 +770,23 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
             long bytes = length == 0 ? source.registeredSize() : length;
             return new VerbsLmr(this, VerbsPz.check(this, pz, "pz"), source.memory(), bytes, memPrivileges, region, memType);
         }
+        if (memType == MemoryType.SHARED_VIRTUAL) {
+            // memory the platform shares between processes: in Java a mapped file. Each consumer's
+            // registration is its own MR over its own mapping (the page allows, not requires, one
+            // registration per cookie); the pages are the same
+            if (!(region instanceof RegionDescription.SharedMemory shared)) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region",
+                        "DAT_MEM_TYPE_SHARED_VIRTUAL needs shared memory and a cookie");
+            }
+            if (!shared.memory().isMapped()) {
+                throw Codes.exception(DatReturn.INVALID_STATE, DatReturn.NO_SUBTYPE, "region",
+                        "DAT_MEM_TYPE_SHARED_VIRTUAL memory must be shared by the platform: a mapped file (FileChannel.map)");
+            }
+            return new VerbsLmr(this, VerbsPz.check(this, pz, "pz"), shared.memory(), length, memPrivileges, region, memType);
+        }
         if (memType != MemoryType.VIRTUAL) {
             throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "memType",
-                    memType + " is not supported by the verbs provider (VIRTUAL and LMR are)");
+                    memType + " is not supported by the verbs provider (VIRTUAL, LMR and SHARED_VIRTUAL are)");
         }
         if (!(region instanceof RegionDescription.Virtual virtual)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "VIRTUAL memory needs a Virtual region");
