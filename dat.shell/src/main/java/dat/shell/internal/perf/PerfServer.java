@@ -174,8 +174,9 @@ final class PerfServer implements AutoCloseable {
                 return; // disconnected, broken or not accepted
             }
             if (mode != ECHO) {
-                conn.await(WAIT_MICROS, 1, event);
-                if (event.eventNumber() != EventNumber.CONNECTION_EVENT_ESTABLISHED) {
+                // nothing to do but wait for the disconnect (a timed-out wait is not one)
+                int code = conn.await(WAIT_MICROS, 1, event);
+                if (code == DatReturn.SUCCESS && event.eventNumber() != EventNumber.CONNECTION_EVENT_ESTABLISHED) {
                     return;
                 }
                 continue;
