@@ -202,4 +202,19 @@ class TcpFaultTest {
             assertThat(d.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
         }
     }
+
+    /** A socket that connects to the IA and never sends its connection request is closed after the timeout. */
+    @Test
+    void aConnectionWithoutARequestIsClosedAfterTheTimeout() throws Exception {
+        try (Socket silent = new Socket(InetAddress.getByName("127.0.0.1"), a.address().getPort())) {
+            silent.setSoTimeout(10_000);
+            long start = System.nanoTime();
+            assertThat(silent.getInputStream().read()).as("the IA closes the silent connection").isEqualTo(-1);
+            assertThat(System.nanoTime() - start).as("closed after the 300 ms timeout").isGreaterThan(250_000_000L);
+        }
+        // the IA keeps accepting
+        try (Socket another = new Socket(InetAddress.getByName("127.0.0.1"), a.address().getPort())) {
+            assertThat(another.isConnected()).isTrue();
+        }
+    }
 }
