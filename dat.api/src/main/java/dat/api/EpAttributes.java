@@ -58,6 +58,72 @@ public record EpAttributes(
     }
 
     /**
+     * This record with the fields an {@link EpParamMask} names taken from {@code requested}: the
+     * attributes dat_ep_modify(3DAT) asks for, before the provider checks and adjusts them. Bits
+     * that name no attribute (the handles, the state) are ignored here.
+     *
+     * @param requested the attributes to take the masked fields from
+     * @param epParamMask {@link EpParamMask} bits
+     * @return the merged attributes
+     */
+    public EpAttributes withMasked(EpAttributes requested, long epParamMask) {
+        java.util.Objects.requireNonNull(requested, "requested");
+        Builder b = toBuilder();
+        if ((epParamMask & EpParamMask.EP_ATTR_SERVICE_TYPE) != 0) {
+            b.serviceType(requested.serviceType());
+        }
+        if ((epParamMask & EpParamMask.EP_ATTR_MAX_MESSAGE_SIZE) != 0) {
+            b.maxMessageSize(requested.maxMessageSize());
+        }
+        if ((epParamMask & EpParamMask.EP_ATTR_MAX_RDMA_SIZE) != 0) {
+            b.maxRdmaSize(requested.maxRdmaSize());
+        }
+        if ((epParamMask & EpParamMask.EP_ATTR_QOS) != 0) {
+            b.qos(requested.qos());
+        }
+        if ((epParamMask & EpParamMask.EP_ATTR_RECV_COMPLETION_FLAGS) != 0) {
+            b.recvCompletionFlags(requested.recvCompletionFlags());
+        }
+        if ((epParamMask & EpParamMask.EP_ATTR_REQUEST_COMPLETION_FLAGS) != 0) {
+            b.requestCompletionFlags(requested.requestCompletionFlags());
+        }
+        if ((epParamMask & EpParamMask.EP_ATTR_MAX_RECV_DTOS) != 0) {
+            b.maxRecvDtos(requested.maxRecvDtos());
+        }
+        if ((epParamMask & EpParamMask.EP_ATTR_MAX_REQUEST_DTOS) != 0) {
+            b.maxRequestDtos(requested.maxRequestDtos());
+        }
+        if ((epParamMask & EpParamMask.EP_ATTR_MAX_RECV_IOV) != 0) {
+            b.maxRecvIov(requested.maxRecvIov());
+        }
+        if ((epParamMask & EpParamMask.EP_ATTR_MAX_REQUEST_IOV) != 0) {
+            b.maxRequestIov(requested.maxRequestIov());
+        }
+        if ((epParamMask & EpParamMask.EP_ATTR_MAX_RDMA_READ_IN) != 0) {
+            b.maxRdmaReadIn(requested.maxRdmaReadIn());
+        }
+        if ((epParamMask & EpParamMask.EP_ATTR_MAX_RDMA_READ_OUT) != 0) {
+            b.maxRdmaReadOut(requested.maxRdmaReadOut());
+        }
+        if ((epParamMask & EpParamMask.EP_ATTR_SRQ_SOFT_HW) != 0) {
+            b.srqSoftHighWatermark(requested.srqSoftHighWatermark());
+        }
+        if ((epParamMask & EpParamMask.EP_ATTR_MAX_RDMA_READ_IOV) != 0) {
+            b.maxRdmaReadIov(requested.maxRdmaReadIov());
+        }
+        if ((epParamMask & EpParamMask.EP_ATTR_MAX_RDMA_WRITE_IOV) != 0) {
+            b.maxRdmaWriteIov(requested.maxRdmaWriteIov());
+        }
+        if ((epParamMask & (EpParamMask.EP_ATTR_NUM_TRANSPORT_ATTR | EpParamMask.EP_ATTR_TRANSPORT_SPECIFIC_ATTR)) != 0) {
+            b.transportSpecific(requested.transportSpecific());
+        }
+        if ((epParamMask & (EpParamMask.EP_ATTR_NUM_PROVIDER_ATTR | EpParamMask.EP_ATTR_PROVIDER_SPECIFIC_ATTR)) != 0) {
+            b.providerSpecific(requested.providerSpecific());
+        }
+        return b.build();
+    }
+
+    /**
      * Starts a builder with this record's values, to derive a changed copy.
      *
      * @return a builder holding every field of this record

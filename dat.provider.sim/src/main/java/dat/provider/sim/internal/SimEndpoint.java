@@ -1376,7 +1376,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 if (params.attributes() == null) {
                     throw invalidParameter(DatReturn.INVALID_ARG3, "params.attributes", "null attributes");
                 }
-                newAttrs = ia.resolveAttributes(merge(attrs, params.attributes(), mask), DatReturn.INVALID_ARG3);
+                newAttrs = ia.resolveAttributes(attrs.withMasked(params.attributes(), mask), DatReturn.INVALID_ARG3);
             }
             SpinLock l = acquire();
             try {
@@ -1421,63 +1421,6 @@ final class SimEndpoint extends SimHandle implements Endpoint {
 
     private static int requestIov(EpAttributes a) {
         return Math.max(a.maxRequestIov(), Math.max(a.maxRdmaReadIov(), a.maxRdmaWriteIov()));
-    }
-
-    /** The current attributes with the masked fields taken from {@code requested}. */
-    private static EpAttributes merge(EpAttributes current, EpAttributes requested, long mask) {
-        EpAttributes.Builder b = current.toBuilder();
-        if ((mask & EpParamMask.EP_ATTR_SERVICE_TYPE) != 0) {
-            b.serviceType(requested.serviceType());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_MESSAGE_SIZE) != 0) {
-            b.maxMessageSize(requested.maxMessageSize());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_SIZE) != 0) {
-            b.maxRdmaSize(requested.maxRdmaSize());
-        }
-        if ((mask & EpParamMask.EP_ATTR_QOS) != 0) {
-            b.qos(requested.qos());
-        }
-        if ((mask & EpParamMask.EP_ATTR_RECV_COMPLETION_FLAGS) != 0) {
-            b.recvCompletionFlags(requested.recvCompletionFlags());
-        }
-        if ((mask & EpParamMask.EP_ATTR_REQUEST_COMPLETION_FLAGS) != 0) {
-            b.requestCompletionFlags(requested.requestCompletionFlags());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_RECV_DTOS) != 0) {
-            b.maxRecvDtos(requested.maxRecvDtos());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_REQUEST_DTOS) != 0) {
-            b.maxRequestDtos(requested.maxRequestDtos());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_RECV_IOV) != 0) {
-            b.maxRecvIov(requested.maxRecvIov());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_REQUEST_IOV) != 0) {
-            b.maxRequestIov(requested.maxRequestIov());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_READ_IN) != 0) {
-            b.maxRdmaReadIn(requested.maxRdmaReadIn());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_READ_OUT) != 0) {
-            b.maxRdmaReadOut(requested.maxRdmaReadOut());
-        }
-        if ((mask & EpParamMask.EP_ATTR_SRQ_SOFT_HW) != 0) {
-            b.srqSoftHighWatermark(requested.srqSoftHighWatermark());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_READ_IOV) != 0) {
-            b.maxRdmaReadIov(requested.maxRdmaReadIov());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_WRITE_IOV) != 0) {
-            b.maxRdmaWriteIov(requested.maxRdmaWriteIov());
-        }
-        if ((mask & (EpParamMask.EP_ATTR_NUM_TRANSPORT_ATTR | EpParamMask.EP_ATTR_TRANSPORT_SPECIFIC_ATTR)) != 0) {
-            b.transportSpecific(requested.transportSpecific());
-        }
-        if ((mask & (EpParamMask.EP_ATTR_NUM_PROVIDER_ATTR | EpParamMask.EP_ATTR_PROVIDER_SPECIFIC_ATTR)) != 0) {
-            b.providerSpecific(requested.providerSpecific());
-        }
-        return b.build();
     }
 
     @Override

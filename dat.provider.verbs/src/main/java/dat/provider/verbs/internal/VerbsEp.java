@@ -1072,7 +1072,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                     throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "params.attributes",
                             "the verbs provider has no transport- or provider-specific Endpoint attributes");
                 }
-                newAttributes = effective(ia, merge(current, params.attributes(), epParamMask));
+                newAttributes = effective(ia, current.withMasked(params.attributes(), epParamMask));
             }
             boolean newQp = newPz != pz || newRecv != recvEvd || newRequest != requestEvd
                     || newAttributes.maxRecvDtos() != current.maxRecvDtos() || newAttributes.maxRequestDtos() != current.maxRequestDtos()
@@ -1152,56 +1152,6 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         return next;
     }
 
-    /** The current attributes with those the mask names taken from {@code requested}. */
-    private static EpAttributes merge(EpAttributes current, EpAttributes requested, long mask) {
-        EpAttributes.Builder b = current.toBuilder();
-        if ((mask & EpParamMask.EP_ATTR_SERVICE_TYPE) != 0) {
-            b.serviceType(requested.serviceType());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_MESSAGE_SIZE) != 0) {
-            b.maxMessageSize(requested.maxMessageSize());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_SIZE) != 0) {
-            b.maxRdmaSize(requested.maxRdmaSize());
-        }
-        if ((mask & EpParamMask.EP_ATTR_QOS) != 0) {
-            b.qos(requested.qos());
-        }
-        if ((mask & EpParamMask.EP_ATTR_RECV_COMPLETION_FLAGS) != 0) {
-            b.recvCompletionFlags(requested.recvCompletionFlags());
-        }
-        if ((mask & EpParamMask.EP_ATTR_REQUEST_COMPLETION_FLAGS) != 0) {
-            b.requestCompletionFlags(requested.requestCompletionFlags());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_RECV_DTOS) != 0) {
-            b.maxRecvDtos(requested.maxRecvDtos());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_REQUEST_DTOS) != 0) {
-            b.maxRequestDtos(requested.maxRequestDtos());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_RECV_IOV) != 0) {
-            b.maxRecvIov(requested.maxRecvIov());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_REQUEST_IOV) != 0) {
-            b.maxRequestIov(requested.maxRequestIov());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_READ_IN) != 0) {
-            b.maxRdmaReadIn(requested.maxRdmaReadIn());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_READ_OUT) != 0) {
-            b.maxRdmaReadOut(requested.maxRdmaReadOut());
-        }
-        if ((mask & EpParamMask.EP_ATTR_SRQ_SOFT_HW) != 0) {
-            b.srqSoftHighWatermark(requested.srqSoftHighWatermark());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_READ_IOV) != 0) {
-            b.maxRdmaReadIov(requested.maxRdmaReadIov());
-        }
-        if ((mask & EpParamMask.EP_ATTR_MAX_RDMA_WRITE_IOV) != 0) {
-            b.maxRdmaWriteIov(requested.maxRdmaWriteIov());
-        }
-        return b.build();
-    }
 
     @Override
     public EpStatus getStatus() {
