@@ -123,6 +123,8 @@ class TcpConnectionTest {
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         assertThat(a2.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+        // the passive side is connected once its ESTABLISHED (the active side's READY_TO_USE) arrived
+        b2.expect(b2.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         assertThat(b2.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
     }
 
