@@ -221,6 +221,9 @@ final class PerfServer implements AutoCloseable {
             }
             byte mode = head.get(0);
             int size = head.getInt(1);
+            if (size <= 0 || size > BUFFER) {
+                return; // not a dat perf client: no allocation sized by a stranger
+            }
             ByteBuffer buffer = ByteBuffer.allocateDirect(Math.max(size, 1 << 20));
             if (mode == 'P') {
                 buffer.limit(size);

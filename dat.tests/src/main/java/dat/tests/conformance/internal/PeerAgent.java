@@ -48,6 +48,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class PeerAgent implements AutoCloseable {
 
+    /** The most IOV segments a request may name. */
+    private static final int MAX_SEGMENTS = 64;
+
     private final InterfaceAdapter ia;
     private final ServerSocket server;
     private final PrintStream log;
@@ -217,6 +220,12 @@ public final class PeerAgent implements AutoCloseable {
         }
 
         private LmrTriplet[] iov(int segments, int segmentSize, long offset) {
+            // what arrives on a control connection sizes nothing beyond the buffer and the IOV limit
+            if (segments < 0 || segments > MAX_SEGMENTS || segmentSize < 0 || offset < 0
+                    || offset + (long) segments * segmentSize > lmr.registeredSize()) {
+                throw new IllegalArgumentException(segments + " segments of " + segmentSize + " bytes at " + offset
+                        + " do not fit the agent's " + lmr.registeredSize() + "-byte buffer (at most " + MAX_SEGMENTS + " segments)");
+            }
             LmrTriplet[] iov = new LmrTriplet[segments];
             for (int i = 0; i < segments; i++) {
                 iov[i] = LmrTriplet.of(lmr, offset + (long) i * segmentSize, segmentSize);
