@@ -15,6 +15,10 @@ import java.util.Optional;
  */
 final class Affinity {
 
+    /** The CPUs of the process, counted when the class loads, before any thread here is pinned. */
+    private static final int CPUS = Runtime.getRuntime().availableProcessors();
+
+
     @SuppressWarnings("restricted") // a deliberate native call; the forks run with --enable-native-access
     private static final Optional<MethodHandle> SET_AFFINITY = Linker.nativeLinker().defaultLookup().find("sched_setaffinity")
             .map(address -> Linker.nativeLinker().downcallHandle(address,
@@ -30,7 +34,9 @@ final class Affinity {
      * @return whether the thread is now pinned
      */
     static boolean pin(int cpu) {
-        if (SET_AFFINITY.isEmpty() || cpu < 0 || cpu >= 1024 || cpu >= Runtime.getRuntime().availableProcessors()) {
+        // CPUS, not availableProcessors() now: that answers with the calling thread's mask, which
+        // is one CPU once a thread of the same process pinned itself and this one inherited it
+        if (SET_AFFINITY.isEmpty() || cpu < 0 || cpu >= 1024 || cpu >= CPUS) {
             return false;
         }
         try (Arena arena = Arena.ofConfined()) {
