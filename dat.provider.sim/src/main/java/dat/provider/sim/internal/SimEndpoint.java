@@ -395,10 +395,6 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 if (p != null && p.reqCount > 0) {
                     p.drainRequests(); // a send waiting for this receive goes on
                 }
-                TcpConnection w = wire;
-                if (w != null) {
-                    w.recvPosted(); // a send that came over TCP may wait for it
-                }
             }
         } finally {
             l.unlock();
@@ -417,10 +413,6 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             SimEndpoint p = peer;
             if (p != null && p.reqCount > 0) {
                 p.drainRequests();
-            }
-            TcpConnection w = wire;
-            if (w != null) {
-                w.recvPosted();
             }
         } finally {
             l.unlock();
@@ -1069,6 +1061,17 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             if (wire != w) {
                 return null; // flushed meanwhile: the connection is going away
             }
+            if (status == TcpFrame.STATUS_RNR) {
+                if (read || txCount == 0 || seq != rxSeq || requests[reqHead].op != Wr.Request.SEND) {
+                    return "a receiver-not-ready answer for seq " + seq + ", which is not the send at the head";
+                }
+                // the target dropped this send and what followed: transmit them again, later
+                txCount = 0;
+                txSeq = rxSeq;
+                w.notReady();
+                return null;
+            }
+            w.acknowledged();
             // an ACK is cumulative: it completes every request in flight up to seq (sends, writes)
             long last = read || status != TcpFrame.STATUS_OK ? rxSeq : seq;
             if (txCount == 0 || seq < rxSeq || seq - rxSeq >= txCount || (read || status != TcpFrame.STATUS_OK) && seq != rxSeq) {

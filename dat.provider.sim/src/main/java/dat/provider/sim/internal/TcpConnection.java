@@ -91,8 +91,14 @@ final class TcpConnection {
     private volatile long lastRead = System.nanoTime();
     private volatile long lastWrite = System.nanoTime();
     private volatile long writingSince;
-    /** The reader waits for a local receive (RNR): the peer owes nothing meanwhile. */
-    private volatile boolean rnrWait;
+    /** The target side: the sequence number of the send refused as receiver-not-ready, -1 when none (reader only). */
+    private long notReadyFrom = -1;
+    /** The initiator side: no request goes out before this time, after an RNR NAK. */
+    private volatile long retryAt;
+    /** The initiator side: the next RNR backoff, doubling from 50 us to 10 ms. */
+    private long rnrBackoffNanos = RNR_MIN_BACKOFF_NANOS;
+    private static final long RNR_MIN_BACKOFF_NANOS = 50_000;
+    private static final long RNR_MAX_BACKOFF_NANOS = 10_000_000;
     private static final ByteBuffer NOP_FRAME = frame(TcpFrame.NOP, 0, 0, 0, 0, 0, null);
 
     /** The writer sent its last frame (a refusal) and ends. */
@@ -373,7 +379,15 @@ final class TcpConnection {
         }
         SimEndpoint e = ep;
         SocketChannel ch = channel;
-        String why = switch (reader.frame.opcode) {
+        int opcode = reader.frame.opcode;
+        if (notReadyFrom >= 0 && (opcode == TcpFrame.SEND || opcode == TcpFrame.RDMA_WRITE || opcode == TcpFrame.RDMA_READ_REQUEST)) {
+            if (reader.frame.seq != notReadyFrom) {
+                reader.skipPayload(ch); // sent before the initiator learned of the RNR: it sends it again
+                return true;
+            }
+            notReadyFrom = -1; // the retransmission
+        }
+        String why = switch (opcode) {
             case TcpFrame.DISCONNECT -> {
                 lost(EventNumber.CONNECTION_EVENT_DISCONNECTED);
                 yield "";
@@ -421,17 +435,14 @@ final class TcpConnection {
         long seq = f.seq;
         long len = f.payloadLength;
         boolean solicited = f.aux == TcpFrame.SOLICITED;
-        // no receive: wait for one with everything behind it (the infinite RNR retry of the in-JVM path)
-        while (!e.takeRecvForWire(this, rx)) {
-            if (closed || finQueued || !e.onWire(this)) {
-                rnrWait = false;
-                return ENDED;
-            }
-            rnrWait = true;
-            java.util.concurrent.locks.LockSupport.parkNanos(this, 1_000_000);
+        if (!e.takeRecvForWire(this, rx)) {
+            // receiver not ready: drop it and what follows until the initiator sends it again; the
+            // reader goes on reading, so the connection's liveness is still watched meanwhile
+            reader.skipPayload(ch);
+            notReadyFrom = seq;
+            respond(TcpFrame.ACK, seq, TcpFrame.STATUS_RNR, null, 0, 0, false);
+            return null;
         }
-        rnrWait = false;
-        lastRead = System.nanoTime();
         if (len > rx.total) {
             // the receiver sees LOCAL_LENGTH, the sender REMOTE_RESPONDER, and the connection breaks
             e.recvDone(this, rx, dat.api.DtoCompletionStatus.ERR_LOCAL_LENGTH, 0, false);
@@ -797,7 +808,7 @@ final class TcpConnection {
             lost(EventNumber.CONNECTION_EVENT_BROKEN);
             return;
         }
-        if (!rnrWait && now - lastRead > timeout) {
+        if (now - lastRead > timeout) {
             protocolEnd("nothing read for " + timeout / 1_000_000 + " ms: the peer is gone");
             lost(EventNumber.CONNECTION_EVENT_BROKEN);
             return;
@@ -849,12 +860,20 @@ final class TcpConnection {
         }
     }
 
-    /** Wakes the reader: a send may wait for the receive just posted. */
-    void recvPosted() {
-        Thread r = readerThread;
-        if (r != null) {
-            java.util.concurrent.locks.LockSupport.unpark(r);
-        }
+    /**
+     * The initiator side, under the Endpoint's lock: the peer refused the head send as receiver
+     * not ready; the Endpoint rewound its requests, the writer sends them again after a backoff.
+     */
+    void notReady() {
+        long backoff = rnrBackoffNanos;
+        rnrBackoffNanos = Math.min(backoff * 2, RNR_MAX_BACKOFF_NANOS);
+        retryAt = System.nanoTime() + backoff;
+        kick();
+    }
+
+    /** The initiator side: a request was acknowledged; the next RNR starts from the shortest backoff. */
+    void acknowledged() {
+        rnrBackoffNanos = RNR_MIN_BACKOFF_NANOS;
     }
 
     private void protocolEnd(String reason) {
@@ -916,10 +935,15 @@ final class TcpConnection {
                     continue;
                 }
                 SimEndpoint e = ep;
-                if (e != null && transmit(ch, e)) {
+                long wait = retryAt - System.nanoTime();
+                if (e != null && wait <= 0 && transmit(ch, e)) {
                     continue;
                 }
-                java.util.concurrent.locks.LockSupport.park(this);
+                if (wait > 0) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(this, wait);
+                } else {
+                    java.util.concurrent.locks.LockSupport.park(this);
+                }
             }
         } catch (IOException e) {
             // the peer is gone or stopped reading until the socket was closed: the connection ends

@@ -78,7 +78,13 @@ final class TcpFrame {
     static final int STATUS_REMOTE_ACCESS = 1;
     /** The posted receive was smaller than the send. */
     static final int STATUS_REMOTE_LENGTH = 2;
-    static final int MAX_STATUS = STATUS_REMOTE_LENGTH;
+    /**
+     * ACK only: receiver not ready, the send found no posted receive. The target dropped it and
+     * drops every request behind it until the initiator sends that sequence number again, after a
+     * backoff (RC's RNR NAK and retry, infinitely, as the in-JVM path waits).
+     */
+    static final int STATUS_RNR = 3;
+    static final int MAX_STATUS = STATUS_RNR;
 
     // The reasons decode() rejects a header for; constants, so rejecting allocates nothing.
     static final String BAD_MAGIC = "bad magic";
@@ -169,6 +175,7 @@ final class TcpFrame {
             case RDMA_READ_RESPONSE, ACK -> (context != 0 || address != 0) ? NONZERO_UNUSED
                     : aux < 0 || aux > MAX_STATUS ? BAD_AUX
                     : op == ACK && payloadLength != 0 ? UNEXPECTED_PAYLOAD
+                    : op == RDMA_READ_RESPONSE && aux == STATUS_RNR ? BAD_AUX
                     : aux != STATUS_OK && payloadLength != 0 ? UNEXPECTED_PAYLOAD : null;
             default -> BAD_OPCODE;
         };

@@ -217,4 +217,69 @@ class TcpFaultTest {
             assertThat(another.isConnected()).isTrue();
         }
     }
+
+    /** A raw active peer connected to {@code a}'s Endpoint: the CONNECT_REQUEST, the accept, READY_TO_USE. */
+    private Socket rawActivePeer() throws Exception {
+        a.ia.createPublicServicePoint(5, a.crEvd, PspFlag.CONSUMER);
+        Socket s = new Socket(InetAddress.getByName("127.0.0.1"), a.address().getPort());
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write(header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 5));
+        a.expect(a.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(a.ep, null);
+        DataInputStream in = new DataInputStream(s.getInputStream());
+        assertThat(frame(in).get(3)).isEqualTo((byte) TcpFrame.ACCEPT);
+        s.getOutputStream().write(header(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0));
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        return s;
+    }
+
+    private static byte[] header(int op, long len, int ctx, int aux, long seq, long addr) {
+        ByteBuffer b = ByteBuffer.allocate(TcpFrame.HEADER_BYTES + (int) len);
+        TcpFrame.encode(b, op, len, ctx, aux, seq, addr);
+        return b.array();
+    }
+
+    /**
+     * A send that finds no receive is refused as receiver-not-ready (an ACK with STATUS_RNR); the
+     * target drops what follows until the initiator sends that send again, which then lands in the
+     * receive posted meanwhile.
+     */
+    @Test
+    void aSendWithoutAReceiveIsRefusedAsNotReadyAndLandsWhenSentAgain() throws Exception {
+        try (Socket s = rawActivePeer()) {
+            rawPeer = s;
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            byte[] send0 = header(TcpFrame.SEND, 8, 0, 0, 0, 0);
+            java.util.Arrays.fill(send0, TcpFrame.HEADER_BYTES, send0.length, (byte) 7);
+            s.getOutputStream().write(send0);
+            ByteBuffer nak = frame(in);
+            assertThat(nak.get(3)).isEqualTo((byte) TcpFrame.ACK);
+            assertThat(nak.getInt(12)).isEqualTo(TcpFrame.STATUS_RNR);
+            assertThat(nak.getLong(16)).isZero();
+            s.getOutputStream().write(header(TcpFrame.SEND, 8, 0, 0, 1, 0)); // sent before the NAK arrived: dropped
+            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 42, 0));
+            s.getOutputStream().write(send0); // the retransmission
+            ByteBuffer ack = frame(in);
+            assertThat(ack.getInt(12)).isEqualTo(TcpFrame.STATUS_OK);
+            assertThat(ack.getLong(16)).isZero();
+            DatEvent r = a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT);
+            assertThat(r.userCookie()).isEqualTo(42);
+            assertThat(r.transferredLength()).isEqualTo(8);
+            assertThat(a.mem.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 7);
+        }
+    }
+
+    /**
+     * While the target has no receive for the peer's send it still reads: a peer that then goes
+     * silent (half-open) breaks the connection within the liveness timeout.
+     */
+    @Test
+    void aPeerThatGoesSilentWhileTheTargetHasNoReceiveBreaksWithinTheTimeout() throws Exception {
+        try (Socket s = rawActivePeer()) {
+            rawPeer = s;
+            s.getOutputStream().write(header(TcpFrame.SEND, 8, 0, 0, 0, 0));
+            assertThat(frame(new DataInputStream(s.getInputStream())).getInt(12)).isEqualTo(TcpFrame.STATUS_RNR);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+            assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        }
+    }
 }
