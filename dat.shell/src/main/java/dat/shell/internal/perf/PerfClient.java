@@ -159,9 +159,7 @@ final class PerfClient {
         if (code != DatReturn.SUCCESS) {
             throw new DatException(code, "dat_evd_wait for a completion");
         }
-        if (event.eventNumber() != EventNumber.DTO_COMPLETION_EVENT || event.status() != dat.api.DtoCompletionStatus.SUCCESS) {
-            throw new IllegalStateException("unexpected event: " + event);
-        }
+        Spin.successCookie(event);
     }
 
     private Stats datPingPong(long size) {

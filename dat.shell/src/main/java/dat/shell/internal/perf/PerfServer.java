@@ -9,6 +9,7 @@ import dat.api.EpAttributes;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
 import dat.api.EvdFlags;
+import dat.api.IaAttributes;
 import dat.api.InterfaceAdapter;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
@@ -59,6 +60,8 @@ final class PerfServer implements AutoCloseable {
     private static final long WAIT_MICROS = 200_000;
 
     private final InterfaceAdapter ia;
+    /** The IA's attributes, queried once. */
+    private final IaAttributes limits;
     private final PrintStream out;
     private final Arena arena = Arena.ofShared();
     private final ProtectionZone pz;
@@ -70,13 +73,14 @@ final class PerfServer implements AutoCloseable {
 
     PerfServer(InterfaceAdapter ia, PrintStream out) throws IOException {
         this.ia = ia;
+        this.limits = ia.query().iaAttributes();
         this.out = out;
         pz = ia.createProtectionZone();
-        MemorySegment memory = arena.allocate(Math.min(BUFFER, ia.query().iaAttributes().maxLmrBlockSize()), DatConstants.OPTIMAL_ALIGNMENT);
+        MemorySegment memory = arena.allocate(Math.min(BUFFER, limits.maxLmrBlockSize()), DatConstants.OPTIMAL_ALIGNMENT);
         lmr = ia.registerMemory(memory, pz, MemPrivileges.ALL);
         crEvd = ia.createEventDispatcher(16, null, EvdFlags.CR);
         psp = ia.createPublicServicePoint(QUALIFIER, crEvd, PspFlag.CONSUMER);
-        InetSocketAddress address = ia.query().iaAttributes().iaAddress();
+        InetSocketAddress address = limits.iaAddress();
         nio = ServerSocketChannel.open();
         nio.setOption(StandardSocketOptions.SO_REUSEADDR, true);
         nio.bind(new InetSocketAddress(address.getAddress(), NIO_PORT), 64);
@@ -84,7 +88,7 @@ final class PerfServer implements AutoCloseable {
 
     /** @return the IA address clients connect to */
     InetSocketAddress iaAddress() {
-        return ia.query().iaAttributes().iaAddress();
+        return limits.iaAddress();
     }
 
     /** Serves until the calling thread is interrupted. */
@@ -125,9 +129,8 @@ final class PerfServer implements AutoCloseable {
         ByteBuffer in = ByteBuffer.wrap(data).order(ByteOrder.BIG_ENDIAN);
         byte mode = in.get();
         long size = in.getLong();
-        var limits = ia.query().iaAttributes();
         EventDispatcher recv = ia.createEventDispatcher(Math.min(limits.maxEvdQlen(), 4 * DEPTH), null, EvdFlags.DTO);
-        EventDispatcher request2 = ia.createEventDispatcher(Math.min(limits.maxEvdQlen(), 4 * DEPTH), null, EvdFlags.DTO);
+        EventDispatcher requests = ia.createEventDispatcher(Math.min(limits.maxEvdQlen(), 4 * DEPTH), null, EvdFlags.DTO);
         EventDispatcher conn = ia.createEventDispatcher(8, null, EvdFlags.CONNECTION);
         long message = Math.max(1, Math.min(size, Math.min(lmr.registeredSize() / 2 / DEPTH, limits.maxMessageSize())));
         EpAttributes attributes = EpAttributes.builder().maxMessageSize(message)
@@ -136,7 +139,7 @@ final class PerfServer implements AutoCloseable {
                 .maxRecvIov(1).maxRequestIov(1).maxRdmaReadIov(1).maxRdmaWriteIov(1)
                 .maxRdmaReadIn(Math.min(8, limits.maxRdmaReadPerEpIn())).maxRdmaReadOut(Math.min(8, limits.maxRdmaReadPerEpOut()))
                 .build();
-        Endpoint ep = ia.createEndpoint(pz, recv, request2, conn, attributes);
+        Endpoint ep = ia.createEndpoint(pz, recv, requests, conn, attributes);
         int depth = Math.min(DEPTH, limits.maxDtoPerEp());
         if (mode == ECHO) {
             for (int slot = 0; slot < depth; slot++) {
@@ -150,7 +153,7 @@ final class PerfServer implements AutoCloseable {
         cr.accept(ep, answer.array());
         Thread.ofPlatform().daemon().name("dat-perf-server-connection").start(() -> {
             try {
-                connection(mode, message, depth, ep, recv, request2, conn);
+                connection(mode, message, depth, ep, recv, requests, conn);
             } catch (RuntimeException e) {
                 if (!closed) {
                     out.println("dat perf --server: a connection ended: " + e);
@@ -158,7 +161,7 @@ final class PerfServer implements AutoCloseable {
             } finally {
                 ep.close();
                 recv.close();
-                request2.close();
+                requests.close();
                 conn.close();
             }
         });

@@ -22,10 +22,7 @@ final class Spin {
         while (true) {
             int code = evd.dequeue(event);
             if (code == DatReturn.SUCCESS) {
-                if (event.eventNumber() != EventNumber.DTO_COMPLETION_EVENT || event.status() != DtoCompletionStatus.SUCCESS) {
-                    throw new IllegalStateException("unexpected event: " + event);
-                }
-                return event.userCookie();
+                return successCookie(event);
             }
             if (DatReturn.typeOf(code) != DatReturn.QUEUE_EMPTY) {
                 throw new DatException(code, "dat_evd_dequeue");
@@ -35,6 +32,14 @@ final class Spin {
             }
             Thread.onSpinWait();
         }
+    }
+
+    /** The cookie of a successful DTO completion; anything else fails the run. */
+    static long successCookie(DatEvent event) {
+        if (event.eventNumber() != EventNumber.DTO_COMPLETION_EVENT || event.status() != DtoCompletionStatus.SUCCESS) {
+            throw new IllegalStateException("unexpected event: " + event);
+        }
+        return event.userCookie();
     }
 
     /** Takes every completion already queued on {@code evd}; returns how many. A failed DTO fails the run. */

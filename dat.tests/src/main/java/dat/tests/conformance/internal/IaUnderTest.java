@@ -678,14 +678,30 @@ public final class IaUnderTest implements AutoCloseable {
      * @param what which data, for the failure message
      */
     public void verify(MemorySegment memory, int seed, long firstIndex, String what) {
+        String wrong = mismatch(memory, seed, firstIndex);
+        if (wrong != null) {
+            throw failure(what + ": " + wrong);
+        }
+    }
+
+    /**
+     * Compares memory with the pattern of {@link #fill}.
+     *
+     * @param memory the memory to check
+     * @param seed the seed it was filled with
+     * @param firstIndex the pattern position of the memory's first byte
+     * @return {@code null}, or which byte is wrong, what it is and what it should be
+     */
+    public static String mismatch(MemorySegment memory, int seed, long firstIndex) {
         for (long i = 0; i < memory.byteSize(); i++) {
             byte expected = patternByte(seed, firstIndex + i);
             byte actual = memory.get(ValueLayout.JAVA_BYTE, i);
             if (expected != actual) {
-                throw failure(what + ": byte " + i + " of " + memory.byteSize() + " is 0x"
-                        + Integer.toHexString(actual & 0xFF) + ", expected 0x" + Integer.toHexString(expected & 0xFF));
+                return "byte " + i + " of " + memory.byteSize() + " is 0x" + Integer.toHexString(actual & 0xFF) + ", expected 0x"
+                        + Integer.toHexString(expected & 0xFF);
             }
         }
+        return null;
     }
 
     /**

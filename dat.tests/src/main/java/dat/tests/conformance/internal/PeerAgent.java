@@ -11,6 +11,7 @@ import dat.api.EpAttributes;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
 import dat.api.EvdFlags;
+import dat.api.IaAttributes;
 import dat.api.InterfaceAdapter;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
@@ -28,7 +29,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -53,13 +53,15 @@ public final class PeerAgent implements AutoCloseable {
 
     private final InterfaceAdapter ia;
     private final ServerSocket server;
+    private final IaAttributes iaAttributes;
     private final PrintStream log;
     private final Thread acceptor;
     private final Set<Socket> clients = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    private PeerAgent(InterfaceAdapter ia, ServerSocket server, PrintStream log) {
+    private PeerAgent(InterfaceAdapter ia, IaAttributes attributes, ServerSocket server, PrintStream log) {
         this.ia = ia;
+        this.iaAttributes = attributes;
         this.server = server;
         this.log = log;
         this.acceptor = new Thread(this::acceptLoop, "dat-peer-agent");
@@ -71,23 +73,27 @@ public final class PeerAgent implements AutoCloseable {
      *
      * @param registry the registry to open the IA through
      * @param iaName the IA
-     * @param listen the control address; a port of 0 picks one
+     * @param listen the control address (a port of 0 picks one), or {@code null} for
+     *     {@link PeerProtocol#DEFAULT_PORT} on the host of the IA's address
      * @param log where pairs are reported
      * @return the running agent
      * @throws IOException when the control address cannot be bound
      */
     public static PeerAgent start(DatRegistry registry, String iaName, InetSocketAddress listen, PrintStream log) throws IOException {
         InterfaceAdapter ia = registry.openIa(iaName);
+        IaAttributes attributes;
         ServerSocket server;
         try {
+            attributes = ia.query().iaAttributes();
             server = new ServerSocket();
             server.setReuseAddress(true);
-            server.bind(listen, 64);
+            server.bind(listen != null ? listen : new InetSocketAddress(attributes.iaAddress().getAddress(), PeerProtocol.DEFAULT_PORT),
+                    64);
         } catch (IOException | RuntimeException e) {
             ia.close();
             throw e;
         }
-        PeerAgent agent = new PeerAgent(ia, server, log);
+        PeerAgent agent = new PeerAgent(ia, attributes, server, log);
         agent.acceptor.start();
         return agent;
     }
@@ -99,7 +105,7 @@ public final class PeerAgent implements AutoCloseable {
 
     /** @return the IA address of the agent's IA */
     public InetSocketAddress iaAddress() {
-        return ia.query().iaAttributes().iaAddress();
+        return iaAttributes.iaAddress();
     }
 
     private void acceptLoop() {
@@ -193,7 +199,7 @@ public final class PeerAgent implements AutoCloseable {
         }
 
         void open(EpAttributes attributes) {
-            int qlen = Math.min(IaUnderTest.DEFAULT_QLEN, ia.query().iaAttributes().maxEvdQlen());
+            int qlen = Math.min(IaUnderTest.DEFAULT_QLEN, iaAttributes.maxEvdQlen());
             ProtectionZone pz = keep(ia.createProtectionZone());
             recvEvd = keep(ia.createEventDispatcher(qlen, null, EvdFlags.DTO));
             requestEvd = keep(ia.createEventDispatcher(qlen, null, EvdFlags.DTO | EvdFlags.RMR_BIND));
@@ -249,17 +255,7 @@ public final class PeerAgent implements AutoCloseable {
                     }
                     case PeerProtocol.VERIFY -> {
                         MemorySegment range = buffer.asSlice(in.readLong(), in.readLong());
-                        int seed = in.readInt();
-                        String wrong = null;
-                        for (long i = 0; i < range.byteSize() && wrong == null; i++) {
-                            byte expected = IaUnderTest.patternByte(seed, i);
-                            byte actual = range.get(ValueLayout.JAVA_BYTE, i);
-                            if (expected != actual) {
-                                wrong = "byte " + i + " of " + range.byteSize() + " is 0x" + Integer.toHexString(actual & 0xFF)
-                                        + ", expected 0x" + Integer.toHexString(expected & 0xFF);
-                            }
-                        }
-                        reply(out, wrong);
+                        reply(out, IaUnderTest.mismatch(range, in.readInt(), 0));
                     }
                     case PeerProtocol.POST_RECV, PeerProtocol.POST_SEND -> {
                         LmrTriplet[] iov = iov(in.readInt(), in.readInt(), in.readLong());

@@ -165,14 +165,7 @@ public final class TestCommand {
 
     /** Runs the peer agent until the command's thread is interrupted (the framework stops). */
     private void serve(String iaName, String listen, PrintStream out) {
-        java.net.InetSocketAddress address;
-        if (listen != null) {
-            address = TestEnvironment.parseAddress(listen, "--listen", true);
-        } else {
-            try (dat.api.InterfaceAdapter ia = registry.openIa(iaName)) {
-                address = new java.net.InetSocketAddress(ia.query().iaAttributes().iaAddress().getAddress(), PeerProtocol.DEFAULT_PORT);
-            }
-        }
+        java.net.InetSocketAddress address = listen == null ? null : TestEnvironment.parseAddress(listen, "--listen", true);
         try (PeerAgent agent = PeerAgent.start(registry, iaName, address, out)) {
             out.println("dat test --serve: IA " + iaName + " at " + agent.iaAddress() + ", control connections at " + agent.address());
             out.flush();
@@ -182,7 +175,8 @@ public final class TestCommand {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (java.io.IOException e) {
-            throw new IllegalStateException("dat test --serve: cannot listen at " + address + ": " + e.getMessage(), e);
+            throw new IllegalStateException("dat test --serve: cannot listen at " + (address != null ? address
+                    : "port " + PeerProtocol.DEFAULT_PORT + " of " + iaName + "'s host") + ": " + e.getMessage(), e);
         }
     }
 
