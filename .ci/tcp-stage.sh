@@ -26,30 +26,35 @@ export DAT_NO_BUILD=1
 
 conf() { printf '%s u1.2 threadsafe default sim 1.0 "tcp=%s" ""\n' "$1" "$2" > "$work/$1.conf"; echo "$work/$1.conf"; }
 
-# starts a peer agent (in a namespace when $1 is not empty) and waits for its ready line
-start_agent() {
-    local ns=$1 conf=$2 ia=$3 out=$4
+# starts a server JVM, `./dat ARGS...` (in namespace $1 when not empty, with DAT_CONF=$2, output to
+# $3), and waits until its output has the line $4; stop_server ends it
+start_server() {
+    local ns=$1 conf=$2 out=$3 ready=$4
+    shift 4
     if [ -n "$ns" ]; then
-        DAT_CONF=$conf timeout 600 ip netns exec "$ns" ./dat test --serve "$ia" > "$out" 2>&1 &
+        DAT_CONF=$conf timeout 600 ip netns exec "$ns" ./dat "$@" > "$out" 2>&1 &
     else
-        DAT_CONF=$conf timeout 600 ./dat test --serve "$ia" > "$out" 2>&1 &
+        DAT_CONF=$conf timeout 600 ./dat "$@" > "$out" 2>&1 &
     fi
-    agent_pid=$!
+    server_pid=$!
     for _ in $(seq 1 120); do
-        grep -q 'control connections at' "$out" && return 0
-        kill -0 "$agent_pid" 2>/dev/null || break
+        grep -q "$ready" "$out" && return 0
+        kill -0 "$server_pid" 2>/dev/null || break
         sleep 0.5
     done
-    log "the peer agent did not start:"; tail -20 "$out"
+    log "the server ./dat $* did not start:"; tail -20 "$out"
     return 1
 }
 
-stop_agent() {
-    [ -n "${agent_pid:-}" ] || return 0
-    pkill -TERM -P "$agent_pid" 2>/dev/null; kill -TERM "$agent_pid" 2>/dev/null
-    for _ in $(seq 1 20); do kill -0 "$agent_pid" 2>/dev/null || break; sleep 0.5; done
-    pkill -KILL -f "dat.batch.arg.1=--serve" 2>/dev/null
-    agent_pid=
+start_agent() { start_server "$1" "$2" "$4" 'control connections at' test --serve "$3"; }
+
+stop_server() {
+    [ -n "${server_pid:-}" ] || return 0
+    pkill -TERM -P "$server_pid" 2>/dev/null; kill -TERM "$server_pid" 2>/dev/null
+    for _ in $(seq 1 20); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.5; done
+    # the launcher's bash waits for its JVM, which the TERM above does not reach inside a namespace
+    pkill -KILL -f -- "-Ddat.batch.arg.1=--serve" 2>/dev/null; pkill -KILL -f -- "-Ddat.batch.arg.2=--server" 2>/dev/null
+    server_pid=
 }
 
 summary() { grep -a -E '^TOTAL' "$1" | tail -1; grep -a '^FAILED' "$1" | sed 's/^/[tcp]   /'; }
@@ -69,22 +74,18 @@ if start_agent "" "$(conf tcpB 127.0.0.1:7700)" tcpB "$work/agent-two-jvms.log";
 else
     status=1
 fi
-stop_agent
+stop_server
 
 # --- dat perf across two processes (a benchmark: printed, not counted; a failing run fails the stage) ---
 log "dat perf tcpA --client 127.0.0.1:7700 --quick against dat perf tcpB --server (two JVMs, loopback)"
-DAT_CONF=$(conf tcpB 127.0.0.1:7700) timeout 600 ./dat perf tcpB --server > "$work/perf-server.log" 2>&1 &
-agent_pid=$!
-for _ in $(seq 1 120); do grep -q 'serving until stopped' "$work/perf-server.log" && break; sleep 0.5; done
+start_server "" "$(conf tcpB 127.0.0.1:7700)" "$work/perf-server.log" 'serving until stopped' perf tcpB --server || status=1
 if DAT_CONF=$(conf tcpA 127.0.0.1:0) timeout 300 ./dat perf tcpA --client 127.0.0.1:7700 --quick --json "$work/perf-two-jvms.json" \
     > "$work/perf-client.log" 2>&1; then
     grep -a -v -E '^(INFO|WARNING):|^[A-Z][a-z]{2} [0-9]+, ' "$work/perf-client.log" | sed 's/^/[tcp]   /'
 else
     log "dat perf --client failed:"; tail -20 "$work/perf-client.log"; status=1
 fi
-pkill -TERM -P "$agent_pid" 2>/dev/null; kill -TERM "$agent_pid" 2>/dev/null; sleep 1
-pkill -KILL -f "dat.batch.arg.2=--server" 2>/dev/null
-agent_pid=
+stop_server
 
 # --- 3. transactions across two network namespaces -------------------------------------------------
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
@@ -121,7 +122,7 @@ else
     else
         log "could not set up the namespaces or start the agent in datB"; status=1
     fi
-    stop_agent
+    stop_server
     cleanup_ns
 fi
 log "took $(( $(date +%s) - start )) s"
