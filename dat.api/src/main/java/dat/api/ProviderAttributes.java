@@ -65,6 +65,17 @@ public record ProviderAttributes(
         boolean rdmaWriteForRdmaReadRequired,
         java.util.Map<String, String> providerSpecificAttributes) {
 
+    /**
+     * The prefix of a provider-specific attribute by which a provider declares where it departs
+     * from a DAT 1.2 manual page, and why: the key is {@code DEVIATION_PREFIX + name} (for example
+     * {@code "dat.deviation.max_private_data_size"}), the value says what the provider does
+     * instead and why it cannot do what the page says (typically a limit of the transport or the
+     * device). A consumer reads it to adapt; the conformance suite checks that the provider then
+     * behaves as declared, and reports the test as skipped with the declared reason, never as
+     * passed.
+     */
+    public static final String DEVIATION_PREFIX = "dat.deviation.";
+
     /** Copies the collections, so the record stays immutable. */
     public ProviderAttributes {
         lmrMemTypesSupported = java.util.Set.copyOf(lmrMemTypesSupported);

@@ -48,6 +48,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
@@ -534,7 +535,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         if (!ProviderAttrMask.isValid(providerAttrMask)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "providerAttrMask", "undefined bits");
         }
-        return new IaQuery(asyncEvd, iaAttributes(), providerAttributes(port, maxSrq > 0));
+        return new IaQuery(asyncEvd, iaAttributes(), providerAttributes(port, maxSrq > 0, vendorId));
     }
 
     IaAttributes iaAttributes() {
@@ -583,7 +584,30 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         }
     }
 
-    static ProviderAttributes providerAttributes(DevicePort port, boolean srq) {
+    /** {@code RXE_VENDOR_ID}: the vendor id soft-RoCE (the rdma_rxe driver) reports (older kernels reported 0). */
+    static final int SOFT_ROCE_VENDOR_ID = 0xFFFFFF;
+
+    /**
+     * Where this provider departs from the pages, declared under
+     * {@link ProviderAttributes#DEVIATION_PREFIX}, with the provider's other named attributes.
+     */
+    static Map<String, String> providerSpecificAttributes(DevicePort port, int vendorId) {
+        Map<String, String> attributes = new LinkedHashMap<>();
+        attributes.put("ia.transport", port.transport());
+        attributes.put("rmr", "not implemented");
+        attributes.put(ProviderAttributes.DEVIATION_PREFIX + "max_private_data_size", CmEvents.MAX_PRIVATE_DATA
+                + " bytes, not the 64 of dat_ia_query(3DAT): rdma_cm carries 56 bytes of private data in an InfiniBand/RoCE"
+                + " connect request (the CM REQ's 92 less rdma_cm's 36-byte header), one of which holds the length; the provider"
+                + " keeps that limit on every transport");
+        if (vendorId == SOFT_ROCE_VENDOR_ID) {
+            attributes.put(ProviderAttributes.DEVIATION_PREFIX + "recv_length_error", "DAT_DTO_ERR_LOCAL_EP: soft-RoCE (rdma_rxe)"
+                    + " completes a receive too small for its message with IBV_WC_LOC_QP_OP_ERR, not IBV_WC_LOC_LEN_ERR (Linux 6.1"
+                    + " takes the overlong payload for a malformed receive WQE), and the provider reports what the device reports");
+        }
+        return attributes;
+    }
+
+    static ProviderAttributes providerAttributes(DevicePort port, boolean srq, int vendorId) {
         return ProviderAttributes.builder()
                 .providerName("verbs")
                 .providerVersionMajor(1)
@@ -616,7 +640,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 .lmrSyncRequired(false)
                 .dtoAsyncReturnGuaranteed(true)
                 .rdmaWriteForRdmaReadRequired(false)
-                .providerSpecificAttributes(Map.of("ia.transport", port.transport(), "rmr", "not implemented"))
+                .providerSpecificAttributes(providerSpecificAttributes(port, vendorId))
                 .build();
     }
 

@@ -7,8 +7,10 @@ import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
+import dat.api.IaQuery;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
+import dat.api.ProviderAttributes;
 import dat.api.WaitProxyAgent;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationHandler;
@@ -29,12 +31,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * <li>a successful receive completes with a transferred length one byte too long
  *     (dat_ep_post_recv(3DAT), dat_evd_dequeue(3DAT));</li>
  * <li>a post whose IOV segment lies outside its LMR returns DAT_SUCCESS and is silently dropped,
- *     instead of DAT_INVALID_PARAMETER (dat_ep_post_send(3DAT) and the other posts).</li>
+ *     instead of DAT_INVALID_PARAMETER (dat_ep_post_send(3DAT) and the other posts);</li>
+ * <li>a receive too small for its message completes with DAT_DTO_ERR_LOCAL_EP instead of
+ *     DAT_DTO_ERR_LOCAL_LENGTH, while the provider attributes declare a different deviation
+ *     ({@link #FALSE_DECLARATION}): a declaration must match what the provider does.</li>
  * </ul>
  * Handles, records that hold handles, events, agents and event handlers are translated both ways,
  * so that a consumer only ever sees wrappers.
  */
 final class Breakage {
+
+    /** Fault 3's declaration, which does not match what the IA does. */
+    static final String FALSE_DECLARATION = "DAT_DTO_ERR_LOCAL_PROTECTION: declared by broken0, which completes such receives"
+            + " with DAT_DTO_ERR_LOCAL_EP";
 
     private final Map<Object, Object> wrappers = Collections.synchronizedMap(new IdentityHashMap<>());
     private final Map<Object, Object> delegates = Collections.synchronizedMap(new IdentityHashMap<>());
@@ -146,11 +155,16 @@ final class Breakage {
         switch (event.eventNumber()) {
             case EventNumber.DTO_COMPLETION_EVENT -> {
                 long length = event.transferredLength();
+                int status = event.status();
                 Set<Long> cookies = receiveCookies.get(event.endpoint());
-                if (cookies != null && cookies.remove(event.userCookie()) && event.status() == DtoCompletionStatus.SUCCESS) {
-                    length++; // fault 1: the receive's transferred length is one byte too long
+                if (cookies != null && cookies.remove(event.userCookie())) {
+                    if (status == DtoCompletionStatus.SUCCESS) {
+                        length++; // fault 1: the receive's transferred length is one byte too long
+                    } else if (status == DtoCompletionStatus.ERR_LOCAL_LENGTH) {
+                        status = DtoCompletionStatus.ERR_LOCAL_EP; // fault 3, against its false declaration
+                    }
                 }
-                event.setDtoCompletion(evd, (dat.api.Endpoint) wrap(event.endpoint()), event.userCookie(), event.status(), length);
+                event.setDtoCompletion(evd, (dat.api.Endpoint) wrap(event.endpoint()), event.userCookie(), status, length);
             }
             case EventNumber.RMR_BIND_COMPLETION_EVENT -> event.setRmrBindCompletion(evd, (dat.api.RemoteMemoryRegion) wrap(event.rmr()),
                     event.userCookie(), event.status());
@@ -169,6 +183,14 @@ final class Breakage {
             }
         }
         event.setMoreEvents(more);
+    }
+
+    /** The real IA's answer to dat_ia_query with fault 3's false declaration added. */
+    private static IaQuery declareFalsely(IaQuery query) {
+        ProviderAttributes real = query.providerAttributes();
+        Map<String, String> named = new java.util.HashMap<>(real.providerSpecificAttributes());
+        named.put(ProviderAttributes.DEVIATION_PREFIX + "recv_length_error", FALSE_DECLARATION);
+        return new IaQuery(query.asyncEvd(), query.iaAttributes(), real.toBuilder().providerSpecificAttributes(named).build());
     }
 
     /** Whether every used segment of an IOV lies within an LMR the wrapped IA registered. */
@@ -235,6 +257,9 @@ final class Breakage {
                 result = method.invoke(delegate, translated);
             } catch (InvocationTargetException e) {
                 throw e.getCause();
+            }
+            if (name.equals("query") && result instanceof IaQuery query) {
+                return wrap(declareFalsely(query));
             }
             if ((name.equals("dequeue") || name.equals("await")) && result instanceof Integer code && code == DatReturn.SUCCESS) {
                 translate((DatEvent) args[args.length - 1]);

@@ -25,6 +25,12 @@ import org.junit.jupiter.api.DisplayName;
 /** dat_ep_post_recv(3DAT). */
 class PostRecvTest {
 
+    /**
+     * A provider whose device completes a receive too small for its message with another status
+     * declares it as {@code "<status name>: <why>"} under this deviation name.
+     */
+    static final String RECV_LENGTH_ERROR = "recv_length_error";
+
     @ConformanceTest
     @DisplayName("dat_ep_post_recv(3DAT) DAT_SUCCESS: the segments are filled in order, front ones completely, the rest not at all")
     void scatter(IaUnderTest t) {
@@ -59,11 +65,20 @@ class PostRecvTest {
     @DisplayName("dat_ep_post_recv(3DAT) DAT_SUCCESS: a message larger than the buffer completes with DAT_DTO_ERR_LOCAL_LENGTH")
     void messageTooLarge(IaUnderTest t) {
         Connection c = t.connect();
+        c.passive.buffer().asSlice(0, 200).fill((byte) 0x5A);
         t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(0, 100), 1, CompletionFlags.DEFAULT), "dat_ep_post_recv of 100 bytes");
         t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 200), 2, CompletionFlags.DEFAULT), "dat_ep_post_send of 200 bytes");
         DatEvent received = t.completion(c.passive.recvEvd, "the receive of a message too large for it");
+        String status = DtoCompletionStatus.name(received.status());
+        for (long i = 100; i < 200; i++) {
+            t.check(c.passive.buffer().get(ValueLayout.JAVA_BYTE, i) == 0x5A, "byte " + i + ", past the 100-byte receive, was written");
+        }
+        if (received.status() != DtoCompletionStatus.ERR_LOCAL_LENGTH
+                && t.declaredDeviation(RECV_LENGTH_ERROR).filter(declared -> declared.startsWith(status + ":")).isPresent()) {
+            t.skipAsDeclared(RECV_LENGTH_ERROR, "a 200-byte message into a 100-byte receive completed with " + status);
+        }
         t.check(received.status() == DtoCompletionStatus.ERR_LOCAL_LENGTH, "a 200-byte message into a 100-byte receive: expected"
-                + " DAT_DTO_LENGTH_ERROR (DAT_DTO_ERR_LOCAL_LENGTH), got " + DtoCompletionStatus.name(received.status()));
+                + " DAT_DTO_LENGTH_ERROR (DAT_DTO_ERR_LOCAL_LENGTH), got " + status);
     }
 
     @ConformanceTest

@@ -43,7 +43,12 @@ class IaQueryTest {
     @ConformanceTest
     @DisplayName("dat_ia_query(3DAT) DAT_SUCCESS: max private data size is at least 64 bytes")
     void privateDataSize(IaUnderTest t) {
-        assertThat(t.provider().maxPrivateDataSize()).as(t.at("Max private data size: \"This value is at least 64 bytes\""))
+        int size = t.provider().maxPrivateDataSize();
+        if (size > 0 && size < 64 && t.declaredDeviation("max_private_data_size").isPresent()) {
+            // ConnectTest and CrTest hold the provider to the smaller limit it declares
+            t.skipAsDeclared("max_private_data_size", "max_private_data_size is " + size);
+        }
+        assertThat(size).as(t.at("Max private data size: \"This value is at least 64 bytes\""))
                 .isGreaterThanOrEqualTo(64);
     }
 

@@ -30,6 +30,7 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Assumptions;
@@ -198,6 +199,32 @@ public final class IaUnderTest implements AutoCloseable {
      */
     public void requireFeasible(boolean feasible, String reason) {
         Assumptions.assumeTrue(feasible, () -> "not feasible: " + reason);
+    }
+
+    /**
+     * What the provider declares it does instead of what a page requires: its provider-specific
+     * attribute {@link ProviderAttributes#DEVIATION_PREFIX}{@code + name}.
+     *
+     * @param name the deviation's name, for example {@code "max_private_data_size"}
+     * @return the declaration, or empty when the provider declares no such deviation
+     */
+    public Optional<String> declaredDeviation(String name) {
+        return Optional.ofNullable(provider().providerSpecificAttributes().get(ProviderAttributes.DEVIATION_PREFIX + name));
+    }
+
+    /**
+     * Ends the test as skipped-unsupported, with the provider's own reason, for a departure from
+     * the page that the provider declares. Call it only once the test has checked that the
+     * provider behaves as it declares; without a declaration the test fails instead.
+     *
+     * @param name the deviation's name
+     * @param observed what the test saw, which the declaration must account for
+     */
+    public void skipAsDeclared(String name, String observed) {
+        String declared = declaredDeviation(name).orElseThrow(() -> failure(observed + ", and the provider declares no deviation "
+                + ProviderAttributes.DEVIATION_PREFIX + name));
+        Assumptions.abort(ConformanceSuite.UNSUPPORTED + observed + ", as the provider declares (" + ProviderAttributes.DEVIATION_PREFIX
+                + name + "): " + declared);
     }
 
     /**

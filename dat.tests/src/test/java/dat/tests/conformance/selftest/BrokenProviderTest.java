@@ -16,7 +16,8 @@ import org.osgi.test.junit5.service.ServiceExtension;
 
 /**
  * Proof that the conformance suite can fail: run against {@code broken0} (dat.tests.broken, which
- * reports receive lengths one byte too long and accepts IOV segments outside their LMR), the
+ * reports receive lengths one byte too long, accepts IOV segments outside their LMR, and reports a
+ * receive too small for its message with a status other than the deviation it declares), the
  * suite's DTO tests fail, with messages that name the man page and the expectation; the same tests
  * pass against the provider broken0 wraps.
  */
@@ -42,7 +43,10 @@ class BrokenProviderTest {
                 })
                 .as("the wrong receive length is reported, naming the page and transferred_length")
                 .anySatisfy(failure -> assertThat(failure.message()).containsPattern("dat_ep_post_(send|recv)\\(3DAT\\) DAT_SUCCESS")
-                        .contains("transferred_length"));
+                        .contains("transferred_length"))
+                .as("a declared deviation that does not match what the provider does is a failure, not a skip")
+                .anySatisfy(failure -> assertThat(failure.message()).contains("dat_ep_post_recv(3DAT)")
+                        .contains("expected DAT_DTO_LENGTH_ERROR (DAT_DTO_ERR_LOCAL_LENGTH), got DAT_DTO_ERR_LOCAL_EP"));
     }
 
     @Test

@@ -1,0 +1,35 @@
+package dat.provider.verbs.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dat.api.ProviderAttributes;
+import java.net.InetAddress;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The departures from the pages the provider declares in its attributes: the private-data limit
+ * of rdma_cm on every device, the receive length error only on soft-RoCE, whose driver reports it
+ * differently. The conformance suite holds the provider to what it declares.
+ */
+class DeclaredDeviationsTest {
+
+    private static final DevicePort PORT = new DevicePort("dev0", 1, InetAddress.getLoopbackAddress(), "RoCE", false);
+    private static final String PRIVATE_DATA = ProviderAttributes.DEVIATION_PREFIX + "max_private_data_size";
+    private static final String RECV_LENGTH = ProviderAttributes.DEVIATION_PREFIX + "recv_length_error";
+
+    @Test
+    void softRoceDeclaresItsReceiveLengthError() {
+        ProviderAttributes attributes = VerbsIa.providerAttributes(PORT, true, VerbsIa.SOFT_ROCE_VENDOR_ID);
+        assertThat(attributes.providerSpecificAttributes().get(RECV_LENGTH)).startsWith("DAT_DTO_ERR_LOCAL_EP:");
+        assertThat(attributes.providerSpecificAttributes().get(PRIVATE_DATA)).startsWith(CmEvents.MAX_PRIVATE_DATA + " bytes");
+        assertThat(attributes.maxPrivateDataSize()).isEqualTo(CmEvents.MAX_PRIVATE_DATA);
+    }
+
+    @Test
+    void anotherDeviceDeclaresOnlyThePrivateDataLimit() {
+        int mellanox = 0x02c9;
+        ProviderAttributes attributes = VerbsIa.providerAttributes(PORT, true, mellanox);
+        assertThat(attributes.providerSpecificAttributes()).containsKey(PRIVATE_DATA).doesNotContainKey(RECV_LENGTH)
+                .containsEntry("ia.transport", "RoCE");
+    }
+}
