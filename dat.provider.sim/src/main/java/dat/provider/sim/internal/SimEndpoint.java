@@ -252,6 +252,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             maxIov = a.maxRdmaReadIov();
             privilege = MemPrivileges.LOCAL_WRITE;
         }
+        TcpConnection inline = null;
         SpinLock l = acquire();
         try {
             s = state;
@@ -303,13 +304,18 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             }
             if (s == EpState.DISCONNECTED) {
                 flushRequests();
+            } else if (wire != null && txCount + 1 == reqCount) {
+                inline = wire; // the only request not on the wire: this thread may write it, below
             } else {
                 drainRequests();
             }
-            return OK;
         } finally {
             l.unlock();
         }
+        if (inline != null) {
+            inline.transmitInline(this);
+        }
+        return OK;
     }
 
     /** Posts an RMR bind work request (dat_rmr_bind(3DAT)); the RMR checked everything else. */
@@ -1003,6 +1009,20 @@ final class SimEndpoint extends SimHandle implements Endpoint {
      * @return its sequence number, or -1 when there is nothing to transmit
      */
     long nextTransmit(TcpConnection w, Wr.Request out) {
+        return nextTransmit(w, out, Long.MAX_VALUE);
+    }
+
+    /** {@link #nextTransmit(TcpConnection, Wr.Request, long)}'s answer when the next request is left to the writer. */
+    static final long TOO_LARGE_TO_INLINE = -2;
+
+    /**
+     * {@link #nextTransmit(TcpConnection, Wr.Request)} for an inline write: only an RDMA read (its
+     * request carries no data) or a request of at most one segment and {@code inlineBytes} bytes.
+     *
+     * @return its sequence number, -1 when there is nothing to transmit, {@link #TOO_LARGE_TO_INLINE}
+     *     when the next request is left to the writer
+     */
+    long nextTransmit(TcpConnection w, Wr.Request out, long inlineBytes) {
         SpinLock l = acquire();
         try {
             for (;;) {
@@ -1025,6 +1045,9 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                     }
                     continue;
                 }
+                if (inlineBytes != Long.MAX_VALUE && wr.op != Wr.Request.RDMA_READ && (wr.segments > 1 || wr.total > inlineBytes)) {
+                    return TOO_LARGE_TO_INLINE;
+                }
                 out.copyFrom(wr);
                 out.op = wr.op;
                 out.remoteContext = wr.remoteContext;
@@ -1033,6 +1056,16 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 txCount++;
                 return txSeq++;
             }
+        } finally {
+            l.unlock();
+        }
+    }
+
+    /** Whether a request waits to be transmitted on {@code w}. */
+    boolean untransmitted(TcpConnection w) {
+        SpinLock l = acquire();
+        try {
+            return wire == w && txCount < reqCount;
         } finally {
             l.unlock();
         }
@@ -1068,7 +1101,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 // the target dropped this send and what followed: transmit them again, later
                 txCount = 0;
                 txSeq = rxSeq;
-                w.notReady();
+                w.notReady(seq);
                 return null;
             }
             w.acknowledged();

@@ -7,8 +7,14 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -17,9 +23,15 @@ import java.util.logging.Logger;
  * for a {@link ConnectAttempt}; the passive side's acceptor hands it an accepted socket, whose
  * first frame must be a CONNECT_REQUEST.
  *
- * <p>Threads: a virtual reader thread owns the socket's input (connect, the answer, then every
- * frame until the end); a virtual writer thread owns its output, so that a peer that stops
- * reading blocks only that writer, never a consumer thread or the CM lock. Anything the peer sends
+ * <p>Threads: a reader thread owns the socket's input (connect, the answer, then every frame until
+ * the end); a writer thread owns the waits for its output, so that a peer that stops reading
+ * blocks only that writer, never a consumer thread or the CM lock. The socket is non-blocking:
+ * a small request from a posting thread and an ACK from the reader go out with one write by that
+ * thread when the output is idle, which saves the hand-off to the writer (a thread wake-up per
+ * message, the largest cost of a round trip); whatever the socket does not take at once is left
+ * to the writer. The reader and the writer wait for readiness with selectors of their own, and
+ * being non-blocking, no write is ever undone by an interrupt of the consumer's thread (a blocking
+ * NIO channel closes when a thread blocked on it is interrupted). Anything the peer sends
  * that the protocol does not allow at that point (a malformed header, a frame of the wrong phase)
  * ends this connection alone: the local Endpoint gets {@link EventNumber#CONNECTION_EVENT_BROKEN}.
  *
@@ -97,6 +109,8 @@ final class TcpConnection {
     private volatile long retryAt;
     /** The initiator side: the next RNR backoff, doubling from 50 us to 10 ms. */
     private long rnrBackoffNanos = RNR_MIN_BACKOFF_NANOS;
+    /** The initiator side: the send the last RNR refused (under the Endpoint's lock). */
+    private long rnrSeq = -1;
     private static final long RNR_MIN_BACKOFF_NANOS = 50_000;
     private static final long RNR_MAX_BACKOFF_NANOS = 10_000_000;
     private static final ByteBuffer NOP_FRAME = frame(TcpFrame.NOP, 0, 0, 0, 0, 0, null);
@@ -107,6 +121,112 @@ final class TcpConnection {
     private volatile boolean finQueued;
     private volatile Thread readerThread;
     private volatile Thread writerThread;
+
+    /**
+     * Held for a whole frame by every thread that writes to the channel: the writer, a posting
+     * thread writing its request inline, the reader writing an ACK inline. Inline writers only
+     * try it, so a consumer never waits for the writer.
+     */
+    private final ReentrantLock writeLock = new ReentrantLock();
+    /**
+     * A frame an inline write left unfinished because the socket took only part of it: the writer
+     * finishes it before anything else (under {@link #writeLock}). {@link #pendingRequest}: it is
+     * {@link #tx}'s, whose published range and loaded request the writer then clears.
+     */
+    private ByteBuffer pendingHeader;
+    private ByteBuffer pendingPayload;
+    private boolean pendingRequest;
+    /** The reader's header buffer for inline ACKs (the writer's is {@link #txHeader}). */
+    private ByteBuffer ackHeader;
+    /** Frames no larger than this go out inline from a posting thread. */
+    private static final long INLINE_BYTES = 16 * 1024;
+    /** The selectors the reader and the writer wait on, each its own; created on first wait, under {@link #selectorLock}. */
+    private Selector readSelector;
+    private Selector writeSelector;
+    private final Object selectorLock = new Object();
+    /** select's action: nothing (the wait is the point), and no selected-key set to allocate into. */
+    private static final Consumer<SelectionKey> READY = key -> {
+    };
+    /** The channel as the frame reader sees it. */
+    private final ReadableByteChannel in = new WaitingReads();
+
+    /**
+     * Reads that wait, on the non-blocking channel, until bytes arrive: the frame reader and the
+     * handlers read as from a blocking channel. A close wakes the wait and fails it.
+     */
+    private final class WaitingReads implements ReadableByteChannel {
+        @Override
+        public int read(ByteBuffer dst) throws IOException {
+            SocketChannel ch = channel;
+            for (;;) {
+                int n = ch.read(dst);
+                if (n != 0 || !dst.hasRemaining()) {
+                    return n;
+                }
+                flushAcks(); // nothing more to read now: the ACKs for what was read go out
+                awaitReady(ch, SelectionKey.OP_READ);
+            }
+        }
+
+        @Override
+        public boolean isOpen() {
+            return !closed;
+        }
+
+        @Override
+        public void close() {
+            TcpConnection.this.close();
+        }
+    }
+
+    /**
+     * Waits until the channel is ready for {@code op}: the reader for {@link SelectionKey#OP_READ},
+     * the writer for {@link SelectionKey#OP_WRITE}, each on its own selector.
+     *
+     * @throws AsynchronousCloseException when the connection closed (before or during the wait)
+     */
+    private void awaitReady(SocketChannel ch, int op) throws IOException {
+        Selector selector;
+        synchronized (selectorLock) {
+            if (closed) {
+                throw new AsynchronousCloseException();
+            }
+            selector = op == SelectionKey.OP_READ ? readSelector : writeSelector;
+            if (selector == null) {
+                selector = Selector.open();
+                ch.register(selector, op);
+                if (op == SelectionKey.OP_READ) {
+                    readSelector = selector;
+                } else {
+                    writeSelector = selector;
+                }
+            }
+        }
+        selector.select(READY); // close() wakes it
+        if (closed) {
+            throw new AsynchronousCloseException();
+        }
+    }
+
+    /** Closes the calling thread's selector once it waits no more: the reader's or the writer's. */
+    private void closeSelectors(boolean reader) {
+        Selector selector;
+        synchronized (selectorLock) {
+            selector = reader ? readSelector : writeSelector;
+            if (reader) {
+                readSelector = null;
+            } else {
+                writeSelector = null;
+            }
+        }
+        if (selector != null) {
+            try {
+                selector.close();
+            } catch (IOException e) {
+                // released anyway
+            }
+        }
+    }
 
     TcpConnection(TcpTransport transport, SocketChannel accepted, ConnectAttempt attempt) {
         this.transport = transport;
@@ -127,6 +247,7 @@ final class TcpConnection {
         rx = new Wr.Recv(transport.maxIov);
         rxRead = new Wr.Request(transport.maxIov);
         txHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
+        ackHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
         Response[] ring = new Response[RESPONSES];
         for (int i = 0; i < RESPONSES; i++) {
             ring[i] = new Response();
@@ -161,6 +282,7 @@ final class TcpConnection {
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 // blocking; a timeout or abort closes the channel, which ends the connect
                 ch.connect(a.remoteAddress);
+                ch.configureBlocking(false); // see WaitingReads
             } catch (IOException e) {
                 // refused, no route, or closed by a timeout/abort (then the attempt is over already)
                 failAttempt(a, EventNumber.CONNECTION_EVENT_UNREACHABLE);
@@ -171,7 +293,7 @@ final class TcpConnection {
             ByteBuffer req = frame(TcpFrame.CONNECT_REQUEST, pd.length, a.qos, transport.address().getPort(),
                     a.activePortQual, a.remoteQual, pd);
             enqueue(req);
-            int s = reader.readHeader(ch);
+            int s = reader.readHeader(in);
             if (s != TcpFrameReader.READY) {
                 protocolEnd(s == TcpFrameReader.MALFORMED ? reader.error() : "closed before answering");
                 failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
@@ -180,7 +302,7 @@ final class TcpConnection {
             TcpFrame f = reader.frame;
             switch (f.opcode) {
                 case TcpFrame.ACCEPT -> {
-                    byte[] acceptData = readPrivateData(ch);
+                    byte[] acceptData = readPrivateData(in);
                     if (acceptData == null) {
                         failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
                         return;
@@ -200,12 +322,13 @@ final class TcpConnection {
                     return;
                 }
             }
-            readEstablished(ch);
+            readEstablished(in);
         } catch (IOException e) {
             failAttempt(a, EventNumber.CONNECTION_EVENT_UNREACHABLE);
             lost(EventNumber.CONNECTION_EVENT_BROKEN);
         } finally {
             close();
+            closeSelectors(true);
         }
     }
 
@@ -248,7 +371,8 @@ final class TcpConnection {
         SocketChannel ch = channel;
         try {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            int s = reader.readHeader(ch);
+            ch.configureBlocking(false); // see WaitingReads
+            int s = reader.readHeader(in);
             if (s != TcpFrameReader.READY || reader.frame.opcode != TcpFrame.CONNECT_REQUEST) {
                 // not a DAT peer, or a broken one: nothing local has seen it, just drop it
                 protocolEnd(s == TcpFrameReader.READY ? "first frame is not CONNECT_REQUEST" : reader.error());
@@ -259,7 +383,7 @@ final class TcpConnection {
             long activePortQual = f.seq;
             int qos = f.context;
             int activePort = f.aux;
-            byte[] pd = readPrivateData(ch);
+            byte[] pd = readPrivateData(in);
             if (pd == null) {
                 protocolEnd("truncated private data");
                 return;
@@ -283,7 +407,7 @@ final class TcpConnection {
                 provider.cmLock.unlock();
             }
             // until accepted, the active side may only give up (DISCONNECT or close)
-            s = reader.readHeader(ch);
+            s = reader.readHeader(in);
             provider.cmLock.lock();
             try {
                 if (ep == null) {
@@ -312,11 +436,12 @@ final class TcpConnection {
             } finally {
                 provider.cmLock.unlock();
             }
-            readEstablished(ch);
+            readEstablished(in);
         } catch (IOException e) {
             lostOrAbandoned();
         } finally {
             close();
+            closeSelectors(true);
         }
     }
 
@@ -352,7 +477,7 @@ final class TcpConnection {
     // both sides, established
     // ---------------------------------------------------------------------------------------------
 
-    private void readEstablished(SocketChannel ch) throws IOException {
+    private void readEstablished(ReadableByteChannel ch) throws IOException {
         while (!closed) {
             int s = reader.readHeader(ch);
             lastRead = System.nanoTime();
@@ -378,7 +503,7 @@ final class TcpConnection {
             return false;
         }
         SimEndpoint e = ep;
-        SocketChannel ch = channel;
+        ReadableByteChannel ch = in;
         int opcode = reader.frame.opcode;
         if (notReadyFrom >= 0 && (opcode == TcpFrame.SEND || opcode == TcpFrame.RDMA_WRITE || opcode == TcpFrame.RDMA_READ_REQUEST)) {
             if (reader.frame.seq != notReadyFrom) {
@@ -430,7 +555,7 @@ final class TcpConnection {
     private static final String ENDED = "";
 
     /** Target side of a send: into the first posted receive, straight from the socket. */
-    private String onSend(SocketChannel ch, SimEndpoint e) throws IOException {
+    private String onSend(ReadableByteChannel ch, SimEndpoint e) throws IOException {
         TcpFrame f = reader.frame;
         long seq = f.seq;
         long len = f.payloadLength;
@@ -469,7 +594,7 @@ final class TcpConnection {
     }
 
     /** Target side of an RDMA write: checked, then read from the socket into the registered memory. */
-    private String onRdmaWrite(SocketChannel ch, SimEndpoint e) throws IOException {
+    private String onRdmaWrite(ReadableByteChannel ch, SimEndpoint e) throws IOException {
         TcpFrame f = reader.frame;
         long seq = f.seq;
         long len = f.payloadLength;
@@ -513,7 +638,7 @@ final class TcpConnection {
     }
 
     /** Initiator side: the data of an RDMA read, from the socket into the local buffers. */
-    private String onReadResponse(SocketChannel ch, SimEndpoint e) throws IOException {
+    private String onReadResponse(ReadableByteChannel ch, SimEndpoint e) throws IOException {
         TcpFrame f = reader.frame;
         long seq = f.seq;
         int status = f.aux;
@@ -540,7 +665,7 @@ final class TcpConnection {
     }
 
     /** Skips the refused frame's payload and queues the refusal, after which both sides break. */
-    private String refuse(SocketChannel ch, int op, long seq, int status) throws IOException {
+    private String refuse(ReadableByteChannel ch, int op, long seq, int status) throws IOException {
         reader.skipPayload(ch);
         respond(op, seq, status, null, 0, 0, true);
         return REFUSED;
@@ -548,6 +673,11 @@ final class TcpConnection {
 
     /** Queues a response for the writer; blocks while the ring is full (back-pressure on the peer). */
     private void respond(int op, long seq, int status, RemoteWindow window, long offset, long length, boolean breakAfter) {
+        boolean lazy = op == TcpFrame.ACK && status == TcpFrame.STATUS_OK && !breakAfter;
+        if (!lazy && op == TcpFrame.ACK && !breakAfter && respondInline(seq, status)) {
+            return;
+        }
+        boolean merged = false;
         respLock.lock();
         try {
             if (op == TcpFrame.ACK && status == TcpFrame.STATUS_OK && !breakAfter && respCount > (headTaken ? 1 : 0)) {
@@ -556,10 +686,14 @@ final class TcpConnection {
                 Response tail = responses[(respHead + respCount - 1) % RESPONSES];
                 if (tail.op == TcpFrame.ACK && tail.status == TcpFrame.STATUS_OK && !tail.breakAfter && tail.seq + 1 == seq) {
                     tail.seq = seq;
-                    return;
+                    merged = true;
                 }
             }
+            if (merged) {
+                return;
+            }
             while (respCount == RESPONSES && !closed) {
+                kick(); // lazy ACKs among them: the writer must drain the ring
                 respNotFull.awaitUninterruptibly();
             }
             int idx = (respHead + respCount) % RESPONSES;
@@ -574,8 +708,56 @@ final class TcpConnection {
             respCount++;
         } finally {
             respLock.unlock();
+            if (merged && ++lazyAcks >= LAZY_ACKS_MAX) {
+                flushAcks();
+            }
         }
-        kick();
+        if (!lazy) {
+            kick();
+        }
+    }
+
+    /**
+     * ACKs that succeeded wait in the ring (merged: ACKs are cumulative) until the reader has read
+     * everything the socket holds, or this many were merged: one ACK for a burst of requests
+     * instead of one each, as TCP delays its own. A posting thread writing inline and the writer
+     * send them earlier when they write anyway.
+     */
+    private static final int LAZY_ACKS_MAX = 16;
+    /** ACKs merged into the ring's tail since the reader last flushed (reader only). */
+    private int lazyAcks;
+
+    /**
+     * The reader, before it waits for bytes (and every {@link #LAZY_ACKS_MAX} merged ACKs): sends
+     * the ACKs waiting in the ring, itself when the output is idle, else by the writer.
+     */
+    private void flushAcks() {
+        lazyAcks = 0;
+        if (!hasResponses()) {
+            return;
+        }
+        boolean done = false;
+        if (writeLock.tryLock()) {
+            try {
+                done = !closed && pendingHeader == null && outbound.isEmpty() && flushAcksInline();
+            } catch (IOException x) {
+                done = false; // the writer meets the failure too and ends the connection
+            } finally {
+                writeLock.unlock();
+            }
+        }
+        if (!done) {
+            kick();
+        }
+    }
+
+    private boolean hasResponses() {
+        respLock.lock();
+        try {
+            return respCount != 0;
+        } finally {
+            respLock.unlock();
+        }
     }
 
     /**
@@ -651,16 +833,7 @@ final class TcpConnection {
             return false;
         }
         Wr.Request r = tx;
-        txHeader.clear();
-        switch (r.op) {
-            case Wr.Request.SEND -> TcpFrame.encode(txHeader, TcpFrame.SEND, r.total, 0,
-                    (r.flags & dat.api.CompletionFlags.SOLICITED_WAIT) != 0 ? TcpFrame.SOLICITED : 0, seq, 0);
-            case Wr.Request.RDMA_WRITE -> TcpFrame.encode(txHeader, TcpFrame.RDMA_WRITE, r.total, r.remoteContext, 0, seq,
-                    r.remoteAddress);
-            default -> TcpFrame.encode(txHeader, TcpFrame.RDMA_READ_REQUEST, 0, r.remoteContext, (int) r.remoteLength, seq,
-                    r.remoteAddress);
-        }
-        txHeader.flip();
+        encodeRequest(r, seq);
         if (r.op == Wr.Request.RDMA_READ || r.segments == 0) {
             writeFully(ch, txHeader);
         } else {
@@ -687,8 +860,22 @@ final class TcpConnection {
         return true;
     }
 
+    /** The header of request {@code r} into {@link #txHeader}, ready to write. */
+    private void encodeRequest(Wr.Request r, long seq) {
+        txHeader.clear();
+        switch (r.op) {
+            case Wr.Request.SEND -> TcpFrame.encode(txHeader, TcpFrame.SEND, r.total, 0,
+                    (r.flags & dat.api.CompletionFlags.SOLICITED_WAIT) != 0 ? TcpFrame.SOLICITED : 0, seq, 0);
+            case Wr.Request.RDMA_WRITE -> TcpFrame.encode(txHeader, TcpFrame.RDMA_WRITE, r.total, r.remoteContext, 0, seq,
+                    r.remoteAddress);
+            default -> TcpFrame.encode(txHeader, TcpFrame.RDMA_READ_REQUEST, 0, r.remoteContext, (int) r.remoteLength, seq,
+                    r.remoteAddress);
+        }
+        txHeader.flip();
+    }
+
     /** Reads payload bytes into a consumer segment of {@code lmr}, fenced against its free. */
-    private boolean readIntoConsumer(SocketChannel ch, SimLmr lmr, MemorySegment dst) throws IOException {
+    private boolean readIntoConsumer(ReadableByteChannel ch, SimLmr lmr, MemorySegment dst) throws IOException {
         publishRead(dst);
         try {
             if (lmr.freed) {
@@ -758,6 +945,8 @@ final class TcpConnection {
             while (payload.hasRemaining()) {
                 if (ch.write(gather) > 0) {
                     writingSince = System.nanoTime(); // progress: the peer reads
+                } else {
+                    awaitReady(ch, SelectionKey.OP_WRITE);
                 }
             }
         } finally {
@@ -776,6 +965,8 @@ final class TcpConnection {
             while (b.hasRemaining()) {
                 if (ch.write(b) > 0) {
                     writingSince = System.nanoTime(); // progress: the peer reads
+                } else {
+                    awaitReady(ch, SelectionKey.OP_WRITE);
                 }
             }
         } finally {
@@ -854,6 +1045,7 @@ final class TcpConnection {
 
     /** Wakes the writer: requests to transmit, a response or a CM frame to send. */
     void kick() {
+        kicked = true;
         Thread w = writerThread;
         if (w != null) {
             java.util.concurrent.locks.LockSupport.unpark(w);
@@ -862,9 +1054,14 @@ final class TcpConnection {
 
     /**
      * The initiator side, under the Endpoint's lock: the peer refused the head send as receiver
-     * not ready; the Endpoint rewound its requests, the writer sends them again after a backoff.
+     * not ready; the Endpoint rewound its requests, the writer sends them again after a backoff,
+     * which doubles while the same send is refused again (ACKs may come late: they are lazy).
      */
-    void notReady() {
+    void notReady(long seq) {
+        if (seq != rnrSeq) {
+            rnrSeq = seq;
+            rnrBackoffNanos = RNR_MIN_BACKOFF_NANOS;
+        }
         long backoff = rnrBackoffNanos;
         rnrBackoffNanos = Math.min(backoff * 2, RNR_MAX_BACKOFF_NANOS);
         retryAt = System.nanoTime() + backoff;
@@ -896,7 +1093,7 @@ final class TcpConnection {
     }
 
     /** Reads a CM frame's private data (its length was checked against max_private_data). */
-    private byte[] readPrivateData(SocketChannel ch) throws IOException {
+    private byte[] readPrivateData(ReadableByteChannel ch) throws IOException {
         byte[] pd = new byte[(int) reader.frame.payloadLength];
         return reader.readPayloadFully(ch, ByteBuffer.wrap(pd)) ? pd : null;
     }
@@ -915,30 +1112,30 @@ final class TcpConnection {
         writerThread = startThread("dat-sim-tcp-writer", this::writeLoop);
     }
 
+    /**
+     * Set by every {@link #kick}, cleared by the writer before it looks for work, and checked
+     * before it parks: a kick whose unpark permit was taken by another wait of the writer thread
+     * (a lock it queued for) is not lost.
+     */
+    private volatile boolean kicked;
+
+    private static final int IDLE = 0;
+    private static final int WROTE = 1;
+    private static final int END = 2;
+
     private void writeLoop() {
         SocketChannel ch = channel;
         try {
             while (!closed) {
-                ByteBuffer b = outbound.poll();
-                if (b == FIN) {
-                    ch.shutdownOutput();
+                kicked = false;
+                int done = writeOne(ch);
+                if (done == END) {
                     return;
                 }
-                if (b != null) {
-                    writeFully(ch, b);
+                if (done == WROTE || kicked) {
                     continue;
                 }
-                if (writeResponse(ch)) {
-                    if (writerDone) {
-                        return;
-                    }
-                    continue;
-                }
-                SimEndpoint e = ep;
                 long wait = retryAt - System.nanoTime();
-                if (e != null && wait <= 0 && transmit(ch, e)) {
-                    continue;
-                }
                 if (wait > 0) {
                     java.util.concurrent.locks.LockSupport.parkNanos(this, wait);
                 } else {
@@ -958,6 +1155,224 @@ final class TcpConnection {
                 ep0.wireBroken(this);
             }
             close();
+        } finally {
+            closeSelectors(false);
+        }
+    }
+
+    /**
+     * The writer: one frame, in this order: what an inline write left unfinished, CM frames,
+     * responses, the local Endpoint's next request.
+     *
+     * @return {@link #WROTE}, {@link #IDLE} (nothing to write now) or {@link #END} (the output is done)
+     */
+    private int writeOne(SocketChannel ch) throws IOException {
+        writeLock.lock();
+        try {
+            if (pendingHeader != null) {
+                finishPending(ch);
+                return WROTE;
+            }
+            // polled under the lock: an inline writer that finds the queue empty finds nothing
+            // in the middle of being written either (READY_TO_USE must precede every request)
+            ByteBuffer b = outbound.poll();
+            if (b == FIN) {
+                ch.shutdownOutput();
+                return END;
+            }
+            if (b != null) {
+                writeFully(ch, b);
+                return WROTE;
+            }
+            if (writeResponse(ch)) {
+                return writerDone ? END : WROTE;
+            }
+            SimEndpoint e = ep;
+            if (e != null && retryAt - System.nanoTime() <= 0 && transmit(ch, e)) {
+                return WROTE;
+            }
+            return IDLE;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** The writer, under the write lock: finishes the frame an inline write began. */
+    private void finishPending(SocketChannel ch) throws IOException {
+        boolean request = pendingRequest;
+        try {
+            if (pendingPayload != null) {
+                writeFully(ch, pendingHeader, pendingPayload);
+            } else {
+                writeFully(ch, pendingHeader);
+            }
+            if (request) {
+                tx.release();
+            }
+        } finally {
+            if (request) {
+                clearWrite();
+            }
+            pendingHeader = null;
+            pendingPayload = null;
+            pendingRequest = false;
+        }
+    }
+
+    /**
+     * A posting thread, right after it queued a request that is its Endpoint's only one not yet
+     * on the wire: writes it itself when the output is idle and the frame is small (one segment,
+     * at most {@link #INLINE_BYTES}), with one non-blocking write; else, or for what the socket
+     * did not take, wakes the writer. Never blocks and never throws: a failed write breaks the
+     * connection, as the writer's would.
+     */
+    void transmitInline(SimEndpoint e) {
+        if (retryAt - System.nanoTime() > 0 || !writeLock.tryLock()) {
+            kick(); // an RNR backoff runs, or the writer (or another inline writer) is at work
+            return;
+        }
+        boolean wake = true;
+        IOException failed = null;
+        boolean memoryGone = false;
+        try {
+            if (closed || pendingHeader != null || !outbound.isEmpty() || ep != e || !flushAcksInline()) {
+                return;
+            }
+            long seq = e.nextTransmit(this, tx, INLINE_BYTES);
+            if (seq < 0) {
+                wake = seq == SimEndpoint.TOO_LARGE_TO_INLINE;
+                return;
+            }
+            Wr.Request r = tx;
+            encodeRequest(r, seq);
+            ByteBuffer payload = null;
+            if (r.op != Wr.Request.RDMA_READ && r.segments == 1) {
+                MemorySegment src = r.lmrs[0].memory().asSlice(r.offsets[0], r.lengths[0]);
+                publishWrite(src);
+                if (r.lmrs[0].freed) {
+                    clearWrite();
+                    throw new IOException("the LMR of a request in transmission was freed");
+                }
+                payload = src.asByteBuffer();
+            }
+            SocketChannel ch = channel;
+            if (payload == null) {
+                ch.write(txHeader);
+            } else {
+                gather[0] = txHeader;
+                gather[1] = payload;
+                try {
+                    ch.write(gather);
+                } finally {
+                    gather[0] = null;
+                    gather[1] = null;
+                }
+            }
+            lastWrite = System.nanoTime();
+            if (txHeader.hasRemaining() || (payload != null && payload.hasRemaining())) {
+                pendingHeader = txHeader; // the writer finishes the frame
+                pendingPayload = payload;
+                pendingRequest = true;
+                return;
+            }
+            if (payload != null) {
+                clearWrite();
+            }
+            r.release();
+            wake = e.untransmitted(this); // posted meanwhile, by a thread that found the lock taken
+        } catch (IOException x) {
+            failed = x;
+        } catch (IllegalStateException | IndexOutOfBoundsException x) {
+            memoryGone = true;
+        } finally {
+            writeLock.unlock();
+            if (failed == null && !memoryGone && wake) {
+                kick();
+            }
+        }
+        if (failed != null && !closed) {
+            clearWrite();
+            lost(EventNumber.CONNECTION_EVENT_BROKEN); // the peer is gone: as the writer would
+        } else if (memoryGone) {
+            clearWrite();
+            e.wireBroken(this);
+            close();
+        }
+    }
+
+    /**
+     * An inline writer, under the write lock, before its own frame: writes the ACKs queued for the
+     * writer first, so that they are never starved by requests written inline (the writer thread
+     * may wait long for a CPU while a ping-pong runs on inline writes alone), and go out before any
+     * later request of this side, as they would from the writer. Stops at a response that is not
+     * a bare ACK (an RDMA read response, a refusal): those are the writer's.
+     *
+     * @return whether the ring is empty and nothing is left unfinished; else the caller leaves
+     *     its frame to the writer too (after a kick)
+     */
+    private boolean flushAcksInline() throws IOException {
+        for (;;) {
+            respLock.lock();
+            try {
+                if (respCount == 0) {
+                    return true;
+                }
+                Response r = responses[respHead];
+                if (r.op != TcpFrame.ACK || r.breakAfter) {
+                    return false;
+                }
+                ackHeader.clear();
+                TcpFrame.encode(ackHeader, TcpFrame.ACK, 0, 0, r.status, r.seq, 0);
+                ackHeader.flip();
+                // taken off the ring now: its bytes are in ackHeader, and no later ACK may merge into it
+                r.window = null;
+                respHead = (respHead + 1) % RESPONSES;
+                respCount--;
+                respNotFull.signal();
+            } finally {
+                respLock.unlock();
+            }
+            channel.write(ackHeader);
+            lastWrite = System.nanoTime();
+            if (ackHeader.hasRemaining()) {
+                pendingHeader = ackHeader; // the writer finishes it
+                pendingPayload = null;
+                pendingRequest = false;
+                return false;
+            }
+        }
+    }
+
+    /**
+     * The reader: writes an ACK itself when the output is idle (nothing queued, no response ahead
+     * of it), with one non-blocking write.
+     *
+     * @return whether it was written (or begun, for the writer to finish); {@code false}: queue it
+     */
+    private boolean respondInline(long seq, int status) {
+        if (!writeLock.tryLock()) {
+            return false;
+        }
+        try {
+            if (closed || finQueued || pendingHeader != null || !outbound.isEmpty() || !flushAcksInline()) {
+                return false; // responses go out in order: this one is queued behind the others
+            }
+            ackHeader.clear();
+            TcpFrame.encode(ackHeader, TcpFrame.ACK, 0, 0, status, seq, 0);
+            ackHeader.flip();
+            channel.write(ackHeader);
+            lastWrite = System.nanoTime();
+            if (ackHeader.hasRemaining()) {
+                pendingHeader = ackHeader;
+                pendingPayload = null;
+                pendingRequest = false;
+                kick();
+            }
+            return true;
+        } catch (IOException x) {
+            return false; // queued instead: the writer meets the failure and ends the connection
+        } finally {
+            writeLock.unlock();
         }
     }
 
@@ -1008,6 +1423,15 @@ final class TcpConnection {
                 ch.close();
             } catch (IOException e) {
                 // closing anyway
+            }
+        }
+        synchronized (selectorLock) {
+            // a thread waiting for readiness wakes, finds the connection closed and ends
+            if (readSelector != null) {
+                readSelector.wakeup();
+            }
+            if (writeSelector != null) {
+                writeSelector.wakeup();
             }
         }
         Thread w = writerThread;

@@ -18,9 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * address), the acceptor thread, and its live connections. Connection qualifiers are multiplexed
  * over the one port: a connection's first frame names the qualifier it wants.
  *
- * <p>Threads: one platform acceptor thread per IA, and one virtual reader thread (plus a virtual
- * writer thread) per connection, all ended by {@link #close()}, which the provider's hot swap
- * calls. A connection's reader performs the target side's work, so nothing waits for the local
+ * <p>Threads: one platform acceptor thread per IA, a virtual liveness watchdog, and a platform
+ * reader thread (plus a platform writer thread, once the peer proved to speak the protocol) per
+ * connection, all ended by {@link #close()}, which the provider's hot swap calls. A connection's reader performs the target side's work, so nothing waits for the local
  * consumer to call into the provider.
  */
 final class TcpTransport {
