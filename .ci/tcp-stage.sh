@@ -4,8 +4,9 @@
 # dat.provider.sim/target/test-reports/, which .ci/run's closing line counts:
 #   1. tcp-one-jvm:   the whole suite against a TCP IA; both IA instances of every test are in this
 #                     JVM, and every connection between them is a real TCP connection on loopback;
-#   2. tcp-two-jvms:  the transaction tests with their server sides in a peer agent in a second JVM
-#                     (dat test --serve), over loopback;
+#   2. tcp-two-jvms:  the whole suite with every passive side in a peer agent in a second JVM
+#                     (dat test --serve): the transaction tests' server sides, and every other test's
+#                     second IA instance, through proxies (RemoteIa), over loopback;
 #   3. tcp-two-netns: the transaction tests between two network namespaces joined by a veth pair,
 #                     one JVM in each (root needed; skipped with a message otherwise). The script checks
 #                     that each namespace has no other interface and no other route, and that the
@@ -65,12 +66,19 @@ DAT_CONF=$(conf tcpA 127.0.0.1:0) timeout 900 ./dat test tcpA --xml "$reports/tc
     > "$work/one-jvm.log" 2>&1 || status=1
 summary "$work/one-jvm.log"
 
-# --- 2. transactions with the server sides in a second JVM -----------------------------------------
-log "2. the transaction tests, server sides in a peer agent JVM (127.0.0.1:7701)"
+# --- 2. the whole suite with every passive side in a second JVM -----------------------------------
+# The transaction tests put their server sides in the peer agent; every other test's second IA
+# instance (t.peer()) is an instance of the agent's IA, used through proxies, its buffers in files
+# both JVMs map: each connection between the two instances crosses the processes.
+log "2. the conformance suite against tcpA, the peer IA instance in a peer agent JVM (tcpB, 127.0.0.1:7701)"
 if start_agent "" "$(conf tcpB 127.0.0.1:7700)" tcpB "$work/agent-two-jvms.log"; then
-    DAT_CONF=$(conf tcpA 127.0.0.1:0) timeout 600 ./dat test tcpA --peer 127.0.0.1:7701 --filter '^transactions/' \
-        --xml "$reports/tcp-two-jvms/TEST-transactions-tcpA-peer-jvm.xml" > "$work/two-jvms.log" 2>&1 || status=1
+    DAT_CONF=$(conf tcpA 127.0.0.1:0) timeout 600 ./dat test tcpA --peer 127.0.0.1:7701 \
+        --xml "$reports/tcp-two-jvms/TEST-conformance-tcpA-peer-jvm.xml" > "$work/two-jvms.log" 2>&1 || status=1
     summary "$work/two-jvms.log"
+    crossed=$(grep -a -o 'peer agent: [0-9]* peer IA instances lived in its process, [0-9]* calls crossed to them' "$work/two-jvms.log")
+    log "${crossed:-no peer summary}"
+    # a run whose peer instances all stayed in this JVM proves nothing about two processes
+    [[ "$crossed" =~ ^peer\ agent:\ [1-9] ]] || { log "no peer IA instance lived in the agent's JVM"; status=1; }
 else
     status=1
 fi

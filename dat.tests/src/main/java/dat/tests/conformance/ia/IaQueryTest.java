@@ -92,7 +92,7 @@ class IaQueryTest {
     @DisplayName("dat_ia_query(3DAT) DAT_SUCCESS: the IA attributes are common to all open instances of the IA")
     void commonToInstances(IaUnderTest t) {
         IaAttributes first = t.attributes();
-        IaAttributes second = t.peer().query().iaAttributes();
+        IaAttributes second = t.open().query().iaAttributes();
         assertThat(second.adapterName()).as(t.at("adapter name of another instance")).isEqualTo(first.adapterName());
         assertThat(second.maxEps()).as(t.at("max_eps of another instance")).isEqualTo(first.maxEps());
         assertThat(second.maxLmrs()).as(t.at("max_lmrs of another instance")).isEqualTo(first.maxLmrs());

@@ -65,6 +65,9 @@ public final class IaUnderTest implements AutoCloseable {
     private InterfaceAdapter ia;
     private InterfaceAdapter peer;
     private IaQuery query;
+    /** With a peer agent: the connection that carries {@link #peer()}, and the memory both processes see. */
+    private RemoteIa remote;
+    private SharedFiles shared;
 
     IaUnderTest(TestEnvironment environment, String iaName, String spec) {
         this.environment = environment;
@@ -112,15 +115,36 @@ public final class IaUnderTest implements AutoCloseable {
 
     /**
      * A second open instance of the IA under test, the passive side of {@link #connect()}:
-     * dat_ia_open(3DAT) lets several instances of an IA exist.
+     * dat_ia_open(3DAT) lets several instances of an IA exist. With a peer agent
+     * ({@link #remotePeer()}), it is an instance of the agent's IA in the agent's process, used
+     * through proxies ({@link RemoteIa}): every connection between the two is then a connection
+     * between two processes, and every buffer {@link #memory(long)} allocates lies in memory both
+     * processes map.
      *
      * @return the peer instance, opened on first use
      */
     public InterfaceAdapter peer() {
         if (peer == null) {
-            peer = open();
+            var agent = remotePeer();
+            if (agent.isPresent()) {
+                try {
+                    remote = RemoteIa.open(agent.get(), sharedFiles());
+                } catch (java.io.IOException e) {
+                    throw failure("the peer agent at " + agent.get() + " did not open its IA: " + e);
+                }
+                peer = track(remote.adapter());
+            } else {
+                peer = open();
+            }
         }
         return peer;
+    }
+
+    private SharedFiles sharedFiles() {
+        if (shared == null) {
+            shared = new SharedFiles(true);
+        }
+        return shared;
     }
 
     /**
@@ -283,9 +307,13 @@ public final class IaUnderTest implements AutoCloseable {
 
     /**
      * @param size bytes
-     * @return zeroed native memory aligned to {@link DatConstants#OPTIMAL_ALIGNMENT}
+     * @return zeroed native memory aligned to {@link DatConstants#OPTIMAL_ALIGNMENT} (in a file
+     *     shared with the peer agent's process when there is one)
      */
     public MemorySegment memory(long size) {
+        if (remotePeer().isPresent()) {
+            return sharedFiles().allocate(size); // the peer agent's IA may register it
+        }
         return arena.allocate(size, DatConstants.OPTIMAL_ALIGNMENT);
     }
 
@@ -758,6 +786,12 @@ public final class IaUnderTest implements AutoCloseable {
             }
         }
         opened.clear();
+        if (remote != null) {
+            remote.close();
+        }
+        if (shared != null) {
+            shared.close();
+        }
         arena.close();
         if (failure != null) {
             throw failure;

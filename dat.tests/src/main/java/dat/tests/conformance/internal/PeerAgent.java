@@ -44,7 +44,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * instance of the IA (PZ, receive, request, connection and CR EVDs, a registered buffer of
  * {@link IaUnderTest#BUFFER_SIZE} bytes, an Endpoint and a PSP), accepts the suite's connect, and
  * then does what the suite asks, reporting every return code and completion back. Pairs run on
- * threads of their own; a pair's objects are freed when its control connection ends.
+ * threads of their own; a pair's objects are freed when its control connection ends. A control
+ * connection that starts with {@link RemoteCalls#MAGIC} instead gets an instance of the IA of its
+ * own, used from the suite's process through proxies ({@link RemoteIaSession}, {@link RemoteIa}).
+ * The agent does whatever a connecting suite asks of its IA: it is a test tool for trusted
+ * networks, and only methods of the DAT API and files of the suite's shared memory can be named.
  */
 public final class PeerAgent implements AutoCloseable {
 
@@ -52,6 +56,8 @@ public final class PeerAgent implements AutoCloseable {
     private static final int MAX_SEGMENTS = 64;
 
     private final InterfaceAdapter ia;
+    private final DatRegistry registry;
+    private final String iaName;
     private final ServerSocket server;
     private final IaAttributes iaAttributes;
     private final PrintStream log;
@@ -59,7 +65,10 @@ public final class PeerAgent implements AutoCloseable {
     private final Set<Socket> clients = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    private PeerAgent(InterfaceAdapter ia, IaAttributes attributes, ServerSocket server, PrintStream log) {
+    private PeerAgent(DatRegistry registry, String iaName, InterfaceAdapter ia, IaAttributes attributes, ServerSocket server,
+            PrintStream log) {
+        this.registry = registry;
+        this.iaName = iaName;
         this.ia = ia;
         this.iaAttributes = attributes;
         this.server = server;
@@ -93,7 +102,7 @@ public final class PeerAgent implements AutoCloseable {
             ia.close();
             throw e;
         }
-        PeerAgent agent = new PeerAgent(ia, attributes, server, log);
+        PeerAgent agent = new PeerAgent(registry, iaName, ia, attributes, server, log);
         agent.acceptor.start();
         return agent;
     }
@@ -129,7 +138,13 @@ public final class PeerAgent implements AutoCloseable {
             socket.setTcpNoDelay(true);
             DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
-            if (in.readInt() != PeerProtocol.MAGIC) {
+            int magic = in.readInt();
+            if (magic == RemoteCalls.MAGIC) {
+                // an instance of this IA for the suite's peer() (RemoteIa): the whole suite across processes
+                new RemoteIaSession(in, out).run(registry, iaName);
+                return;
+            }
+            if (magic != PeerProtocol.MAGIC) {
                 return;
             }
             pair.open(readAttributes(in));

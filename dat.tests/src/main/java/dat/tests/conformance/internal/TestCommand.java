@@ -33,8 +33,11 @@ public final class TestCommand {
                               "area/TestClass#method display name", e.g. --filter dat_ep_post_send,
                               --filter '^rdma/', --filter DAT_INVALID_STATE
               --skipped       also list the skipped tests and why
-              --peer HOST:PORT  put the server sides of the transaction tests in the peer agent at HOST:PORT
-                              (another process or host, started with --serve); the other tests run here
+              --peer HOST:PORT  the peer agent at HOST:PORT (another process, started with --serve) holds
+                              the passive sides: the transaction tests' server sides, and every other
+                              test's second IA instance (through proxies; its buffers lie in /dev/shm
+                              files both processes map, so on the same host only: across hosts, add
+                              --filter '^transactions/')
               --serve IA      be that peer agent for IA: serve control connections until the process ends
               --listen HOST:PORT  the agent's control address (default: the IA address's host, port 7701)
               --xml FILE      also write the results as JUnit XML (one testsuite; CI counts it)
@@ -130,6 +133,8 @@ public final class TestCommand {
         out.println("dat test: " + (iaNames.isEmpty() ? "every IA under test" : String.join(", ", iaNames))
                 + (filter.isEmpty() ? "" : ", tests matching /" + filter + "/") + (peer == null ? "" : ", peer agent at " + peer));
         out.flush();
+        long remoteInstances = RemoteIa.INSTANCES.get();
+        long remoteCalls = RemoteIa.CALLS.get();
         ConformanceReport report = ConformanceSuite.run(iaNames, filter, parameters, line -> {
             out.println(line);
             out.flush();
@@ -139,6 +144,10 @@ public final class TestCommand {
         }
         out.println();
         out.print(report.table());
+        if (peer != null) {
+            out.println("peer agent: " + (RemoteIa.INSTANCES.get() - remoteInstances) + " peer IA instances lived in its process, "
+                    + (RemoteIa.CALLS.get() - remoteCalls) + " calls crossed to them");
+        }
         if (skipped) {
             out.println();
             out.print(report.skipReport());

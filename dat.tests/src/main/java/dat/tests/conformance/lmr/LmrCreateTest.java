@@ -89,8 +89,9 @@ class LmrCreateTest {
         cookie[DatConstants.LMR_COOKIE_SIZE - 1] = 7;
         LocalMemoryRegion first = t.ia().registerMemory(MemoryType.SHARED_VIRTUAL, RegionDescription.sharedMemory(shared, cookie),
                 shared.byteSize(), t.pz(), MemPrivileges.ALL);
-        LocalMemoryRegion second = t.peer().registerMemory(MemoryType.SHARED_VIRTUAL, RegionDescription.sharedMemory(shared, cookie),
-                shared.byteSize(), t.peer().createProtectionZone(), MemPrivileges.ALL);
+        InterfaceAdapter other = t.open(); // another consumer of this process
+        LocalMemoryRegion second = other.registerMemory(MemoryType.SHARED_VIRTUAL, RegionDescription.sharedMemory(shared, cookie),
+                shared.byteSize(), other.createProtectionZone(), MemPrivileges.ALL);
         assertThat(first.query().memType()).as(t.at("mem_type of the shared LMR")).isEqualTo(MemoryType.SHARED_VIRTUAL);
         assertThat(second.memory().address()).as(t.at("both consumers' LMRs name the same memory")).isEqualTo(first.memory().address());
     }
@@ -102,7 +103,7 @@ class LmrCreateTest {
         // (MemorySegment.isMapped()); memory of an Arena is private to the process.
         t.requireSupported(t.provider().lmrMemTypesSupported().contains(MemoryType.SHARED_VIRTUAL),
                 "DAT_MEM_TYPE_SHARED_VIRTUAL (lmr_mem_types_supported)");
-        MemorySegment privateMemory = t.memory(4096);
+        MemorySegment privateMemory = t.arena().allocate(4096, DatConstants.OPTIMAL_ALIGNMENT);
         byte[] cookie = new byte[DatConstants.LMR_COOKIE_SIZE];
         t.expectError(DatReturn.INVALID_STATE, "dat_lmr_create of arena memory as DAT_MEM_TYPE_SHARED_VIRTUAL",
                 () -> t.ia().registerMemory(MemoryType.SHARED_VIRTUAL, RegionDescription.sharedMemory(privateMemory, cookie), 4096,

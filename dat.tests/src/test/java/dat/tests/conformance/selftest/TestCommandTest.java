@@ -77,8 +77,9 @@ class TestCommandTest {
 
     /**
      * {@code dat:test --serve} is a peer agent: the transaction tests with their server sides in
-     * it pass (here the agent serves another instance of sim0 in this framework, driven over its control connections), and
-     * a run whose agent is gone fails instead of passing without it.
+     * it pass (here the agent serves another instance of sim0 in this framework, driven over its control connections),
+     * so do the other tests with their second IA instance in it, and a run whose agent is gone
+     * fails instead of passing without it.
      */
     @Test
     @Timeout(180)
@@ -111,6 +112,21 @@ class TestCommandTest {
                     "^transactions/", java.util.Map.of(dat.tests.conformance.ConformanceSuite.PEER_PARAMETER, address), null);
             assertThat(report.failures()).as("failures against the agent").isEmpty();
             assertThat(report.count(dat.tests.conformance.ConformanceReport.Outcome.PASSED)).isEqualTo(7);
+            // the other tests with their second IA instance in the agent: its objects are proxies,
+            // every call on them crosses the control connection, and the buffers are shared files
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            try (PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
+                    CommandSession session = processor.createSession(InputStream.nullInputStream(), print, print)) {
+                session.execute("dat:test sim0 --peer " + address + " --filter '^(connection|dto|rdma|sp|srq|common)/'");
+            }
+            String output = out.toString(StandardCharsets.UTF_8);
+            assertThat(output).as(output).doesNotContain("FAILED dat_").containsPattern("(?m)^dto\\s+\\d+\\s+0\\s+")
+                    .containsPattern("(?m)^rdma\\s+\\d+\\s+0\\s+");
+            java.util.regex.Matcher crossed = java.util.regex.Pattern.compile("peer agent: (\\d+) peer IA instances lived in its process,"
+                    + " (\\d+) calls crossed to them").matcher(output);
+            assertThat(crossed.find()).as("the run's peer summary in: " + output).isTrue();
+            assertThat(Long.parseLong(crossed.group(1))).as("peer IA instances in the agent").isGreaterThan(50);
+            assertThat(Long.parseLong(crossed.group(2))).as("calls to them").isGreaterThan(1000);
         } finally {
             agent.interrupt();
             agent.join(10_000);
