@@ -58,6 +58,8 @@ final class ConnectedPair implements AutoCloseable {
     final PublicServicePoint psp;
     final int depth;
     final boolean suppressSupported;
+    /** Receives an Endpoint holds: twice the depth, so that a receiver reposting behind a sender rarely throttles it. */
+    final int recvDepth;
 
     private final Arena arena = Arena.ofShared();
     private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
@@ -72,6 +74,7 @@ final class ConnectedPair implements AutoCloseable {
             address = iaAttributes.iaAddress();
             suppressSupported = (providerAttributes.completionFlagsSupported() & CompletionFlags.SUPPRESS) != 0;
             this.depth = Math.max(1, Math.min(depth, iaAttributes.maxDtoPerEp()));
+            this.recvDepth = Math.max(1, Math.min(2 * this.depth, iaAttributes.maxDtoPerEp()));
             int qlen = Math.min(iaAttributes.maxEvdQlen(), 4 * this.depth + 16);
             pz = keep(ia.createProtectionZone());
             recvA = keep(ia.createEventDispatcher(qlen, null, EvdFlags.DTO));
@@ -88,7 +91,7 @@ final class ConnectedPair implements AutoCloseable {
             attributes = EpAttributes.builder()
                     .maxMessageSize(Math.min(size, iaAttributes.maxMessageSize()))
                     .maxRdmaSize(Math.min(size, iaAttributes.maxRdmaSize()))
-                    .maxRecvDtos(this.depth).maxRequestDtos(this.depth)
+                    .maxRecvDtos(recvDepth).maxRequestDtos(this.depth)
                     .maxRecvIov(1).maxRequestIov(1).maxRdmaReadIov(1).maxRdmaWriteIov(1)
                     .maxRdmaReadIn(Math.min(this.depth, iaAttributes.maxRdmaReadPerEpIn()))
                     .maxRdmaReadOut(Math.min(this.depth, iaAttributes.maxRdmaReadPerEpOut()))

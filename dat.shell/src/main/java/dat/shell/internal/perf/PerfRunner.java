@@ -277,19 +277,31 @@ final class PerfRunner {
         int window = window(pair, size);
         LmrTriplet[][] local = new LmrTriplet[window][];
         RmrTriplet[] remote = new RmrTriplet[window];
-        LmrTriplet[][] recv = new LmrTriplet[window][];
+        // sends: up to twice the window of receives ahead (the buffer holds them: window is at most
+        // half of it), so that credits below seldom hold the sender back
+        int recvSlots = op == Op.SEND ? (int) Math.min(Math.min(2L * window, pair.recvDepth), BUFFER / size) : window;
+        LmrTriplet[][] recv = new LmrTriplet[recvSlots][];
         for (int slot = 0; slot < window; slot++) {
             local[slot] = new LmrTriplet[] {LmrTriplet.of(pair.lmrA, slot * size, size)};
             remote[slot] = RmrTriplet.of(pair.lmrB, slot * size, size);
+        }
+        for (int slot = 0; slot < recvSlots; slot++) {
             recv[slot] = new LmrTriplet[] {LmrTriplet.of(pair.lmrB, slot * size, size)};
         }
         long deadline = System.nanoTime() + 60_000_000_000L;
         CompletableFuture<Void> peer = null;
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        // sends go out only against receives already posted (credits): a send completes when the
+        // peer's NIC took it, not when its consumer reposted, so without credits the sender
+        // outruns the receiver and meets receiver-not-ready, which verbs retries on a timer
+        // (soft-RoCE under emulation stalled on it) and which would measure the timer
+        AtomicLong receivesPosted = new AtomicLong();
+        long sends = 0;
         if (op == Op.SEND) {
-            for (int slot = 0; slot < window; slot++) {
+            for (int slot = 0; slot < recvSlots; slot++) {
                 Spin.check(pair.epB.postRecv(1, recv[slot], slot, CompletionFlags.DEFAULT), "dat_ep_post_recv");
             }
+            receivesPosted.set(recvSlots);
             peer = onPeerThread(() -> {
                 DatEvent event = new DatEvent();
                 while (!stop.get()) {
@@ -297,6 +309,7 @@ final class PerfRunner {
                     if (code == DatReturn.SUCCESS) {
                         int slot = (int) event.userCookie();
                         Spin.check(pair.epB.postRecv(1, recv[slot], slot, CompletionFlags.DEFAULT), "dat_ep_post_recv");
+                        receivesPosted.incrementAndGet();
                     } else {
                         Thread.onSpinWait();
                     }
@@ -315,7 +328,7 @@ final class PerfRunner {
         boolean[] busy = new boolean[window];
         long now;
         while (true) {
-            while (outstanding < window && !busy[nextSlot]) {
+            while (outstanding < window && !busy[nextSlot] && (op != Op.SEND || sends < receivesPosted.get())) {
                 int code = switch (op) {
                     case RDMA_WRITE -> pair.epA.postRdmaWrite(1, local[nextSlot], nextSlot, remote[nextSlot], CompletionFlags.DEFAULT);
                     case RDMA_READ -> pair.epA.postRdmaRead(1, local[nextSlot], nextSlot, remote[nextSlot], CompletionFlags.DEFAULT);
@@ -325,9 +338,18 @@ final class PerfRunner {
                     break;
                 }
                 Spin.check(code, op.label);
+                sends++;
                 busy[nextSlot] = true;
                 outstanding++;
                 nextSlot = (nextSlot + 1) % window;
+            }
+            if (outstanding == 0) {
+                // no credit: every send completed, and the receiver has yet to repost
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("no receive reposted within the benchmark's deadline");
+                }
+                Thread.onSpinWait();
+                continue;
             }
             int slot = (int) Spin.completion(pair.requestA, event, deadline);
             busy[slot] = false;
@@ -361,19 +383,24 @@ final class PerfRunner {
         long size = 64;
         // DAT's UNSIGNALLED still queues an event (it only skips notification); SUPPRESS drops the
         // events of successful requests, which is what "one completion per 16" means here
-        int signalEvery = pair.suppressSupported ? 16 : 1;
+        int signalEvery = pair.suppressSupported ? Math.min(16, pair.depth) : 1;
         int window = pair.depth - pair.depth % signalEvery;
         LmrTriplet[] send = {LmrTriplet.of(pair.lmrA, 0, size)};
         LmrTriplet[] recv = {LmrTriplet.of(pair.lmrB, 0, size)};
-        for (int i = 0; i < pair.depth; i++) {
+        for (int i = 0; i < pair.recvDepth; i++) {
             Spin.check(pair.epB.postRecv(1, recv, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
         }
+        // credits, as in the send bandwidth: a send goes out only against a posted receive
+        AtomicLong receivesPosted = new AtomicLong(pair.recvDepth);
+        AtomicLong received = new AtomicLong();
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         CompletableFuture<Void> peer = onPeerThread(() -> {
             DatEvent event = new DatEvent();
             while (!stop.get()) {
                 if (pair.recvB.dequeue(event) == DatReturn.SUCCESS) {
+                    received.incrementAndGet();
                     Spin.check(pair.epB.postRecv(1, recv, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
+                    receivesPosted.incrementAndGet();
                 } else {
                     Thread.onSpinWait();
                 }
@@ -390,7 +417,7 @@ final class PerfRunner {
         long postedAtStart = 0;
         long now;
         while (true) {
-            while (unacknowledged < window) {
+            while (unacknowledged < window && posted < receivesPosted.get()) {
                 boolean signalled = (posted + 1) % signalEvery == 0;
                 int code = pair.epA.postSend(1, send, posted, signalled ? CompletionFlags.DEFAULT : CompletionFlags.SUPPRESS);
                 if (DatReturn.typeOf(code) == DatReturn.INSUFFICIENT_RESOURCES) {
@@ -400,8 +427,15 @@ final class PerfRunner {
                 posted++;
                 unacknowledged++;
             }
-            Spin.completion(pair.requestA, event, deadline);
-            unacknowledged -= signalEvery;
+            if (unacknowledged >= signalEvery) {
+                // a signalled send is outstanding: its completion accounts for the signalEvery before it
+                Spin.completion(pair.requestA, event, deadline);
+                unacknowledged -= signalEvery;
+            } else if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no receive reposted within the benchmark's deadline");
+            } else {
+                Thread.onSpinWait(); // waiting for credits
+            }
             now = System.nanoTime();
             if (start == 0 && now >= warmupEnd) {
                 start = now;
@@ -411,9 +445,15 @@ final class PerfRunner {
                 break;
             }
         }
-        while (unacknowledged > 0) {
+        while (unacknowledged >= signalEvery) {
             Spin.completion(pair.requestA, event, deadline);
             unacknowledged -= signalEvery;
+        }
+        while (received.get() < posted) { // the unsignalled tail has landed before the receives are flushed
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no completion within the benchmark's deadline");
+            }
+            Thread.onSpinWait();
         }
         double rate = (posted - postedAtStart) / ((now - start) / 1e9);
         stop.set(true);
