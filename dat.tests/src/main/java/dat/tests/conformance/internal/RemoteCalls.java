@@ -87,11 +87,24 @@ final class RemoteCalls {
         /** @return a stand-in for a handle of the peer's process that this side does not own */
         Object foreign(List<Class<?>> interfaces);
 
-        /** @return the shared file, offset and size of memory, or {@code null} when it is in none */
-        SharedFiles.Location locate(MemorySegment memory);
+        /** @return the shared memory this side maps: memory crosses as a place in it */
+        SharedFiles memory();
+    }
 
-        /** @return this side's view of shared memory */
-        MemorySegment map(SharedFiles.Location location) throws IOException;
+    /**
+     * The {@code Object} methods of a proxy for a handle: identity, as for the real handles.
+     *
+     * @return the result, or {@code null} when {@code method} is not one of them
+     */
+    static Object objectMethod(Object proxy, java.lang.reflect.Method method, Object[] args, String description) {
+        if (method.getDeclaringClass() != Object.class) {
+            return null;
+        }
+        return switch (method.getName()) {
+            case "equals" -> proxy == args[0];
+            case "hashCode" -> System.identityHashCode(proxy);
+            default -> description;
+        };
     }
 
     private RemoteCalls() {
@@ -177,7 +190,7 @@ final class RemoteCalls {
                 }
             }
             case MemorySegment m -> {
-                SharedFiles.Location where = context.locate(m);
+                SharedFiles.Location where = context.memory().locate(m);
                 if (where == null) {
                     throw new UnsupportedOperationException("memory at 0x" + Long.toHexString(m.address()) + " is in no file shared"
                             + " with the peer agent (the suite allocates the peer's memory with IaUnderTest.memory)");
@@ -384,7 +397,7 @@ final class RemoteCalls {
                 }
                 yield list;
             }
-            case MEMORY -> context.map(new SharedFiles.Location(in.readUTF(), in.readLong(), in.readLong()));
+            case MEMORY -> context.memory().map(new SharedFiles.Location(in.readUTF(), in.readLong(), in.readLong()));
             case LMR_TRIPLET -> new LmrTriplet(in.readInt(), in.readLong(), in.readLong());
             case RMR_TRIPLET -> new RmrTriplet(in.readInt(), in.readLong(), in.readLong());
             case EVENT -> {

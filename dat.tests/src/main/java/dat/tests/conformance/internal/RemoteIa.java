@@ -8,7 +8,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -233,13 +232,8 @@ final class RemoteIa implements AutoCloseable {
         }
 
         @Override
-        public SharedFiles.Location locate(MemorySegment segment) {
-            return memory.locate(segment);
-        }
-
-        @Override
-        public MemorySegment map(SharedFiles.Location location) throws IOException {
-            return memory.map(location);
+        public SharedFiles memory() {
+            return memory;
         }
     }
 
@@ -257,11 +251,7 @@ final class RemoteIa implements AutoCloseable {
         @Override
         public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
             if (method.getDeclaringClass() == Object.class) {
-                return switch (method.getName()) {
-                    case "equals" -> proxy == args[0];
-                    case "hashCode" -> System.identityHashCode(proxy);
-                    default -> "remote " + kind + " #" + id;
-                };
+                return RemoteCalls.objectMethod(proxy, method, args, "remote " + kind + " #" + id);
             }
             if (method.isDefault()) {
                 return InvocationHandler.invokeDefault(proxy, method, args);

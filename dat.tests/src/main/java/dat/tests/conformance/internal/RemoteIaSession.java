@@ -9,7 +9,6 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -197,23 +196,14 @@ final class RemoteIaSession implements RemoteCalls.Context {
         // a handle of the suite's process: the provider here sees an object that is not its own
         return Proxy.newProxyInstance(RemoteIaSession.class.getClassLoader(), interfaces.toArray(Class<?>[]::new), (p, m, a) -> {
             if (m.getDeclaringClass() == Object.class) {
-                return switch (m.getName()) {
-                    case "equals" -> p == a[0];
-                    case "hashCode" -> System.identityHashCode(p);
-                    default -> "a handle of the suite's process";
-                };
+                return RemoteCalls.objectMethod(p, m, a, "a handle of the suite's process");
             }
             throw new IllegalStateException("a handle of the suite's process cannot be used in the peer agent");
         });
     }
 
     @Override
-    public SharedFiles.Location locate(MemorySegment segment) {
-        return memory.locate(segment);
-    }
-
-    @Override
-    public MemorySegment map(SharedFiles.Location location) throws IOException {
-        return memory.map(location);
+    public SharedFiles memory() {
+        return memory;
     }
 }
