@@ -120,7 +120,7 @@ if [ -f dat.app/target/app.jar ] && has_command perf; then
         DAT_NO_BUILD=1 DAT_JVM_OPTS="-XX:+UseSerialGC -Xms1g -Xmx1g -Xmn768m -XX:ErrorFile=/tmp/hs_err_%p.log" timeout 400 ./dat perf ofa-v2-rxe0-1 \
             --sizes 64K --latency-sizes 64 --iterations 5000 --depth 8 --connections 20 > "$stage/perf-dat.txt" 2>&1
     }
-    dat_perf || dat_perf
+    dat_perf || dat_perf || dat_perf # a JVM under TCG with two vCPUs may crash (see above)
 else
     echo "the app jar has no 'perf' command" > "$stage/perf-dat.txt"
 fi
@@ -139,10 +139,12 @@ export DAT_OVERRIDE=/tmp/dat.conf
     else
         echo "dapltest not installed (dapl2-utils)"
     fi
-    timeout 60 ibv_rc_pingpong -d rxe0 -g 1 -s 64 -n 2000 > /tmp/pingpong-server.log 2>&1 &
-    sleep 1
-    timeout 60 ibv_rc_pingpong -d rxe0 -g 1 -s 64 -n 2000 127.0.0.1
-    wait
+    for _ in 1 2 3 4 5; do # five runs: the best is compared with the best of the Java side's five windows
+        timeout 60 ibv_rc_pingpong -d rxe0 -g 1 -s 64 -n 2000 > /tmp/pingpong-server.log 2>&1 &
+        sleep 1
+        timeout 60 ibv_rc_pingpong -d rxe0 -g 1 -s 64 -n 2000 127.0.0.1
+        wait
+    done
 } > "$stage/perf-c.txt" 2>&1
 t4=\$(date +%s); echo "[guest] C references: \$((t4 - t3)) s"
 exit 0
@@ -202,19 +204,19 @@ fi
 java_bw=$(awk '/^perf rdma_write_bw_64KiB_p8/{print $3}' "$stage/perf-java.txt" 2>/dev/null)
 java_rtt=$(awk '/^perf send_recv_rtt_64B/{print $3}' "$stage/perf-java.txt" 2>/dev/null)
 c_bw=$(grep -a -i -E 'MB/sec|MB/s' "$stage/perf-c.txt" 2>/dev/null | grep -a -o -E '[0-9]+(\.[0-9]+)? *MB/sec' | head -1 | awk '{print $1}')
-c_rtt=$(grep -a 'usec/iter' "$stage/perf-c.txt" 2>/dev/null | tail -1 | awk '{for(i=1;i<=NF;i++) if($(i+1)=="usec/iter") print $i}')
+c_rtt=$(grep -a 'usec/iter' "$stage/perf-c.txt" 2>/dev/null | awk '{for(i=1;i<=NF;i++) if($(i+1)=="usec/iter") print $i}' | sort -g | head -1)
 log "performance under emulation (QEMU/TCG, 2 vCPUs: the binding's overhead, not hardware speed):"
 sed 's/^/[rxe]   java: /' "$stage/perf-java.txt" 2>/dev/null
 grep -a -E 'MB/sec|usec/iter|Mbit/sec|RW|Total' "$stage/perf-c.txt" 2>/dev/null | sed 's/^/[rxe]   C: /'
 log "dat perf ofa-v2-rxe0-1 (the project's perf command, its own baselines):"
 grep -a -v -E '^(Nov|INFO|WARNING)' "$stage/perf-dat.txt" 2>/dev/null | sed 's/^/[rxe]   /'
-log "JMH post + poll through the binding, one vCPU (-prof gc; gc.alloc.rate.norm is bytes per operation):"
-grep -a -E '^PostPollBenchmark\.[a-zA-Z0-9]+( |:gc\.alloc\.rate\.norm)' "$stage/jmh.txt" 2>/dev/null | sed 's/^/[rxe]   /'
+log "JMH post + poll through the binding, one vCPU (benchmarkThreadBytes: what the posting and polling thread allocated in an iteration; -prof gc's gc.alloc.rate.norm counts every thread of the JVM):"
+grep -a -E '^PostPollBenchmark\.[a-zA-Z0-9]+( |:gc\.alloc\.rate\.norm|:benchmarkThreadBytes)' "$stage/jmh.txt" 2>/dev/null | sed 's/^/[rxe]   /'
 if [ -n "$java_bw" ] && [ -n "$c_bw" ]; then
     log "RDMA write 64 KiB bandwidth: Java $java_bw MB/s, C dapltest $c_bw MB/s, ratio $(awk -v j="$java_bw" -v c="$c_bw" 'BEGIN{printf "%.2f", j/c}') (goal >= 0.8)"
 fi
 if [ -n "$java_rtt" ] && [ -n "$c_rtt" ]; then
-    log "send/recv 64 B round trip: Java $java_rtt us, C ibv_rc_pingpong $c_rtt us/iter, ratio $(awk -v j="$java_rtt" -v c="$c_rtt" 'BEGIN{printf "%.2f", j/c}') (goal <= 1.25)"
+    log "send/recv 64 B round trip (best of five each): Java $java_rtt us, C ibv_rc_pingpong $c_rtt us/iter, ratio $(awk -v j="$java_rtt" -v c="$c_rtt" 'BEGIN{printf "%.2f", j/c}') (goal <= 1.25)"
 fi
 log "the RDMA stage took $(( $(date +%s) - start )) s"
 exit 0

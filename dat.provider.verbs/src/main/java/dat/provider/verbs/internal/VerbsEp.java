@@ -82,6 +82,14 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     private static final int IBV_SEND_FENCE = 1;
     private static final int IBV_SEND_SIGNALED = 2;
     private static final int IBV_SEND_SOLICITED = 4;
+    private static final int IBV_SEND_INLINE = 8;
+    /**
+     * The inline data each QP asks for: sends and RDMA writes up to this size are copied into the
+     * work request at post time ({@code IBV_SEND_INLINE}, as OFED uDAPL does for small sends),
+     * which spares the device a read of the registered memory. A device that refuses it gets QPs
+     * without inline data.
+     */
+    static final int INLINE_BYTES = 64;
     private static final long SGE_SIZE = Structs.IBV_SGE.byteSize();
 
     /** The INVALID_STATE code of each EP state, indexed by {@link EpState#value()}. */
@@ -120,6 +128,8 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
 
     private final Arena arena = Arena.ofShared();
     private MemorySegment qp;
+    /** The inline data of {@link #qp}: {@link #INLINE_BYTES}, or 0 where the device refused it. */
+    private volatile int maxInline;
     private int qpNum;
     private final MemorySegment postSendFn;
     private final MemorySegment postRecvFn;
@@ -163,13 +173,15 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         this.sendSlots = new WorkSlots(attributes.maxRequestDtos());
         this.recvSlots = new WorkSlots(srq == null ? attributes.maxRecvDtos() : 1);
         MemorySegment[] created;
+        int[] inline = new int[1];
         try {
-            created = newQp(ia, pz, recvEvd, requestEvd, srq, attributes);
+            created = newQp(ia, pz, recvEvd, requestEvd, srq, attributes, inline);
         } catch (NativeException e) {
             arena.close();
             throw Codes.fromNative(e, "attributes");
         }
         this.qp = created[0];
+        this.maxInline = inline[0];
         this.qpNum = qp.get(JAVA_INT, Structs.QP_QP_NUM);
         MemorySegment context = qp.get(ADDRESS, Structs.QP_CONTEXT).reinterpret(Structs.IBV_CONTEXT.byteSize());
         this.postSendFn = Inline.op(context, Structs.CONTEXT_OPS_POST_SEND);
@@ -203,10 +215,11 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
      * Creates an RC QP in the INIT state, and the private CQ that takes the completions of a
      * missing EVD (drained at each post), if one is missing.
      *
+     * @param inline set to the QP's inline data: {@link #INLINE_BYTES}, or 0 where the device refused it
      * @return the QP and the private CQ ({@code NULL} when both EVDs are given)
      */
     private static MemorySegment[] newQp(VerbsIa ia, VerbsPz pz, VerbsEvd recvEvd, VerbsEvd requestEvd, VerbsSrq srq,
-            EpAttributes attributes) {
+            EpAttributes attributes, int[] inline) {
         MemorySegment cq = MemorySegment.NULL;
         MemorySegment queuePair = MemorySegment.NULL;
         try (Arena local = Arena.ofConfined()) {
@@ -223,7 +236,15 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             init.set(JAVA_INT, Structs.QP_INIT_MAX_RECV_SGE, srq != null ? 0 : attributes.maxRecvIov());
             init.set(JAVA_INT, Structs.QP_INIT_QP_TYPE, IBV_QPT_RC);
             init.set(JAVA_INT, Structs.QP_INIT_SQ_SIG_ALL, 0);
-            queuePair = ia.verbs.createQp(pz.pd, init);
+            init.set(JAVA_INT, Structs.QP_INIT_MAX_INLINE, INLINE_BYTES);
+            try {
+                queuePair = ia.verbs.createQp(pz.pd, init);
+                inline[0] = INLINE_BYTES;
+            } catch (NativeException refused) {
+                init.set(JAVA_INT, Structs.QP_INIT_MAX_INLINE, 0); // a device without inline data
+                queuePair = ia.verbs.createQp(pz.pd, init);
+                inline[0] = 0;
+            }
             MemorySegment attr = local.allocate(Structs.IBV_QP_ATTR);
             attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_INIT);
             attr.set(JAVA_SHORT, Structs.QP_ATTR_PKEY_INDEX, (short) 0);
@@ -393,6 +414,9 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             }
             if ((completionFlags & CompletionFlags.BARRIER_FENCE) != 0) {
                 sendFlags |= IBV_SEND_FENCE;
+            }
+            if (kind != WorkSlots.RDMA_READ && total <= maxInline) {
+                sendFlags |= IBV_SEND_INLINE; // the segments were checked above: the copy reads only registered memory
             }
             MemorySegment wr = sendWr;
             wr.set(JAVA_LONG, Structs.SEND_WR_WR_ID, ((long) ownerId << 32) | slot);
@@ -1094,11 +1118,13 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                 }
                 if (newQp) {
                     MemorySegment[] created;
+                    int[] inline = new int[1];
                     try {
-                        created = newQp(ia, newPz, newRecv, newRequest, srq, newAttributes);
+                        created = newQp(ia, newPz, newRecv, newRequest, srq, newAttributes, inline);
                     } catch (NativeException e) {
                         throw Codes.fromNative(e, "params.attributes");
                     }
+                    maxInline = inline[0];
                     MemorySegment oldQp = qp;
                     MemorySegment oldCq = discardCq;
                     boolean hadCq = hasDiscardCq;
