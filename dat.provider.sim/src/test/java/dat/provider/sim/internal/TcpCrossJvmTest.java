@@ -27,8 +27,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The sim provider across JVMs: a second JVM runs {@link TcpPeerMain}; this one connects to it
- * over TCP, exchanges sends, writes and reads its memory with RDMA, then kills it in the middle of
- * a stream of RDMA writes and checks that every posted DTO is accounted for.
+ * over TCP, exchanges sends, writes and reads its memory with RDMA, then kills it (SIGKILL) or
+ * stops it (SIGSTOP) in the middle of a stream of RDMA writes and checks that every posted DTO is
+ * accounted for.
  */
 @Timeout(120)
 class TcpCrossJvmTest {
@@ -126,17 +127,55 @@ class TcpCrossJvmTest {
     void thePeerKilledMidRdmaWriteStream_everyPostedDtoIsAccountedFor() throws Exception {
         Peer peer = startPeer();
         connect(peer);
-        ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 4096)}, -1, 0));
+        streamUntilTheConnectionEnds(a, peer, () -> peer.process().destroyForcibly());
+    }
+
+    /**
+     * A peer JVM stopped with SIGSTOP neither reads, writes nor closes: only the liveness timeout
+     * (here 500 ms) can end the connection, which breaks, and every posted DTO completes.
+     */
+    @Test
+    void thePeerStoppedMidRdmaWriteStream_breaksOnTheLivenessTimeout_everyPostedDtoIsAccountedFor() throws Exception {
+        Fabric fs = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0 tcp_timeout_ms=500");
+        try {
+            Fabric.Side s = fs.new Side("tcpS", null, 1 << 20);
+            Peer peer = startPeer();
+            s.ep.connect(peer.address(), QUAL, Fabric.WAIT * 4, null, Qos.BEST_EFFORT, 0);
+            s.expect(s.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            int end = streamUntilTheConnectionEnds(s, peer, () -> {
+                try {
+                    Process stop = new ProcessBuilder("kill", "-STOP", Long.toString(peer.process().pid())).start();
+                    assertThat(stop.waitFor(10, TimeUnit.SECONDS) && stop.exitValue() == 0).as("kill -STOP").isTrue();
+                } catch (Exception e) {
+                    throw new AssertionError("cannot stop the peer", e);
+                }
+            });
+            assertThat(EventNumber.name(end)).as("a stopped peer sends no FIN: the connection breaks")
+                    .isEqualTo(EventNumber.name(EventNumber.CONNECTION_EVENT_BROKEN));
+            assertThat(peer.process().isAlive()).as("the peer was stopped, not killed").isTrue();
+        } finally {
+            fs.close(); // the stopped peer is killed by close() below (SIGKILL ends a stopped process too)
+        }
+    }
+
+    /**
+     * Keeps the Endpoint's queue full of 64 KiB RDMA writes into the peer; after 50 succeeded,
+     * applies the fault; goes on until the Endpoint is disconnected, then checks that every posted
+     * DTO completed exactly once, as a success or flushed, and so did the posted receive.
+     *
+     * @return the connection event that ended it
+     */
+    private static int streamUntilTheConnectionEnds(Fabric.Side s, Peer peer, Runnable fault) {
+        ok(s.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(s.lmr, 0, 4096)}, -1, 0));
         int posted = 0;
         int completed = 0;
         int succeeded = 0;
         int flushedOrFailed = 0;
-        boolean killed = false;
-        DatEvent e = a.event;
-        // keep the queue full of 64 KiB writes; kill the peer once some have completed
+        boolean faulted = false;
+        DatEvent e = s.event;
         while (true) {
             int rc;
-            while ((rc = a.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 65536, 65536)}, posted,
+            while ((rc = s.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(s.lmr, 65536, 65536)}, posted,
                     new RmrTriplet(peer.rmrContext(), peer.base() + (posted % 8) * 65536L, 65536), 0)) == DatReturn.SUCCESS) {
                 posted++;
             }
@@ -144,7 +183,7 @@ class TcpCrossJvmTest {
                 break; // DISCONNECTED: nothing more can be posted
             }
             assertThat(DatReturn.typeOf(rc)).isEqualTo(DatReturn.INSUFFICIENT_RESOURCES);
-            if (a.reqEvd.await(Fabric.WAIT * 4, 1, e) != DatReturn.SUCCESS) {
+            if (s.reqEvd.await(Fabric.WAIT * 4, 1, e) != DatReturn.SUCCESS) {
                 throw new AssertionError("no completion in time: posted " + posted + ", completed " + completed);
             }
             completed++;
@@ -153,22 +192,23 @@ class TcpCrossJvmTest {
             } else {
                 flushedOrFailed++;
             }
-            if (!killed && succeeded >= 50) {
-                peer.process().destroyForcibly();
-                killed = true;
+            if (!faulted && succeeded >= 50) {
+                fault.run();
+                faulted = true;
             }
-            if (a.ep.getStatus().state() == EpState.DISCONNECTED) {
+            if (s.ep.getStatus().state() == EpState.DISCONNECTED) {
                 break;
             }
         }
-        assertThat(killed).isTrue();
+        assertThat(faulted).isTrue();
         // the connection ends with an event, and the rest of the requests complete
-        DatEvent c = a.next(a.connEvd);
-        assertThat(EventNumber.name(c.eventNumber())).isIn(EventNumber.name(EventNumber.CONNECTION_EVENT_BROKEN),
+        DatEvent c = s.next(s.connEvd);
+        int end = c.eventNumber();
+        assertThat(EventNumber.name(end)).isIn(EventNumber.name(EventNumber.CONNECTION_EVENT_BROKEN),
                 EventNumber.name(EventNumber.CONNECTION_EVENT_DISCONNECTED));
-        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        assertThat(s.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
         while (completed < posted) {
-            assertThat(a.reqEvd.await(Fabric.WAIT, 1, e)).isEqualTo(DatReturn.SUCCESS);
+            assertThat(s.reqEvd.await(Fabric.WAIT, 1, e)).isEqualTo(DatReturn.SUCCESS);
             completed++;
             if (e.status() == DtoCompletionStatus.SUCCESS) {
                 succeeded++;
@@ -177,9 +217,10 @@ class TcpCrossJvmTest {
                 flushedOrFailed++;
             }
         }
-        assertThat(a.reqEvd.dequeue(e)).as("no completion beyond the posted ones").isNotZero();
+        assertThat(s.reqEvd.dequeue(e)).as("no completion beyond the posted ones").isNotZero();
         assertThat(succeeded + flushedOrFailed).isEqualTo(posted);
         assertThat(flushedOrFailed).isPositive();
-        assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        assertThat(s.expect(s.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        return end;
     }
 }
