@@ -739,7 +739,7 @@ final class TcpConnection {
         boolean done = false;
         if (writeLock.tryLock()) {
             try {
-                done = !closed && pendingHeader == null && outbound.isEmpty() && flushAcksInline();
+                done = outputIdle() && flushAcksInline();
             } catch (IOException x) {
                 done = false; // the writer meets the failure too and ends the connection
             } finally {
@@ -1235,7 +1235,7 @@ final class TcpConnection {
         IOException failed = null;
         boolean memoryGone = false;
         try {
-            if (closed || pendingHeader != null || !outbound.isEmpty() || ep != e || !flushAcksInline()) {
+            if (!outputIdle() || ep != e || !flushAcksInline()) {
                 return;
             }
             long seq = e.nextTransmit(this, tx, INLINE_BYTES);
@@ -1312,6 +1312,8 @@ final class TcpConnection {
      */
     private boolean flushAcksInline() throws IOException {
         for (;;) {
+            long seq;
+            int status;
             respLock.lock();
             try {
                 if (respCount == 0) {
@@ -1321,10 +1323,9 @@ final class TcpConnection {
                 if (r.op != TcpFrame.ACK || r.breakAfter) {
                     return false;
                 }
-                ackHeader.clear();
-                TcpFrame.encode(ackHeader, TcpFrame.ACK, 0, 0, r.status, r.seq, 0);
-                ackHeader.flip();
-                // taken off the ring now: its bytes are in ackHeader, and no later ACK may merge into it
+                seq = r.seq;
+                status = r.status;
+                // taken off the ring now: it is written below, and no later ACK may merge into it
                 r.window = null;
                 respHead = (respHead + 1) % RESPONSES;
                 respCount--;
@@ -1332,15 +1333,36 @@ final class TcpConnection {
             } finally {
                 respLock.unlock();
             }
-            channel.write(ackHeader);
-            lastWrite = System.nanoTime();
-            if (ackHeader.hasRemaining()) {
-                pendingHeader = ackHeader; // the writer finishes it
-                pendingPayload = null;
-                pendingRequest = false;
+            if (!writeAckInline(seq, status)) {
                 return false;
             }
         }
+    }
+
+    /**
+     * An inline writer, under the write lock: one ACK with one non-blocking write; what the socket
+     * does not take is left pending, for the writer to finish.
+     *
+     * @return whether it went out whole
+     */
+    private boolean writeAckInline(long seq, int status) throws IOException {
+        ackHeader.clear();
+        TcpFrame.encode(ackHeader, TcpFrame.ACK, 0, 0, status, seq, 0);
+        ackHeader.flip();
+        channel.write(ackHeader);
+        lastWrite = System.nanoTime();
+        if (ackHeader.hasRemaining()) {
+            pendingHeader = ackHeader;
+            pendingPayload = null;
+            pendingRequest = false;
+            return false;
+        }
+        return true;
+    }
+
+    /** Under the write lock: whether an inline writer may write now (open, nothing unfinished or queued before it). */
+    private boolean outputIdle() {
+        return !closed && pendingHeader == null && outbound.isEmpty();
     }
 
     /**
@@ -1354,19 +1376,11 @@ final class TcpConnection {
             return false;
         }
         try {
-            if (closed || finQueued || pendingHeader != null || !outbound.isEmpty() || !flushAcksInline()) {
+            if (finQueued || !outputIdle() || !flushAcksInline()) {
                 return false; // responses go out in order: this one is queued behind the others
             }
-            ackHeader.clear();
-            TcpFrame.encode(ackHeader, TcpFrame.ACK, 0, 0, status, seq, 0);
-            ackHeader.flip();
-            channel.write(ackHeader);
-            lastWrite = System.nanoTime();
-            if (ackHeader.hasRemaining()) {
-                pendingHeader = ackHeader;
-                pendingPayload = null;
-                pendingRequest = false;
-                kick();
+            if (!writeAckInline(seq, status)) {
+                kick(); // the writer finishes it
             }
             return true;
         } catch (IOException x) {
