@@ -172,22 +172,15 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         this.cmToken = ia.newToken();
         this.sendSlots = new WorkSlots(attributes.maxRequestDtos());
         this.recvSlots = new WorkSlots(srq == null ? attributes.maxRecvDtos() : 1);
-        MemorySegment[] created;
-        int[] inline = new int[1];
         try {
-            created = newQp(ia, pz, recvEvd, requestEvd, srq, attributes, inline);
+            adopt(newQp(ia, pz, recvEvd, requestEvd, srq, attributes));
         } catch (NativeException e) {
             arena.close();
             throw Codes.fromNative(e, "attributes");
         }
-        this.qp = created[0];
-        this.maxInline = inline[0];
-        this.qpNum = qp.get(JAVA_INT, Structs.QP_QP_NUM);
         MemorySegment context = qp.get(ADDRESS, Structs.QP_CONTEXT).reinterpret(Structs.IBV_CONTEXT.byteSize());
         this.postSendFn = Inline.op(context, Structs.CONTEXT_OPS_POST_SEND);
         this.postRecvFn = Inline.op(context, Structs.CONTEXT_OPS_POST_RECV);
-        this.discardCq = created[1];
-        this.hasDiscardCq = !discardCq.equals(MemorySegment.NULL);
         this.discardPollFn = Inline.op(context, Structs.CONTEXT_OPS_POLL_CQ);
         this.sendWr = arena.allocate(Structs.IBV_SEND_WR);
         this.sendSge = arena.allocate(SGE_SIZE * MAX_IOV, 8);
@@ -212,14 +205,41 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     }
 
     /**
+     * A QP {@link #newQp} created: with the private CQ ({@code NULL} when both EVDs are given), and
+     * its inline data ({@link #INLINE_BYTES}, or 0 where the device refused it).
+     */
+    private record NewQp(MemorySegment qp, MemorySegment cq, int maxInline) {
+    }
+
+    /** Makes a new QP this Endpoint's (the constructor, and dat_ep_modify's re-creation). */
+    private void adopt(NewQp created) {
+        qp = created.qp();
+        qpNum = qp.get(JAVA_INT, Structs.QP_QP_NUM);
+        discardCq = created.cq();
+        hasDiscardCq = !discardCq.equals(MemorySegment.NULL);
+        maxInline = created.maxInline();
+    }
+
+    /** Destroys a QP this Endpoint no longer uses, and its private CQ if it had one. */
+    private void destroyQueues(MemorySegment queuePair, boolean hasCq, MemorySegment cq) {
+        try {
+            ia.verbs.destroyQp(queuePair);
+        } catch (NativeException e) {
+            System.getLogger(VerbsEp.class.getName()).log(System.Logger.Level.WARNING, "ibv_destroy_qp failed", e);
+        }
+        if (hasCq) {
+            ia.verbs.destroyCq(cq);
+        }
+    }
+
+    /**
      * Creates an RC QP in the INIT state, and the private CQ that takes the completions of a
      * missing EVD (drained at each post), if one is missing.
      *
-     * @param inline set to the QP's inline data: {@link #INLINE_BYTES}, or 0 where the device refused it
-     * @return the QP and the private CQ ({@code NULL} when both EVDs are given)
+     * @return the QP, the private CQ and the inline data
      */
-    private static MemorySegment[] newQp(VerbsIa ia, VerbsPz pz, VerbsEvd recvEvd, VerbsEvd requestEvd, VerbsSrq srq,
-            EpAttributes attributes, int[] inline) {
+    private static NewQp newQp(VerbsIa ia, VerbsPz pz, VerbsEvd recvEvd, VerbsEvd requestEvd, VerbsSrq srq,
+            EpAttributes attributes) {
         MemorySegment cq = MemorySegment.NULL;
         MemorySegment queuePair = MemorySegment.NULL;
         try (Arena local = Arena.ofConfined()) {
@@ -237,13 +257,13 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             init.set(JAVA_INT, Structs.QP_INIT_QP_TYPE, IBV_QPT_RC);
             init.set(JAVA_INT, Structs.QP_INIT_SQ_SIG_ALL, 0);
             init.set(JAVA_INT, Structs.QP_INIT_MAX_INLINE, INLINE_BYTES);
+            int inline = INLINE_BYTES;
             try {
                 queuePair = ia.verbs.createQp(pz.pd, init);
-                inline[0] = INLINE_BYTES;
             } catch (NativeException refused) {
-                init.set(JAVA_INT, Structs.QP_INIT_MAX_INLINE, 0); // a device without inline data
+                inline = 0; // a device without inline data
+                init.set(JAVA_INT, Structs.QP_INIT_MAX_INLINE, inline);
                 queuePair = ia.verbs.createQp(pz.pd, init);
-                inline[0] = 0;
             }
             MemorySegment attr = local.allocate(Structs.IBV_QP_ATTR);
             attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_INIT);
@@ -252,7 +272,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             attr.set(JAVA_INT, Structs.QP_ATTR_ACCESS_FLAGS,
                     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
             ia.verbs.modifyQp(queuePair, attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-            return new MemorySegment[] {queuePair, cq};
+            return new NewQp(queuePair, cq, inline);
         } catch (NativeException e) {
             if (!queuePair.equals(MemorySegment.NULL)) {
                 ia.verbs.destroyQp(queuePair);
@@ -1117,31 +1137,19 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                                     + " which it cannot do while DTOs are posted to it");
                 }
                 if (newQp) {
-                    MemorySegment[] created;
-                    int[] inline = new int[1];
+                    NewQp created;
                     try {
-                        created = newQp(ia, newPz, newRecv, newRequest, srq, newAttributes, inline);
+                        created = newQp(ia, newPz, newRecv, newRequest, srq, newAttributes);
                     } catch (NativeException e) {
                         throw Codes.fromNative(e, "params.attributes");
                     }
-                    maxInline = inline[0];
                     MemorySegment oldQp = qp;
                     MemorySegment oldCq = discardCq;
                     boolean hadCq = hasDiscardCq;
                     ia.epsByQpNum.remove(qpNum, this);
-                    qp = created[0];
-                    qpNum = qp.get(JAVA_INT, Structs.QP_QP_NUM);
-                    discardCq = created[1];
-                    hasDiscardCq = !discardCq.equals(MemorySegment.NULL);
+                    adopt(created);
                     ia.epsByQpNum.put(qpNum, this);
-                    try {
-                        ia.verbs.destroyQp(oldQp);
-                    } catch (NativeException e) {
-                        System.getLogger(VerbsEp.class.getName()).log(System.Logger.Level.WARNING, "ibv_destroy_qp failed", e);
-                    }
-                    if (hadCq) {
-                        ia.verbs.destroyCq(oldCq);
-                    }
+                    destroyQueues(oldQp, hadCq, oldCq);
                     sendSlots = new WorkSlots(newAttributes.maxRequestDtos());
                     recvSlots = new WorkSlots(srq == null ? newAttributes.maxRecvDtos() : 1);
                 }
@@ -1247,14 +1255,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                 }
                 toError();
                 dropCmId();
-                try {
-                    ia.verbs.destroyQp(qp);
-                } catch (NativeException e) {
-                    System.getLogger(VerbsEp.class.getName()).log(System.Logger.Level.WARNING, "ibv_destroy_qp failed", e);
-                }
-                if (hasDiscardCq) {
-                    ia.verbs.destroyCq(discardCq);
-                }
+                destroyQueues(qp, hasDiscardCq, discardCq);
                 arena.close();
             } finally {
                 postLock.unlock();
