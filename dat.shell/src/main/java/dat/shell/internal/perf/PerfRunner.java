@@ -302,19 +302,7 @@ final class PerfRunner {
                 Spin.check(pair.epB.postRecv(1, recv[slot], slot, CompletionFlags.DEFAULT), "dat_ep_post_recv");
             }
             receivesPosted.set(recvSlots);
-            peer = onPeerThread(() -> {
-                DatEvent event = new DatEvent();
-                while (!stop.get()) {
-                    int code = pair.recvB.dequeue(event);
-                    if (code == DatReturn.SUCCESS) {
-                        int slot = (int) event.userCookie();
-                        Spin.check(pair.epB.postRecv(1, recv[slot], slot, CompletionFlags.DEFAULT), "dat_ep_post_recv");
-                        receivesPosted.incrementAndGet();
-                    } else {
-                        Thread.onSpinWait();
-                    }
-                }
-            });
+            peer = reposting(pair, recv, receivesPosted, stop);
         }
         pin(0);
         DatEvent event = new DatEvent();
@@ -392,20 +380,8 @@ final class PerfRunner {
         }
         // credits, as in the send bandwidth: a send goes out only against a posted receive
         AtomicLong receivesPosted = new AtomicLong(pair.recvDepth);
-        AtomicLong received = new AtomicLong();
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        CompletableFuture<Void> peer = onPeerThread(() -> {
-            DatEvent event = new DatEvent();
-            while (!stop.get()) {
-                if (pair.recvB.dequeue(event) == DatReturn.SUCCESS) {
-                    received.incrementAndGet();
-                    Spin.check(pair.epB.postRecv(1, recv, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
-                    receivesPosted.incrementAndGet();
-                } else {
-                    Thread.onSpinWait();
-                }
-            }
-        });
+        CompletableFuture<Void> peer = reposting(pair, new LmrTriplet[][] {recv}, receivesPosted, stop);
         pin(0);
         DatEvent event = new DatEvent();
         long deadline = System.nanoTime() + 60_000_000_000L;
@@ -449,7 +425,8 @@ final class PerfRunner {
             Spin.completion(pair.requestA, event, deadline);
             unacknowledged -= signalEvery;
         }
-        while (received.get() < posted) { // the unsignalled tail has landed before the receives are flushed
+        // the unsignalled tail has landed (each received message was reposted) before the receives are flushed
+        while (receivesPosted.get() - pair.recvDepth < posted) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("no completion within the benchmark's deadline");
             }
@@ -461,6 +438,27 @@ final class PerfRunner {
         flushReceives(pair);
         String series = "64 B message rate, 1 completion per " + signalEvery;
         return new Figure(series, size, "Mops/s", rate / 1e6, null, null, Double.NaN, true);
+    }
+
+    /**
+     * The receiving side of the send benchmarks, on the peer thread: reposts each receive as it
+     * completes into the slot its cookie names, and counts the receives posted (the sender's
+     * credits) until {@code stop}.
+     */
+    private CompletableFuture<Void> reposting(ConnectedPair pair, LmrTriplet[][] slots, AtomicLong receivesPosted,
+            java.util.concurrent.atomic.AtomicBoolean stop) {
+        return onPeerThread(() -> {
+            DatEvent event = new DatEvent();
+            while (!stop.get()) {
+                if (pair.recvB.dequeue(event) == DatReturn.SUCCESS) {
+                    int slot = (int) event.userCookie();
+                    Spin.check(pair.epB.postRecv(1, slots[slot], slot, CompletionFlags.DEFAULT), "dat_ep_post_recv");
+                    receivesPosted.incrementAndGet();
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+        });
     }
 
     private Figure connectionRate(ConnectedPair pair) {

@@ -104,16 +104,10 @@ final class SharedFiles implements AutoCloseable {
             if (!file.getFileName().toString().startsWith("dat-test-")) {
                 throw new IOException("not a file of the suite's shared memory: " + file);
             }
+            // one reader thread decodes a session's values, so the file is mapped once
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                whole = mappings.computeIfAbsent(location.path(), p -> {
-                    try {
-                        return channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size(), arena);
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                });
-            } catch (java.io.UncheckedIOException e) {
-                throw e.getCause();
+                whole = channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size(), arena);
+                mappings.put(location.path(), whole);
             } catch (java.nio.file.NoSuchFileException e) {
                 throw new IOException("the suite's shared memory " + file + " is not on this host: a peer agent on another host"
                         + " serves only the transaction tests (--filter '^transactions/')", e);
