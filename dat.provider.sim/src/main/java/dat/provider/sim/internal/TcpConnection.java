@@ -106,7 +106,7 @@ final class TcpConnection {
     /** The target side: the sequence number of the send refused as receiver-not-ready, -1 when none (reader only). */
     private long notReadyFrom = -1;
     /** The initiator side: no request goes out before this time, after an RNR NAK. */
-    private volatile long retryAt;
+    private volatile long retryAt = System.nanoTime();
     /** The initiator side: the next RNR backoff, doubling from 50 us to 10 ms. */
     private long rnrBackoffNanos = RNR_MIN_BACKOFF_NANOS;
     /** The initiator side: the send the last RNR refused (under the Endpoint's lock). */
@@ -1122,6 +1122,8 @@ final class TcpConnection {
     private static final int IDLE = 0;
     private static final int WROTE = 1;
     private static final int END = 2;
+    /** Nothing written: requests wait for an RNR backoff to end (at {@link #retryAt}). */
+    private static final int BACKING_OFF = 3;
 
     private void writeLoop() {
         SocketChannel ch = channel;
@@ -1135,12 +1137,16 @@ final class TcpConnection {
                 if (done == WROTE || kicked) {
                     continue;
                 }
-                long wait = retryAt - System.nanoTime();
-                if (wait > 0) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(this, wait);
-                } else {
-                    java.util.concurrent.locks.LockSupport.park(this);
+                if (done == BACKING_OFF) {
+                    // never an untimed park here: the backoff may have ended since writeOne looked
+                    // (50 us is less than a preemption), and then no kick would ever come
+                    long wait = retryAt - System.nanoTime();
+                    if (wait > 0) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(this, wait);
+                    }
+                    continue;
                 }
+                java.util.concurrent.locks.LockSupport.park(this);
             }
         } catch (IOException e) {
             // the peer is gone or stopped reading until the socket was closed: the connection ends
@@ -1164,7 +1170,7 @@ final class TcpConnection {
      * The writer: one frame, in this order: what an inline write left unfinished, CM frames,
      * responses, the local Endpoint's next request.
      *
-     * @return {@link #WROTE}, {@link #IDLE} (nothing to write now) or {@link #END} (the output is done)
+     * @return {@link #WROTE}, {@link #IDLE} (nothing to write now), {@link #BACKING_OFF} or {@link #END} (the output is done)
      */
     private int writeOne(SocketChannel ch) throws IOException {
         writeLock.lock();
@@ -1188,10 +1194,13 @@ final class TcpConnection {
                 return writerDone ? END : WROTE;
             }
             SimEndpoint e = ep;
-            if (e != null && retryAt - System.nanoTime() <= 0 && transmit(ch, e)) {
-                return WROTE;
+            if (e == null) {
+                return IDLE;
             }
-            return IDLE;
+            if (retryAt - System.nanoTime() > 0) {
+                return BACKING_OFF;
+            }
+            return transmit(ch, e) ? WROTE : IDLE;
         } finally {
             writeLock.unlock();
         }

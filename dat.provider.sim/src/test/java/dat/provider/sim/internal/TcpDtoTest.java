@@ -33,7 +33,11 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class TcpDtoTest {
 
-    private static final String TCP = "tcp=127.0.0.1:0";
+    /**
+     * No keepalive within a test's run: a lost wake-up of a writer would otherwise end after a
+     * keepalive NOP (a third of the timeout) instead of failing the 5 s wait for the next event.
+     */
+    private static final String TCP = "tcp=127.0.0.1:0 tcp_timeout_ms=3600000";
 
     private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), TCP);
     private final Fabric fb = new Fabric(ProviderSettings.defaults().limits(), TCP);
