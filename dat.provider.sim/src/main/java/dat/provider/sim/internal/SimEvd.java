@@ -86,6 +86,13 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     private volatile SimCno cno;
     private volatile Thread waiter;
     private volatile int waitThreshold = 1;
+    /**
+     * The TCP connection that last posted a completion here: a waiter reads it itself instead of
+     * parking ({@link TcpConnection#drive}), so a message wakes one thread instead of two.
+     */
+    volatile TcpConnection tcpFeeder;
+    /** The connection the waiter reads now: a post from another thread wakes it there. */
+    volatile TcpConnection drivenBy;
     private volatile boolean overflowReported;
     /** Endpoints, Service Points and IAs that send events here: dat_evd_free(3DAT) refuses while any. */
     final AtomicInteger feeders = new AtomicInteger();
@@ -257,6 +264,23 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         }
     }
 
+    /** Wakes the waiter, parked or reading a TCP connection; a waiter posting to its own EVD needs no wake-up. */
+    private void wake(Thread w) {
+        if (w == Thread.currentThread()) {
+            return;
+        }
+        LockSupport.unpark(w);
+        TcpConnection driven = drivenBy;
+        if (driven != null) {
+            driven.wakeDriver();
+        }
+    }
+
+    /** For a waiter reading a TCP connection: whether its wait is over (an event for it, or a state it must report). */
+    boolean waitOver() {
+        return tail - head >= waitThreshold || freed || !waitable || !ia.usable();
+    }
+
     /** Wakes a waiter whose threshold is met, or triggers the CNO: dat_evd_wait(3DAT), dat_evd_enable(3DAT). */
     private void signal(boolean notify) {
         if (!notify) {
@@ -265,7 +289,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         Thread w = waiter;
         if (w != null) {
             if (tail - head >= waitThreshold) {
-                LockSupport.unpark(w);
+                wake(w);
             }
             return; // a direct waiter preempts the CNO
         }
@@ -401,19 +425,43 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                     return DatReturn.error(DatReturn.INTERRUPTED_CALL, DatReturn.NO_SUBTYPE);
                 }
                 if (infinite) {
-                    LockSupport.park(this);
+                    if (!drove(me, true, 0)) {
+                        LockSupport.park(this);
+                    }
                 } else {
                     long remaining = deadline - System.nanoTime();
                     if (remaining <= 0) {
                         event.clear().setMoreEvents(count());
                         return DatReturn.error(DatReturn.TIMEOUT_EXPIRED, DatReturn.NO_SUBTYPE);
                     }
-                    LockSupport.parkNanos(this, remaining);
+                    if (!drove(me, false, deadline)) {
+                        LockSupport.parkNanos(this, remaining);
+                    }
                 }
             }
         } finally {
             waiter = null;
         }
+    }
+
+    /**
+     * The waiter, instead of parking: reads the TCP connection that feeds this EVD, if it can.
+     * Not on a virtual thread, whose wait in a selector would pin its carrier.
+     *
+     * @return whether it did (then the caller looks again); {@code false}: the caller parks
+     */
+    private boolean drove(Thread me, boolean infinite, long deadline) {
+        TcpConnection feeder = tcpFeeder;
+        if (feeder == null || me.isVirtual()) {
+            return false;
+        }
+        if (feeder.drive(this, infinite, deadline)) {
+            return true;
+        }
+        if (feeder.isClosed()) {
+            tcpFeeder = null;
+        }
+        return false;
     }
 
     @Override
@@ -544,7 +592,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         waitable = false;
         Thread w = waiter;
         if (w != null) {
-            LockSupport.unpark(w);
+            wake(w);
         }
     }
 
@@ -558,7 +606,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     void wakeAll() {
         Thread w = waiter;
         if (w != null) {
-            LockSupport.unpark(w);
+            wake(w);
         }
     }
 

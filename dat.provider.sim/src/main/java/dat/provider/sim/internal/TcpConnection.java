@@ -31,7 +31,13 @@ import java.util.logging.Logger;
  * message, the largest cost of a round trip); whatever the socket does not take at once is left
  * to the writer. The reader and the writer wait for readiness with selectors of their own, and
  * being non-blocking, no write is ever undone by an interrupt of the consumer's thread (a blocking
- * NIO channel closes when a thread blocked on it is interrupted). Anything the peer sends
+ * NIO channel closes when a thread blocked on it is interrupted).
+ *
+ * <p>Consumer-driven reading: a consumer blocked in dat_evd_wait on an EVD this connection feeds
+ * takes the read role from the reader thread between frames and reads the socket itself
+ * ({@link #drive}), so a message wakes one thread, as a plain socket does; the reader thread stays
+ * parked while that consumer is expected back and serves the socket again after a short lease.
+ * The ACK such a consumer owes goes out with its next request, in the same write. Anything the peer sends
  * that the protocol does not allow at that point (a malformed header, a frame of the wrong phase)
  * ends this connection alone: the local Endpoint gets {@link EventNumber#CONNECTION_EVENT_BROKEN}.
  *
@@ -136,13 +142,43 @@ final class TcpConnection {
     private ByteBuffer pendingHeader;
     private ByteBuffer pendingPayload;
     private boolean pendingRequest;
+    /** An ACK written in the same write as the pending request, itself unfinished: it goes first. */
+    private ByteBuffer pendingAck;
     /** The reader's header buffer for inline ACKs (the writer's is {@link #txHeader}). */
     private ByteBuffer ackHeader;
     /** Frames no larger than this go out inline from a posting thread. */
     private static final long INLINE_BYTES = 16 * 1024;
-    /** The selectors the reader and the writer wait on, each its own; created on first wait, under {@link #selectorLock}. */
-    private Selector readSelector;
+    /**
+     * The selectors the reader thread, the writer and a driving consumer wait on, each its own;
+     * created on first wait, under {@link #selectorLock}.
+     */
+    private volatile Selector readSelector;
     private Selector writeSelector;
+    private volatile Selector driveSelector;
+    /** The reader thread is about to wait, or waits, for readiness (not parked for a driver). */
+    private volatile boolean readerSelecting;
+    /**
+     * The read role: held by the thread that reads frames now, the reader thread or a consumer
+     * reading this connection from dat_evd_wait ({@link #drive}). It changes hands only between
+     * frames; a header read in part stays in the frame reader for the next holder.
+     */
+    private final ReentrantLock readRole = new ReentrantLock();
+    /** The consumer thread in {@link #drive}, or {@code null}: the reader thread leaves the socket to it. */
+    private volatile Thread driver;
+    /**
+     * Until then (System.nanoTime) the reader thread expects the last driver back and stays parked:
+     * a consumer that waits again right after handling its event (a ping-pong) finds the socket
+     * its own, without waking the reader thread on every message.
+     */
+    private volatile long driverLease;
+    /**
+     * How long the reader thread leaves the socket to a consumer that drove it last. The cost: a
+     * frame that comes while that consumer does something else waits this long at most (a
+     * one-sided operation while the target consumer is busy); then the reader thread serves it.
+     */
+    private static final long DRIVER_LEASE_NANOS = 1_000_000;
+    /** Frames read by consumers ({@link #drive}), for tests and statistics; written under the read role. */
+    private volatile long framesReadByConsumers;
     private final Object selectorLock = new Object();
     /** select's action: nothing (the wait is the point), and no selected-key set to allocate into. */
     private static final Consumer<SelectionKey> READY = key -> {
@@ -180,35 +216,48 @@ final class TcpConnection {
     }
 
     /**
-     * Waits until the channel is ready for {@code op}: the reader for {@link SelectionKey#OP_READ},
-     * the writer for {@link SelectionKey#OP_WRITE}, each on its own selector.
+     * Waits until the channel is ready for {@code op}: the reader thread or a driving consumer for
+     * {@link SelectionKey#OP_READ}, the writer for {@link SelectionKey#OP_WRITE}, each on its own
+     * selector.
      *
      * @throws AsynchronousCloseException when the connection closed (before or during the wait)
      */
     private void awaitReady(SocketChannel ch, int op) throws IOException {
-        Selector selector;
-        synchronized (selectorLock) {
-            if (closed) {
-                throw new AsynchronousCloseException();
-            }
-            selector = op == SelectionKey.OP_READ ? readSelector : writeSelector;
-            if (selector == null) {
-                selector = Selector.open();
-                ch.register(selector, op);
-                if (op == SelectionKey.OP_READ) {
-                    readSelector = selector;
-                } else {
-                    writeSelector = selector;
-                }
-            }
-        }
-        selector.select(READY); // close() wakes it
+        selector(ch, op == SelectionKey.OP_WRITE ? WRITE_SELECTOR : Thread.currentThread() == driver ? DRIVE_SELECTOR : READ_SELECTOR)
+                .select(READY); // close() wakes it
         if (closed) {
             throw new AsynchronousCloseException();
         }
     }
 
-    /** Closes the calling thread's selector once it waits no more: the reader's or the writer's. */
+    private static final int READ_SELECTOR = 0;
+    private static final int WRITE_SELECTOR = 1;
+    private static final int DRIVE_SELECTOR = 2;
+
+    /** One of the selectors, registered for its readiness on first use. */
+    private Selector selector(SocketChannel ch, int which) throws IOException {
+        synchronized (selectorLock) {
+            if (closed) {
+                throw new AsynchronousCloseException();
+            }
+            Selector selector = which == READ_SELECTOR ? readSelector : which == WRITE_SELECTOR ? writeSelector : driveSelector;
+            if (selector == null) {
+                selector = Selector.open();
+                ch.register(selector, which == WRITE_SELECTOR ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+                switch (which) {
+                    case READ_SELECTOR -> readSelector = selector;
+                    case WRITE_SELECTOR -> writeSelector = selector;
+                    default -> driveSelector = selector;
+                }
+            }
+            return selector;
+        }
+    }
+
+    /**
+     * Closes the calling thread's selector once it waits no more: the reader thread's (and the
+     * drivers', which wait no more once the connection is closed) or the writer's.
+     */
     private void closeSelectors(boolean reader) {
         Selector selector;
         synchronized (selectorLock) {
@@ -219,6 +268,28 @@ final class TcpConnection {
                 writeSelector = null;
             }
         }
+        closeQuietly(selector);
+        if (reader) {
+            releaseDriveSelector();
+        }
+    }
+
+    /**
+     * Once closed and no consumer drives: the drivers' selector. Called by the reader thread as it
+     * ends and by a driver as it leaves, so whichever is last releases it.
+     */
+    private void releaseDriveSelector() {
+        Selector selector = null;
+        synchronized (selectorLock) {
+            if (closed && driver == null) {
+                selector = driveSelector;
+                driveSelector = null;
+            }
+        }
+        closeQuietly(selector);
+    }
+
+    private static void closeQuietly(Selector selector) {
         if (selector != null) {
             try {
                 selector.close();
@@ -322,7 +393,7 @@ final class TcpConnection {
                     return;
                 }
             }
-            readEstablished(in);
+            readEstablished();
         } catch (IOException e) {
             failAttempt(a, EventNumber.CONNECTION_EVENT_UNREACHABLE);
             lost(EventNumber.CONNECTION_EVENT_BROKEN);
@@ -436,7 +507,7 @@ final class TcpConnection {
             } finally {
                 provider.cmLock.unlock();
             }
-            readEstablished(in);
+            readEstablished();
         } catch (IOException e) {
             lostOrAbandoned();
         } finally {
@@ -477,13 +548,180 @@ final class TcpConnection {
     // both sides, established
     // ---------------------------------------------------------------------------------------------
 
-    private void readEstablished(ReadableByteChannel ch) throws IOException {
-        while (!closed) {
-            int s = reader.readHeader(ch);
-            lastRead = System.nanoTime();
-            if (!handleEstablished(s)) {
-                return;
+    /**
+     * The reader thread, once established: the frames the socket holds, then a wait for more,
+     * without the read role, so that a consumer may read them itself meanwhile ({@link #drive}).
+     */
+    private void readEstablished() throws IOException {
+        SocketChannel ch = channel;
+        selector(ch, READ_SELECTOR); // before any driver: it may have to wake the reader thread's wait (drive)
+        for (;;) {
+            readRole.lock();
+            try {
+                if (closed || !readAvailable(ch, false, true)) {
+                    return;
+                }
+            } finally {
+                readRole.unlock();
             }
+            awaitFrame(ch);
+        }
+    }
+
+    /**
+     * With the read role: handles every frame the socket holds now (the rest of a payload is
+     * waited for); the reader thread then sends the ACKs due (a consumer may send them with its
+     * next request instead, see {@link #drive}).
+     *
+     * @param readFirst whether to read even if the last read found the socket drained (after a
+     *     wait for readiness); else that read is saved, and the wait that follows returns at once
+     *     if bytes came meanwhile
+     * @return {@code false} when the connection ended
+     */
+    private boolean readAvailable(SocketChannel ch, boolean byConsumer, boolean readFirst) throws IOException {
+        for (boolean first = true;; first = false) {
+            // non-blocking: NEED_MORE between frames
+            int s = first && readFirst ? reader.readHeader(ch) : reader.nextHeader(ch);
+            if (s == TcpFrameReader.NEED_MORE) {
+                if (!byConsumer) {
+                    flushAcks();
+                }
+                return true;
+            }
+            lastRead = System.nanoTime();
+            if (byConsumer) {
+                framesReadByConsumers++;
+            }
+            if (!handleEstablished(s)) {
+                return false;
+            }
+        }
+    }
+
+    /**
+     * The reader thread between frames: parked while a consumer reads the socket or is expected
+     * back ({@link #driverLease}), else waiting until it is readable. After a park it returns
+     * without waiting: the consumer that drove last may have left bytes read ahead or ACKs unsent
+     * (it sends them with its next request), which the reader thread takes over first.
+     */
+    private void awaitFrame(SocketChannel ch) throws IOException {
+        boolean parked = false;
+        try {
+            for (;;) {
+                if (closed) {
+                    throw new AsynchronousCloseException();
+                }
+                readerSelecting = true; // before it looks for a driver, which looks at this after it came (drive)
+                long lease = driver != null ? DRIVER_LEASE_NANOS : driverLease - System.nanoTime();
+                if (lease <= 0) {
+                    break;
+                }
+                readerSelecting = false;
+                java.util.concurrent.locks.LockSupport.parkNanos(this, lease);
+                parked = true;
+            }
+            if (!parked) {
+                awaitReady(ch, SelectionKey.OP_READ);
+            }
+        } finally {
+            readerSelecting = false;
+        }
+    }
+
+    /**
+     * A consumer blocked in dat_evd_wait on an EVD this connection feeds reads the connection
+     * itself until its wait is over: a message then wakes one thread, the consumer, as a plain
+     * socket would, instead of the reader thread and then the consumer (the largest cost of a
+     * round trip on a busy machine). The frames it meets are handled as the reader thread would,
+     * whatever EVD they feed. A frame whose payload is still in flight is read to its end even
+     * past the wait's deadline: the liveness timeout bounds that.
+     *
+     * @param evd the EVD waited on; a post from another thread wakes the driver ({@link #wakeDriver})
+     * @param deadline System.nanoTime() at which the wait ends, unless {@code infinite}
+     * @return {@code false} when it could not drive (the reader thread is inside a frame, another
+     *     consumer drives, the connection is closed): the caller parks as usual
+     */
+    boolean drive(SimEvd evd, boolean infinite, long deadline) {
+        SocketChannel ch = channel;
+        if (closed || ch == null || ep == null || !readRole.tryLock()) {
+            return false;
+        }
+        Thread me = Thread.currentThread();
+        try {
+            if (closed) {
+                return false;
+            }
+            Selector selector = selector(ch, DRIVE_SELECTOR);
+            driver = me;
+            if (readerSelecting) {
+                // the reader thread went to wait before this driver came: out of that wait, it
+                // then parks while this consumer is expected back, and in any case runs again
+                // after this driver, to send the ACKs a driver may leave behind
+                Selector waiting = readSelector;
+                if (waiting != null) {
+                    waiting.wakeup();
+                }
+            }
+            evd.drivenBy = this;
+            try {
+                for (boolean waited = false;; waited = true) {
+                    if (!readAvailable(ch, true, waited)) {
+                        close();
+                        return true;
+                    }
+                    if (evd.waitOver() || me.isInterrupted() || closed) {
+                        return true;
+                    }
+                    flushAcks();
+                    if (infinite) {
+                        selector.select(READY);
+                    } else {
+                        long left = deadline - System.nanoTime();
+                        if (left <= 0) {
+                            return true;
+                        }
+                        selector.select(READY, (left + 999_999) / 1_000_000); // at least 1 ms: 0 would be forever
+                    }
+                }
+            } finally {
+                evd.drivenBy = null;
+                driverLease = System.nanoTime() + DRIVER_LEASE_NANOS;
+                driver = null;
+                if (closed) {
+                    releaseDriveSelector();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // as the reader thread would: the connection is lost
+            if (!closed) {
+                lost(EventNumber.CONNECTION_EVENT_BROKEN);
+            }
+            return true;
+        } finally {
+            readRole.unlock();
+        }
+    }
+
+    /** An EVD this connection's driver waits on got an event from another thread: the driver looks. */
+    void wakeDriver() {
+        Selector s = driveSelector;
+        if (s != null) {
+            s.wakeup();
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    long framesReadByConsumers() {
+        return framesReadByConsumers;
+    }
+
+    /** Notes on {@code evd} that this connection posts to it: its waiter may read the connection itself. */
+    private void feeds(SimEvd evd) {
+        if (evd != null && evd.tcpFeeder != this) {
+            evd.tcpFeeder = this;
         }
     }
 
@@ -526,6 +764,11 @@ final class TcpConnection {
             default -> "unexpected " + TcpFrame.opcodeName(reader.frame.opcode) + " on an established connection";
         };
         if (why == null) {
+            if (opcode == TcpFrame.SEND) {
+                feeds(e.recvEvd);
+            } else if (opcode == TcpFrame.ACK || opcode == TcpFrame.RDMA_READ_RESPONSE) {
+                feeds(e.requestEvd);
+            }
             return true;
         }
         if (why.isEmpty()) {
@@ -1210,6 +1453,9 @@ final class TcpConnection {
     private void finishPending(SocketChannel ch) throws IOException {
         boolean request = pendingRequest;
         try {
+            if (pendingAck != null) {
+                writeFully(ch, pendingAck);
+            }
             if (pendingPayload != null) {
                 writeFully(ch, pendingHeader, pendingPayload);
             } else {
@@ -1225,6 +1471,7 @@ final class TcpConnection {
             pendingHeader = null;
             pendingPayload = null;
             pendingRequest = false;
+            pendingAck = null;
         }
     }
 
@@ -1244,12 +1491,21 @@ final class TcpConnection {
         IOException failed = null;
         boolean memoryGone = false;
         try {
-            if (!outputIdle() || ep != e || !flushAcksInline()) {
+            if (!outputIdle() || ep != e) {
                 return;
+            }
+            // the ACK due to the peer (a ping-pong has one: for the message this one answers)
+            // goes in the same write as the request, so the peer wakes once for both
+            ByteBuffer ack = takeHeadAck(true);
+            if (ack == null && !flushAcksInline()) {
+                return; // the responses ahead go first, from the writer
             }
             long seq = e.nextTransmit(this, tx, INLINE_BYTES);
             if (seq < 0) {
                 wake = seq == SimEndpoint.TOO_LARGE_TO_INLINE;
+                if (ack != null && !writeAckInline(ack)) {
+                    wake = true; // the writer finishes the ACK
+                }
                 return;
             }
             Wr.Request r = tx;
@@ -1265,21 +1521,27 @@ final class TcpConnection {
                 payload = src.asByteBuffer();
             }
             SocketChannel ch = channel;
-            if (payload == null) {
+            if (payload == null && ack == null) {
                 ch.write(txHeader);
             } else {
-                gather[0] = txHeader;
-                gather[1] = payload;
+                int n = 0;
+                if (ack != null) {
+                    inlineGather[n++] = ack;
+                }
+                inlineGather[n++] = txHeader;
+                if (payload != null) {
+                    inlineGather[n++] = payload;
+                }
                 try {
-                    ch.write(gather);
+                    ch.write(inlineGather, 0, n);
                 } finally {
-                    gather[0] = null;
-                    gather[1] = null;
+                    java.util.Arrays.fill(inlineGather, null);
                 }
             }
             lastWrite = System.nanoTime();
             if (txHeader.hasRemaining() || (payload != null && payload.hasRemaining())) {
-                pendingHeader = txHeader; // the writer finishes the frame
+                pendingAck = ack != null && ack.hasRemaining() ? ack : null; // the writer finishes both
+                pendingHeader = txHeader;
                 pendingPayload = payload;
                 pendingRequest = true;
                 return;
@@ -1309,64 +1571,86 @@ final class TcpConnection {
         }
     }
 
+    /** An inline request's gathering write: an ACK, the header, the payload. */
+    private final ByteBuffer[] inlineGather = new ByteBuffer[3];
+
+    /**
+     * An inline writer, under the write lock: takes the head response off the ring when it is a
+     * bare ACK (and, with {@code alone}, the only response queued), encoded into {@link #ackHeader}
+     * for the caller to write.
+     *
+     * @return the encoded ACK, or {@code null}: none queued, or a response that is not a bare ACK
+     *     (an RDMA read response, a refusal: the writer's) at the head, or others behind it
+     */
+    private ByteBuffer takeHeadAck(boolean alone) {
+        long seq;
+        int status;
+        respLock.lock();
+        try {
+            if (respCount == 0 || alone && respCount != 1) {
+                return null;
+            }
+            Response r = responses[respHead];
+            if (r.op != TcpFrame.ACK || r.breakAfter) {
+                return null;
+            }
+            seq = r.seq;
+            status = r.status;
+            // taken off the ring now: it is written next, and no later ACK may merge into it
+            r.window = null;
+            respHead = (respHead + 1) % RESPONSES;
+            respCount--;
+            respNotFull.signal();
+        } finally {
+            respLock.unlock();
+        }
+        return encodeAck(seq, status);
+    }
+
     /**
      * An inline writer, under the write lock, before its own frame: writes the ACKs queued for the
      * writer first, so that they are never starved by requests written inline (the writer thread
      * may wait long for a CPU while a ping-pong runs on inline writes alone), and go out before any
      * later request of this side, as they would from the writer. Stops at a response that is not
-     * a bare ACK (an RDMA read response, a refusal): those are the writer's.
+     * a bare ACK: those are the writer's.
      *
      * @return whether the ring is empty and nothing is left unfinished; else the caller leaves
      *     its frame to the writer too (after a kick)
      */
     private boolean flushAcksInline() throws IOException {
         for (;;) {
-            long seq;
-            int status;
-            respLock.lock();
-            try {
-                if (respCount == 0) {
-                    return true;
-                }
-                Response r = responses[respHead];
-                if (r.op != TcpFrame.ACK || r.breakAfter) {
-                    return false;
-                }
-                seq = r.seq;
-                status = r.status;
-                // taken off the ring now: it is written below, and no later ACK may merge into it
-                r.window = null;
-                respHead = (respHead + 1) % RESPONSES;
-                respCount--;
-                respNotFull.signal();
-            } finally {
-                respLock.unlock();
+            ByteBuffer ack = takeHeadAck(false);
+            if (ack == null) {
+                return !hasResponses();
             }
-            if (!writeAckInline(seq, status)) {
+            if (!writeAckInline(ack)) {
                 return false;
             }
         }
     }
 
     /**
-     * An inline writer, under the write lock: one ACK with one non-blocking write; what the socket
-     * does not take is left pending, for the writer to finish.
+     * An inline writer, under the write lock: one ACK (encoded in {@link #ackHeader}) with one
+     * non-blocking write; what the socket does not take is left pending, for the writer to finish.
      *
      * @return whether it went out whole
      */
-    private boolean writeAckInline(long seq, int status) throws IOException {
-        ackHeader.clear();
-        TcpFrame.encode(ackHeader, TcpFrame.ACK, 0, 0, status, seq, 0);
-        ackHeader.flip();
-        channel.write(ackHeader);
+    private boolean writeAckInline(ByteBuffer ack) throws IOException {
+        channel.write(ack);
         lastWrite = System.nanoTime();
-        if (ackHeader.hasRemaining()) {
-            pendingHeader = ackHeader;
+        if (ack.hasRemaining()) {
+            pendingHeader = ack;
             pendingPayload = null;
             pendingRequest = false;
             return false;
         }
         return true;
+    }
+
+    private ByteBuffer encodeAck(long seq, int status) {
+        ackHeader.clear();
+        TcpFrame.encode(ackHeader, TcpFrame.ACK, 0, 0, status, seq, 0);
+        return ackHeader.flip();
     }
 
     /** Under the write lock: whether an inline writer may write now (open, nothing unfinished or queued before it). */
@@ -1388,7 +1672,7 @@ final class TcpConnection {
             if (finQueued || !outputIdle() || !flushAcksInline()) {
                 return false; // responses go out in order: this one is queued behind the others
             }
-            if (!writeAckInline(seq, status)) {
+            if (!writeAckInline(encodeAck(seq, status))) {
                 kick(); // the writer finishes it
             }
             return true;
@@ -1456,6 +1740,13 @@ final class TcpConnection {
             if (writeSelector != null) {
                 writeSelector.wakeup();
             }
+            if (driveSelector != null) {
+                driveSelector.wakeup();
+            }
+        }
+        Thread r = readerThread;
+        if (r != null) {
+            java.util.concurrent.locks.LockSupport.unpark(r); // parked while a consumer drove
         }
         Thread w = writerThread;
         if (w != null) {
@@ -1469,6 +1760,14 @@ final class TcpConnection {
         if (r != null && !r.join(java.time.Duration.ofMillis(millis))) {
             return false;
         }
-        return w == null || w.join(java.time.Duration.ofMillis(millis));
+        if (w != null && !w.join(java.time.Duration.ofMillis(millis))) {
+            return false;
+        }
+        // a consumer that was reading the connection (drive) may still be inside a frame
+        if (!readRole.tryLock(millis, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            return false;
+        }
+        readRole.unlock();
+        return true;
     }
 }

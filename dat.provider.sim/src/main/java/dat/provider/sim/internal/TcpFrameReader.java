@@ -8,10 +8,16 @@ import java.nio.channels.ReadableByteChannel;
 /**
  * Reads frames from one connection's byte stream, in two steps: {@link #readHeader} assembles and
  * validates a header (from as many partial reads as the socket gives), then the caller moves the
- * payload: {@link #readPayload} straight into a destination (a receive buffer, a registered target
+ * payload: {@link #readPayload} into a destination (a receive buffer, a registered target
  * segment) or {@link #skipPayload} through a small fixed scratch buffer. The payload length was
  * checked against the configured maxima before the header was reported, and neither step ever
- * allocates: the header and scratch buffers are allocated once per connection.
+ * allocates: the read-ahead and scratch buffers are allocated once per connection.
+ *
+ * <p>Reads ahead: a read for a header takes whatever the socket holds, up to
+ * {@link #READ_AHEAD_BYTES}, so a small message (header and payload) and the frames behind it
+ * cost one system call instead of one per header and per payload; payload bytes read ahead are
+ * copied to their destination, the rest of a large payload is read straight into it. A length
+ * field never sizes a read: a hostile "4 GiB follow" costs at most the read-ahead buffer.
  *
  * <p>Works on blocking and non-blocking channels alike ({@link #NEED_MORE} when a non-blocking read
  * found nothing). Not thread-safe: one reader per connection, used by one thread at a time.
@@ -28,10 +34,15 @@ final class TcpFrameReader {
     static final int MALFORMED = -2;
 
     private static final int SCRATCH_BYTES = 16 * 1024;
+    /** The read-ahead: small frames fit many times over; a large payload's copy from it stays small. */
+    static final int READ_AHEAD_BYTES = 8 * 1024;
 
     final TcpFrame frame = new TcpFrame();
     private final TcpFrame.Limits limits;
-    private final ByteBuffer header = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
+    /** Bytes read from the channel and not consumed yet, between position and limit. */
+    private final ByteBuffer readAhead = ByteBuffer.allocateDirect(READ_AHEAD_BYTES).order(ByteOrder.BIG_ENDIAN).flip();
+    /** The last read into {@link #readAhead} left room: the socket held no more then. */
+    private boolean drained;
     private ByteBuffer scratch;
     private long payloadLeft;
     private String error;
@@ -64,13 +75,30 @@ final class TcpFrameReader {
      * @throws IOException when the channel fails
      */
     int readHeader(ReadableByteChannel ch) throws IOException {
+        return readHeader(ch, false);
+    }
+
+    /**
+     * {@link #readHeader(ReadableByteChannel)}, except that it answers {@link #NEED_MORE} without a
+     * read when the header is not read ahead and the last read found the socket drained: after a
+     * frame, a reader about to wait for readiness saves the read that would find nothing (the
+     * wait returns at once if bytes came meanwhile).
+     */
+    int nextHeader(ReadableByteChannel ch) throws IOException {
+        return readHeader(ch, true);
+    }
+
+    private int readHeader(ReadableByteChannel ch, boolean trustDrained) throws IOException {
         if (payloadLeft != 0) {
             throw new IllegalStateException("payload of " + frame + " not consumed");
         }
-        while (header.hasRemaining()) {
-            int n = ch.read(header);
+        while (readAhead.remaining() < TcpFrame.HEADER_BYTES) {
+            if (trustDrained && drained) {
+                return NEED_MORE;
+            }
+            int n = fill(ch);
             if (n < 0) {
-                if (header.position() != 0) {
+                if (readAhead.hasRemaining()) {
                     error = TcpFrame.TRUNCATED;
                 }
                 return EOF;
@@ -79,9 +107,7 @@ final class TcpFrameReader {
                 return NEED_MORE;
             }
         }
-        header.flip();
-        String reason = frame.decode(header, limits);
-        header.clear();
+        String reason = frame.decode(readAhead, limits); // consumes the header's bytes
         if (reason != null) {
             error = reason;
             return MALFORMED;
@@ -89,6 +115,19 @@ final class TcpFrameReader {
         frames++;
         payloadLeft = frame.payloadLength;
         return READY;
+    }
+
+    /** Reads what the channel holds into the read-ahead, after the bytes not consumed yet. */
+    private int fill(ReadableByteChannel ch) throws IOException {
+        readAhead.compact();
+        int n;
+        try {
+            n = ch.read(readAhead);
+        } finally {
+            readAhead.flip();
+        }
+        drained = n >= 0 && readAhead.limit() < readAhead.capacity();
+        return n;
     }
 
     /**
@@ -105,6 +144,16 @@ final class TcpFrameReader {
         if (payloadLeft == 0 || !dst.hasRemaining()) {
             return 0;
         }
+        if (readAhead.hasRemaining()) {
+            int n = (int) Math.min(Math.min(dst.remaining(), payloadLeft), readAhead.remaining());
+            int aheadLimit = readAhead.limit();
+            readAhead.limit(readAhead.position() + n);
+            dst.put(readAhead);
+            readAhead.limit(aheadLimit);
+            payloadLeft -= n;
+            return n;
+        }
+        drained = false; // read around the read-ahead: what the socket holds after it is unknown
         int limit = dst.limit();
         if (dst.remaining() > payloadLeft) {
             dst.limit(dst.position() + (int) payloadLeft);

@@ -33,6 +33,15 @@ final class TcpTransport {
     private final InetSocketAddress address;
     private final Thread acceptor;
     final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
+
+    /** Frames that consumers waiting on an EVD read themselves, over the open connections. */
+    long framesReadByConsumers() {
+        long n = 0;
+        for (TcpConnection c : connections) {
+            n += c.framesReadByConsumers();
+        }
+        return n;
+    }
     private volatile boolean closed;
     /** Liveness: a connection that shows no life (no frame, no write progress) this long breaks. */
     static final long DEFAULT_TIMEOUT_MS = 10_000;

@@ -1,5 +1,6 @@
 package dat.provider.sim.internal;
 
+import static dat.provider.sim.internal.Codes.isType;
 import static dat.provider.sim.internal.Codes.ok;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -188,6 +189,153 @@ class TcpDtoTest {
         }
         assertThat(pinged).as("pings completed").isEqualTo(rounds);
         assertThat(echoed[0]).as("replies completed").isEqualTo(rounds);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // a consumer waiting on an EVD reads the TCP connection that feeds it (TcpConnection.drive)
+    // ---------------------------------------------------------------------------------------------
+
+    private static TcpTransport transport(Fabric.Side s) {
+        return ((SimIa) s.ia).adapter.tcp;
+    }
+
+    /** The first send makes the connection b's receive EVD's feeder: b's next waits read it themselves. */
+    private void connectAndFeed() {
+        connect(b.ep);
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 0, 0));
+        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 0, 0));
+        assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(((SimEvd) b.recvEvd).tcpFeeder).as("the receive EVD's feeder").isNotNull();
+    }
+
+    /** Waits until a consumer thread reads b's connection from its dat_evd_wait on b's receive EVD. */
+    private void awaitDriving(Thread waiter) throws InterruptedException {
+        SimEvd evd = (SimEvd) b.recvEvd;
+        for (long deadline = System.nanoTime() + 5_000_000_000L; evd.drivenBy == null && System.nanoTime() < deadline;) {
+            assertThat(waiter.isAlive()).as("the waiter still waits").isTrue();
+            Thread.sleep(1);
+        }
+        assertThat(evd.drivenBy).as("the waiter reads the connection").isNotNull();
+    }
+
+    @Test
+    void inAPingPong_theWaitingConsumersReadTheirConnectionThemselves() {
+        connect(b.ep);
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 0, 0));
+        Thread echo = Thread.ofPlatform().start(() -> {
+            for (int i = 0; i < 500; i++) {
+                ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 64 * ((i + 1) % 2), 64)), 0, 0));
+                DatEvent got = dto(b, true);
+                assertThat(got.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+                ok(b.ep.postSend(1, iov(LmrTriplet.of(b.lmr, 64 * (i % 2), got.transferredLength())), i, 0));
+                drain(b.reqEvd);
+            }
+        });
+        ok(a.ep.postRecv(1, iov(LmrTriplet.of(a.lmr, 4096, 64)), 0, 0));
+        for (int i = 0; i < 500; i++) {
+            a.mem.set(ValueLayout.JAVA_INT, 0, i);
+            ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), i, 0));
+            assertThat(dto(a, true).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(a.mem.get(ValueLayout.JAVA_INT, 4096)).as("the reply to ping %d", i).isEqualTo(i);
+            ok(a.ep.postRecv(1, iov(LmrTriplet.of(a.lmr, 4096, 64)), 0, 0));
+            drain(a.reqEvd);
+        }
+        assertThat(transport(a).framesReadByConsumers()).as("frames a's waiting consumer read").isPositive();
+        assertThat(transport(b).framesReadByConsumers()).as("frames b's waiting consumer read").isPositive();
+    }
+
+    @Test
+    void aConsumerThatStopsWaiting_leavesTheConnectionToTheReaderThread() {
+        connectAndFeed();
+        // b's consumer waited last and now calls in no more: a's one-sided operations and its send
+        // still complete, b's reader thread serving them
+        fill(a.mem, 0, 5000, 41);
+        fill(b.mem, 20_000, 3000, 42);
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 30_000, 64)), 7, 0));
+        ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(a.lmr, 0, 5000)), 1, RmrTriplet.of(b.lmr, 10_000, 5000), 0));
+        ok(a.ep.postRdmaRead(1, iov(LmrTriplet.of(a.lmr, 8000, 3000)), 2, RmrTriplet.of(b.lmr, 20_000, 3000), 0));
+        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 64)), 3, 0));
+        for (int cookie = 1; cookie <= 3; cookie++) {
+            DatEvent done = dto(a, false);
+            assertThat(done.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(done.userCookie()).isEqualTo(cookie);
+        }
+        assertThat(b.mem.asSlice(10_000, 5000).mismatch(a.mem.asSlice(0, 5000))).isEqualTo(-1);
+        assertThat(a.mem.asSlice(8000, 3000).mismatch(b.mem.asSlice(20_000, 3000))).isEqualTo(-1);
+        DatEvent received = new DatEvent();
+        assertThat(b.recvEvd.dequeue(received)).as("b's receive completed while b waited on nothing").isEqualTo(dat.api.DatReturn.SUCCESS);
+        assertThat(received.userCookie()).isEqualTo(7);
+    }
+
+    @Test
+    void anEventFromAnotherConnection_wakesAConsumerReadingThisOne() throws Exception {
+        connectAndFeed();
+        // a second connection into b, its Endpoint on the same receive EVD
+        Endpoint a2 = a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, null);
+        Endpoint b2 = b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd, null);
+        a2.connect(b.address(), 100, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(b2, null);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        ok(b2.postRecv(1, iov(LmrTriplet.of(b.lmr, 1000, 64)), 22, 0));
+        DatEvent got = new DatEvent();
+        int[] rc = {-1};
+        // a wait longer than the test's: only the post's wake-up ends it in time
+        Thread waiter = Thread.ofPlatform().start(() -> rc[0] = b.recvEvd.await(120_000_000L, 1, got));
+        try {
+            awaitDriving(waiter); // reading the first connection, on which nothing comes
+            ok(a2.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 16)), 5, 0));
+            waiter.join(10_000);
+            assertThat(waiter.isAlive()).as("the waiter woke for the event of the other connection").isFalse();
+        } finally {
+            waiter.interrupt();
+        }
+        ok(rc[0]);
+        assertThat(got.userCookie()).isEqualTo(22);
+        assertThat(got.endpoint()).isSameAs(b2);
+    }
+
+    @Test
+    void aTimedWaitReadingTheConnection_endsWithTIMEOUT_EXPIRED() {
+        connectAndFeed();
+        isType(b.recvEvd.await(30_000, 1, new DatEvent()), dat.api.DatReturn.TIMEOUT_EXPIRED);
+        // and the connection still serves: a send after the timeout arrives
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 3, 0));
+        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 0, 0));
+        assertThat(dto(b, true).userCookie()).isEqualTo(3);
+    }
+
+    @Test
+    void interruptingAConsumerReadingTheConnection_INTERRUPTED_CALL() throws Exception {
+        connectAndFeed();
+        int[] rc = {-1};
+        Thread waiter = Thread.ofPlatform().start(() -> rc[0] = b.recvEvd.await(dat.api.DatConstants.TIMEOUT_INFINITE, 1, new DatEvent()));
+        awaitDriving(waiter);
+        waiter.interrupt();
+        waiter.join(10_000);
+        isType(rc[0], dat.api.DatReturn.INTERRUPTED_CALL);
+        // the interrupt did not break the connection
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 4, 0));
+        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 0, 0));
+        assertThat(dto(b, true).userCookie()).isEqualTo(4);
+    }
+
+    @Test
+    void thePeerDisconnectingWhileAConsumerReads_flushesItsReceiveToIt() throws Exception {
+        connectAndFeed();
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 9, 0));
+        DatEvent got = new DatEvent();
+        int[] rc = {-1};
+        Thread waiter = Thread.ofPlatform().start(() -> rc[0] = b.recvEvd.await(Fabric.WAIT, 1, got));
+        awaitDriving(waiter);
+        a.ep.disconnect(CloseFlag.GRACEFUL);
+        waiter.join(10_000);
+        ok(rc[0]);
+        assertThat(got.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        assertThat(got.userCookie()).isEqualTo(9);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
     }
 
     /** Takes the send completions queued now; every one must be a success. */
