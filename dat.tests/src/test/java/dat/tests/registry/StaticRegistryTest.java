@@ -51,11 +51,17 @@ class StaticRegistryTest {
         registryConfiguration.update(new Hashtable<>(properties));
     }
 
+    /**
+     * Back to the defaults by an update with no properties, not a delete: Configuration Admin and
+     * SCR deliver a delete as an event of its own, and one that came late, after the next test's
+     * update of the same PID, undid that update (seen in a full local run: the missing file was never reported).
+     */
     @AfterEach
     void restoreTheRegistry() throws Exception {
         if (registryConfiguration != null) {
-            registryConfiguration.delete();
-            assertThat(eventually(() -> registry.getRuntimeDTO().staticRegistry().isEmpty())).isTrue();
+            registryConfiguration.update(new Hashtable<>());
+            assertThat(eventually(() -> registry.getRuntimeDTO().staticRegistry().isEmpty()
+                    && registry.getRuntimeDTO().staticRegistryRead())).isTrue();
         }
     }
 
