@@ -83,8 +83,9 @@ final class PerfClient {
             connectEvd = ia.createEventDispatcher(8, null, EvdFlags.CONNECTION);
             for (long size : options.latencySizes()) {
                 if (size <= Math.min(limits.maxMessageSize(), BUFFER / 2 / PerfServer.DEPTH)) {
-                    Stats nio = nioPingPong(size);
-                    Stats dat = datPingPong(size);
+                    Stats[] nioAndDat = pingPongs(size);
+                    Stats nio = nioAndDat[0];
+                    Stats dat = nioAndDat[1];
                     add(new Figure("send/recv latency, 2 processes", size, "us", dat.median(), dat, "NIO TCP ping-pong", nio.median(),
                             false));
                 }
@@ -162,30 +163,76 @@ final class PerfClient {
         Spin.successCookie(event);
     }
 
-    private Stats datPingPong(long size) {
+    /**
+     * The send/recv ping-pong and its NIO baseline, in alternating rounds over two connections
+     * kept open: a drift of this machine during the run (load, frequency, the other process's
+     * JIT) weighs on both alike, where one measurement after the other put it on one side.
+     *
+     * @return the NIO and the DAT half round trips
+     */
+    private Stats[] pingPongs(long size) {
         int iterations = options.latencyIterations();
         int warmup = Math.max(100, iterations / 4);
-        LmrTriplet[] send = {LmrTriplet.of(lmr, 0, size)};
-        LmrTriplet[] recv = {LmrTriplet.of(lmr, BUFFER / 2, size)};
-        Endpoint ep = connect(PerfServer.ECHO, size);
-        try {
-            Spin.check(ep.postRecv(1, recv, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
-            DatEvent event = new DatEvent();
-            long[] samples = new long[iterations];
-            for (int i = 0; i < warmup + iterations; i++) {
-                long start = System.nanoTime();
-                Spin.check(ep.postSend(1, send, i, CompletionFlags.DEFAULT), "dat_ep_post_send");
-                await(recvEvd, event);
-                long elapsed = System.nanoTime() - start;
+        int perRound = Math.max(1, iterations / LATENCY_ROUNDS);
+        int measured = perRound * LATENCY_ROUNDS;
+        long[] nioSamples = new long[measured];
+        long[] datSamples = new long[measured];
+        try (SocketChannel channel = nio((byte) 'P', size)) {
+            ByteBuffer buffer = ByteBuffer.allocateDirect((int) size);
+            LmrTriplet[] send = {LmrTriplet.of(lmr, 0, size)};
+            LmrTriplet[] recv = {LmrTriplet.of(lmr, BUFFER / 2, size)};
+            Endpoint ep = connect(PerfServer.ECHO, size);
+            try {
                 Spin.check(ep.postRecv(1, recv, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
-                Spin.drain(requestEvd, event);
-                if (i >= warmup) {
-                    samples[i - warmup] = elapsed / 2;
+                DatEvent event = new DatEvent();
+                nioRounds(channel, buffer, warmup, null, 0);
+                datRounds(ep, send, recv, event, warmup, null, 0);
+                for (int round = 0; round < LATENCY_ROUNDS; round++) {
+                    nioRounds(channel, buffer, perRound, nioSamples, round * perRound);
+                    datRounds(ep, send, recv, event, perRound, datSamples, round * perRound);
                 }
+            } finally {
+                disconnect(ep);
             }
-            return Stats.of(samples, iterations, 1e-3);
-        } finally {
-            disconnect(ep);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the NIO ping-pong baseline against " + server.getAddress() + ":" + nioPort, e);
+        }
+        return new Stats[] {Stats.of(nioSamples, measured, 1e-3), Stats.of(datSamples, measured, 1e-3)};
+    }
+
+    /** Alternating rounds of the latency measurement, each kind's samples spread over the run. */
+    private static final int LATENCY_ROUNDS = 4;
+
+    /** {@code n} DAT round trips; their halves into {@code samples} from {@code at}, unless {@code null} (warm-up). */
+    private void datRounds(Endpoint ep, LmrTriplet[] send, LmrTriplet[] recv, DatEvent event, int n, long[] samples, int at) {
+        for (int i = 0; i < n; i++) {
+            long start = System.nanoTime();
+            Spin.check(ep.postSend(1, send, i, CompletionFlags.DEFAULT), "dat_ep_post_send");
+            await(recvEvd, event);
+            long elapsed = System.nanoTime() - start;
+            Spin.check(ep.postRecv(1, recv, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
+            Spin.drain(requestEvd, event);
+            if (samples != null) {
+                samples[at + i] = elapsed / 2;
+            }
+        }
+    }
+
+    /** {@code n} NIO round trips, as {@link #datRounds}. */
+    private static void nioRounds(SocketChannel channel, ByteBuffer buffer, int n, long[] samples, int at) throws IOException {
+        for (int i = 0; i < n; i++) {
+            long start = System.nanoTime();
+            buffer.clear();
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+            buffer.clear();
+            if (!readFully(channel, buffer)) {
+                throw new IOException("the NIO server closed the ping-pong");
+            }
+            if (samples != null) {
+                samples[at + i] = (System.nanoTime() - start) / 2;
+            }
         }
     }
 
@@ -260,32 +307,6 @@ final class PerfClient {
             channel.write(head);
         }
         return channel;
-    }
-
-    private Stats nioPingPong(long size) {
-        int iterations = options.latencyIterations();
-        int warmup = Math.max(100, iterations / 4);
-        try (SocketChannel channel = nio((byte) 'P', size)) {
-            ByteBuffer buffer = ByteBuffer.allocateDirect((int) size);
-            long[] samples = new long[iterations];
-            for (int i = 0; i < warmup + iterations; i++) {
-                long start = System.nanoTime();
-                buffer.clear();
-                while (buffer.hasRemaining()) {
-                    channel.write(buffer);
-                }
-                buffer.clear();
-                if (!readFully(channel, buffer)) {
-                    throw new IOException("the NIO server closed the ping-pong");
-                }
-                if (i >= warmup) {
-                    samples[i - warmup] = (System.nanoTime() - start) / 2;
-                }
-            }
-            return Stats.of(samples, iterations, 1e-3);
-        } catch (IOException e) {
-            throw new UncheckedIOException("the NIO ping-pong baseline against " + server.getAddress() + ":" + nioPort, e);
-        }
     }
 
     /** NIO stream bandwidth in GB/s: chunks of {@code size} for the measuring time, until the server holds them all. */
