@@ -292,7 +292,7 @@ public final class Switcher<S> implements IaSwitcher<S> {
         int status;
         if (c.asyncEvd() == null || c.asyncEvd() == EventDispatcher.OUT_OF_SCOPE) {
             Thread.sleep(options.asyncPoll().toMillis());
-            return c.ia().isOpen() ? null : SwitchCause.IA_FAILED;
+            return c.ia().isOpen() ? null : failureCause(c);
         }
         status = c.asyncEvd().await(options.asyncPoll().toNanos() / 1000, 1, event);
         if (status == DatReturn.SUCCESS) {
@@ -309,7 +309,7 @@ public final class Switcher<S> implements IaSwitcher<S> {
         if (type == DatReturn.INVALID_STATE) {
             // someone else waits on the async EVD: fall back to looking at the IA
             Thread.sleep(options.asyncPoll().toMillis());
-            return c.ia().isOpen() ? null : SwitchCause.IA_FAILED;
+            return c.ia().isOpen() ? null : failureCause(c);
         }
         return failureCause(c); // ABORT, INVALID_HANDLE
     }

@@ -39,9 +39,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * {@link DatProviderConstants} properties (provider {@value MeteredIa#PROVIDER_NAME}; the
  * underlying IA's transport, capabilities, version and thread safety; the extensions it passes
  * through plus {@link IaStatistics}), and honour the hot-swap contract of {@link DatIaFactory}: when
- * this component deactivates, or an underlying IA leaves, the metered IAs fail
- * ({@code DAT_ASYNC_ERROR_IA_CATASTROPHIC}, DTOs flushed, handles invalid) and the factory
- * unregisters.
+ * this component deactivates, or an underlying IA leaves, the factory unregisters and then the
+ * metered IAs fail ({@code DAT_ASYNC_ERROR_IA_CATASTROPHIC}, DTOs flushed, handles invalid).
  *
  * <p>It does not decorate its own IAs (provider {@value MeteredIa#PROVIDER_NAME}), and it works only
  * inside OSGi, since it needs the registry service.
@@ -128,7 +127,7 @@ public final class MeteringProvider implements DatRegistryListener {
         registry.addListener(this);
     }
 
-    /** Stops: every metered IA fails, every metered factory unregisters. */
+    /** Stops: every metered factory unregisters, every metered IA fails. */
     @Deactivate
     void deactivate() {
         registry.removeListener(this);
@@ -190,12 +189,16 @@ public final class MeteringProvider implements DatRegistryListener {
         LOG.log(Level.INFO, "metered IA " + registered.factory().name() + " withdrawn: " + provider.iaName() + " left");
     }
 
-    /** Fails the factory's IAs, then unregisters it. */
+    /**
+     * Unregisters the factory, then fails its IAs: the registry lists the provider no more when its
+     * consumers learn that their IAs failed, so they see the provider left (the registry's own
+     * order for a departing provider), not an IA failure while it is still offered.
+     */
     private void withdraw(Registered registered) {
-        registered.factory().leave(grace);
         if (registered.registration() != null) {
             unregister(registered.registration());
         }
+        registered.factory().leave(grace);
     }
 
     private static void unregister(ServiceRegistration<DatIaFactory> registration) {
