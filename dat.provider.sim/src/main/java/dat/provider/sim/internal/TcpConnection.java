@@ -135,15 +135,16 @@ final class TcpConnection {
      */
     private final ReentrantLock writeLock = new ReentrantLock();
     /**
-     * A frame an inline write left unfinished because the socket took only part of it: the writer
-     * finishes it before anything else (under {@link #writeLock}). {@link #pendingRequest}: it is
-     * {@link #tx}'s, whose published range and loaded request the writer then clears.
+     * What an inline write left unfinished because the socket took only part of it (an ACK, or an
+     * inline frame: a copy, no consumer memory): the writer finishes it before anything else
+     * (under {@link #writeLock}).
      */
-    private ByteBuffer pendingHeader;
-    private ByteBuffer pendingPayload;
-    private boolean pendingRequest;
-    /** An ACK written in the same write as the pending request, itself unfinished: it goes first. */
-    private ByteBuffer pendingAck;
+    private ByteBuffer pending;
+    /** Views of the consumer memory the read role reads into, and the write lock's holder writes from. */
+    private final MemoryView rxView = new MemoryView();
+    private final MemoryView txView = new MemoryView();
+    /** An inline request's frame, after the ACK that goes with it: see {@link #transmitInline}. */
+    private ByteBuffer inlineFrame;
     /** The reader's header buffer for inline ACKs (the writer's is {@link #txHeader}). */
     private ByteBuffer ackHeader;
     /** Frames no larger than this go out inline from a posting thread. */
@@ -319,6 +320,7 @@ final class TcpConnection {
         rxRead = new Wr.Request(transport.maxIov);
         txHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
         ackHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
+        inlineFrame = ByteBuffer.allocateDirect((int) (2 * TcpFrame.HEADER_BYTES + INLINE_BYTES));
         Response[] ring = new Response[RESPONSES];
         for (int i = 0; i < RESPONSES; i++) {
             ring[i] = new Response();
@@ -820,7 +822,7 @@ final class TcpConnection {
             long left = len;
             for (int i = 0; i < rx.segments && left > 0; i++) {
                 long n = Math.min(left, rx.lengths[i]);
-                if (!readIntoConsumer(ch, rx.lmrs[i], rx.lmrs[i].memory().asSlice(rx.offsets[i], n))) {
+                if (!readIntoConsumer(ch, rx.lmrs[i], rx.offsets[i], n)) {
                     e.recvDone(this, rx, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0, false);
                     return "truncated send";
                 }
@@ -847,13 +849,15 @@ final class TcpConnection {
         }
         try {
             if (len > 0) {
-                MemorySegment dst = w.windowMemory().asSlice(f.address - w.memoryBase(), len);
-                publishRead(dst);
+                MemorySegment memory = w.windowMemory();
+                long offset = f.address - w.memoryBase();
+                ByteBuffer dst = rxView.of(memory, offset, len);
+                publishRead(memory, offset, len);
                 try {
                     if (!w.windowValid()) {
                         return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_ACCESS);
                     }
-                    if (!reader.readPayloadFully(ch, dst.asByteBuffer())) {
+                    if (!reader.readPayloadFully(ch, dst)) {
                         return "truncated RDMA write";
                     }
                 } finally {
@@ -893,7 +897,7 @@ final class TcpConnection {
             long left = f.payloadLength;
             for (int i = 0; i < rxRead.segments && left > 0; i++) {
                 long n = Math.min(left, rxRead.lengths[i]);
-                if (!readIntoConsumer(ch, rxRead.lmrs[i], rxRead.lmrs[i].memory().asSlice(rxRead.offsets[i], n))) {
+                if (!readIntoConsumer(ch, rxRead.lmrs[i], rxRead.offsets[i], n)) {
                     return "truncated read response";
                 }
                 left -= n;
@@ -1023,10 +1027,11 @@ final class TcpConnection {
         long len = r.op == TcpFrame.RDMA_READ_RESPONSE && r.status == TcpFrame.STATUS_OK ? r.length : 0;
         int status = r.status;
         boolean breakAfter = r.breakAfter;
-        MemorySegment data = null;
+        ByteBuffer data = null;
         if (len > 0) {
-            data = r.window.windowMemory().asSlice(r.offset, len);
-            publishWrite(data);
+            MemorySegment memory = r.window.windowMemory();
+            data = txView.of(memory, r.offset, len);
+            publishWrite(memory, r.offset, len);
             if (!r.window.windowValid()) {
                 // freed since the request was checked: refused as it would have been then
                 clearWrite();
@@ -1040,7 +1045,7 @@ final class TcpConnection {
             txHeader.clear();
             TcpFrame.encode(txHeader, r.op, len, 0, status, r.seq, 0);
             if (data != null) {
-                writeFully(ch, txHeader.flip(), data.asByteBuffer());
+                writeFully(ch, txHeader.flip(), data);
             } else {
                 writeFully(ch, txHeader.flip());
             }
@@ -1081,8 +1086,9 @@ final class TcpConnection {
             writeFully(ch, txHeader);
         } else {
             for (int i = 0; i < r.segments; i++) {
-                MemorySegment src = r.lmrs[i].memory().asSlice(r.offsets[i], r.lengths[i]);
-                publishWrite(src);
+                MemorySegment memory = r.lmrs[i].memory();
+                ByteBuffer src = txView.of(memory, r.offsets[i], r.lengths[i]);
+                publishWrite(memory, r.offsets[i], r.lengths[i]);
                 try {
                     if (r.lmrs[i].freed) {
                         // the local memory went away mid-request: the frame cannot be completed
@@ -1090,9 +1096,9 @@ final class TcpConnection {
                     }
                     if (i == 0) {
                         // the header and the first segment in one system call (and one segment on the wire)
-                        writeFully(ch, txHeader, src.asByteBuffer());
+                        writeFully(ch, txHeader, src);
                     } else {
-                        writeFully(ch, src.asByteBuffer());
+                        writeFully(ch, src);
                     }
                 } finally {
                     clearWrite();
@@ -1117,22 +1123,24 @@ final class TcpConnection {
         txHeader.flip();
     }
 
-    /** Reads payload bytes into a consumer segment of {@code lmr}, fenced against its free. */
-    private boolean readIntoConsumer(ReadableByteChannel ch, SimLmr lmr, MemorySegment dst) throws IOException {
-        publishRead(dst);
+    /** Reads payload bytes into [offset, offset + length) of {@code lmr}, fenced against its free. */
+    private boolean readIntoConsumer(ReadableByteChannel ch, SimLmr lmr, long offset, long length) throws IOException {
+        MemorySegment memory = lmr.memory();
+        ByteBuffer dst = rxView.of(memory, offset, length);
+        publishRead(memory, offset, length);
         try {
             if (lmr.freed) {
                 throw new IllegalStateException("the LMR was freed");
             }
-            return reader.readPayloadFully(ch, dst.asByteBuffer());
+            return reader.readPayloadFully(ch, dst);
         } finally {
             clearRead();
         }
     }
 
-    private void publishRead(MemorySegment m) {
-        readerFrom = m.address();
-        readerTo = m.address() + m.byteSize();
+    private void publishRead(MemorySegment memory, long offset, long length) {
+        readerFrom = memory.address() + offset;
+        readerTo = memory.address() + offset + length;
     }
 
     private void clearRead() {
@@ -1140,9 +1148,9 @@ final class TcpConnection {
         readerFrom = 0;
     }
 
-    private void publishWrite(MemorySegment m) {
-        writerFrom = m.address();
-        writerTo = m.address() + m.byteSize();
+    private void publishWrite(MemorySegment memory, long offset, long length) {
+        writerFrom = memory.address() + offset;
+        writerTo = memory.address() + offset + length;
     }
 
     private void clearWrite() {
@@ -1418,7 +1426,7 @@ final class TcpConnection {
     private int writeOne(SocketChannel ch) throws IOException {
         writeLock.lock();
         try {
-            if (pendingHeader != null) {
+            if (pending != null) {
                 finishPending(ch);
                 return WROTE;
             }
@@ -1451,27 +1459,10 @@ final class TcpConnection {
 
     /** The writer, under the write lock: finishes the frame an inline write began. */
     private void finishPending(SocketChannel ch) throws IOException {
-        boolean request = pendingRequest;
         try {
-            if (pendingAck != null) {
-                writeFully(ch, pendingAck);
-            }
-            if (pendingPayload != null) {
-                writeFully(ch, pendingHeader, pendingPayload);
-            } else {
-                writeFully(ch, pendingHeader);
-            }
-            if (request) {
-                tx.release();
-            }
+            writeFully(ch, pending);
         } finally {
-            if (request) {
-                clearWrite();
-            }
-            pendingHeader = null;
-            pendingPayload = null;
-            pendingRequest = false;
-            pendingAck = null;
+            pending = null;
         }
     }
 
@@ -1510,46 +1501,35 @@ final class TcpConnection {
             }
             Wr.Request r = tx;
             encodeRequest(r, seq);
-            ByteBuffer payload = null;
+            // the ACK, the header and the payload copied into one buffer of the connection's: one
+            // write, consumer memory no longer needed once copied (a free may proceed), and no
+            // view of it in a gathering write (the JDK allocates a releaser for each such view)
+            ByteBuffer frame = inlineFrame.clear();
+            if (ack != null) {
+                frame.put(ack);
+            }
+            frame.put(txHeader);
             if (r.op != Wr.Request.RDMA_READ && r.segments == 1) {
-                MemorySegment src = r.lmrs[0].memory().asSlice(r.offsets[0], r.lengths[0]);
-                publishWrite(src);
-                if (r.lmrs[0].freed) {
-                    clearWrite();
-                    throw new IOException("the LMR of a request in transmission was freed");
-                }
-                payload = src.asByteBuffer();
-            }
-            SocketChannel ch = channel;
-            if (payload == null && ack == null) {
-                ch.write(txHeader);
-            } else {
-                int n = 0;
-                if (ack != null) {
-                    inlineGather[n++] = ack;
-                }
-                inlineGather[n++] = txHeader;
-                if (payload != null) {
-                    inlineGather[n++] = payload;
-                }
+                MemorySegment memory = r.lmrs[0].memory();
+                ByteBuffer payload = txView.of(memory, r.offsets[0], r.lengths[0]);
+                publishWrite(memory, r.offsets[0], r.lengths[0]);
                 try {
-                    ch.write(inlineGather, 0, n);
+                    if (r.lmrs[0].freed) {
+                        throw new IOException("the LMR of a request in transmission was freed");
+                    }
+                    frame.put(payload);
                 } finally {
-                    java.util.Arrays.fill(inlineGather, null);
+                    clearWrite();
                 }
-            }
-            lastWrite = System.nanoTime();
-            if (txHeader.hasRemaining() || (payload != null && payload.hasRemaining())) {
-                pendingAck = ack != null && ack.hasRemaining() ? ack : null; // the writer finishes both
-                pendingHeader = txHeader;
-                pendingPayload = payload;
-                pendingRequest = true;
-                return;
-            }
-            if (payload != null) {
-                clearWrite();
             }
             r.release();
+            frame.flip();
+            channel.write(frame);
+            lastWrite = System.nanoTime();
+            if (frame.hasRemaining()) {
+                pending = frame; // the writer finishes it
+                return;
+            }
             wake = e.untransmitted(this); // posted meanwhile, by a thread that found the lock taken
         } catch (IOException x) {
             failed = x;
@@ -1571,8 +1551,6 @@ final class TcpConnection {
         }
     }
 
-    /** An inline request's gathering write: an ACK, the header, the payload. */
-    private final ByteBuffer[] inlineGather = new ByteBuffer[3];
 
     /**
      * An inline writer, under the write lock: takes the head response off the ring when it is a
@@ -1639,9 +1617,7 @@ final class TcpConnection {
         channel.write(ack);
         lastWrite = System.nanoTime();
         if (ack.hasRemaining()) {
-            pendingHeader = ack;
-            pendingPayload = null;
-            pendingRequest = false;
+            pending = ack;
             return false;
         }
         return true;
@@ -1655,7 +1631,7 @@ final class TcpConnection {
 
     /** Under the write lock: whether an inline writer may write now (open, nothing unfinished or queued before it). */
     private boolean outputIdle() {
-        return !closed && pendingHeader == null && outbound.isEmpty();
+        return !closed && pending == null && outbound.isEmpty();
     }
 
     /**
