@@ -143,12 +143,15 @@ final class TcpConnection {
     /** Views of the consumer memory the read role reads into, and the write lock's holder writes from. */
     private final MemoryView rxView = new MemoryView();
     private final MemoryView txView = new MemoryView();
-    /** An inline request's frame, after the ACK that goes with it: see {@link #transmitInline}. */
+    /**
+     * An inline request's frame, after the ACK that goes with it (see {@link #transmitInline}):
+     * allocated on first use, as large as the frames need, {@link #INLINE_BYTES} at most.
+     */
     private ByteBuffer inlineFrame;
     /** The reader's header buffer for inline ACKs (the writer's is {@link #txHeader}). */
     private ByteBuffer ackHeader;
     /** Frames no larger than this go out inline from a posting thread. */
-    private static final long INLINE_BYTES = 16 * 1024;
+    private static final long INLINE_BYTES = 64 * 1024;
     /**
      * The selectors the reader thread, the writer and a driving consumer wait on, each its own;
      * created on first wait, under {@link #selectorLock}.
@@ -320,7 +323,6 @@ final class TcpConnection {
         rxRead = new Wr.Request(transport.maxIov);
         txHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
         ackHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
-        inlineFrame = ByteBuffer.allocateDirect((int) (2 * TcpFrame.HEADER_BYTES + INLINE_BYTES));
         Response[] ring = new Response[RESPONSES];
         for (int i = 0; i < RESPONSES; i++) {
             ring[i] = new Response();
@@ -1504,12 +1506,13 @@ final class TcpConnection {
             // the ACK, the header and the payload copied into one buffer of the connection's: one
             // write, consumer memory no longer needed once copied (a free may proceed), and no
             // view of it in a gathering write (the JDK allocates a releaser for each such view)
-            ByteBuffer frame = inlineFrame.clear();
+            boolean hasPayload = r.op != Wr.Request.RDMA_READ && r.segments == 1;
+            ByteBuffer frame = inlineFrame((ack != null ? TcpFrame.HEADER_BYTES : 0) + TcpFrame.HEADER_BYTES + (hasPayload ? r.lengths[0] : 0));
             if (ack != null) {
                 frame.put(ack);
             }
             frame.put(txHeader);
-            if (r.op != Wr.Request.RDMA_READ && r.segments == 1) {
+            if (hasPayload) {
                 MemorySegment memory = r.lmrs[0].memory();
                 ByteBuffer payload = txView.of(memory, r.offsets[0], r.lengths[0]);
                 publishWrite(memory, r.offsets[0], r.lengths[0]);
@@ -1551,6 +1554,16 @@ final class TcpConnection {
         }
     }
 
+
+    /** The inline frame buffer, cleared, of at least {@code bytes}; grown (rarely: by powers of two) when smaller. */
+    private ByteBuffer inlineFrame(long bytes) {
+        ByteBuffer b = inlineFrame;
+        if (b == null || b.capacity() < bytes) {
+            b = ByteBuffer.allocateDirect(Math.max(4096, Integer.highestOneBit((int) bytes - 1) << 1));
+            inlineFrame = b;
+        }
+        return b.clear();
+    }
 
     /**
      * An inline writer, under the write lock: takes the head response off the ring when it is a
