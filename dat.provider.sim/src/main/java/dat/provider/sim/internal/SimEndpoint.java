@@ -639,7 +639,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             if (wr.op == Wr.Request.BIND) {
                 wr.rmr.bindDone(wr.binding, false);
             }
-            completeRequest(wr, DtoCompletionStatus.ERR_FLUSHED, 0);
+            completeRequest(wr, wr.failedWith != DtoCompletionStatus.SUCCESS ? wr.failedWith : DtoCompletionStatus.ERR_FLUSHED, 0);
         }
     }
 
@@ -1056,6 +1056,28 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 txCount++;
                 return txSeq++;
             }
+        } finally {
+            l.unlock();
+        }
+    }
+
+    /**
+     * The writer or a posting thread: the local memory of the request {@code seq} went away while
+     * it was transmitted; it completes with {@code DAT_DTO_ERR_LOCAL_PROTECTION} (as in one JVM)
+     * when the connection, which cannot finish its frame, breaks.
+     */
+    void localMemoryGone(TcpConnection w, long seq) {
+        SpinLock l = acquire();
+        try {
+            long ahead = seq - rxSeq;
+            if (wire != w || ahead < 0 || ahead >= reqCount) {
+                return;
+            }
+            int idx = reqHead + (int) ahead;
+            if (idx >= requests.length) {
+                idx -= requests.length;
+            }
+            requests[idx].failedWith = DtoCompletionStatus.ERR_LOCAL_PROTECTION;
         } finally {
             l.unlock();
         }

@@ -1089,12 +1089,11 @@ final class TcpConnection {
         } else {
             for (int i = 0; i < r.segments; i++) {
                 MemorySegment memory = r.lmrs[i].memory();
-                ByteBuffer src = txView.of(memory, r.offsets[i], r.lengths[i]);
-                publishWrite(memory, r.offsets[i], r.lengths[i]);
                 try {
+                    ByteBuffer src = txView.of(memory, r.offsets[i], r.lengths[i]);
+                    publishWrite(memory, r.offsets[i], r.lengths[i]);
                     if (r.lmrs[i].freed) {
-                        // the local memory went away mid-request: the frame cannot be completed
-                        throw new IOException("the LMR of a request in transmission was freed");
+                        throw new IllegalStateException("the LMR was freed");
                     }
                     if (i == 0) {
                         // the header and the first segment in one system call (and one segment on the wire)
@@ -1102,6 +1101,8 @@ final class TcpConnection {
                     } else {
                         writeFully(ch, src);
                     }
+                } catch (IllegalStateException | IndexOutOfBoundsException x) {
+                    throw localMemoryGone(e, seq);
                 } finally {
                     clearWrite();
                 }
@@ -1109,6 +1110,18 @@ final class TcpConnection {
         }
         r.release();
         return true;
+    }
+
+    /**
+     * A request's local memory went away while it was transmitted (freed, its arena closed): the
+     * frame cannot be finished, so the connection breaks, and that request completes with
+     * {@code DAT_DTO_ERR_LOCAL_PROTECTION} as in one JVM (the ones behind it flushed).
+     *
+     * @return the failure the caller throws, which breaks the connection as a failed write does
+     */
+    private IOException localMemoryGone(SimEndpoint e, long seq) {
+        e.localMemoryGone(this, seq);
+        return new IOException("the local memory of request " + seq + " went away while it was transmitted");
     }
 
     /** The header of request {@code r} into {@link #txHeader}, ready to write. */
@@ -1514,13 +1527,15 @@ final class TcpConnection {
             frame.put(txHeader);
             if (hasPayload) {
                 MemorySegment memory = r.lmrs[0].memory();
-                ByteBuffer payload = txView.of(memory, r.offsets[0], r.lengths[0]);
-                publishWrite(memory, r.offsets[0], r.lengths[0]);
                 try {
+                    ByteBuffer payload = txView.of(memory, r.offsets[0], r.lengths[0]);
+                    publishWrite(memory, r.offsets[0], r.lengths[0]);
                     if (r.lmrs[0].freed) {
-                        throw new IOException("the LMR of a request in transmission was freed");
+                        throw new IllegalStateException("the LMR was freed");
                     }
                     frame.put(payload);
+                } catch (IllegalStateException | IndexOutOfBoundsException x) {
+                    throw localMemoryGone(e, seq);
                 } finally {
                     clearWrite();
                 }

@@ -184,6 +184,11 @@ abstract class Wr {
         long remoteLength;
         SimRmr rmr;
         SimRmr.Binding binding;
+        /**
+         * Over TCP: the status this request completes with when its connection breaks, instead of
+         * flushed (its own memory went away while it was transmitted); 0 (success) when none.
+         */
+        int failedWith;
 
         Request(int maxIov) {
             super(maxIov);
@@ -193,6 +198,7 @@ abstract class Wr {
             release();
             rmr = null;
             binding = null;
+            failedWith = 0;
         }
     }
 }

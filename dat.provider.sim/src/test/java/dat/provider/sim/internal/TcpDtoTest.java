@@ -306,6 +306,23 @@ class TcpDtoTest {
     }
 
     @Test
+    void aRequestWhoseMemoryIsFreedBeforeItIsSentAgain_completesLOCAL_PROTECTION_andTheConnectionBreaks() throws Exception {
+        connect(b.ep);
+        // b posts no receive: the send is refused (receiver not ready) and sent again and again,
+        // the backoff doubling to 10 ms; its memory is freed meanwhile, and the next transmission
+        // finds it gone: as in one JVM, the request completes with a protection error
+        LocalMemoryRegion doomed = a.ia.registerMemory(a.mem.asSlice(32_768, 4096), a.pz, MemPrivileges.ALL);
+        ok(a.ep.postSend(1, iov(LmrTriplet.of(doomed, 0, 64)), 61, 0));
+        Thread.sleep(100);
+        doomed.close();
+        DatEvent done = dto(a, false);
+        assertThat(done.userCookie()).isEqualTo(61);
+        assertThat(done.status()).isEqualTo(DtoCompletionStatus.ERR_LOCAL_PROTECTION);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+    }
+
+    @Test
     void aConsumerThatStopsWaiting_leavesTheConnectionToTheReaderThread() {
         connectAndFeed();
         // b's consumer waited last and now calls in no more: a's one-sided operations and its send
@@ -360,10 +377,14 @@ class TcpDtoTest {
     void aTimedWaitReadingTheConnection_endsWithTIMEOUT_EXPIRED() {
         connectAndFeed();
         isType(b.recvEvd.await(30_000, 1, new DatEvent()), dat.api.DatReturn.TIMEOUT_EXPIRED);
-        // and the connection still serves: a send after the timeout arrives
-        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 3, 0));
+        aSendStillArrives(3);
+    }
+
+    /** A send from a into a receive b posts now arrives: the connection still serves. */
+    private void aSendStillArrives(long cookie) {
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), cookie, 0));
         ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 0, 0));
-        assertThat(dto(b, true).userCookie()).isEqualTo(3);
+        assertThat(dto(b, true).userCookie()).isEqualTo(cookie);
     }
 
     @Test
@@ -375,10 +396,7 @@ class TcpDtoTest {
         waiter.interrupt();
         waiter.join(10_000);
         isType(rc[0], dat.api.DatReturn.INTERRUPTED_CALL);
-        // the interrupt did not break the connection
-        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 4, 0));
-        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 0, 0));
-        assertThat(dto(b, true).userCookie()).isEqualTo(4);
+        aSendStillArrives(4); // the interrupt did not break the connection
     }
 
     @Test
