@@ -91,6 +91,15 @@ final class SimEvd extends SimHandle implements EventDispatcher {
      * parking ({@link TcpConnection#drive}), so a message wakes one thread instead of two.
      */
     volatile TcpConnection tcpFeeder;
+    private static final java.lang.invoke.VarHandle TCP_FEEDER;
+
+    static {
+        try {
+            TCP_FEEDER = java.lang.invoke.MethodHandles.lookup().findVarHandle(SimEvd.class, "tcpFeeder", TcpConnection.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     /** The connection the waiter reads now: a post from another thread wakes it there. */
     volatile TcpConnection drivenBy;
     private volatile boolean overflowReported;
@@ -459,7 +468,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
             return true;
         }
         if (feeder.isClosed()) {
-            tcpFeeder = null;
+            TCP_FEEDER.compareAndSet(this, feeder, null); // not a newer one a connection set meanwhile
         }
         return false;
     }

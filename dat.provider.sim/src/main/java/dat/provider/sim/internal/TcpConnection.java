@@ -227,8 +227,18 @@ final class TcpConnection {
      * @throws AsynchronousCloseException when the connection closed (before or during the wait)
      */
     private void awaitReady(SocketChannel ch, int op) throws IOException {
-        selector(ch, op == SelectionKey.OP_WRITE ? WRITE_SELECTOR : Thread.currentThread() == driver ? DRIVE_SELECTOR : READ_SELECTOR)
-                .select(READY); // close() wakes it
+        boolean driving = Thread.currentThread() == driver;
+        Selector selector = selector(ch, op == SelectionKey.OP_WRITE ? WRITE_SELECTOR : driving ? DRIVE_SELECTOR : READ_SELECTOR);
+        // a driver reads a frame to its end: its consumer's interrupt, which would make every wait
+        // return at once, waits until then
+        boolean interrupted = driving && Thread.interrupted();
+        try {
+            selector.select(READY); // close() wakes it
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (closed) {
             throw new AsynchronousCloseException();
         }
@@ -560,15 +570,16 @@ final class TcpConnection {
         SocketChannel ch = channel;
         selector(ch, READ_SELECTOR); // before any driver: it may have to wake the reader thread's wait (drive)
         for (;;) {
+            parkWhileDriven();
             readRole.lock();
             try {
-                if (closed || !readAvailable(ch, false, true)) {
+                if (closed || !readAvailable(ch, null, true, 0, true)) {
                     return;
                 }
             } finally {
                 readRole.unlock();
             }
-            awaitFrame(ch);
+            awaitReadable(ch);
         }
     }
 
@@ -577,12 +588,16 @@ final class TcpConnection {
      * waited for); the reader thread then sends the ACKs due (a consumer may send them with its
      * next request instead, see {@link #drive}).
      *
+     * @param waitingOn for a driving consumer, the EVD it waits on: it stops after the frame that
+     *     ends its wait (an event, its deadline, an interrupt); {@code null} for the reader thread
      * @param readFirst whether to read even if the last read found the socket drained (after a
      *     wait for readiness); else that read is saved, and the wait that follows returns at once
      *     if bytes came meanwhile
      * @return {@code false} when the connection ended
      */
-    private boolean readAvailable(SocketChannel ch, boolean byConsumer, boolean readFirst) throws IOException {
+    private boolean readAvailable(SocketChannel ch, SimEvd waitingOn, boolean infinite, long deadline, boolean readFirst)
+            throws IOException {
+        boolean byConsumer = waitingOn != null;
         for (boolean first = true;; first = false) {
             // non-blocking: NEED_MORE between frames
             int s = first && readFirst ? reader.readHeader(ch) : reader.nextHeader(ch);
@@ -599,32 +614,40 @@ final class TcpConnection {
             if (!handleEstablished(s)) {
                 return false;
             }
+            if (byConsumer && (waitingOn.waitOver() || Thread.currentThread().isInterrupted()
+                    || !infinite && deadline - System.nanoTime() <= 0)) {
+                // the consumer's wait is over: the rest is for its next wait, or the reader thread's
+                return true;
+            }
         }
     }
 
     /**
-     * The reader thread between frames: parked while a consumer reads the socket or is expected
-     * back ({@link #driverLease}), else waiting until it is readable. After a park it returns
-     * without waiting: the consumer that drove last may have left bytes read ahead or ACKs unsent
-     * (it sends them with its next request), which the reader thread takes over first.
+     * The reader thread: parked while a consumer reads the socket or is expected back
+     * ({@link #driverLease}). Afterwards it reads without waiting first: the consumer that drove
+     * last may have left bytes read ahead or ACKs unsent (it sends them with its next request).
      */
-    private void awaitFrame(SocketChannel ch) throws IOException {
-        boolean parked = false;
-        try {
-            for (;;) {
-                if (closed) {
-                    throw new AsynchronousCloseException();
-                }
-                readerSelecting = true; // before it looks for a driver, which looks at this after it came (drive)
-                long lease = driver != null ? DRIVER_LEASE_NANOS : driverLease - System.nanoTime();
-                if (lease <= 0) {
-                    break;
-                }
-                readerSelecting = false;
-                java.util.concurrent.locks.LockSupport.parkNanos(this, lease);
-                parked = true;
+    private void parkWhileDriven() throws IOException {
+        for (;;) {
+            if (closed) {
+                throw new AsynchronousCloseException();
             }
-            if (!parked) {
+            long lease = driver != null ? DRIVER_LEASE_NANOS : driverLease - System.nanoTime();
+            if (lease <= 0) {
+                return;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(this, lease);
+        }
+    }
+
+    /**
+     * The reader thread between frames: waits until the socket is readable, unless a consumer
+     * drives (then it parks, at its loop's top). A consumer that comes while it waits wakes it.
+     */
+    private void awaitReadable(SocketChannel ch) throws IOException {
+        readerSelecting = true; // before it looks for a driver, which looks at this after it came (drive)
+        try {
+            if (driver == null && driverLease - System.nanoTime() <= 0) {
                 awaitReady(ch, SelectionKey.OP_READ);
             }
         } finally {
@@ -647,7 +670,13 @@ final class TcpConnection {
      */
     boolean drive(SimEvd evd, boolean infinite, long deadline) {
         SocketChannel ch = channel;
-        if (closed || ch == null || ep == null || !readRole.tryLock()) {
+        if (closed || ch == null || ep == null) {
+            return false;
+        }
+        if (!readRole.tryLock()) {
+            // the reader thread (or another consumer) reads: the caller parks, so the reader
+            // thread must not stay parked for a lease
+            driverLease = 0;
             return false;
         }
         Thread me = Thread.currentThread();
@@ -669,7 +698,7 @@ final class TcpConnection {
             evd.drivenBy = this;
             try {
                 for (boolean waited = false;; waited = true) {
-                    if (!readAvailable(ch, true, waited)) {
+                    if (!readAvailable(ch, evd, infinite, deadline, waited)) {
                         close();
                         return true;
                     }
@@ -1560,10 +1589,8 @@ final class TcpConnection {
             }
         }
         if (failed != null && !closed) {
-            clearWrite();
             lost(EventNumber.CONNECTION_EVENT_BROKEN); // the peer is gone: as the writer would
         } else if (memoryGone) {
-            clearWrite();
             e.wireBroken(this);
             close();
         }
