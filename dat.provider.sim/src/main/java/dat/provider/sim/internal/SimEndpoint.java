@@ -265,11 +265,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             if (op == Wr.Request.RDMA_READ && readsOutstanding >= a.maxRdmaReadOut()) {
                 return DatReturn.error(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_CREDITS);
             }
-            int idx = reqHead + reqCount;
-            if (idx >= requests.length) {
-                idx -= requests.length;
-            }
-            Wr.Request wr = requests[idx];
+            Wr.Request wr = requestAt(reqCount);
             int code = wr.load(ia, pz, n, iov, maxIov, privilege);
             if (code != OK) {
                 wr.release();
@@ -332,11 +328,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             if (reqCount == requests.length) {
                 return DatReturn.error(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_MEMORY);
             }
-            int idx = reqHead + reqCount;
-            if (idx >= requests.length) {
-                idx -= requests.length;
-            }
-            Wr.Request wr = requests[idx];
+            Wr.Request wr = requestAt(reqCount);
             wr.segments = 0;
             wr.total = 0;
             wr.op = Wr.Request.BIND;
@@ -458,6 +450,12 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             // dat_ep_disconnect(3DAT), graceful: the requests finished, the disconnect proceeds
             disconnectBoth(EventNumber.CONNECTION_EVENT_DISCONNECTED);
         }
+    }
+
+    /** The request slot {@code fromHead} places behind the head of the ring; with the lock held. */
+    private Wr.Request requestAt(int fromHead) {
+        int idx = reqHead + fromHead;
+        return requests[idx >= requests.length ? idx - requests.length : idx];
     }
 
     /** Removes the head request after its completion was generated. */
@@ -1029,11 +1027,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 if (wire != w || (state != EpState.CONNECTED && state != EpState.DISCONNECT_PENDING) || txCount >= reqCount) {
                     return -1;
                 }
-                int idx = reqHead + txCount;
-                if (idx >= requests.length) {
-                    idx -= requests.length;
-                }
-                Wr.Request wr = requests[idx];
+                Wr.Request wr = requestAt(txCount);
                 if (wr.op == Wr.Request.BIND) {
                     if (txCount != 0) {
                         return -1; // completes in order, after the requests before it
@@ -1073,11 +1067,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             if (wire != w || ahead < 0 || ahead >= reqCount) {
                 return;
             }
-            int idx = reqHead + (int) ahead;
-            if (idx >= requests.length) {
-                idx -= requests.length;
-            }
-            requests[idx].failedWith = DtoCompletionStatus.ERR_LOCAL_PROTECTION;
+            requestAt((int) ahead).failedWith = DtoCompletionStatus.ERR_LOCAL_PROTECTION;
         } finally {
             l.unlock();
         }
@@ -1133,8 +1123,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 return "a response to no request in flight (seq " + seq + ")";
             }
             for (int i = 0; i <= seq - rxSeq; i++) {
-                int idx = reqHead + i;
-                if (((idx >= requests.length ? requests[idx - requests.length] : requests[idx]).op == Wr.Request.RDMA_READ) != read) {
+                if ((requestAt(i).op == Wr.Request.RDMA_READ) != read) {
                     return "a response of the wrong kind for seq " + (rxSeq + i);
                 }
             }

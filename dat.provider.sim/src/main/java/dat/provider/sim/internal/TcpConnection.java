@@ -614,12 +614,16 @@ final class TcpConnection {
             if (!handleEstablished(s)) {
                 return false;
             }
-            if (byConsumer && (waitingOn.waitOver() || Thread.currentThread().isInterrupted()
-                    || !infinite && deadline - System.nanoTime() <= 0)) {
-                // the consumer's wait is over: the rest is for its next wait, or the reader thread's
+            if (byConsumer && waitEnded(waitingOn, infinite, deadline)) {
+                // the rest is for the consumer's next wait, or the reader thread's
                 return true;
             }
         }
+    }
+
+    /** A driving consumer's wait is over: an event for it (or a state it must report), its deadline, an interrupt. */
+    private static boolean waitEnded(SimEvd evd, boolean infinite, long deadline) {
+        return evd.waitOver() || Thread.currentThread().isInterrupted() || !infinite && deadline - System.nanoTime() <= 0;
     }
 
     /**
@@ -702,7 +706,7 @@ final class TcpConnection {
                         close();
                         return true;
                     }
-                    if (evd.waitOver() || me.isInterrupted() || closed) {
+                    if (closed || waitEnded(evd, infinite, deadline)) {
                         return true;
                     }
                     flushAcks();
@@ -1117,13 +1121,8 @@ final class TcpConnection {
             writeFully(ch, txHeader);
         } else {
             for (int i = 0; i < r.segments; i++) {
-                MemorySegment memory = r.lmrs[i].memory();
                 try {
-                    ByteBuffer src = txView.of(memory, r.offsets[i], r.lengths[i]);
-                    publishWrite(memory, r.offsets[i], r.lengths[i]);
-                    if (r.lmrs[i].freed) {
-                        throw new IllegalStateException("the LMR was freed");
-                    }
+                    ByteBuffer src = publishedSource(r.lmrs[i], r.offsets[i], r.lengths[i]);
                     if (i == 0) {
                         // the header and the first segment in one system call (and one segment on the wire)
                         writeFully(ch, txHeader, src);
@@ -1139,6 +1138,22 @@ final class TcpConnection {
         }
         r.release();
         return true;
+    }
+
+    /**
+     * Under the write lock: a view of [offset, offset + length) of {@code lmr}, published for
+     * {@code dat_lmr_free}'s fence before the LMR is checked (the caller clears it).
+     *
+     * @throws IllegalStateException when the LMR is freed or its memory gone
+     */
+    private ByteBuffer publishedSource(SimLmr lmr, long offset, long length) {
+        MemorySegment memory = lmr.memory();
+        ByteBuffer source = txView.of(memory, offset, length);
+        publishWrite(memory, offset, length);
+        if (lmr.freed) {
+            throw new IllegalStateException("the LMR was freed");
+        }
+        return source;
     }
 
     /**
@@ -1555,14 +1570,8 @@ final class TcpConnection {
             }
             frame.put(txHeader);
             if (hasPayload) {
-                MemorySegment memory = r.lmrs[0].memory();
                 try {
-                    ByteBuffer payload = txView.of(memory, r.offsets[0], r.lengths[0]);
-                    publishWrite(memory, r.offsets[0], r.lengths[0]);
-                    if (r.lmrs[0].freed) {
-                        throw new IllegalStateException("the LMR was freed");
-                    }
-                    frame.put(payload);
+                    frame.put(publishedSource(r.lmrs[0], r.offsets[0], r.lengths[0]));
                 } catch (IllegalStateException | IndexOutOfBoundsException x) {
                     throw localMemoryGone(e, seq);
                 } finally {

@@ -81,9 +81,11 @@ final class PerfClient {
             recvEvd = ia.createEventDispatcher(qlen, null, EvdFlags.DTO);
             requestEvd = ia.createEventDispatcher(qlen, null, EvdFlags.DTO);
             connectEvd = ia.createEventDispatcher(8, null, EvdFlags.CONNECTION);
+            boolean firstLatencyPoint = true;
             for (long size : options.latencySizes()) {
                 if (size <= Math.min(limits.maxMessageSize(), BUFFER / 2 / PerfServer.DEPTH)) {
-                    Stats[] nioAndDat = pingPongs(size, latencyPoints++ == 0);
+                    Stats[] nioAndDat = pingPongs(size, firstLatencyPoint);
+                    firstLatencyPoint = false;
                     Stats nio = nioAndDat[0];
                     Stats dat = nioAndDat[1];
                     add(new Figure("send/recv latency, 2 processes", size, "us", dat.median(), dat, "NIO TCP ping-pong", nio.median(),
@@ -200,8 +202,6 @@ final class PerfClient {
         }
         return new Stats[] {Stats.of(nioSamples, measured, 1e-3), Stats.of(datSamples, measured, 1e-3)};
     }
-
-    private int latencyPoints;
 
     /** Alternating rounds of the latency measurement, each kind's samples spread over the run. */
     private static final int LATENCY_ROUNDS = 4;
