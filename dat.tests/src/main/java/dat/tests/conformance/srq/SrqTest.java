@@ -105,6 +105,8 @@ class SrqTest {
         t.event(first.connection.crEvd, dat.api.EventNumber.CONNECTION_REQUEST_EVENT, "the second request").connectionRequest()
                 .accept(second, null);
         t.event(conn2, dat.api.EventNumber.CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED at the second SRQ Endpoint");
+        // the active Endpoint is connected once its own event came (over rdma_cm it may come after the passive one's)
+        t.event(other.active.connectEvd, dat.api.EventNumber.CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED at the second active Endpoint");
         first.post(t, 0);
         first.post(t, 1);
         first.send(t, 100, 1);
