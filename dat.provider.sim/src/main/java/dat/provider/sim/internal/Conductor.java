@@ -13,7 +13,9 @@ import java.util.concurrent.locks.LockSupport;
  * posting thread (see {@link SimEndpoint}).
  *
  * <p>Commands reach it through a lock-free queue; an idle conductor parks according to its
- * {@link IdleStrategy} and is unparked when a command arrives.
+ * {@link IdleStrategy}, never past the next timer's deadline, and is unparked when a command
+ * arrives. Every piece of work comes as a command (a timer is added by one), so the idle park can
+ * be long: an idle provider looks once per {@code idle_sleep_micros} at most (100 ms by default).
  */
 final class Conductor implements Runnable {
 
@@ -105,15 +107,10 @@ final class Conductor implements Runnable {
     public void run() {
         while (running) {
             int work = doWork();
-            if (work == 0) {
-                Timer next = timers.peek();
-                if (next != null && next.deadlineNanos - System.nanoTime() < 1_000_000) {
-                    // a deadline is near: wait for it precisely instead of a long idle park
-                    LockSupport.parkNanos(Math.max(1, next.deadlineNanos - System.nanoTime()));
-                    continue;
-                }
-            }
-            idleStrategy.idle(work);
+            // a command unparks this thread, so an idle park need only end for the next timer:
+            // the strategy's park time is how often an idle provider looks, not a timer's lateness
+            Timer next = work == 0 ? timers.peek() : null;
+            idleStrategy.idle(work, next == null ? Long.MAX_VALUE : Math.max(1, next.deadlineNanos - System.nanoTime()));
         }
         doWork(); // last commands, e.g. agent calls queued by the shutdown
     }

@@ -23,6 +23,16 @@ interface IdleStrategy {
     void idle(int workCount);
 
     /**
+     * {@link #idle(int)}, parking no longer than {@code maxParkNanos}: the caller has a deadline
+     * then (a timer), so the strategy's own park time bounds only how long an agent with nothing
+     * due sleeps between looks.
+     *
+     * @param workCount the work done in the last duty cycle
+     * @param maxParkNanos the longest park, at least 1
+     */
+    void idle(int workCount, long maxParkNanos);
+
+    /**
      * Builds a strategy by name.
      *
      * @param name {@code busy-spin}, {@code backoff} or {@code sleeping}
@@ -33,14 +43,30 @@ interface IdleStrategy {
     static IdleStrategy of(String name, long sleepMicros) {
         long sleepNanos = TimeUnit.MICROSECONDS.toNanos(Math.max(1, sleepMicros));
         return switch (name) {
-            case "busy-spin" -> workCount -> {
-                if (workCount == 0) {
-                    Thread.onSpinWait();
+            case "busy-spin" -> new IdleStrategy() {
+                @Override
+                public void idle(int workCount) {
+                    if (workCount == 0) {
+                        Thread.onSpinWait();
+                    }
+                }
+
+                @Override
+                public void idle(int workCount, long maxParkNanos) {
+                    idle(workCount);
                 }
             };
-            case "sleeping" -> workCount -> {
-                if (workCount == 0) {
-                    LockSupport.parkNanos(sleepNanos);
+            case "sleeping" -> new IdleStrategy() {
+                @Override
+                public void idle(int workCount) {
+                    idle(workCount, Long.MAX_VALUE);
+                }
+
+                @Override
+                public void idle(int workCount, long maxParkNanos) {
+                    if (workCount == 0) {
+                        LockSupport.parkNanos(Math.min(sleepNanos, maxParkNanos));
+                    }
                 }
             };
             case "backoff" -> new Backoff(sleepNanos);
@@ -64,6 +90,11 @@ interface IdleStrategy {
 
         @Override
         public void idle(int workCount) {
+            idle(workCount, Long.MAX_VALUE);
+        }
+
+        @Override
+        public void idle(int workCount, long maxParkNanos) {
             if (workCount > 0) {
                 count = 0;
                 parkNanos = MIN_PARK_NANOS;
@@ -74,8 +105,8 @@ interface IdleStrategy {
                 count++;
                 Thread.yield();
             } else {
-                LockSupport.parkNanos(parkNanos);
-                parkNanos = Math.min(parkNanos * 2, maxParkNanos);
+                LockSupport.parkNanos(Math.min(parkNanos, maxParkNanos));
+                parkNanos = Math.min(parkNanos * 2, this.maxParkNanos);
             }
         }
     }

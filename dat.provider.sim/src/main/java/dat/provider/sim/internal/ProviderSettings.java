@@ -9,7 +9,7 @@ import java.util.List;
  * @param iaNames the IA names the provider serves by itself
  * @param limits the limits of every IA unless its {@code ia_params} say otherwise
  * @param idleStrategy {@code busy-spin}, {@code backoff} or {@code sleeping}
- * @param idleSleepMicros the park time of the idle strategy
+ * @param idleSleepMicros the park time of the idle strategy (the longest of {@code backoff}): how often an idle provider looks
  * @param anyQualFirst the first qualifier dat_psp_create_any hands out
  * @param anyQualCount how many qualifiers dat_psp_create_any may hand out
  */
@@ -25,6 +25,6 @@ record ProviderSettings(List<String> iaNames, SimLimits limits, String idleStrat
     }
 
     static ProviderSettings defaults() {
-        return new ProviderSettings(List.of("sim0"), SimLimits.defaults(), "backoff", 1000, 49152, 16384);
+        return new ProviderSettings(List.of("sim0"), SimLimits.defaults(), "backoff", 100_000, 49152, 16384);
     }
 }

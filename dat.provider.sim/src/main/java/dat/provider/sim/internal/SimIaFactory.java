@@ -110,8 +110,9 @@ public final class SimIaFactory implements DatIaFactory {
                 options = {@Option(value = "backoff"), @Option(value = "sleeping"), @Option(value = "busy-spin")})
         String idle_strategy() default "backoff";
 
-        @AttributeDefinition(name = "Idle sleep (µs)", min = "1")
-        long idle_sleep_micros() default 1000;
+        @AttributeDefinition(name = "Idle sleep (µs)", min = "1",
+                description = "How long the idle provider thread parks at most: commands wake it, timers end the park")
+        long idle_sleep_micros() default 100_000;
 
         @AttributeDefinition(name = "First dat_psp_create_any qualifier", min = "0")
         long psp_any_first() default 49152;
