@@ -30,7 +30,8 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
               --sizes LIST       bandwidth sizes, e.g. 64,4K,1M (default 64 B ... 4 MiB by powers of 4)
               --latency-sizes LIST  latency sizes (default 8,64,512,4K,32K)
               --iterations N     round trips per latency point (default 20000)
-              --time MS          measuring time per bandwidth point in ms (default 200)
+              --time MS          measuring time per bandwidth point in ms (default 200; with --client,
+                                 that long for each of DAT and NIO, in four alternating rounds)
               --depth N          outstanding operations per queue (default 32)
               --connections N    connections for the setup rate (default 200)
               --json FILE        write the figures as JSON
