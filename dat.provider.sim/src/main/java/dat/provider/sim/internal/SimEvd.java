@@ -14,6 +14,8 @@ import dat.api.EvdParamMask;
 import dat.api.EvdParams;
 import dat.api.EvdState;
 import dat.api.HandleType;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -69,6 +71,16 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     private static final int QUEUE_EMPTY = DatReturn.error(DatReturn.QUEUE_EMPTY, DatReturn.NO_SUBTYPE);
     private static final int QUEUE_FULL = DatReturn.error(DatReturn.QUEUE_FULL, DatReturn.NO_SUBTYPE);
     private static final int WAITER_STATE = DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_WAITER);
+    /** Clears {@link #tcpFeeder} only if it still holds the connection that closed. */
+    private static final VarHandle TCP_FEEDER;
+
+    static {
+        try {
+            TCP_FEEDER = MethodHandles.lookup().findVarHandle(SimEvd.class, "tcpFeeder", TcpConnection.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final SimIa ia;
     private final int flags;
@@ -91,15 +103,6 @@ final class SimEvd extends SimHandle implements EventDispatcher {
      * parking ({@link TcpConnection#drive}), so a message wakes one thread instead of two.
      */
     volatile TcpConnection tcpFeeder;
-    private static final java.lang.invoke.VarHandle TCP_FEEDER;
-
-    static {
-        try {
-            TCP_FEEDER = java.lang.invoke.MethodHandles.lookup().findVarHandle(SimEvd.class, "tcpFeeder", TcpConnection.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
     /** The connection the waiter reads now: a post from another thread wakes it there. */
     volatile TcpConnection drivenBy;
     private volatile boolean overflowReported;
