@@ -203,6 +203,54 @@ class TcpFaultTest {
         }
     }
 
+    /**
+     * An RDMA write larger than the socket takes at once (the peer is not reading yet) arrives
+     * whole once the peer reads, byte for byte, and the request behind it in a frame of its own
+     * right after; one ACK completes both.
+     */
+    @Test
+    void aWriteLargerThanTheSocketTakes_arrivesWholeByteForByte_thenTheNextFrame() throws Exception {
+        int size = 8 << 20; // more than a fresh loopback socket takes at once
+        try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0")) {
+            Fabric.Side w = f.new Side("tcpP", null, size);
+            for (int i = 0; i < size; i++) {
+                w.mem.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + (i >>> 16)));
+            }
+            CompletableFuture<Socket> peer = rawAcceptor();
+            w.ep.connect(new java.net.InetSocketAddress(raw.getInetAddress(), raw.getLocalPort()), 1, Fabric.WAIT, null,
+                    Qos.BEST_EFFORT, 0);
+            w.expect(w.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            rawPeer = peer.get(10, TimeUnit.SECONDS);
+            DataInputStream in = new DataInputStream(rawPeer.getInputStream());
+            assertThat(frame(in).get(3)).isEqualTo((byte) TcpFrame.READY_TO_USE);
+            ok(w.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(w.lmr, 0, size)}, 1, new RmrTriplet(1234, 0x1000, size), 0));
+            ok(w.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(w.lmr, 8, 16)}, 2, new RmrTriplet(1234, 0x1000, 16), 0));
+            byte[] h = new byte[TcpFrame.HEADER_BYTES];
+            in.readFully(h);
+            ByteBuffer header = ByteBuffer.wrap(h);
+            assertThat(header.get(3)).isEqualTo((byte) TcpFrame.RDMA_WRITE);
+            assertThat(Integer.toUnsignedLong(header.getInt(4))).isEqualTo(size);
+            assertThat(header.getLong(16)).isZero();
+            byte[] payload = in.readNBytes(size);
+            for (int i = 0; i < size; i++) {
+                if (payload[i] != (byte) (i * 31 + (i >>> 16))) {
+                    throw new AssertionError("payload byte " + i + " differs");
+                }
+            }
+            in.readFully(h);
+            assertThat(header.get(3)).isEqualTo((byte) TcpFrame.RDMA_WRITE);
+            assertThat(header.getInt(4)).isEqualTo(16);
+            assertThat(header.getLong(16)).isEqualTo(1);
+            assertThat(in.readNBytes(16)).isEqualTo(java.util.Arrays.copyOfRange(payload, 8, 24));
+            ack(rawPeer, 1);
+            for (int cookie = 1; cookie <= 2; cookie++) {
+                DatEvent d = w.expect(w.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+                assertThat(d.userCookie()).isEqualTo(cookie);
+                assertThat(d.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            }
+        }
+    }
+
     /** A socket that connects to the IA and never sends its connection request is closed after the timeout. */
     @Test
     void aConnectionWithoutARequestIsClosedAfterTheTimeout() throws Exception {
