@@ -155,6 +155,18 @@ class TcpFaultTest {
         }
     }
 
+    /** Connects {@code side}'s Endpoint to a raw acceptor; returns the peer's input, past the READY_TO_USE. */
+    private DataInputStream connectToRawAndReadReady(Fabric.Side side) throws Exception {
+        CompletableFuture<Socket> peer = rawAcceptor();
+        side.ep.connect(new java.net.InetSocketAddress(raw.getInetAddress(), raw.getLocalPort()), 1, Fabric.WAIT, null,
+                Qos.BEST_EFFORT, 0);
+        side.expect(side.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        rawPeer = peer.get(10, TimeUnit.SECONDS);
+        DataInputStream in = new DataInputStream(rawPeer.getInputStream());
+        assertThat(frame(in).get(3)).isEqualTo((byte) TcpFrame.READY_TO_USE);
+        return in;
+    }
+
     private static void ack(Socket peer, long seq) throws Exception {
         ByteBuffer ack = ByteBuffer.allocate(TcpFrame.HEADER_BYTES);
         TcpFrame.encode(ack, TcpFrame.ACK, 0, 0, TcpFrame.STATUS_OK, seq, 0);
@@ -171,13 +183,7 @@ class TcpFaultTest {
     void aCumulativeAckCompletesEveryWriteUpToIt() throws Exception {
         try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0")) {
             Fabric.Side w = f.new Side("tcpW", null, 1 << 16);
-            CompletableFuture<Socket> peer = rawAcceptor();
-            w.ep.connect(new java.net.InetSocketAddress(raw.getInetAddress(), raw.getLocalPort()), 1, Fabric.WAIT, null,
-                    Qos.BEST_EFFORT, 0);
-            w.expect(w.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-            rawPeer = peer.get(10, TimeUnit.SECONDS);
-            DataInputStream in = new DataInputStream(rawPeer.getInputStream());
-            assertThat(frame(in).get(3)).isEqualTo((byte) TcpFrame.READY_TO_USE);
+            DataInputStream in = connectToRawAndReadReady(w);
             for (int i = 0; i < 3; i++) {
                 ok(w.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(w.lmr, 0, 64)}, 10 + i, new RmrTriplet(1234, 0x1000, 64), 0));
             }
@@ -216,13 +222,7 @@ class TcpFaultTest {
             for (int i = 0; i < size; i++) {
                 w.mem.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + (i >>> 16)));
             }
-            CompletableFuture<Socket> peer = rawAcceptor();
-            w.ep.connect(new java.net.InetSocketAddress(raw.getInetAddress(), raw.getLocalPort()), 1, Fabric.WAIT, null,
-                    Qos.BEST_EFFORT, 0);
-            w.expect(w.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-            rawPeer = peer.get(10, TimeUnit.SECONDS);
-            DataInputStream in = new DataInputStream(rawPeer.getInputStream());
-            assertThat(frame(in).get(3)).isEqualTo((byte) TcpFrame.READY_TO_USE);
+            DataInputStream in = connectToRawAndReadReady(w);
             ok(w.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(w.lmr, 0, size)}, 1, new RmrTriplet(1234, 0x1000, size), 0));
             ok(w.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(w.lmr, 8, 16)}, 2, new RmrTriplet(1234, 0x1000, 16), 0));
             byte[] h = new byte[TcpFrame.HEADER_BYTES];
