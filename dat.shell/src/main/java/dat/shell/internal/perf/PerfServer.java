@@ -35,7 +35,9 @@ import java.nio.channels.SocketChannel;
  * {@link #NIO_PORT}. Each DAT connection says in its private data what the server does: echo every
  * message back ({@link #ECHO}, the ping-pong) or nothing ({@link #QUIET}: RDMA writes into the
  * server's buffer, whose RMR triplet the accept's private data carries; connection setup). Each
- * NIO connection says it in its first bytes: echo ({@code 'P'}) or drain ({@code 'B'}). The
+ * NIO connection says it in its first bytes ({@link #NIO_HEAD_BYTES}): echo ({@code 'P'}) or drain
+ * ({@code 'B'}), the message size, and how much memory the client's side of the stream cycles over
+ * (the server reads into as much, in turn: the same bytes as the RDMA writes it is compared with). The
  * server waits in blocking calls, never spins: on a machine of few cores the client's and the
  * server's threads share them.
  */
@@ -54,6 +56,8 @@ final class PerfServer implements AutoCloseable {
     static final byte QUIET = 'Q';
     /** mode, message size. */
     static final int REQUEST_BYTES = 1 + 8;
+    /** A NIO baseline connection's first bytes: mode, message size, the client's memory footprint. */
+    static final int NIO_HEAD_BYTES = 1 + 4 + 4;
     /** rmr context, address, length of the buffer; the NIO port. */
     static final int ACCEPT_BYTES = 4 + 8 + 8 + 4;
 
@@ -218,16 +222,18 @@ final class PerfServer implements AutoCloseable {
     private static void nioConnection(SocketChannel channel) {
         try (channel) {
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            ByteBuffer head = ByteBuffer.allocate(5);
+            ByteBuffer head = ByteBuffer.allocate(NIO_HEAD_BYTES);
             if (!PerfClient.readFully(channel, head)) {
                 return;
             }
             byte mode = head.get(0);
             int size = head.getInt(1);
-            if (size <= 0 || size > BUFFER) {
+            int footprint = head.getInt(5);
+            if (size <= 0 || size > BUFFER || footprint < size || footprint > BUFFER) {
                 return; // not a dat perf client: no allocation sized by a stranger
             }
-            ByteBuffer buffer = ByteBuffer.allocateDirect(Math.max(size, 1 << 20));
+            // at least 1 MiB, as before the footprint was sent: small chunks are read many at a time
+            ByteBuffer buffer = ByteBuffer.allocateDirect(Math.max(footprint, 1 << 20));
             if (mode == 'P') {
                 buffer.limit(size);
                 while (true) {
@@ -243,7 +249,10 @@ final class PerfServer implements AutoCloseable {
             } else {
                 long total = 0;
                 while (true) {
-                    buffer.clear();
+                    // the next bytes after the last read's, around the buffer: every byte of it in turn
+                    if (!buffer.hasRemaining()) {
+                        buffer.clear();
+                    }
                     int n = channel.read(buffer);
                     if (n < 0) {
                         break;
