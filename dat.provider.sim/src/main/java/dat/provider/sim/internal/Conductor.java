@@ -15,7 +15,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Commands reach it through a lock-free queue; an idle conductor parks according to its
  * {@link IdleStrategy}, never past the next timer's deadline, and is unparked when a command
  * arrives. Every piece of work comes as a command (a timer is added by one), so the idle park can
- * be long: an idle provider looks once per {@code idle_sleep_micros} at most (100 ms by default).
+ * be long: an idle provider wakes about once per {@code idle_sleep_micros} (100 ms by default).
  */
 final class Conductor implements Runnable {
 

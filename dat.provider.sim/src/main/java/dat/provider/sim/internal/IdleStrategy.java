@@ -8,7 +8,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@code IdleStrategy}: the caller pattern is
  * {@snippet :
  * while (running) {
- *     idle.idle(agent.doWork());
+ *     idle.idle(agent.doWork(), nanosUntilTheNextDeadline);
  * }
  * }
  * A parked agent is woken early by {@link LockSupport#unpark(Thread)} when a command arrives.
@@ -16,19 +16,12 @@ import java.util.concurrent.locks.LockSupport;
 interface IdleStrategy {
 
     /**
-     * Idles if {@code workCount} is 0, else resets any backoff.
+     * Idles if {@code workCount} is 0, else resets any backoff; parks no longer than
+     * {@code maxParkNanos}: the caller has a deadline then (a timer), so the strategy's own park
+     * time bounds only how long an agent with nothing due sleeps between looks.
      *
      * @param workCount the work done in the last duty cycle
-     */
-    void idle(int workCount);
-
-    /**
-     * {@link #idle(int)}, parking no longer than {@code maxParkNanos}: the caller has a deadline
-     * then (a timer), so the strategy's own park time bounds only how long an agent with nothing
-     * due sleeps between looks.
-     *
-     * @param workCount the work done in the last duty cycle
-     * @param maxParkNanos the longest park, at least 1
+     * @param maxParkNanos the longest park, at least 1 ({@link Long#MAX_VALUE}: no deadline)
      */
     void idle(int workCount, long maxParkNanos);
 
@@ -43,30 +36,14 @@ interface IdleStrategy {
     static IdleStrategy of(String name, long sleepMicros) {
         long sleepNanos = TimeUnit.MICROSECONDS.toNanos(Math.max(1, sleepMicros));
         return switch (name) {
-            case "busy-spin" -> new IdleStrategy() {
-                @Override
-                public void idle(int workCount) {
-                    if (workCount == 0) {
-                        Thread.onSpinWait();
-                    }
-                }
-
-                @Override
-                public void idle(int workCount, long maxParkNanos) {
-                    idle(workCount);
+            case "busy-spin" -> (workCount, maxParkNanos) -> {
+                if (workCount == 0) {
+                    Thread.onSpinWait();
                 }
             };
-            case "sleeping" -> new IdleStrategy() {
-                @Override
-                public void idle(int workCount) {
-                    idle(workCount, Long.MAX_VALUE);
-                }
-
-                @Override
-                public void idle(int workCount, long maxParkNanos) {
-                    if (workCount == 0) {
-                        LockSupport.parkNanos(Math.min(sleepNanos, maxParkNanos));
-                    }
+            case "sleeping" -> (workCount, maxParkNanos) -> {
+                if (workCount == 0) {
+                    LockSupport.parkNanos(Math.min(sleepNanos, maxParkNanos));
                 }
             };
             case "backoff" -> new Backoff(sleepNanos);
@@ -86,11 +63,6 @@ interface IdleStrategy {
 
         Backoff(long maxParkNanos) {
             this.maxParkNanos = Math.max(MIN_PARK_NANOS, maxParkNanos);
-        }
-
-        @Override
-        public void idle(int workCount) {
-            idle(workCount, Long.MAX_VALUE);
         }
 
         @Override

@@ -33,15 +33,6 @@ final class TcpTransport {
     private final InetSocketAddress address;
     private final Thread acceptor;
     final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
-
-    /** Frames that consumers waiting on an EVD read themselves, over the open connections. */
-    long framesReadByConsumers() {
-        long n = 0;
-        for (TcpConnection c : connections) {
-            n += c.framesReadByConsumers();
-        }
-        return n;
-    }
     private volatile boolean closed;
     /** Liveness: a connection that shows no life (no frame, no write progress) this long breaks. */
     static final long DEFAULT_TIMEOUT_MS = 10_000;
@@ -88,6 +79,15 @@ final class TcpTransport {
 
     Adapter adapter() {
         return adapter;
+    }
+
+    /** Frames that consumers waiting on an EVD read themselves, over the open connections. */
+    long framesReadByConsumers() {
+        long n = 0;
+        for (TcpConnection c : connections) {
+            n += c.framesReadByConsumers();
+        }
+        return n;
     }
 
     /** Starts accepting; separate from construction so the adapter exists before any request arrives. */
