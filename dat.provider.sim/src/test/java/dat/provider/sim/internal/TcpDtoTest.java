@@ -245,6 +245,115 @@ class TcpDtoTest {
         assertThat(transport(b).framesReadByConsumers()).as("frames b's waiting consumer read").isPositive();
     }
 
+    /**
+     * A side with memory for two-way streams of large frames, its Endpoint's request EVD fed by
+     * its connection to {@code peer} (one small write acknowledged), so that a wait on it reads
+     * and writes the connection ({@link TcpConnection#drive}).
+     */
+    private static void connectLarge(Fabric.Side x, Fabric.Side y) {
+        y.ia.createPublicServicePoint(200, y.crEvd, PspFlag.CONSUMER);
+        x.ep.connect(y.address(), 200, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        y.expect(y.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(y.ep, null);
+        y.expect(y.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        x.expect(x.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        for (Fabric.Side[] pair : new Fabric.Side[][] {{x, y}, {y, x}}) {
+            ok(pair[0].ep.postRdmaWrite(1, iov(LmrTriplet.of(pair[0].lmr, 0, 8)), 0, RmrTriplet.of(pair[1].lmr, 0, 8), 0));
+            assertThat(pair[0].expect(pair[0].reqEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            SimEvd evd = (SimEvd) pair[0].reqEvd;
+            // noted by the reader right after it posted the completion
+            for (long deadline = System.nanoTime() + 5_000_000_000L; evd.tcpFeeder == null && System.nanoTime() < deadline;) {
+                Thread.onSpinWait();
+            }
+            assertThat(evd.tcpFeeder).as("the request EVD's feeder").isNotNull();
+        }
+    }
+
+    /** A thread that waits on {@code s}'s request EVD for {@code count} successful completions; started once it reads the connection. */
+    private static Thread waitingConsumer(Fabric.Side s, int count) throws InterruptedException {
+        Thread t = Thread.ofPlatform().name("waiter-" + s.ia).start(() -> {
+            DatEvent e = new DatEvent();
+            for (int i = 0; i < count; i++) {
+                succeeded(s.reqEvd.await(Fabric.WAIT, 1, e));
+                assertThat(e.status()).as("completion %d of %s", i, s.ia).isEqualTo(DtoCompletionStatus.SUCCESS);
+            }
+        });
+        SimEvd evd = (SimEvd) s.reqEvd;
+        for (long deadline = System.nanoTime() + 5_000_000_000L; evd.drivenBy == null && t.isAlive() && System.nanoTime() < deadline;) {
+            Thread.sleep(1);
+        }
+        assertThat(evd.drivenBy).as("the waiter reads the connection").isNotNull();
+        return t;
+    }
+
+    @Test
+    void largeWritesAndReadsBothWays_whileBothConsumersWait_arriveIntact_writtenByTheWaitingConsumers() throws Exception {
+        // RDMA writes over the inline limit, posted while the consumer waits on the request EVD:
+        // that consumer writes them between the frames it reads, and while it waits for the rest
+        // of a frame the peer's consumer writes the same way. On each socket they meet the read
+        // requests the posting thread writes inline and the RDMA read responses the writer
+        // thread sends: each goes between two frames, never into one
+        int chunk = 256 * 1024;
+        int chunks = 8;
+        long quarter = (long) chunk * chunks;
+        // each side's memory: [0] what it writes, [1] what the peer writes, [2] what the peer reads, [3] what it reads
+        Fabric.Side x = fa.new Side("tcpX", null, 4 * quarter);
+        Fabric.Side y = fb.new Side("tcpY", null, 4 * quarter);
+        connectLarge(x, y);
+        for (Fabric.Side s : new Fabric.Side[] {x, y}) {
+            fill(s.mem, 0, (int) quarter, s == x ? 11 : 21);
+            fill(s.mem, 2 * quarter, (int) quarter, s == x ? 12 : 22);
+        }
+        Thread xWaits = waitingConsumer(x, 2 * chunks);
+        Thread yWaits = waitingConsumer(y, 2 * chunks);
+        for (int i = 0; i < chunks; i++) {
+            long at = (long) i * chunk;
+            for (Fabric.Side[] pair : new Fabric.Side[][] {{x, y}, {y, x}}) {
+                Fabric.Side s = pair[0];
+                Fabric.Side peer = pair[1];
+                ok(s.ep.postRdmaWrite(1, iov(LmrTriplet.of(s.lmr, at, chunk)), i, RmrTriplet.of(peer.lmr, quarter + at, chunk), 0));
+                ok(s.ep.postRdmaRead(1, iov(LmrTriplet.of(s.lmr, 3 * quarter + at, chunk)), 100 + i,
+                        RmrTriplet.of(peer.lmr, 2 * quarter + at, chunk), 0));
+            }
+        }
+        xWaits.join(30_000);
+        yWaits.join(30_000);
+        assertThat(xWaits.isAlive() || yWaits.isAlive()).as("a waiter still waits").isFalse();
+        for (Fabric.Side[] pair : new Fabric.Side[][] {{x, y}, {y, x}}) {
+            Fabric.Side s = pair[0];
+            Fabric.Side peer = pair[1];
+            assertThat(peer.mem.asSlice(quarter, quarter).mismatch(s.mem.asSlice(0, quarter))).as("%s's writes", s.ia).isEqualTo(-1);
+            assertThat(s.mem.asSlice(3 * quarter, quarter).mismatch(peer.mem.asSlice(2 * quarter, quarter))).as("what %s read", s.ia)
+                    .isEqualTo(-1);
+            assertThat(s.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+            assertThat(transport(s).framesWrittenByConsumers()).as("request frames %s's waiting consumer wrote", s.ia).isPositive();
+        }
+    }
+
+    @Test
+    void crossingWrites_eachLargerThanTheSocketsHold_completeWhileBothConsumersWait() throws Exception {
+        // each consumer writes its frame and, waiting for the rest of the peer's, goes on writing
+        // its own: a driver that only read there would wait for a peer that waits for it
+        long size = 64L << 20; // more than a loopback socket's send and receive buffers hold (4 + 32 MiB here)
+        Fabric.Side x = fa.new Side("tcpX", null, 2 * size);
+        Fabric.Side y = fb.new Side("tcpY", null, 2 * size);
+        connectLarge(x, y);
+        for (Fabric.Side s : new Fabric.Side[] {x, y}) {
+            long seed = s == x ? 0x9E3779B97F4A7C15L : 0xC2B2AE3D27D4EB4FL;
+            for (long i = 0; i < size; i += 8) {
+                s.mem.set(ValueLayout.JAVA_LONG_UNALIGNED, i, (i + 1) * seed);
+            }
+        }
+        Thread xWaits = waitingConsumer(x, 1);
+        Thread yWaits = waitingConsumer(y, 1);
+        ok(x.ep.postRdmaWrite(1, iov(LmrTriplet.of(x.lmr, 0, size)), 1, RmrTriplet.of(y.lmr, size, size), 0));
+        ok(y.ep.postRdmaWrite(1, iov(LmrTriplet.of(y.lmr, 0, size)), 1, RmrTriplet.of(x.lmr, size, size), 0));
+        xWaits.join(30_000);
+        yWaits.join(30_000);
+        assertThat(xWaits.isAlive() || yWaits.isAlive()).as("a waiter still waits").isFalse();
+        assertThat(y.mem.asSlice(size, size).mismatch(x.mem.asSlice(0, size))).as("x's write in y").isEqualTo(-1);
+        assertThat(x.mem.asSlice(size, size).mismatch(y.mem.asSlice(0, size))).as("y's write in x").isEqualTo(-1);
+    }
+
     @Test
     void aPingPongOverTcp_allocatesNothingOnTheConsumerThread() throws Exception {
         // the consumer posts (its small send written inline), waits (reading the connection
