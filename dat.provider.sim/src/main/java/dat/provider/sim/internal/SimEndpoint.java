@@ -426,7 +426,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         if (w != null) {
             // over TCP the connection's writer transmits; completions come with the responses
             if (txCount < reqCount) {
-                w.requestsQueued();
+                w.kick();
             }
             return;
         }
@@ -1151,7 +1151,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 }
             }
             if (!finishGraceful() && txCount < reqCount) {
-                w.requestsQueued(); // a bind waiting behind this request can go now
+                w.kick(); // a bind waiting behind this request can go now
             }
             return null;
         } finally {

@@ -105,12 +105,6 @@ final class TcpConnection {
     private boolean headTaken;
     /** Set once the target side refused something: the reader stops serving the peer. */
     private boolean refusing;
-    /**
-     * The read role's holder waits for the writer thread (for space in the response ring, or for
-     * a refusal to go out): the writer then writes everything itself, deferring nothing to a
-     * driving consumer, which cannot write while it waits.
-     */
-    private volatile boolean readerNeedsWriter;
     /** Liveness (System.nanoTime): the last frame read, the last frame written, the start of a write in progress (0: none). */
     private volatile long lastRead = System.nanoTime();
     private volatile long lastWrite = System.nanoTime();
@@ -148,17 +142,6 @@ final class TcpConnection {
      * (under {@link #writeLock}).
      */
     private ByteBuffer pending;
-    /**
-     * A request frame written from consumer memory and not finished yet (under {@link #writeLock}):
-     * the request is in {@link #tx}, its header in {@link #txHeader}; {@link #txSegment} is the
-     * segment whose rest {@link #txSource} holds (published for the fence), -1 while the header is
-     * unfinished. Whoever holds the write lock next goes on with it before anything else: a
-     * driving consumer as far as the socket takes it, or the writer thread to its end.
-     */
-    private boolean txOpen;
-    private int txSegment;
-    private ByteBuffer txSource;
-    private long txSeq;
     /** Views of the consumer memory the read role reads into, and the write lock's holder writes from. */
     private final MemoryView rxView = new MemoryView();
     private final MemoryView txView = new MemoryView();
@@ -178,9 +161,6 @@ final class TcpConnection {
     private volatile Selector readSelector;
     private Selector writeSelector;
     private volatile Selector driveSelector;
-    /** The drivers' registration, and the readiness it asks for now (a driver with bytes to write adds OP_WRITE). */
-    private SelectionKey driveKey;
-    private int driveInterest = SelectionKey.OP_READ;
     /** The reader thread is about to wait, or waits, for readiness (not parked for a driver). */
     private volatile boolean readerSelecting;
     /**
@@ -205,8 +185,6 @@ final class TcpConnection {
     private static final long DRIVER_LEASE_NANOS = 1_000_000;
     /** Frames read by consumers ({@link #drive}), for tests and statistics; written under the read role. */
     private volatile long framesReadByConsumers;
-    /** Request frames begun by consumers ({@link #driveWrites}), for tests and statistics; written under the write lock. */
-    private volatile long framesWrittenByConsumers;
     private final Object selectorLock = new Object();
     /** select's action: nothing (the wait is the point), and no selected-key set to allocate into. */
     private static final Consumer<SelectionKey> READY = key -> {
@@ -227,14 +205,7 @@ final class TcpConnection {
                 if (n != 0 || !dst.hasRemaining()) {
                     return n;
                 }
-                // nothing more to read now: the ACKs for what was read go out; a driving consumer
-                // also goes on writing, as between frames: the peer may be reading a frame of this
-                // side's to its end before it sends the rest of the one read here
-                if (Thread.currentThread() == driver) {
-                    driveInterest(driveWrites(ch));
-                } else {
-                    flushAcks();
-                }
+                flushAcks(); // nothing more to read now: the ACKs for what was read go out
                 awaitReady(ch, SelectionKey.OP_READ);
             }
         }
@@ -288,14 +259,11 @@ final class TcpConnection {
             Selector selector = which == READ_SELECTOR ? readSelector : which == WRITE_SELECTOR ? writeSelector : driveSelector;
             if (selector == null) {
                 selector = Selector.open();
-                SelectionKey key = ch.register(selector, which == WRITE_SELECTOR ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+                ch.register(selector, which == WRITE_SELECTOR ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
                 switch (which) {
                     case READ_SELECTOR -> readSelector = selector;
                     case WRITE_SELECTOR -> writeSelector = selector;
-                    default -> {
-                        driveKey = key;
-                        driveSelector = selector;
-                    }
+                    default -> driveSelector = selector;
                 }
             }
             return selector;
@@ -740,14 +708,10 @@ final class TcpConnection {
                         close();
                         return true;
                     }
-                    if (closed) {
+                    if (closed || waitEnded(evd, infinite, deadline)) {
                         return true;
                     }
-                    boolean unwritten = driveWrites(ch);
-                    if (waitEnded(evd, infinite, deadline)) {
-                        return true;
-                    }
-                    driveInterest(unwritten);
+                    flushAcks();
                     if (infinite) {
                         selector.select(READY);
                     } else {
@@ -777,15 +741,6 @@ final class TcpConnection {
         }
     }
 
-    /** A driver, before it waits: readiness to read, and to write when the socket left bytes unwritten. */
-    private void driveInterest(boolean unwritten) {
-        int interest = unwritten ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
-        if (interest != driveInterest) {
-            driveKey.interestOps(interest);
-            driveInterest = interest;
-        }
-    }
-
     /** An EVD this connection's driver waits on got an event from another thread: the driver looks. */
     void wakeDriver() {
         Selector s = driveSelector;
@@ -800,10 +755,6 @@ final class TcpConnection {
 
     long framesReadByConsumers() {
         return framesReadByConsumers;
-    }
-
-    long framesWrittenByConsumers() {
-        return framesWrittenByConsumers;
     }
 
     /** Notes on {@code evd} that this connection posts to it: its waiter may read the connection itself. */
@@ -865,8 +816,6 @@ final class TcpConnection {
         if (why == REFUSED) {
             // the refusal is queued; let the writer send it (and break the local side) before closing
             refusing = true;
-            readerNeedsWriter = true; // for good: this side writes nothing after the refusal
-            kick();
             Thread w = writerThread;
             try {
                 if (w != null) {
@@ -1027,13 +976,9 @@ final class TcpConnection {
             if (merged) {
                 return;
             }
-            if (respCount == RESPONSES) {
-                readerNeedsWriter = true; // a driver may wait here: it writes nothing meanwhile
-                while (respCount == RESPONSES && !closed) {
-                    kick(); // lazy ACKs among them: the writer must drain the ring
-                    respNotFull.awaitUninterruptibly();
-                }
-                readerNeedsWriter = refusing;
+            while (respCount == RESPONSES && !closed) {
+                kick(); // lazy ACKs among them: the writer must drain the ring
+                respNotFull.awaitUninterruptibly();
             }
             int idx = (respHead + respCount) % RESPONSES;
             Response r = responses[idx];
@@ -1172,170 +1117,28 @@ final class TcpConnection {
         if (seq < 0) {
             return false;
         }
-        openFrame(e, seq);
-        writeOpenFrame(ch, true);
-        return true;
-    }
-
-    /**
-     * A driving consumer, between frames (the read role held): writes what this side has to send,
-     * as far as the socket takes it without waiting: a frame left unfinished, the ACKs due, then
-     * the local Endpoint's requests, from consumer memory. The writer thread, which would be a
-     * third thread on the CPUs for every large frame, leaves requests to the driver meanwhile
-     * ({@link #requestsDriven}); CM frames and responses other than ACKs stay the writer's.
-     *
-     * @return whether bytes are left that the socket did not take: the driver waits for
-     *     {@link SelectionKey#OP_WRITE} too
-     */
-    private boolean driveWrites(SocketChannel ch) throws IOException {
-        lazyAcks = 0;
-        if (!writeLock.tryLock()) {
-            // the writer thread or a posting thread writes: the writer wakes this driver for
-            // what it leaves (requestsQueued, writeLoop); ACKs due go with the writer
-            if (hasResponses()) {
-                kick();
-            }
-            return false;
-        }
-        boolean kickWriter = false;
-        try {
-            if (closed) {
-                return false;
-            }
-            if (pending != null) {
-                ch.write(pending);
-                lastWrite = System.nanoTime();
-                if (pending.hasRemaining()) {
-                    return true;
-                }
-                pending = null;
-            }
-            if (txOpen && !writeOpenFrame(ch, false)) {
-                return true;
-            }
-            if (!outbound.isEmpty() || !flushAcksInline()) {
-                // CM frames and responses other than ACKs are the writer's, and go first
-                kickWriter = pending == null;
-                return pending != null;
-            }
-            SimEndpoint e = ep;
-            while (e != null && retryAt - System.nanoTime() <= 0) { // in a backoff, the writer wakes this driver at its end
-                long seq = e.nextTransmit(this, tx);
-                if (seq < 0) {
-                    return false;
-                }
-                openFrame(e, seq);
-                framesWrittenByConsumers++;
-                if (!writeOpenFrame(ch, false)) {
-                    return true;
-                }
-            }
-            return false;
-        } finally {
-            writeLock.unlock();
-            if (kickWriter) {
-                kick();
-            }
-        }
-    }
-
-    /**
-     * Under the write lock: opens the frame of the request {@code seq}, copied into {@link #tx}:
-     * its header encoded, its first segment's memory published for the fence and checked.
-     *
-     * @throws IOException when that memory is gone (the connection breaks, see {@link #localMemoryGone})
-     */
-    private void openFrame(SimEndpoint e, long seq) throws IOException {
         Wr.Request r = tx;
         encodeRequest(r, seq);
-        txSeq = seq;
-        txSegment = -1;
-        txOpen = true;
-        writingSince = System.nanoTime();
-        if (r.op != Wr.Request.RDMA_READ && r.segments > 0) {
-            try {
-                txSource = publishedSource(r.lmrs[0], r.offsets[0], r.lengths[0]);
-            } catch (IllegalStateException | IndexOutOfBoundsException x) {
-                closeFrame();
-                throw localMemoryGone(e, seq);
-            }
-        }
-    }
-
-    /**
-     * Under the write lock: goes on with the open request frame, the writer thread ({@code wait})
-     * to its end, a driving consumer as far as the socket takes it now.
-     *
-     * @return whether the frame is finished (and closed)
-     */
-    private boolean writeOpenFrame(SocketChannel ch, boolean wait) throws IOException {
-        Wr.Request r = tx;
-        try {
-            if (txSegment < 0) {
-                if (txSource == null) {
-                    if (!writeSome(ch, txHeader, wait)) {
-                        return false;
+        if (r.op == Wr.Request.RDMA_READ || r.segments == 0) {
+            writeFully(ch, txHeader);
+        } else {
+            for (int i = 0; i < r.segments; i++) {
+                try {
+                    ByteBuffer src = publishedSource(r.lmrs[i], r.offsets[i], r.lengths[i]);
+                    if (i == 0) {
+                        // the header and the first segment in one system call (and one segment on the wire)
+                        writeFully(ch, txHeader, src);
+                    } else {
+                        writeFully(ch, src);
                     }
-                    closeFrame();
-                    return true;
+                } catch (IllegalStateException | IndexOutOfBoundsException x) {
+                    throw localMemoryGone(e, seq);
+                } finally {
+                    clearWrite();
                 }
-                if (wait) {
-                    // the header and the first segment in one system call (and one segment on the
-                    // wire); the JDK allocates for a gathering write from consumer memory, so only
-                    // the writer thread does it, never a consumer's
-                    writeFully(ch, txHeader, txSource);
-                } else if (!writeSome(ch, txHeader, false)) {
-                    return false;
-                }
-                txSegment = 0;
-            }
-            for (;;) {
-                if (!writeSome(ch, txSource, wait)) {
-                    return false;
-                }
-                clearWrite();
-                if (++txSegment == r.segments) {
-                    closeFrame();
-                    return true;
-                }
-                txSource = publishedSource(r.lmrs[txSegment], r.offsets[txSegment], r.lengths[txSegment]);
-            }
-        } catch (IllegalStateException | IndexOutOfBoundsException x) {
-            long seq = txSeq;
-            closeFrame();
-            throw localMemoryGone(ep, seq);
-        } catch (IOException | RuntimeException x) {
-            closeFrame(); // the connection breaks: the fence must not wait for this frame
-            throw x;
-        }
-    }
-
-    /** Under the write lock: the open frame is done with (written, or the connection breaks). */
-    private void closeFrame() {
-        clearWrite();
-        txSource = null;
-        txOpen = false;
-        tx.release();
-        writingSince = 0;
-        lastWrite = System.nanoTime();
-    }
-
-    /**
-     * Writes {@code b} on, the writer thread ({@code wait}) to its end, waiting for the socket; a
-     * driving consumer as far as the socket takes it now.
-     *
-     * @return whether it was written to its end
-     */
-    private boolean writeSome(SocketChannel ch, ByteBuffer b, boolean wait) throws IOException {
-        while (b.hasRemaining()) {
-            if (ch.write(b) > 0) {
-                writingSince = System.nanoTime(); // progress: the peer reads
-            } else if (wait) {
-                awaitReady(ch, SelectionKey.OP_WRITE);
-            } else {
-                return false;
             }
         }
+        r.release();
         return true;
     }
 
@@ -1521,8 +1324,8 @@ final class TcpConnection {
     /**
      * The connection ended: the local Endpoint, if still on it, gets the event. A broken one is
      * closed without a word to the peer, which sees it broken too, not disconnected (the
-     * Endpoint's disconnect would otherwise queue a DISCONNECT that a live writer might send
-     * before the close).
+     * Endpoint's disconnect would otherwise queue a DISCONNECT that a live writer thread might
+     * send before the close, when another thread breaks the connection).
      */
     private void lost(int eventNumber) {
         if (eventNumber == EventNumber.CONNECTION_EVENT_BROKEN) {
@@ -1641,38 +1444,6 @@ final class TcpConnection {
     private static final int END = 2;
     /** Nothing written: requests wait for an RNR backoff to end (at {@link #retryAt}). */
     private static final int BACKING_OFF = 3;
-    /** Nothing written: what there is to write, and what comes, is a driving consumer's ({@link #requestsDriven}). */
-    private static final int DEFERRED = 4;
-
-    /**
-     * The writer thread is parked with nothing to do and no driver to watch (or about to be): a
-     * posting thread that leaves a request to a driver kicks it all the same ({@link #requestsQueued}).
-     */
-    private volatile boolean writerIdle;
-
-    /**
-     * Whether the local Endpoint's requests are left to a consumer that reads this connection from
-     * dat_evd_wait ({@link #drive}) or is expected back ({@link #driverLease}): it writes them
-     * between frames ({@link #driveWrites}), so that a stream of large requests runs on the
-     * consumer's thread and the peer's reader, as a NIO stream would, not on a third thread.
-     */
-    private boolean requestsDriven() {
-        return !readerNeedsWriter && !closed && (driver != null || driverLease - System.nanoTime() > 0);
-    }
-
-    /**
-     * The local Endpoint queued a request that is not on the wire yet (or a posting thread left
-     * the rest of one): the driver, if a consumer drives, writes it; else the writer thread. A
-     * writer that watches a driver's lease is not woken: it looks when the lease ends.
-     */
-    void requestsQueued() {
-        if (driver != null) {
-            wakeDriver();
-        }
-        if (writerIdle || !requestsDriven()) {
-            kick();
-        }
-    }
 
     private void writeLoop() {
         SocketChannel ch = channel;
@@ -1682,19 +1453,6 @@ final class TcpConnection {
                 int done = writeOne(ch);
                 if (done == END) {
                     return;
-                }
-                if (done == DEFERRED) {
-                    if (driver != null) {
-                        // a driver that waits for readiness only to read looks again: it may not
-                        // know of what was queued or left unfinished (about once per lease)
-                        wakeDriver();
-                    }
-                    // then this thread looks at the lease's end, not woken by every post meanwhile
-                    long lease = driver != null ? DRIVER_LEASE_NANOS : driverLease - System.nanoTime();
-                    if (lease > 0) {
-                        java.util.concurrent.locks.LockSupport.parkNanos(this, lease);
-                    }
-                    continue;
                 }
                 if (done == WROTE || kicked) {
                     continue;
@@ -1708,13 +1466,7 @@ final class TcpConnection {
                     }
                     continue;
                 }
-                // announced, then looked again: a post that found the requests driven and this
-                // thread not idle left them to this thread's next look
-                writerIdle = true;
-                if (!workWaiting()) {
-                    java.util.concurrent.locks.LockSupport.park(this);
-                }
-                writerIdle = false;
+                java.util.concurrent.locks.LockSupport.park(this);
             }
         } catch (IOException e) {
             // the peer is gone or stopped reading until the socket was closed: the connection ends
@@ -1730,43 +1482,21 @@ final class TcpConnection {
             }
             close();
         } finally {
-            writeLock.lock();
-            try {
-                if (txOpen) {
-                    closeFrame(); // never finished: the fence of a free must not wait for it
-                }
-            } finally {
-                writeLock.unlock();
-            }
             closeSelectors(false);
         }
     }
 
     /**
-     * The writer: one frame, in this order: what an inline write or a driver left unfinished, CM
-     * frames, responses, the local Endpoint's next request. Unfinished frames and requests are left
-     * to a driving consumer ({@link #requestsDriven}).
+     * The writer: one frame, in this order: what an inline write left unfinished, CM frames,
+     * responses, the local Endpoint's next request.
      *
-     * @return {@link #WROTE}, {@link #IDLE} (nothing to write now), {@link #BACKING_OFF},
-     *     {@link #DEFERRED} or {@link #END} (the output is done)
+     * @return {@link #WROTE}, {@link #IDLE} (nothing to write now), {@link #BACKING_OFF} or {@link #END} (the output is done)
      */
     private int writeOne(SocketChannel ch) throws IOException {
-        if (ep != null && requestsDriven() && outbound.isEmpty() && !hasResponses()) {
-            // all there is to write is the driver's: seen without the write lock, which the
-            // driver takes for every frame
-            return DEFERRED;
-        }
         writeLock.lock();
         try {
-            if (pending != null || txOpen) {
-                if (requestsDriven()) {
-                    return DEFERRED;
-                }
-                if (pending != null) {
-                    finishPending(ch);
-                } else {
-                    writeOpenFrame(ch, true);
-                }
+            if (pending != null) {
+                finishPending(ch);
                 return WROTE;
             }
             // polled under the lock: an inline writer that finds the queue empty finds nothing
@@ -1790,22 +1520,7 @@ final class TcpConnection {
             if (retryAt - System.nanoTime() > 0) {
                 return BACKING_OFF;
             }
-            if (requestsDriven()) {
-                return DEFERRED;
-            }
             return transmit(ch, e) ? WROTE : IDLE;
-        } finally {
-            writeLock.unlock();
-        }
-    }
-
-    /** The writer, before it parks with nothing to do: whether something came to write after all. */
-    private boolean workWaiting() {
-        writeLock.lock();
-        try {
-            SimEndpoint e = ep;
-            return kicked || closed || pending != null || txOpen || !outbound.isEmpty() || hasResponses()
-                    || e != null && e.untransmitted(this);
         } finally {
             writeLock.unlock();
         }
@@ -1829,7 +1544,7 @@ final class TcpConnection {
      */
     void transmitInline(SimEndpoint e) {
         if (retryAt - System.nanoTime() > 0 || !writeLock.tryLock()) {
-            requestsQueued(); // an RNR backoff runs, or the writer (or another inline writer or a driver) is at work
+            kick(); // an RNR backoff runs, or the writer (or another inline writer) is at work
             return;
         }
         boolean wake = true;
@@ -1889,7 +1604,7 @@ final class TcpConnection {
         } finally {
             writeLock.unlock();
             if (failed == null && !memoryGone && wake) {
-                requestsQueued();
+                kick();
             }
         }
         if (failed != null && !closed) {
@@ -1990,7 +1705,7 @@ final class TcpConnection {
 
     /** Under the write lock: whether an inline writer may write now (open, nothing unfinished or queued before it). */
     private boolean outputIdle() {
-        return !closed && pending == null && !txOpen && outbound.isEmpty();
+        return !closed && pending == null && outbound.isEmpty();
     }
 
     /**

@@ -90,15 +90,6 @@ final class TcpTransport {
         return n;
     }
 
-    /** Request frames that consumers waiting on an EVD began writing themselves, over the open connections. */
-    long framesWrittenByConsumers() {
-        long n = 0;
-        for (TcpConnection c : connections) {
-            n += c.framesWrittenByConsumers();
-        }
-        return n;
-    }
-
     /** Starts accepting; separate from construction so the adapter exists before any request arrives. */
     void start() {
         acceptor.start();

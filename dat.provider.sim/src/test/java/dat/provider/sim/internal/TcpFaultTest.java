@@ -251,68 +251,6 @@ class TcpFaultTest {
         }
     }
 
-    /**
-     * A consumer waiting on its request EVD writes a large RDMA write itself, as far as the socket
-     * takes it (the peer is not reading yet); its wait ends (interrupted) with the frame half
-     * written, and it waits no more: the writer thread finishes the frame once the consumer's
-     * lease ends, and the frame arrives whole, byte for byte.
-     */
-    @Test
-    void aFrameAWaitingConsumerBegan_isFinishedByTheWriterThread_onceTheConsumerStopsWaiting() throws Exception {
-        int size = 8 << 20; // more than a fresh loopback socket takes at once
-        try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0")) {
-            Fabric.Side w = f.new Side("tcpD", null, size);
-            for (int i = 0; i < size; i++) {
-                w.mem.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + (i >>> 12)));
-            }
-            DataInputStream in = connectToRawAndReadReady(w);
-            // one small write acknowledged: the connection feeds the request EVD, whose waiter reads it
-            ok(w.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(w.lmr, 0, 8)}, 1, new RmrTriplet(1234, 0x1000, 8), 0));
-            assertThat(frame(in).getLong(16)).isZero();
-            ack(rawPeer, 0);
-            assertThat(w.expect(w.reqEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
-            SimEvd evd = (SimEvd) w.reqEvd;
-            java.util.concurrent.atomic.AtomicInteger waitEnded = new java.util.concurrent.atomic.AtomicInteger(-1);
-            Thread waiter = Thread.ofPlatform().start(() -> waitEnded.set(w.reqEvd.await(30_000_000, 1, new DatEvent())));
-            for (long deadline = System.nanoTime() + 5_000_000_000L; evd.drivenBy == null && System.nanoTime() < deadline;) {
-                Thread.sleep(1);
-            }
-            assertThat(evd.drivenBy).as("the waiter reads the connection").isNotNull();
-            TcpTransport transport = ((SimIa) w.ia).adapter.tcp;
-            ok(w.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(w.lmr, 0, size)}, 2, new RmrTriplet(1234, 0x1000, size), 0));
-            for (long deadline = System.nanoTime() + 5_000_000_000L; transport.framesWrittenByConsumers() == 0 && System.nanoTime() < deadline;) {
-                Thread.sleep(1);
-            }
-            assertThat(transport.framesWrittenByConsumers()).as("frames the waiting consumer began").isEqualTo(1);
-            waiter.interrupt();
-            waiter.join(10_000);
-            assertThat(DatReturn.typeOf(waitEnded.get())).isEqualTo(DatReturn.INTERRUPTED_CALL);
-            // nobody waits from here on: the rest is the writer thread's
-            byte[] h = new byte[TcpFrame.HEADER_BYTES];
-            in.readFully(h);
-            ByteBuffer header = ByteBuffer.wrap(h);
-            assertThat(header.get(3)).isEqualTo((byte) TcpFrame.RDMA_WRITE);
-            assertThat(Integer.toUnsignedLong(header.getInt(4))).isEqualTo(size);
-            assertThat(header.getLong(16)).isEqualTo(1);
-            byte[] payload = in.readNBytes(size);
-            for (int i = 0; i < size; i++) {
-                if (payload[i] != (byte) (i * 7 + (i >>> 12))) {
-                    throw new AssertionError("payload byte " + i + " differs");
-                }
-            }
-            ack(rawPeer, 1);
-            DatEvent d = new DatEvent();
-            int rc = DatReturn.QUEUE_EMPTY;
-            for (long deadline = System.nanoTime() + 10_000_000_000L; rc != DatReturn.SUCCESS && System.nanoTime() < deadline;) {
-                rc = w.reqEvd.dequeue(d);
-                Thread.sleep(1);
-            }
-            assertThat(DatReturn.describe(rc)).isEqualTo(DatReturn.describe(DatReturn.SUCCESS));
-            assertThat(d.userCookie()).isEqualTo(2);
-            assertThat(d.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
-        }
-    }
-
     /** A socket that connects to the IA and never sends its connection request is closed after the timeout. */
     @Test
     void aConnectionWithoutARequestIsClosedAfterTheTimeout() throws Exception {
