@@ -35,9 +35,12 @@ import java.nio.channels.SocketChannel;
  * {@link #NIO_PORT}. Each DAT connection says in its private data what the server does: echo every
  * message back ({@link #ECHO}, the ping-pong) or nothing ({@link #QUIET}: RDMA writes into the
  * server's buffer, whose RMR triplet the accept's private data carries; connection setup). Each
- * NIO connection says it in its first bytes ({@link #NIO_HEAD_BYTES}): echo ({@code 'P'}) or drain
- * ({@code 'B'}), the message size, and how much memory the client's side of the stream cycles over
- * (the server reads into as much, in turn: the same bytes as the RDMA writes it is compared with). The
+ * NIO connection says it in its first bytes ({@link #NIO_HEAD_BYTES}): echo ({@code 'P'}), drain
+ * ({@code 'B'}) or drain framed messages ({@code 'F'}: each chunk behind a header of
+ * {@link #FRAME_HEADER_BYTES}, read on its own, the chunk then read into a slot of its own, as the
+ * sim provider's TCP target does), the message size, and how much memory the client's side of the
+ * stream cycles over (the server reads into as much, in turn: the same bytes as the RDMA writes it
+ * is compared with). The
  * server waits in blocking calls, never spins: on a machine of few cores the client's and the
  * server's threads share them.
  */
@@ -58,6 +61,8 @@ final class PerfServer implements AutoCloseable {
     static final int REQUEST_BYTES = 1 + 8;
     /** A NIO baseline connection's first bytes: mode, message size, the client's memory footprint. */
     static final int NIO_HEAD_BYTES = 1 + 4 + 4;
+    /** The header before each chunk of a framed NIO stream: as large as a sim TCP frame's header. */
+    static final int FRAME_HEADER_BYTES = 32;
     /** rmr context, address, length of the buffer; the NIO port. */
     static final int ACCEPT_BYTES = 4 + 8 + 8 + 4;
 
@@ -207,7 +212,7 @@ final class PerfServer implements AutoCloseable {
         }
     }
 
-    /** The NIO baselines: echo ('P' + size) or drain ('B'), one thread per connection. */
+    /** The NIO baselines: echo ('P'), drain ('B') or drain framed ('F'), one thread per connection. */
     private void serveNio() {
         while (!closed) {
             try {
@@ -246,6 +251,22 @@ final class PerfServer implements AutoCloseable {
                         channel.write(buffer);
                     }
                 }
+            } else if (mode == 'F') {
+                // message by message: the header on its own, then the chunk into the next slot
+                // (the chunks cycle over the footprint, as the client's do)
+                ByteBuffer header = ByteBuffer.allocateDirect(FRAME_HEADER_BYTES);
+                long total = 0;
+                int at = 0;
+                while (true) {
+                    header.clear();
+                    buffer.limit(at + size).position(at);
+                    if (!PerfClient.readFully(channel, header) || !PerfClient.readFully(channel, buffer)) {
+                        break;
+                    }
+                    total += size;
+                    at = at + 2L * size > footprint ? 0 : at + size;
+                }
+                acknowledge(channel, total);
             } else {
                 long total = 0;
                 while (true) {
@@ -259,13 +280,18 @@ final class PerfServer implements AutoCloseable {
                     }
                     total += n;
                 }
-                ByteBuffer ack = ByteBuffer.allocate(8).putLong(0, total);
-                while (ack.hasRemaining()) {
-                    channel.write(ack);
-                }
+                acknowledge(channel, total);
             }
         } catch (IOException e) {
             // the client went away
+        }
+    }
+
+    /** The end of a drained stream: the bytes the server holds, as the client's figure. */
+    private static void acknowledge(SocketChannel channel, long total) throws IOException {
+        ByteBuffer ack = ByteBuffer.allocate(8).putLong(0, total);
+        while (ack.hasRemaining()) {
+            channel.write(ack);
         }
     }
 
