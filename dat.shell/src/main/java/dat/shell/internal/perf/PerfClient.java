@@ -39,7 +39,8 @@ import java.util.List;
  * or on another host, each figure beside a raw NIO baseline measured in the same run between the
  * same two processes: the send/recv ping-pong beside a NIO TCP ping-pong of the same size, the RDMA
  * write bandwidth beside a NIO {@code SocketChannel} stream of the same chunk size (both counted
- * end to end: the server acknowledges the bytes it holds), and the connection setup rate beside
+ * end to end: the server acknowledges the bytes it holds; a NIO stream framed as the sim
+ * provider's TCP transport frames is reported beside it too), and the connection setup rate beside
  * OFED uDAPL's published dtestcm figure. Every wait blocks ({@code dat_evd_wait}, blocking NIO):
  * neither side spins, as both baselines do not.
  */

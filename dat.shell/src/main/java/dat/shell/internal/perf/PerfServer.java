@@ -40,9 +40,8 @@ import java.nio.channels.SocketChannel;
  * {@link #FRAME_HEADER_BYTES}, read on its own, the chunk then read into a slot of its own, as the
  * sim provider's TCP target does), the message size, and how much memory the client's side of the
  * stream cycles over (the server reads into as much, in turn: the same bytes as the RDMA writes it
- * is compared with). The
- * server waits in blocking calls, never spins: on a machine of few cores the client's and the
- * server's threads share them.
+ * is compared with). The server waits in blocking calls, never spins: on a machine of few cores
+ * the client's and the server's threads share them.
  */
 final class PerfServer implements AutoCloseable {
 
