@@ -268,21 +268,27 @@ class TcpDtoTest {
         }
     }
 
-    /** A thread that waits on {@code s}'s request EVD for {@code count} successful completions; started once it reads the connection. */
-    private static Thread waitingConsumer(Fabric.Side s, int count) throws InterruptedException {
-        Thread t = Thread.ofPlatform().name("waiter-" + s.ia).start(() -> {
+    /**
+     * A thread that waits on {@code s}'s request EVD for {@code count} successful completions,
+     * returned once it reads the connection; its outcome (a failed wait, a failed completion)
+     * comes with {@link java.util.concurrent.FutureTask#get}.
+     */
+    private static java.util.concurrent.FutureTask<Void> waitingConsumer(Fabric.Side s, int count) throws InterruptedException {
+        java.util.concurrent.FutureTask<Void> waits = new java.util.concurrent.FutureTask<>(() -> {
             DatEvent e = new DatEvent();
             for (int i = 0; i < count; i++) {
                 succeeded(s.reqEvd.await(Fabric.WAIT, 1, e));
                 assertThat(e.status()).as("completion %d of %s", i, s.ia).isEqualTo(DtoCompletionStatus.SUCCESS);
             }
+            return null;
         });
+        Thread.ofPlatform().name("waiter-" + s.ia).start(waits);
         SimEvd evd = (SimEvd) s.reqEvd;
-        for (long deadline = System.nanoTime() + 5_000_000_000L; evd.drivenBy == null && t.isAlive() && System.nanoTime() < deadline;) {
+        for (long deadline = System.nanoTime() + 5_000_000_000L; evd.drivenBy == null && !waits.isDone() && System.nanoTime() < deadline;) {
             Thread.sleep(1);
         }
         assertThat(evd.drivenBy).as("the waiter reads the connection").isNotNull();
-        return t;
+        return waits;
     }
 
     @Test
@@ -302,8 +308,8 @@ class TcpDtoTest {
             fill(s.mem, 0, (int) quarter, s == x ? 11 : 21);
             fill(s.mem, 2 * quarter, (int) quarter, s == x ? 12 : 22);
         }
-        Thread xWaits = waitingConsumer(x, 2 * chunks);
-        Thread yWaits = waitingConsumer(y, 2 * chunks);
+        var xWaits = waitingConsumer(x, 2 * chunks);
+        var yWaits = waitingConsumer(y, 2 * chunks);
         for (int i = 0; i < chunks; i++) {
             long at = (long) i * chunk;
             for (Fabric.Side[] pair : new Fabric.Side[][] {{x, y}, {y, x}}) {
@@ -314,9 +320,8 @@ class TcpDtoTest {
                         RmrTriplet.of(peer.lmr, 2 * quarter + at, chunk), 0));
             }
         }
-        xWaits.join(30_000);
-        yWaits.join(30_000);
-        assertThat(xWaits.isAlive() || yWaits.isAlive()).as("a waiter still waits").isFalse();
+        xWaits.get(30, java.util.concurrent.TimeUnit.SECONDS); // a failed wait or completion fails the test here
+        yWaits.get(30, java.util.concurrent.TimeUnit.SECONDS);
         for (Fabric.Side[] pair : new Fabric.Side[][] {{x, y}, {y, x}}) {
             Fabric.Side s = pair[0];
             Fabric.Side peer = pair[1];
@@ -343,13 +348,12 @@ class TcpDtoTest {
                 s.mem.set(ValueLayout.JAVA_LONG_UNALIGNED, i, (i + 1) * seed);
             }
         }
-        Thread xWaits = waitingConsumer(x, 1);
-        Thread yWaits = waitingConsumer(y, 1);
+        var xWaits = waitingConsumer(x, 1);
+        var yWaits = waitingConsumer(y, 1);
         ok(x.ep.postRdmaWrite(1, iov(LmrTriplet.of(x.lmr, 0, size)), 1, RmrTriplet.of(y.lmr, size, size), 0));
         ok(y.ep.postRdmaWrite(1, iov(LmrTriplet.of(y.lmr, 0, size)), 1, RmrTriplet.of(x.lmr, size, size), 0));
-        xWaits.join(30_000);
-        yWaits.join(30_000);
-        assertThat(xWaits.isAlive() || yWaits.isAlive()).as("a waiter still waits").isFalse();
+        xWaits.get(30, java.util.concurrent.TimeUnit.SECONDS); // a failed wait or completion fails the test here
+        yWaits.get(30, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(y.mem.asSlice(size, size).mismatch(x.mem.asSlice(0, size))).as("x's write in y").isEqualTo(-1);
         assertThat(x.mem.asSlice(size, size).mismatch(y.mem.asSlice(0, size))).as("y's write in x").isEqualTo(-1);
     }
