@@ -209,14 +209,15 @@ class TcpDtoTest {
         assertThat(((SimEvd) b.recvEvd).tcpFeeder).as("the receive EVD's feeder").isNotNull();
     }
 
-    /** Waits until a consumer thread reads b's connection from its dat_evd_wait on b's receive EVD. */
-    private void awaitDriving(Thread waiter) throws InterruptedException {
-        SimEvd evd = (SimEvd) b.recvEvd;
-        for (long deadline = System.nanoTime() + 5_000_000_000L; evd.drivenBy == null && System.nanoTime() < deadline;) {
-            assertThat(waiter.isAlive()).as("the waiter still waits").isTrue();
+    /** Waits until a consumer thread reads a connection from its dat_evd_wait on {@code evd}, while {@code waiterWaits}. */
+    private static void awaitDriving(dat.api.EventDispatcher evd, java.util.function.BooleanSupplier waiterWaits)
+            throws InterruptedException {
+        SimEvd waitedOn = (SimEvd) evd;
+        for (long deadline = System.nanoTime() + 5_000_000_000L; waitedOn.drivenBy == null && System.nanoTime() < deadline;) {
+            assertThat(waiterWaits.getAsBoolean()).as("the waiter still waits").isTrue();
             Thread.sleep(1);
         }
-        assertThat(evd.drivenBy).as("the waiter reads the connection").isNotNull();
+        assertThat(waitedOn.drivenBy).as("the waiter reads the connection").isNotNull();
     }
 
     @Test
@@ -246,9 +247,9 @@ class TcpDtoTest {
     }
 
     /**
-     * A side with memory for two-way streams of large frames, its Endpoint's request EVD fed by
-     * its connection to {@code peer} (one small write acknowledged), so that a wait on it reads
-     * the connection ({@link TcpConnection#drive}).
+     * Connects {@code x} to {@code y} and feeds each side's request EVD from the connection (one
+     * small write each way, acknowledged), so that a wait on either reads the connection
+     * ({@link TcpConnection#drive}).
      */
     private static void connectLarge(Fabric.Side x, Fabric.Side y) {
         y.ia.createPublicServicePoint(200, y.crEvd, PspFlag.CONSUMER);
@@ -283,11 +284,7 @@ class TcpDtoTest {
             return null;
         });
         Thread.ofPlatform().name("waiter-" + s.ia).start(waits);
-        SimEvd evd = (SimEvd) s.reqEvd;
-        for (long deadline = System.nanoTime() + 5_000_000_000L; evd.drivenBy == null && !waits.isDone() && System.nanoTime() < deadline;) {
-            Thread.sleep(1);
-        }
-        assertThat(evd.drivenBy).as("the waiter reads the connection").isNotNull();
+        awaitDriving(s.reqEvd, () -> !waits.isDone());
         return waits;
     }
 
@@ -474,7 +471,7 @@ class TcpDtoTest {
         // a wait longer than the test's: only the post's wake-up ends it in time
         Thread waiter = Thread.ofPlatform().start(() -> rc[0] = b.recvEvd.await(120_000_000L, 1, got));
         try {
-            awaitDriving(waiter); // reading the first connection, on which nothing comes
+            awaitDriving(b.recvEvd, waiter::isAlive); // reading the first connection, on which nothing comes
             ok(a2.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 16)), 5, 0));
             waiter.join(10_000);
             assertThat(waiter.isAlive()).as("the waiter woke for the event of the other connection").isFalse();
@@ -505,7 +502,7 @@ class TcpDtoTest {
         connectAndFeed();
         int[] rc = {-1};
         Thread waiter = Thread.ofPlatform().start(() -> rc[0] = b.recvEvd.await(dat.api.DatConstants.TIMEOUT_INFINITE, 1, new DatEvent()));
-        awaitDriving(waiter);
+        awaitDriving(b.recvEvd, waiter::isAlive);
         waiter.interrupt();
         waiter.join(10_000);
         isType(rc[0], dat.api.DatReturn.INTERRUPTED_CALL);
@@ -519,7 +516,7 @@ class TcpDtoTest {
         DatEvent got = new DatEvent();
         int[] rc = {-1};
         Thread waiter = Thread.ofPlatform().start(() -> rc[0] = b.recvEvd.await(Fabric.WAIT, 1, got));
-        awaitDriving(waiter);
+        awaitDriving(b.recvEvd, waiter::isAlive);
         a.ep.disconnect(CloseFlag.GRACEFUL);
         waiter.join(10_000);
         ok(rc[0]);

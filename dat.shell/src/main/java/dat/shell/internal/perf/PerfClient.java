@@ -385,7 +385,7 @@ final class PerfClient {
      */
     private long[] stream(ByteBuffer memory, long size, long nanos, boolean framed) throws IOException {
         int footprint = memory.capacity();
-        ByteBuffer[] message = {ByteBuffer.allocateDirect(PerfServer.FRAME_HEADER_BYTES), memory};
+        ByteBuffer[] message = framed ? new ByteBuffer[] {ByteBuffer.allocateDirect(PerfServer.FRAME_HEADER_BYTES), memory} : null;
         try (SocketChannel channel = nio((byte) (framed ? 'F' : 'B'), size, footprint)) {
             long start = System.nanoTime();
             long end = start + nanos;
@@ -397,9 +397,10 @@ final class PerfClient {
                     while (memory.hasRemaining()) {
                         channel.write(message);
                     }
-                }
-                while (memory.hasRemaining()) {
-                    channel.write(memory);
+                } else {
+                    while (memory.hasRemaining()) {
+                        channel.write(memory);
+                    }
                 }
                 at = at + (int) size == footprint ? 0 : at + (int) size;
             } while (System.nanoTime() < end);
