@@ -12,11 +12,11 @@ import java.nio.ByteOrder;
  * <pre>
  * offset size field
  *  0     2    magic 0xDA7A
- *  2     1    version 1
+ *  2     1    version 2 (2: ACK_DEFERRABLE and ACK_REQUEST; a version-1 peer is refused, not misread)
  *  3     1    opcode
  *  4     4    payloadLength  (unsigned; bytes after the header)
  *  8     4    context        (RMR/LMR context of RDMA frames, QoS of CONNECT_REQUEST, else 0)
- * 12     4    aux            (per opcode: IA port, read length, status, reject reason; else 0)
+ * 12     4    aux            (per opcode: IA port, read length, status, reject reason, send and write flags; else 0)
  * 16     8    seq            (request sequence number; the active port qualifier in CONNECT_REQUEST)
  * 24     8    address        (target address of RDMA frames, target qualifier of CONNECT_REQUEST)
  * </pre>
@@ -31,7 +31,7 @@ final class TcpFrame {
 
     static final int HEADER_BYTES = 32;
     static final short MAGIC = (short) 0xDA7A;
-    static final byte VERSION = 1;
+    static final byte VERSION = 2;
 
     // Connection management: before ESTABLISHED (and DISCONNECT after).
     /** Active to passive: connect to qualifier {@code address}; payload = private data. */
@@ -43,12 +43,31 @@ final class TcpFrame {
     /** Either side: graceful disconnect; no payload. */
     static final int DISCONNECT = 4;
     // Data transfer: only while ESTABLISHED.
-    /** A send; payload = the message; {@code aux} = {@link #SOLICITED} or 0. */
+    /** A send; payload = the message; {@code aux}: {@link #SOLICITED}, {@link #ACK_DEFERRABLE}. */
     static final int SEND = 5;
-    /** An RDMA write of the payload to {@code address} through RMR context {@code context}. */
+    /** An RDMA write of the payload to {@code address} through RMR context {@code context}; {@code aux}: {@link #ACK_DEFERRABLE}. */
     static final int RDMA_WRITE = 6;
-    /** {@code aux} of a SEND: the sender asked for a solicited event. */
+    /** {@code aux} bit of a SEND: the sender asked for a solicited event. */
     static final int SOLICITED = 1;
+    /**
+     * {@code aux} bit of a SEND or RDMA_WRITE: the initiator has so many requests in flight that
+     * the target may hold this one's (successful) ACK when its socket runs dry, until it has held
+     * {@link #ACKS_HELD_MAX} ACKs, or ACKs for {@link #ACK_HELD_BYTES} payload bytes, or an
+     * {@link #ACK_REQUEST} comes. Without the bit the ACK goes out once the target has read what
+     * its socket holds.
+     */
+    static final int ACK_DEFERRABLE = 2;
+    /**
+     * The most successful ACKs a target holds (merged into one, they are cumulative) before it
+     * sends them, and the requests in flight from which an initiator marks a request
+     * {@link #ACK_DEFERRABLE}. Both sides use the same numbers (this and {@link #ACK_HELD_BYTES}),
+     * so a held ACK always comes: an initiator with this much in flight makes the target reach
+     * it; with less, it asks ({@link #ACK_REQUEST}) once an ACK left it there with a deferrable
+     * request in flight.
+     */
+    static final int ACKS_HELD_MAX = 16;
+    /** The payload bytes of sends and writes whose held ACKs a target sends (see {@link #ACKS_HELD_MAX}). */
+    static final long ACK_HELD_BYTES = 4 << 20;
     /** An RDMA read of {@code aux} bytes (unsigned, 0 allowed) at {@code address} through {@code context}; no payload. */
     static final int RDMA_READ_REQUEST = 7;
     /** The answer to the read with sequence {@code seq}; {@code aux} = status, payload = the data. */
@@ -67,7 +86,12 @@ final class TcpFrame {
      * accept that crosses the active side's timeout ends in ACCEPT_COMPLETION_ERROR, not ESTABLISHED.
      */
     static final int READY_TO_USE = 11;
-    static final int MAX_OPCODE = READY_TO_USE;
+    /**
+     * Initiator to target, once established: send the ACKs held for the requests before this
+     * frame (see {@link #ACK_DEFERRABLE}); no payload, every field zero.
+     */
+    static final int ACK_REQUEST = 12;
+    static final int MAX_OPCODE = ACK_REQUEST;
 
     static final int REJECT_PEER = 0;
     static final int REJECT_NON_PEER = 1;
@@ -165,12 +189,12 @@ final class TcpFrame {
         }
         return switch (op) {
             case CONNECT_REQUEST -> aux < 0 || aux > 0xFFFF ? BAD_AUX : null;
-            case ACCEPT, DISCONNECT, NOP, READY_TO_USE -> (context | aux) != 0 || address != 0 || seq != 0 ? NONZERO_UNUSED : null;
-            case SEND -> context != 0 || address != 0 ? NONZERO_UNUSED : aux != 0 && aux != SOLICITED ? BAD_AUX : null;
+            case ACCEPT, DISCONNECT, NOP, READY_TO_USE, ACK_REQUEST -> (context | aux) != 0 || address != 0 || seq != 0 ? NONZERO_UNUSED : null;
+            case SEND -> context != 0 || address != 0 ? NONZERO_UNUSED : (aux & ~(SOLICITED | ACK_DEFERRABLE)) != 0 ? BAD_AUX : null;
             case REJECT -> (context != 0 || seq != 0 || address != 0) ? NONZERO_UNUSED
                     : aux != REJECT_PEER && aux != REJECT_NON_PEER ? BAD_AUX : null;
             // a zero or forged context is the target's access check to refuse (REMOTE_ACCESS), not a framing error
-            case RDMA_WRITE -> aux != 0 ? NONZERO_UNUSED : null;
+            case RDMA_WRITE -> (aux & ~ACK_DEFERRABLE) != 0 ? BAD_AUX : null;
             case RDMA_READ_REQUEST -> Integer.toUnsignedLong(aux) > limits.maxRdmaSize() ? BAD_LENGTH : null;
             case RDMA_READ_RESPONSE, ACK -> (context != 0 || address != 0) ? NONZERO_UNUSED
                     : aux < 0 || aux > MAX_STATUS ? BAD_AUX
@@ -218,6 +242,7 @@ final class TcpFrame {
             case ACK -> "ACK";
             case NOP -> "NOP";
             case READY_TO_USE -> "READY_TO_USE";
+            case ACK_REQUEST -> "ACK_REQUEST";
             default -> "opcode " + opcode;
         };
     }

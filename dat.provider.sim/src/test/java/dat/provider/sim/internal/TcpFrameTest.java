@@ -38,8 +38,12 @@ class TcpFrameTest {
                 new F(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0),
                 new F(TcpFrame.NOP, 0, 0, 0, 0, 0),
                 new F(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0),
+                new F(TcpFrame.ACK_REQUEST, 0, 0, 0, 0, 0),
                 new F(TcpFrame.SEND, 1 << 20, 0, 0, 42, 0),
                 new F(TcpFrame.SEND, 0, 0, TcpFrame.SOLICITED, 43, 0),
+                new F(TcpFrame.SEND, 8, 0, TcpFrame.ACK_DEFERRABLE, 43, 0),
+                new F(TcpFrame.SEND, 8, 0, TcpFrame.SOLICITED | TcpFrame.ACK_DEFERRABLE, 43, 0),
+                new F(TcpFrame.RDMA_WRITE, 1 << 16, 7, TcpFrame.ACK_DEFERRABLE, 44, 0x1000),
                 new F(TcpFrame.RDMA_READ_REQUEST, 0, 9, 0, 47, 0x2000),
                 new F(TcpFrame.RDMA_WRITE, 1 << 24, 0x1234_5678, 0, 44, 0x7f00_0000_1000L),
                 new F(TcpFrame.RDMA_READ_REQUEST, 0, -5, 1 << 24, 45, 0x1000),
@@ -67,7 +71,8 @@ class TcpFrameTest {
     @Test
     void everyMalformedHeaderIsRejectedWithItsReason() {
         assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 0, (byte) 0xDB), TcpFrame.BAD_MAGIC);
-        assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 2), TcpFrame.BAD_VERSION);
+        assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 1), TcpFrame.BAD_VERSION); // before ACK_DEFERRABLE
+        assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 3), TcpFrame.BAD_VERSION);
         assertReason(new F(0, 0, 0, 0, 0, 0).bytes(), TcpFrame.BAD_OPCODE);
         assertReason(new F(TcpFrame.MAX_OPCODE + 1, 0, 0, 0, 0, 0).bytes(), TcpFrame.BAD_OPCODE);
         assertReason(new F(255, 0, 0, 0, 0, 0).bytes(), TcpFrame.BAD_OPCODE);
@@ -77,7 +82,8 @@ class TcpFrameTest {
         assertReason(new F(TcpFrame.SEND, (1 << 20) + 1, 0, 0, 0, 0).bytes(), TcpFrame.OVERSIZED);
         assertReason(new F(TcpFrame.RDMA_WRITE, (1 << 24) + 1, 1, 0, 0, 0).bytes(), TcpFrame.OVERSIZED);
         assertReason(new F(TcpFrame.RDMA_READ_RESPONSE, 0x8000_0000L, 0, 0, 0, 0).bytes(), TcpFrame.OVERSIZED);
-        for (int op : new int[] {TcpFrame.REJECT, TcpFrame.DISCONNECT, TcpFrame.RDMA_READ_REQUEST, TcpFrame.ACK, TcpFrame.NOP, TcpFrame.READY_TO_USE}) {
+        for (int op : new int[] {TcpFrame.REJECT, TcpFrame.DISCONNECT, TcpFrame.RDMA_READ_REQUEST, TcpFrame.ACK, TcpFrame.NOP, TcpFrame.READY_TO_USE,
+                TcpFrame.ACK_REQUEST}) {
             assertReason(new F(op, 1, 1, 1, 0, 0).bytes(), TcpFrame.UNEXPECTED_PAYLOAD);
         }
         // fields an opcode does not use must be zero
@@ -87,7 +93,8 @@ class TcpFrameTest {
         assertReason(new F(TcpFrame.NOP, 1, 0, 0, 0, 0).bytes(), TcpFrame.UNEXPECTED_PAYLOAD);
         assertReason(new F(TcpFrame.SEND, 0, 0, 0, 0, 8).bytes(), TcpFrame.NONZERO_UNUSED);
         assertReason(new F(TcpFrame.REJECT, 0, 0, 0, 0, 8).bytes(), TcpFrame.NONZERO_UNUSED);
-        assertReason(new F(TcpFrame.RDMA_WRITE, 0, 1, 1, 0, 0).bytes(), TcpFrame.NONZERO_UNUSED);
+        assertReason(new F(TcpFrame.ACK_REQUEST, 0, 0, 0, 1, 0).bytes(), TcpFrame.NONZERO_UNUSED);
+        assertReason(new F(TcpFrame.ACK_REQUEST, 0, 0, TcpFrame.ACK_DEFERRABLE, 0, 0).bytes(), TcpFrame.NONZERO_UNUSED);
         assertReason(new F(TcpFrame.ACK, 0, 1, 0, 0, 0).bytes(), TcpFrame.NONZERO_UNUSED);
         assertReason(new F(TcpFrame.RDMA_READ_RESPONSE, 0, 0, 0, 0, 1).bytes(), TcpFrame.NONZERO_UNUSED);
         // per-opcode ranges
@@ -98,7 +105,10 @@ class TcpFrameTest {
         assertReason(new F(TcpFrame.ACK, 0, 0, -1, 0, 0).bytes(), TcpFrame.BAD_AUX);
         assertReason(new F(TcpFrame.RDMA_READ_RESPONSE, 8, 0, TcpFrame.STATUS_REMOTE_ACCESS, 0, 0).bytes(),
                 TcpFrame.UNEXPECTED_PAYLOAD);
-        assertReason(new F(TcpFrame.SEND, 0, 0, 2, 0, 0).bytes(), TcpFrame.BAD_AUX);
+        assertReason(new F(TcpFrame.SEND, 0, 0, 4, 0, 0).bytes(), TcpFrame.BAD_AUX);
+        assertReason(new F(TcpFrame.SEND, 0, 0, -1, 0, 0).bytes(), TcpFrame.BAD_AUX);
+        assertReason(new F(TcpFrame.RDMA_WRITE, 0, 1, 1, 0, 0).bytes(), TcpFrame.BAD_AUX);
+        assertReason(new F(TcpFrame.RDMA_WRITE, 0, 1, TcpFrame.ACK_DEFERRABLE | 4, 0, 0).bytes(), TcpFrame.BAD_AUX);
         assertReason(new F(TcpFrame.RDMA_READ_REQUEST, 0, 1, (1 << 24) + 1, 0, 0).bytes(), TcpFrame.BAD_LENGTH);
         assertReason(new F(TcpFrame.RDMA_READ_REQUEST, 0, 1, -1, 0, 0).bytes(), TcpFrame.BAD_LENGTH);
         // fewer bytes than a header
