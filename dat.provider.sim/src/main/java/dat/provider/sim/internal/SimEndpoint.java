@@ -69,6 +69,13 @@ final class SimEndpoint extends SimHandle implements Endpoint {
     /** Over TCP: the sequence number of the next transmitted request, and of the next response due. */
     private long txSeq;
     private long rxSeq;
+    /**
+     * Over TCP: the last request transmitted let the target hold its ACK, and no ACK_REQUEST was
+     * asked for since (guarded by the lock). See {@link TcpFrame#ACK_DEFERRABLE}.
+     */
+    private boolean ackDeferred;
+    /** Over TCP: the payload bytes of the sends and writes in flight (guarded by the lock). */
+    private long txBytes;
 
     // connection management state, guarded by the provider's CM lock
     ConnectAttempt attempt;
@@ -300,8 +307,10 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             }
             if (s == EpState.DISCONNECTED) {
                 flushRequests();
-            } else if (wire != null && txCount + 1 == reqCount) {
-                inline = wire; // the only request not on the wire: this thread may write it, below
+            } else if (wire != null && txCount + 1 == reqCount && txCount < TcpConnection.INLINE_MAX_IN_FLIGHT) {
+                // the only request not on the wire, behind few in flight: this thread may write it,
+                // below (a deeper pipeline is the writer thread's, which gathers frames into one write)
+                inline = wire;
             } else {
                 drainRequests();
             }
@@ -676,6 +685,8 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         if (w != null) {
             wire = null;
             txCount = 0;
+            txBytes = 0;
+            ackDeferred = false;
             w.disconnect();
         }
         flushRequests();
@@ -911,6 +922,8 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             txSeq = 0;
             rxSeq = 0;
             txCount = 0;
+            txBytes = 0;
+            ackDeferred = false;
             a.wire.accepted(this, acceptData);
             // ESTABLISHED waits for the active side's READY_TO_USE: it may have timed out meanwhile
             state = EpState.COMPLETION_PENDING;
@@ -953,6 +966,8 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             txSeq = 0;
             rxSeq = 0;
             txCount = 0;
+            txBytes = 0;
+            ackDeferred = false;
             state = EpState.CONNECTED;
             attempt = null;
             a.state = ConnectAttempt.State.ESTABLISHED;
@@ -1007,20 +1022,21 @@ final class SimEndpoint extends SimHandle implements Endpoint {
      * @return its sequence number, or -1 when there is nothing to transmit
      */
     long nextTransmit(TcpConnection w, Wr.Request out) {
-        return nextTransmit(w, out, Long.MAX_VALUE);
+        return nextTransmit(w, out, Integer.MAX_VALUE, Long.MAX_VALUE);
     }
 
-    /** {@link #nextTransmit(TcpConnection, Wr.Request, long)}'s answer when the next request is left to the writer. */
-    static final long TOO_LARGE_TO_INLINE = -2;
+    /** {@link #nextTransmit(TcpConnection, Wr.Request, int, long)}'s answer when the next request is larger than asked for. */
+    static final long TOO_LARGE = -2;
 
     /**
-     * {@link #nextTransmit(TcpConnection, Wr.Request)} for an inline write: only an RDMA read (its
-     * request carries no data) or a request of at most one segment and {@code inlineBytes} bytes.
+     * {@link #nextTransmit(TcpConnection, Wr.Request)} for a frame that must fit (an inline write,
+     * the rest of the writer's batch): only an RDMA read (its request carries no data) or a request
+     * of at most {@code maxSegments} segments and {@code maxBytes} bytes.
      *
-     * @return its sequence number, -1 when there is nothing to transmit, {@link #TOO_LARGE_TO_INLINE}
-     *     when the next request is left to the writer
+     * @return its sequence number, -1 when there is nothing to transmit, {@link #TOO_LARGE} when
+     *     the next request does not fit (it stays queued)
      */
-    long nextTransmit(TcpConnection w, Wr.Request out, long inlineBytes) {
+    long nextTransmit(TcpConnection w, Wr.Request out, int maxSegments, long maxBytes) {
         SpinLock l = acquire();
         try {
             for (;;) {
@@ -1039,8 +1055,8 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                     }
                     continue;
                 }
-                if (inlineBytes != Long.MAX_VALUE && wr.op != Wr.Request.RDMA_READ && (wr.segments > 1 || wr.total > inlineBytes)) {
-                    return TOO_LARGE_TO_INLINE;
+                if (wr.op != Wr.Request.RDMA_READ && (wr.segments > maxSegments || wr.total > maxBytes)) {
+                    return TOO_LARGE;
                 }
                 out.copyFrom(wr);
                 out.op = wr.op;
@@ -1048,11 +1064,26 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 out.remoteAddress = wr.remoteAddress;
                 out.remoteLength = wr.remoteLength;
                 txCount++;
+                if (wr.op != Wr.Request.RDMA_READ) {
+                    txBytes += wr.total;
+                }
+                // with this much in flight the target's held ACKs come by themselves (it sends them
+                // at ACKS_HELD_MAX or ACK_HELD_BYTES); a read's response goes out at once, flushing those before it
+                out.ackDeferrable = wr.op != Wr.Request.RDMA_READ && ackHeldInFlight();
+                ackDeferred = out.ackDeferrable;
                 return txSeq++;
             }
         } finally {
             l.unlock();
         }
+    }
+
+    /**
+     * Over TCP, with the lock held: whether so much is in flight that the target sends the ACKs it
+     * holds by itself (see {@link TcpFrame#ACK_DEFERRABLE}).
+     */
+    private boolean ackHeldInFlight() {
+        return txCount >= TcpFrame.ACKS_HELD_MAX || txBytes >= TcpFrame.ACK_HELD_BYTES;
     }
 
     /**
@@ -1112,6 +1143,8 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 }
                 // the target dropped this send and what followed: transmit them again, later
                 txCount = 0;
+                txBytes = 0;
+                ackDeferred = false;
                 txSeq = rxSeq;
                 w.notReady(seq);
                 return null;
@@ -1130,11 +1163,13 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             while (rxSeq < last) {
                 Wr.Request done = requests[reqHead];
                 txCount--;
+                txBytes -= done.op == Wr.Request.RDMA_READ ? 0 : done.total;
                 rxSeq++;
                 completeRequest(done, DtoCompletionStatus.SUCCESS, done.total);
             }
             Wr.Request wr = requests[reqHead];
             txCount--;
+            txBytes -= wr.op == Wr.Request.RDMA_READ ? 0 : wr.total;
             rxSeq++;
             switch (status) {
                 case TcpFrame.STATUS_OK -> completeRequest(wr, DtoCompletionStatus.SUCCESS, read ? wr.remoteLength : wr.total);
@@ -1149,6 +1184,12 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                     breakConnection();
                     return null;
                 }
+            }
+            if (ackDeferred && !ackHeldInFlight()) {
+                // fewer in flight than make the target send its held ACKs: ask for them (the
+                // writer sends the ACK_REQUEST after the deferrable request, which it already wrote)
+                ackDeferred = false;
+                w.requestAcks();
             }
             if (!finishGraceful() && txCount < reqCount) {
                 w.kick(); // a bind waiting behind this request can go now

@@ -13,6 +13,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.logging.Level;
@@ -78,6 +79,14 @@ final class TcpConnection {
     private volatile long readerTo;
     private volatile long writerFrom;
     private volatile long writerTo;
+    /**
+     * The ranges [from, to) of the writer's batch, one pair per gathered buffer, of which the first
+     * {@link #writerRangeCount} are live: the writer sets a pair before it raises the count past
+     * it and lowers the count to 0 before it reuses pairs, so a fence that reads a stale or newer
+     * pair reads one whose bytes were done with, or not yet touched (the writer then finds the LMR freed).
+     */
+    private AtomicLongArray writerRanges;
+    private volatile int writerRangeCount;
 
     private final TcpTransport transport;
     private final TcpFrameReader reader;
@@ -95,6 +104,14 @@ final class TcpConnection {
     private Wr.Recv rx;
     private Wr.Request rxRead;
     private ByteBuffer txHeader;
+    // The writer's batch (transmit): the requests, their headers and sequence numbers; the gathered
+    // buffers, the frame each belongs to, and a view of consumer memory for each (it caches its segment's).
+    private Wr.Request[] batch;
+    private ByteBuffer[] batchHeaders;
+    private long[] batchSeq;
+    private ByteBuffer[] gather;
+    private int[] gatherFrame;
+    private MemoryView[] batchViews;
     /** Responses the reader produced for the writer to send: a fixed ring, so a peer cannot grow it. */
     private Response[] responses;
     private final java.util.concurrent.locks.ReentrantLock respLock = new java.util.concurrent.locks.ReentrantLock();
@@ -133,9 +150,10 @@ final class TcpConnection {
     /**
      * Held for a whole frame by every thread that writes to the channel: the writer, a posting
      * thread writing its request inline, the reader writing an ACK inline. Inline writers only
-     * try it, so a consumer never waits for the writer.
+     * try it, so a consumer never waits for the writer. (Package-private: a test holds it to queue
+     * requests for the writer.)
      */
-    private final ReentrantLock writeLock = new ReentrantLock();
+    final ReentrantLock writeLock = new ReentrantLock();
     /**
      * What an inline write left unfinished because the socket took only part of it (an ACK, or an
      * inline frame: a copy, no consumer memory): the writer finishes it before anything else
@@ -154,6 +172,12 @@ final class TcpConnection {
     private ByteBuffer ackHeader;
     /** Frames no larger than this go out inline from a posting thread. */
     private static final long INLINE_BYTES = 64 * 1024;
+    /**
+     * A posting thread writes its request inline only while fewer requests than this are in
+     * flight (a ping-pong, a write and the send that announces it): a deeper pipeline is left to
+     * the writer thread, which gathers the frames queued behind each other into one write.
+     */
+    static final int INLINE_MAX_IN_FLIGHT = 4;
     /**
      * The selectors the reader thread, the writer and a driving consumer wait on, each its own;
      * created on first wait, under {@link #selectorLock}.
@@ -205,7 +229,7 @@ final class TcpConnection {
                 if (n != 0 || !dst.hasRemaining()) {
                     return n;
                 }
-                flushAcks(); // nothing more to read now: the ACKs for what was read go out
+                flushAcksIfDue(); // nothing more to read now: the ACKs for what was read go out
                 awaitReady(ch, SelectionKey.OP_READ);
             }
         }
@@ -335,6 +359,25 @@ final class TcpConnection {
         rxRead = new Wr.Request(transport.maxIov);
         txHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
         ackHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
+        int buffers = Math.max(BATCH_BUFFERS, transport.maxIov + 1);
+        batch = new Wr.Request[BATCH_FRAMES];
+        batch[0] = tx;
+        batchHeaders = new ByteBuffer[BATCH_FRAMES];
+        ByteBuffer headers = ByteBuffer.allocateDirect(BATCH_FRAMES * TcpFrame.HEADER_BYTES);
+        for (int i = 0; i < BATCH_FRAMES; i++) {
+            if (i > 0) {
+                batch[i] = new Wr.Request(transport.maxIov);
+            }
+            batchHeaders[i] = headers.slice(i * TcpFrame.HEADER_BYTES, TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
+        }
+        batchSeq = new long[BATCH_FRAMES];
+        gather = new ByteBuffer[buffers];
+        gatherFrame = new int[buffers];
+        batchViews = new MemoryView[buffers];
+        for (int i = 0; i < buffers; i++) {
+            batchViews[i] = new MemoryView();
+        }
+        writerRanges = new AtomicLongArray(2 * buffers);
         Response[] ring = new Response[RESPONSES];
         for (int i = 0; i < RESPONSES; i++) {
             ring[i] = new Response();
@@ -605,7 +648,7 @@ final class TcpConnection {
             int s = first && readFirst ? reader.readHeader(ch) : reader.nextHeader(ch);
             if (s == TcpFrameReader.NEED_MORE) {
                 if (!byConsumer) {
-                    flushAcks();
+                    flushAcksIfDue();
                 }
                 return true;
             }
@@ -711,7 +754,7 @@ final class TcpConnection {
                     if (closed || waitEnded(evd, infinite, deadline)) {
                         return true;
                     }
-                    flushAcks();
+                    flushAcksIfDue();
                     if (infinite) {
                         selector.select(READY);
                     } else {
@@ -800,9 +843,18 @@ final class TcpConnection {
             case TcpFrame.RDMA_READ_RESPONSE -> onReadResponse(ch, e);
             case TcpFrame.ACK -> e.complete(this, reader.frame.seq, reader.frame.aux, false);
             case TcpFrame.NOP -> null; // proof of life, already noted
+            case TcpFrame.ACK_REQUEST -> {
+                acksDue = true; // sent once the socket is drained, as for a request that is not deferrable
+                yield null;
+            }
             default -> "unexpected " + TcpFrame.opcodeName(reader.frame.opcode) + " on an established connection";
         };
         if (why == null) {
+            if ((opcode == TcpFrame.SEND || opcode == TcpFrame.RDMA_WRITE) && (reader.frame.aux & TcpFrame.ACK_DEFERRABLE) == 0) {
+                // once handled, not at its header: a flush while the payload is read (the socket
+                // ran dry mid-frame) must not take the due mark before this frame's ACK is held
+                acksDue = true;
+            }
             if (opcode == TcpFrame.SEND) {
                 feeds(e.recvEvd);
             } else if (opcode == TcpFrame.ACK || opcode == TcpFrame.RDMA_READ_RESPONSE) {
@@ -841,7 +893,7 @@ final class TcpConnection {
         TcpFrame f = reader.frame;
         long seq = f.seq;
         long len = f.payloadLength;
-        boolean solicited = f.aux == TcpFrame.SOLICITED;
+        boolean solicited = (f.aux & TcpFrame.SOLICITED) != 0;
         if (!e.takeRecvForWire(this, rx)) {
             // receiver not ready: drop it and what follows until the initiator sends it again; the
             // reader goes on reading, so the connection's liveness is still watched meanwhile
@@ -871,7 +923,7 @@ final class TcpConnection {
             return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_ACCESS);
         }
         e.recvDone(this, rx, dat.api.DtoCompletionStatus.SUCCESS, len, solicited);
-        respond(TcpFrame.ACK, seq, TcpFrame.STATUS_OK, null, 0, 0, false);
+        acknowledge(seq, len);
         return null;
     }
 
@@ -904,7 +956,7 @@ final class TcpConnection {
         } catch (IllegalStateException | IndexOutOfBoundsException x) {
             return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_ACCESS);
         }
-        respond(TcpFrame.ACK, seq, TcpFrame.STATUS_OK, null, 0, 0, false);
+        acknowledge(seq, len);
         return null;
     }
 
@@ -955,6 +1007,12 @@ final class TcpConnection {
         return REFUSED;
     }
 
+    /** Target side: the send or write {@code seq} of {@code payloadBytes} succeeded; its ACK waits in the ring. */
+    private void acknowledge(long seq, long payloadBytes) {
+        heldBytes += payloadBytes;
+        respond(TcpFrame.ACK, seq, TcpFrame.STATUS_OK, null, 0, 0, false);
+    }
+
     /** Queues a response for the writer; blocks while the ring is full (back-pressure on the peer). */
     private void respond(int op, long seq, int status, RemoteWindow window, long offset, long length, boolean breakAfter) {
         boolean lazy = op == TcpFrame.ACK && status == TcpFrame.STATUS_OK && !breakAfter;
@@ -992,7 +1050,7 @@ final class TcpConnection {
             respCount++;
         } finally {
             respLock.unlock();
-            if (merged && ++lazyAcks >= LAZY_ACKS_MAX) {
+            if (lazy && (++heldAcks >= TcpFrame.ACKS_HELD_MAX || heldBytes >= TcpFrame.ACK_HELD_BYTES)) {
                 flushAcks();
             }
         }
@@ -1002,21 +1060,37 @@ final class TcpConnection {
     }
 
     /**
-     * ACKs that succeeded wait in the ring (merged: ACKs are cumulative) until the reader has read
-     * everything the socket holds, or this many were merged: one ACK for a burst of requests
-     * instead of one each, as TCP delays its own. A posting thread writing inline and the writer
-     * send them earlier when they write anyway.
+     * Successful ACKs wait in the ring (merged: ACKs are cumulative) until the reader has read
+     * everything the socket holds, or {@link TcpFrame#ACKS_HELD_MAX} were held: one ACK for a
+     * burst of requests instead of one each, as TCP delays its own. While every request read
+     * since the last flush was {@link TcpFrame#ACK_DEFERRABLE} (its initiator has that many in
+     * flight), a drained socket does not send them: only the count, or an ACK_REQUEST, does. A
+     * posting thread writing inline and the writer send them earlier when they write anyway.
      */
-    private static final int LAZY_ACKS_MAX = 16;
-    /** ACKs merged into the ring's tail since the reader last flushed (reader only). */
-    private int lazyAcks;
+    private int heldAcks;
+    /** The payload bytes of the requests whose ACKs are held (read role only). */
+    private long heldBytes;
+    /**
+     * A request read since the last flush was not deferrable, or an ACK_REQUEST came: the held
+     * ACKs go out once the socket is drained (read role only).
+     */
+    private boolean acksDue;
+
+    /** The reader, before it waits for bytes: sends the held ACKs when they are due ({@link #acksDue}). */
+    private void flushAcksIfDue() {
+        if (acksDue) {
+            flushAcks();
+        }
+    }
 
     /**
-     * The reader, before it waits for bytes (and every {@link #LAZY_ACKS_MAX} merged ACKs): sends
-     * the ACKs waiting in the ring, itself when the output is idle, else by the writer.
+     * The reader, when held ACKs are due or {@link TcpFrame#ACKS_HELD_MAX} were held: sends the
+     * ACKs waiting in the ring, itself when the output is idle, else by the writer.
      */
     private void flushAcks() {
-        lazyAcks = 0;
+        heldAcks = 0;
+        heldBytes = 0;
+        acksDue = false;
         if (!hasResponses()) {
             return;
         }
@@ -1111,36 +1185,129 @@ final class TcpConnection {
         return true;
     }
 
-    /** The writer: transmits one request of the local Endpoint, if one waits. */
+    /**
+     * The writer: transmits the local Endpoint's requests that wait, several frames in one
+     * gathering write (at most {@link #BATCH_FRAMES} frames, and no frame taken once
+     * {@link #BATCH_BYTES} are gathered): a pipeline of many small frames costs one system call,
+     * and one wake-up of the peer, per batch instead of per frame. The payloads are gathered from
+     * views of consumer memory, not copied.
+     *
+     * @return whether a request was transmitted
+     */
     private boolean transmit(SocketChannel ch, SimEndpoint e) throws IOException {
-        long seq = e.nextTransmit(this, tx);
-        if (seq < 0) {
-            return false;
-        }
-        Wr.Request r = tx;
-        encodeRequest(r, seq);
-        if (r.op == Wr.Request.RDMA_READ || r.segments == 0) {
-            writeFully(ch, txHeader);
-        } else {
-            for (int i = 0; i < r.segments; i++) {
-                try {
-                    ByteBuffer src = publishedSource(r.lmrs[i], r.offsets[i], r.lengths[i]);
-                    if (i == 0) {
-                        // the header and the first segment in one system call (and one segment on the wire)
-                        writeFully(ch, txHeader, src);
-                    } else {
-                        writeFully(ch, src);
+        Wr.Request[] frames = batch;
+        int n = 0;
+        int buffers = 0;
+        long bytes = 0;
+        long gone = -1; // the request whose memory went away while the batch was gathered
+        try {
+            for (;;) {
+                Wr.Request r = frames[n];
+                long seq = n == 0 ? e.nextTransmit(this, r)
+                        : e.nextTransmit(this, r, gather.length - buffers - 1, BATCH_BYTES - bytes);
+                if (seq < 0) {
+                    break;
+                }
+                batchSeq[n] = seq;
+                ByteBuffer header = batchHeaders[n];
+                encodeRequest(header, r, seq);
+                gatherFrame[buffers] = n;
+                gather[buffers++] = header;
+                n++;
+                if (r.op != Wr.Request.RDMA_READ) {
+                    try {
+                        for (int i = 0; i < r.segments; i++) {
+                            gatherFrame[buffers] = n - 1;
+                            gather[buffers] = publishedSource(buffers, r.lmrs[i], r.offsets[i], r.lengths[i]);
+                            buffers++;
+                            bytes += r.lengths[i];
+                        }
+                    } catch (IllegalStateException | IndexOutOfBoundsException x) {
+                        // this frame cannot be sent: the ones gathered before it go, then the connection breaks
+                        gone = seq;
+                        n--;
+                        buffers = firstBufferOf(n, buffers);
+                        break;
                     }
-                } catch (IllegalStateException | IndexOutOfBoundsException x) {
-                    throw localMemoryGone(e, seq);
-                } finally {
-                    clearWrite();
+                }
+                if (n == frames.length || bytes >= BATCH_BYTES || buffers >= gather.length - 1) {
+                    break;
                 }
             }
+            if (buffers > 0) {
+                if (n > largestBatch) {
+                    largestBatch = n;
+                }
+                writeGathered(ch, e, buffers);
+            }
+        } finally {
+            for (int i = 0; i < buffers; i++) {
+                gather[i] = null;
+            }
+            clearWrites();
+            for (int i = 0; i <= n && i < frames.length; i++) {
+                frames[i].release(); // the references to LMRs (a request not taken has none)
+            }
         }
-        r.release();
-        return true;
+        if (gone >= 0) {
+            throw localMemoryGone(e, gone);
+        }
+        return n > 0;
     }
+
+    /** The first gathered buffer of frame {@code frame}, among the first {@code buffers}. */
+    private int firstBufferOf(int frame, int buffers) {
+        int b = buffers;
+        while (b > 0 && gatherFrame[b - 1] >= frame) {
+            b--;
+        }
+        return b;
+    }
+
+    /**
+     * The writer: writes the first {@code buffers} of {@link #gather} in full, with gathering
+     * writes; when memory of a frame goes away meanwhile (its arena closed), that frame's request
+     * fails and the connection breaks (a frame begun cannot be taken back).
+     */
+    private void writeGathered(SocketChannel ch, SimEndpoint e, int buffers) throws IOException {
+        int first = 0;
+        writingSince = System.nanoTime();
+        try {
+            while (first < buffers) {
+                long written;
+                try {
+                    written = ch.write(gather, first, buffers - first);
+                } catch (IllegalStateException | IndexOutOfBoundsException x) {
+                    throw localMemoryGone(e, batchSeq[gatherFrame[first]]);
+                }
+                if (written > 0) {
+                    writingSince = System.nanoTime(); // progress: the peer reads
+                } else {
+                    awaitReady(ch, SelectionKey.OP_WRITE);
+                }
+                while (first < buffers && !gather[first].hasRemaining()) {
+                    first++;
+                }
+            }
+        } finally {
+            writingSince = 0;
+            lastWrite = System.nanoTime();
+        }
+    }
+
+    /** The most frames one gathering write of the writer carried, for tests and statistics. */
+    private volatile int largestBatch;
+
+    int largestBatch() {
+        return largestBatch;
+    }
+
+    /** The most frames one gathering write of the writer carries. */
+    private static final int BATCH_FRAMES = 16;
+    /** The bytes of payload after which the writer takes no further frame into a gathering write. */
+    private static final long BATCH_BYTES = 1 << 20;
+    /** The buffers (headers and payload segments) of one gathering write, when max_iov is smaller. */
+    private static final int BATCH_BUFFERS = 64;
 
     /**
      * Under the write lock: a view of [offset, offset + length) of {@code lmr}, published for
@@ -1159,6 +1326,30 @@ final class TcpConnection {
     }
 
     /**
+     * The writer, gathering a batch: {@link #publishedSource(SimLmr, long, long)} for gathered
+     * buffer {@code index}, with a view and a published range of its own (cleared by {@link #clearWrites}).
+     */
+    private ByteBuffer publishedSource(int index, SimLmr lmr, long offset, long length) {
+        MemorySegment memory = lmr.memory();
+        ByteBuffer source = batchViews[index].of(memory, offset, length);
+        long from = memory.address() + offset;
+        writerRanges.set(2 * index, from);
+        writerRanges.set(2 * index + 1, from + length);
+        if (writerRangeCount <= index) {
+            writerRangeCount = index + 1;
+        }
+        if (lmr.freed) {
+            throw new IllegalStateException("the LMR was freed");
+        }
+        return source;
+    }
+
+    /** The writer, after a batch: no gathered range is published any more. */
+    private void clearWrites() {
+        writerRangeCount = 0;
+    }
+
+    /**
      * A request's local memory went away while it was transmitted (freed, its arena closed): the
      * frame cannot be finished, so the connection breaks, and that request completes with
      * {@code DAT_DTO_ERR_LOCAL_PROTECTION} as in one JVM (the ones behind it flushed).
@@ -1170,18 +1361,22 @@ final class TcpConnection {
         return new IOException("the local memory of request " + seq + " went away while it was transmitted");
     }
 
-    /** The header of request {@code r} into {@link #txHeader}, ready to write. */
-    private void encodeRequest(Wr.Request r, long seq) {
-        txHeader.clear();
+    /** The header of request {@code r} into {@code header}, ready to write. */
+    private static void encodeRequest(ByteBuffer header, Wr.Request r, long seq) {
+        header.clear();
         switch (r.op) {
-            case Wr.Request.SEND -> TcpFrame.encode(txHeader, TcpFrame.SEND, r.total, 0,
-                    (r.flags & dat.api.CompletionFlags.SOLICITED_WAIT) != 0 ? TcpFrame.SOLICITED : 0, seq, 0);
-            case Wr.Request.RDMA_WRITE -> TcpFrame.encode(txHeader, TcpFrame.RDMA_WRITE, r.total, r.remoteContext, 0, seq,
+            case Wr.Request.SEND -> TcpFrame.encode(header, TcpFrame.SEND, r.total, 0,
+                    ((r.flags & dat.api.CompletionFlags.SOLICITED_WAIT) != 0 ? TcpFrame.SOLICITED : 0) | deferrable(r), seq, 0);
+            case Wr.Request.RDMA_WRITE -> TcpFrame.encode(header, TcpFrame.RDMA_WRITE, r.total, r.remoteContext, deferrable(r), seq,
                     r.remoteAddress);
-            default -> TcpFrame.encode(txHeader, TcpFrame.RDMA_READ_REQUEST, 0, r.remoteContext, (int) r.remoteLength, seq,
+            default -> TcpFrame.encode(header, TcpFrame.RDMA_READ_REQUEST, 0, r.remoteContext, (int) r.remoteLength, seq,
                     r.remoteAddress);
         }
-        txHeader.flip();
+        header.flip();
+    }
+
+    private static int deferrable(Wr.Request r) {
+        return r.ackDeferrable ? TcpFrame.ACK_DEFERRABLE : 0;
     }
 
     /** Reads payload bytes into [offset, offset + length) of {@code lmr}, fenced against its free. */
@@ -1223,6 +1418,21 @@ final class TcpConnection {
         return to != 0 && from < end && start < to;
     }
 
+    /** Whether a range of the writer's batch overlaps [start, end) (see {@link #writerRanges}). */
+    private boolean gatheredOverlap(long start, long end) {
+        AtomicLongArray ranges = writerRanges;
+        if (ranges == null) {
+            return false;
+        }
+        for (int i = 0, n = writerRangeCount; i < n; i++) {
+            long from = ranges.get(2 * i);
+            if (from < end && start < ranges.get(2 * i + 1)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Returns once neither thread of this connection moves bytes of [start, end): the LMR over it
      * was freed (its freed flag is set before this is called). A thread that does not finish within
@@ -1233,7 +1443,7 @@ final class TcpConnection {
         long began = System.nanoTime();
         boolean cut = false;
         // read "to" before "from": a thread publishes "from" first and clears "to" first
-        while (overlaps(readerTo, readerFrom, start, end) || overlaps(writerTo, writerFrom, start, end)) {
+        while (overlaps(readerTo, readerFrom, start, end) || overlaps(writerTo, writerFrom, start, end) || gatheredOverlap(start, end)) {
             long waited = System.nanoTime() - began;
             if (!cut && waited > FENCE_PATIENCE_NANOS) {
                 cut = true;
@@ -1250,26 +1460,26 @@ final class TcpConnection {
 
     /** Writes a header and its payload with gathering writes. */
     private void writeFully(SocketChannel ch, ByteBuffer header, ByteBuffer payload) throws IOException {
-        gather[0] = header;
-        gather[1] = payload;
+        headerAndPayload[0] = header;
+        headerAndPayload[1] = payload;
         writingSince = System.nanoTime();
         try {
             while (header.hasRemaining() || payload.hasRemaining()) {
-                if (ch.write(gather) > 0) {
+                if (ch.write(headerAndPayload) > 0) {
                     writingSince = System.nanoTime(); // progress: the peer reads
                 } else {
                     awaitReady(ch, SelectionKey.OP_WRITE);
                 }
             }
         } finally {
-            gather[0] = null;
-            gather[1] = null;
+            headerAndPayload[0] = null;
+            headerAndPayload[1] = null;
             writingSince = 0;
             lastWrite = System.nanoTime();
         }
     }
 
-    private final ByteBuffer[] gather = new ByteBuffer[2];
+    private final ByteBuffer[] headerAndPayload = new ByteBuffer[2];
 
     private void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
         writingSince = System.nanoTime();
@@ -1362,6 +1572,18 @@ final class TcpConnection {
         outbound.add(b);
         kick();
     }
+
+    /**
+     * The initiator side, under the Endpoint's lock: fewer requests are in flight than make the
+     * target send the ACKs it holds for deferrable ones; the writer sends an ACK_REQUEST.
+     */
+    void requestAcks() {
+        ackRequestDue = true;
+        kick();
+    }
+
+    /** An ACK_REQUEST waits for the writer (see {@link #requestAcks}). */
+    private volatile boolean ackRequestDue;
 
     /** Wakes the writer: requests to transmit, a response or a CM frame to send. */
     void kick() {
@@ -1513,6 +1735,14 @@ final class TcpConnection {
             if (writeResponse(ch)) {
                 return writerDone ? END : WROTE;
             }
+            if (ackRequestDue) {
+                // after every request already written, the deferrable one the ACKs are held for included
+                ackRequestDue = false;
+                txHeader.clear();
+                TcpFrame.encode(txHeader, TcpFrame.ACK_REQUEST, 0, 0, 0, 0, 0);
+                writeFully(ch, txHeader.flip());
+                return WROTE;
+            }
             SimEndpoint e = ep;
             if (e == null) {
                 return IDLE;
@@ -1560,16 +1790,16 @@ final class TcpConnection {
             if (ack == null && !flushAcksInline()) {
                 return; // the responses ahead go first, from the writer
             }
-            long seq = e.nextTransmit(this, tx, INLINE_BYTES);
+            long seq = e.nextTransmit(this, tx, 1, INLINE_BYTES);
             if (seq < 0) {
-                wake = seq == SimEndpoint.TOO_LARGE_TO_INLINE;
+                wake = seq == SimEndpoint.TOO_LARGE;
                 if (ack != null && !writeAckInline(ack)) {
                     wake = true; // the writer finishes the ACK
                 }
                 return;
             }
             Wr.Request r = tx;
-            encodeRequest(r, seq);
+            encodeRequest(txHeader, r, seq);
             // the ACK, the header and the payload copied into one buffer of the connection's: one
             // write, consumer memory no longer needed once copied (a free may proceed), and no
             // view of it in a gathering write (the JDK allocates a releaser for each such view)

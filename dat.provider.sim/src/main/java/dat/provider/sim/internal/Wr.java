@@ -189,6 +189,11 @@ abstract class Wr {
          * flushed (its own memory went away while it was transmitted); 0 (success) when none.
          */
         int failedWith;
+        /**
+         * Over TCP, on the transmitting copy only: whether the frame lets the target hold its ACK
+         * ({@link TcpFrame#ACK_DEFERRABLE}).
+         */
+        boolean ackDeferrable;
 
         Request(int maxIov) {
             super(maxIov);

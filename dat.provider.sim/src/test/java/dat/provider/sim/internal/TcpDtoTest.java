@@ -567,6 +567,99 @@ class TcpDtoTest {
         assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
     }
 
+    /**
+     * A pipeline queued for the writer thread (held back here by holding the connection's write
+     * lock while posting) leaves in gathering writes of several frames, headers and payload
+     * segments straight from consumer memory: 40 requests, RDMA writes of one to three segments,
+     * sends of two and RDMA reads, arrive intact and complete in order.
+     */
+    @Test
+    void aQueuedPipelineIsGatheredIntoWritesOfSeveralFrames_andArrivesIntactInOrder() throws Exception {
+        connect(b.ep);
+        TcpConnection wire = transport(a).connections.iterator().next();
+        fill(a.mem, 0, 20_000, 31);
+        fill(b.mem, 60_000, 5 * 100, 32);
+        int requests = 40;
+        for (int k = 0; k < 5; k++) {
+            ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 40_000 + k * 500, 500)), 100 + k, 0));
+        }
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Thread holder = Thread.ofPlatform().start(() -> {
+            wire.writeLock.lock();
+            try {
+                held.countDown();
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                wire.writeLock.unlock();
+            }
+        });
+        held.await();
+        try {
+            for (int i = 0; i < requests; i++) {
+                if (i % 8 == 7) {
+                    int k = i / 8;
+                    ok(a.ep.postRdmaRead(1, iov(LmrTriplet.of(a.lmr, 25_000 + k * 200, 100)), i,
+                            RmrTriplet.of(b.lmr, 60_000 + k * 100, 100), 0));
+                } else if (i % 8 == 3) {
+                    ok(a.ep.postSend(2, source(i, 2), i, 0));
+                } else {
+                    LmrTriplet[] src = source(i, 1 + i % 3);
+                    ok(a.ep.postRdmaWrite(src.length, src, i, RmrTriplet.of(b.lmr, 20_000 + i * 500, total(src)), 0));
+                }
+            }
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+        for (int i = 0; i < requests; i++) {
+            DatEvent d = dto(a, false);
+            assertThat(d.userCookie()).isEqualTo(i);
+            assertThat(d.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        }
+        for (int k = 0; k < 5; k++) {
+            DatEvent r = dto(b, true);
+            assertThat(r.userCookie()).isEqualTo(100 + k);
+            assertThat(r.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        }
+        for (int i = 0; i < requests; i++) {
+            if (i % 8 == 7) {
+                int k = i / 8;
+                assertThat(a.mem.asSlice(25_000 + k * 200, 100).mismatch(b.mem.asSlice(60_000 + k * 100, 100))).isEqualTo(-1);
+            } else {
+                int segments = i % 8 == 3 ? 2 : 1 + i % 3;
+                long at = i % 8 == 3 ? 40_000 + (i / 8) * 500 : 20_000 + i * 500;
+                for (int j = 0; j < segments; j++) {
+                    int length = 50 + 25 * j + i;
+                    assertThat(b.mem.asSlice(at, length).mismatch(a.mem.asSlice(i * 400L + j * 130L, length)))
+                            .as("request " + i + ", segment " + j).isEqualTo(-1);
+                    at += length;
+                }
+            }
+        }
+        assertThat(wire.largestBatch()).as("frames in the largest gathering write").isBetween(2, 16);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+    }
+
+    /** The source segments of request {@code i}: {@code n}, segment j of 50 + 25 j + i bytes at 400 i + 130 j. */
+    private LmrTriplet[] source(int i, int n) {
+        LmrTriplet[] t = new LmrTriplet[n];
+        for (int j = 0; j < n; j++) {
+            t[j] = LmrTriplet.of(a.lmr, i * 400L + j * 130L, 50 + 25 * j + i);
+        }
+        return t;
+    }
+
+    private static long total(LmrTriplet[] t) {
+        long n = 0;
+        for (LmrTriplet s : t) {
+            n += s.segmentLength();
+        }
+        return n;
+    }
+
     @Test
     void rdmaWriteAndRead_moveTheBytes_withoutTheTargetConsumerCallingIn() {
         connect(b.ep);

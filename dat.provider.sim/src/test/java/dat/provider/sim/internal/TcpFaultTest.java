@@ -2,6 +2,7 @@ package dat.provider.sim.internal;
 
 import static dat.provider.sim.internal.Codes.ok;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dat.api.CloseFlag;
 import dat.api.DatEvent;
@@ -14,9 +15,11 @@ import dat.api.PspFlag;
 import dat.api.Qos;
 import dat.api.RmrTriplet;
 import java.io.DataInputStream;
+import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -268,15 +271,20 @@ class TcpFaultTest {
 
     /** A raw active peer connected to {@code a}'s Endpoint: the CONNECT_REQUEST, the accept, READY_TO_USE. */
     private Socket rawActivePeer() throws Exception {
-        a.ia.createPublicServicePoint(5, a.crEvd, PspFlag.CONSUMER);
-        Socket s = new Socket(InetAddress.getByName("127.0.0.1"), a.address().getPort());
+        return rawActivePeer(a);
+    }
+
+    /** A raw active peer connected to {@code side}'s Endpoint. */
+    private static Socket rawActivePeer(Fabric.Side side) throws Exception {
+        side.ia.createPublicServicePoint(5, side.crEvd, PspFlag.CONSUMER);
+        Socket s = new Socket(InetAddress.getByName("127.0.0.1"), side.address().getPort());
         s.setSoTimeout(10_000);
         s.getOutputStream().write(header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 5));
-        a.expect(a.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(a.ep, null);
+        side.expect(side.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(side.ep, null);
         DataInputStream in = new DataInputStream(s.getInputStream());
         assertThat(frame(in).get(3)).isEqualTo((byte) TcpFrame.ACCEPT);
         s.getOutputStream().write(header(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0));
-        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        side.expect(side.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         return s;
     }
 
@@ -313,6 +321,95 @@ class TcpFaultTest {
             assertThat(r.userCookie()).isEqualTo(42);
             assertThat(r.transferredLength()).isEqualTo(8);
             assertThat(a.mem.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 7);
+        }
+    }
+
+    /**
+     * Deferrable requests ({@link TcpFrame#ACK_DEFERRABLE}, sent by an initiator with many in
+     * flight): the target holds their ACK when its socket runs dry, sends it when an ACK_REQUEST
+     * comes or once it holds {@link TcpFrame#ACKS_HELD_MAX}, and answers a request that is not
+     * deferrable once drained; each ACK is cumulative.
+     */
+    @Test
+    void deferrableWritesAreAcknowledgedOnRequest_orAtTheHeldMaximum() throws Exception {
+        // an IA of its own, without keepalives within the test: a NOP the target sent would take
+        // the held ACK along (the writer sends what the response ring holds whenever it writes)
+        try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0 tcp_timeout_ms=3600000")) {
+            Fabric.Side t = f.new Side("tcpD", null, 1 << 16);
+            Socket s = rawActivePeer(t);
+            rawPeer = s;
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            for (int seq = 0; seq < 3; seq++) {
+                s.getOutputStream().write(write(t, seq, TcpFrame.ACK_DEFERRABLE));
+            }
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (t.mem.get(ValueLayout.JAVA_BYTE, 2 * 8) != 3 && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(t.mem.get(ValueLayout.JAVA_BYTE, 2 * 8)).as("the third write landed").isEqualTo((byte) 3);
+            s.setSoTimeout(200);
+            assertThatThrownBy(() -> frame(in)).as("the ACK is held").isInstanceOf(SocketTimeoutException.class);
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(header(TcpFrame.ACK_REQUEST, 0, 0, 0, 0, 0));
+            assertAck(frame(in), 2);
+            for (int seq = 3; seq < 3 + TcpFrame.ACKS_HELD_MAX; seq++) {
+                s.getOutputStream().write(write(t, seq, TcpFrame.ACK_DEFERRABLE));
+            }
+            assertAck(frame(in), 2 + TcpFrame.ACKS_HELD_MAX); // the maximum reached: no request needed
+            int last = 3 + TcpFrame.ACKS_HELD_MAX;
+            s.getOutputStream().write(write(t, last, 0));
+            assertAck(frame(in), last);
+            for (int seq = 0; seq <= last; seq++) {
+                assertThat(t.mem.get(ValueLayout.JAVA_BYTE, seq * 8L)).isEqualTo((byte) (seq + 1));
+            }
+            assertThat(t.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+        }
+    }
+
+    /** An 8-byte RDMA write of the value seq + 1 to bytes [8 seq, 8 seq + 8) of {@code side}'s memory. */
+    private static byte[] write(Fabric.Side side, int seq, int aux) {
+        RmrTriplet target = RmrTriplet.of(side.lmr, seq * 8L, 8);
+        byte[] frame = header(TcpFrame.RDMA_WRITE, 8, target.rmrContext(), aux, seq, target.targetAddress());
+        java.util.Arrays.fill(frame, TcpFrame.HEADER_BYTES, frame.length, (byte) (seq + 1));
+        return frame;
+    }
+
+    private static void assertAck(ByteBuffer frame, long seq) {
+        assertThat(frame.get(3)).as("opcode").isEqualTo((byte) TcpFrame.ACK);
+        assertThat(frame.getInt(12)).as("status").isEqualTo(TcpFrame.STATUS_OK);
+        assertThat(frame.getLong(16)).as("seq").isEqualTo(seq);
+    }
+
+    /**
+     * The initiator marks a request deferrable once {@link TcpFrame#ACKS_HELD_MAX} are in flight
+     * with it, and when an ACK leaves fewer in flight behind a deferrable one, asks for the held
+     * ACKs with an ACK_REQUEST: a burst of 20 writes completes with two ACKs.
+     */
+    @Test
+    void anInitiatorDefersTheAcksBeyondTheHeldMaximum_andAsksForThemWhenFewerAreInFlight() throws Exception {
+        try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0")) {
+            Fabric.Side w = f.new Side("tcpW", null, 1 << 16);
+            DataInputStream in = connectToRawAndReadReady(w);
+            int burst = 20;
+            for (int i = 0; i < burst; i++) {
+                ok(w.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(w.lmr, 0, 64)}, i, new RmrTriplet(1234, 0x1000, 64), 0));
+            }
+            for (int i = 0; i < burst; i++) {
+                ByteBuffer h = frame(in);
+                assertThat(h.get(3)).isEqualTo((byte) TcpFrame.RDMA_WRITE);
+                assertThat(h.getLong(16)).isEqualTo(i);
+                assertThat((h.getInt(12) & TcpFrame.ACK_DEFERRABLE) != 0).as("write " + i + " deferrable")
+                        .isEqualTo(i + 1 >= TcpFrame.ACKS_HELD_MAX);
+            }
+            ack(rawPeer, TcpFrame.ACKS_HELD_MAX - 1);
+            assertThat(frame(in).get(3)).as("the initiator asks for the rest").isEqualTo((byte) TcpFrame.ACK_REQUEST);
+            ack(rawPeer, burst - 1);
+            for (int i = 0; i < burst; i++) {
+                DatEvent d = w.expect(w.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+                assertThat(d.userCookie()).isEqualTo(i);
+                assertThat(d.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            }
+            assertThat(w.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
         }
     }
 
