@@ -43,11 +43,15 @@ import java.util.logging.Logger;
  * ends this connection alone: the local Endpoint gets {@link EventNumber#CONNECTION_EVENT_BROKEN}.
  *
  * <p>Data transfer: the initiator's writer transmits its Endpoint's requests in order (SEND,
- * RDMA_WRITE, RDMA_READ_REQUEST); the target's reader performs each one against its own
- * Endpoint (checks first, then the payload is read from the socket straight into the receive
- * buffer or the registered target memory) and answers each with exactly one response (ACK or
- * RDMA_READ_RESPONSE), in order, so the initiator completes its head request per response. A
- * response that reports a failed check breaks the connection on both sides, as in one JVM.
+ * RDMA_WRITE, RDMA_READ_REQUEST), the ones queued behind each other gathered into one write; the
+ * target's reader performs each one against its own Endpoint (checks first, then the payload is
+ * read from the socket straight into the receive buffer or the registered target memory) and
+ * answers each with exactly one response (ACK or RDMA_READ_RESPONSE), in order, so the initiator
+ * completes its head request per response. Successful ACKs are cumulative, so the target merges
+ * and holds them: until its socket runs dry, or longer for requests the initiator marked
+ * {@link TcpFrame#ACK_DEFERRABLE} (it has so much in flight that the held maximum is reached, or
+ * it sends {@link TcpFrame#ACK_REQUEST}). A response that reports a failed check breaks the
+ * connection on both sides, as in one JVM.
  */
 final class TcpConnection {
 
