@@ -4,8 +4,11 @@ import dat.api.DatRegistry;
 import dat.api.ProviderInfo;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.service.component.annotations.Activate;
@@ -76,6 +79,8 @@ public final class PerfCommands {
         if (options.client() != null) {
             out.printf("dat perf %s --client %s: two processes, %d CPUs here; waits block, nothing spins%n", options.iaName(),
                     options.client(), Runtime.getRuntime().availableProcessors());
+            congestionControl(CONGESTION_CONTROL).ifPresent(cc -> out.printf(
+                    "TCP congestion control here: %s (the large-write figures over loopback depend on it: docs/sim-provider.md)%n", cc));
             out.println(PerfReport.HEADER);
             out.flush();
             figures = new PerfClient(registry, options, out).run();
@@ -98,6 +103,25 @@ public final class PerfCommands {
             out.println("plot written to " + options.plot().toAbsolutePath());
         }
         out.flush();
+    }
+
+    /** Linux: the congestion control that new TCP connections use. */
+    static final Path CONGESTION_CONTROL = Path.of("/proc/sys/net/ipv4/tcp_congestion_control");
+
+    /**
+     * The congestion control named in {@code file} (Linux's {@link #CONGESTION_CONTROL}), reported
+     * beside the figures: with BBR on loopback the RDMA write stream of large frames, which waits
+     * for each frame's completion, reads lower against NIO than with cubic.
+     *
+     * @return its name, or empty where the file is missing or unreadable (not Linux, a sandbox)
+     */
+    static Optional<String> congestionControl(Path file) {
+        try {
+            String name = Files.readString(file).strip();
+            return name.isEmpty() ? Optional.empty() : Optional.of(name);
+        } catch (IOException | SecurityException e) {
+            return Optional.empty();
+        }
     }
 
     /** Serves --client runs until the command's thread is interrupted (the framework stops). */

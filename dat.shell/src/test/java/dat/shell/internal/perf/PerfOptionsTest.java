@@ -3,11 +3,15 @@ package dat.shell.internal.perf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** The options of {@code dat perf}, the cross-process ones in particular. */
+/** The options of {@code dat perf}, the cross-process ones in particular, and what its header reports. */
 class PerfOptionsTest {
 
     @Test
@@ -35,5 +39,13 @@ class PerfOptionsTest {
         assertThatThrownBy(() -> PerfOptions.parse(List.of("--client", "127.0.0.1:0"), "sim0")).hasMessageContaining("HOST:PORT");
         assertThatThrownBy(() -> PerfOptions.parse(List.of("--client", "127.0.0.1:70000"), "sim0")).hasMessageContaining("HOST:PORT");
         assertThatThrownBy(() -> PerfOptions.parse(List.of("--client"), "sim0")).hasMessageContaining("needs a value");
+    }
+
+    @Test
+    void theCongestionControlIsReadWhereTheFileIsAndOmittedElsewhere(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("tcp_congestion_control"), "bbr\n");
+        assertThat(PerfCommands.congestionControl(file)).contains("bbr");
+        assertThat(PerfCommands.congestionControl(dir.resolve("absent"))).isEmpty();
+        assertThat(PerfCommands.congestionControl(Files.writeString(dir.resolve("empty"), "\n"))).isEmpty();
     }
 }
