@@ -1282,7 +1282,7 @@ final class TcpConnection {
                 try {
                     written = ch.write(gather, first, buffers - first);
                 } catch (IllegalStateException | IndexOutOfBoundsException x) {
-                    throw localMemoryGone(e, batchSeq[gatherFrame[first]]);
+                    throw localMemoryGone(e, batchSeq[frameWithMemoryGone(gatherFrame[first], gatherFrame[buffers - 1])]);
                 }
                 if (written > 0) {
                     writingSince = System.nanoTime(); // progress: the peer reads
@@ -1297,6 +1297,27 @@ final class TcpConnection {
             writingSince = 0;
             lastWrite = System.nanoTime();
         }
+    }
+
+    /**
+     * The first frame in [{@code from}, {@code to}] of the batch whose local memory went away (its
+     * arena closed, its LMR freed): the request that completes with LOCAL_PROTECTION, as in one
+     * JVM; {@code from} when none is found (the write failed for the frame it was in).
+     */
+    private int frameWithMemoryGone(int from, int to) {
+        for (int f = from; f <= to; f++) {
+            Wr.Request r = batch[f];
+            if (r.op == Wr.Request.RDMA_READ) {
+                continue;
+            }
+            for (int i = 0; i < r.segments; i++) {
+                SimLmr lmr = r.lmrs[i];
+                if (lmr.freed || !lmr.memory().scope().isAlive()) {
+                    return f;
+                }
+            }
+        }
+        return from;
     }
 
     /** The most frames one gathering write of the writer carried, for tests and statistics. */

@@ -20,9 +20,11 @@ import dat.api.Qos;
 import dat.api.RmrTriplet;
 import dat.api.SharedReceiveQueue;
 import dat.api.SrqAttributes;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -583,8 +585,8 @@ class TcpDtoTest {
         for (int k = 0; k < 5; k++) {
             ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 40_000 + k * 500, 500)), 100 + k, 0));
         }
-        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
         Thread holder = Thread.ofPlatform().start(() -> {
             wire.writeLock.lock();
             try {
@@ -641,6 +643,56 @@ class TcpDtoTest {
         }
         assertThat(wire.largestBatch()).as("frames in the largest gathering write").isBetween(2, 16);
         assertThat(a.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+    }
+
+    /**
+     * The memory of one frame in a gathered batch goes away (its arena closes) before the writer
+     * writes the batch: that request, not the frame the write began with, completes with
+     * LOCAL_PROTECTION as in one JVM; the connection breaks, so what follows is flushed.
+     */
+    @Test
+    void aFrameWhoseMemoryWentAwayInAGatheredBatch_isTheOneThatCompletesLOCAL_PROTECTION() throws Exception {
+        connect(b.ep);
+        TcpConnection wire = transport(a).connections.iterator().next();
+        Arena doomedArena = Arena.ofShared();
+        MemorySegment doomedMemory = doomedArena.allocate(4096);
+        LocalMemoryRegion doomed = a.ia.registerMemory(doomedMemory, a.pz, MemPrivileges.ALL);
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = Thread.ofPlatform().start(() -> {
+            wire.writeLock.lock();
+            try {
+                held.countDown();
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                wire.writeLock.unlock();
+            }
+        });
+        held.await();
+        try {
+            for (int i = 0; i < 6; i++) {
+                LmrTriplet src = i == 4 ? LmrTriplet.of(doomed, 0, 1000) : LmrTriplet.of(a.lmr, i * 1000L, 1000);
+                ok(a.ep.postRdmaWrite(1, iov(src), i, RmrTriplet.of(b.lmr, 20_000 + i * 1000L, 1000), 0));
+            }
+            doomedArena.close();
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+        for (int i = 0; i < 6; i++) {
+            DatEvent d = dto(a, false);
+            assertThat(d.userCookie()).isEqualTo(i);
+            if (i < 4) {
+                // written before the failure: acknowledged, or flushed by the break before the ACK came
+                assertThat(d.status()).as("request " + i).isIn(DtoCompletionStatus.SUCCESS, DtoCompletionStatus.ERR_FLUSHED);
+            } else {
+                assertThat(d.status()).as("request " + i).isEqualTo(i == 4 ? DtoCompletionStatus.ERR_LOCAL_PROTECTION : DtoCompletionStatus.ERR_FLUSHED);
+            }
+        }
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
     }
 
     /** The source segments of request {@code i}: {@code n}, segment j of 50 + 25 j + i bytes at 400 i + 130 j. */
