@@ -1185,9 +1185,10 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                     return null;
                 }
             }
-            if (ackDeferred && !ackHeldInFlight()) {
-                // fewer in flight than make the target send its held ACKs: ask for them (the
-                // writer sends the ACK_REQUEST after the deferrable request, which it already wrote)
+            if (ackDeferred && txCount > 0 && !ackHeldInFlight()) {
+                // the deferrable request is still in flight (the last transmitted: in flight while
+                // any is), behind fewer than make the target send its held ACKs: ask for them (the
+                // writer sends the ACK_REQUEST after that request, which it already wrote)
                 ackDeferred = false;
                 w.requestAcks();
             }

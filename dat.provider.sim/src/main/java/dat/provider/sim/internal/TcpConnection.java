@@ -84,10 +84,11 @@ final class TcpConnection {
     private volatile long writerFrom;
     private volatile long writerTo;
     /**
-     * The ranges [from, to) of the writer's batch, one pair per gathered buffer, of which the first
-     * {@link #writerRangeCount} are live: the writer sets a pair before it raises the count past
-     * it and lowers the count to 0 before it reuses pairs, so a fence that reads a stale or newer
-     * pair reads one whose bytes were done with, or not yet touched (the writer then finds the LMR freed).
+     * The ranges [from, to) of the writer's batch, one pair per gathered buffer (empty for a
+     * header), of which the first {@link #writerRangeCount} are live: the writer sets a pair
+     * before it raises the count past it and lowers the count to 0 after the batch, so a fence
+     * that reads a stale or newer pair reads one whose bytes were done with, or not yet touched
+     * (the writer then finds the LMR freed).
      */
     private AtomicLongArray writerRanges;
     private volatile int writerRangeCount;
@@ -1065,10 +1066,11 @@ final class TcpConnection {
 
     /**
      * Successful ACKs wait in the ring (merged: ACKs are cumulative) until the reader has read
-     * everything the socket holds, or {@link TcpFrame#ACKS_HELD_MAX} were held: one ACK for a
+     * everything the socket holds, or {@link TcpFrame#ACKS_HELD_MAX} were held, or ACKs for
+     * {@link TcpFrame#ACK_HELD_BYTES} of payload: one ACK for a
      * burst of requests instead of one each, as TCP delays its own. While every request read
      * since the last flush was {@link TcpFrame#ACK_DEFERRABLE} (its initiator has that many in
-     * flight), a drained socket does not send them: only the count, or an ACK_REQUEST, does. A
+     * flight), a drained socket does not send them: only the count, the bytes, or an ACK_REQUEST do. A
      * posting thread writing inline and the writer send them earlier when they write anyway.
      */
     private int heldAcks;
@@ -1088,7 +1090,7 @@ final class TcpConnection {
     }
 
     /**
-     * The reader, when held ACKs are due or {@link TcpFrame#ACKS_HELD_MAX} were held: sends the
+     * The reader, when held ACKs are due or a held maximum is reached: sends the
      * ACKs waiting in the ring, itself when the output is idle, else by the writer.
      */
     private void flushAcks() {
@@ -1191,10 +1193,11 @@ final class TcpConnection {
 
     /**
      * The writer: transmits the local Endpoint's requests that wait, several frames in one
-     * gathering write (at most {@link #BATCH_FRAMES} frames, and no frame taken once
-     * {@link #BATCH_BYTES} are gathered): a pipeline of many small frames costs one system call,
-     * and one wake-up of the peer, per batch instead of per frame. The payloads are gathered from
-     * views of consumer memory, not copied.
+     * gathering write (at most {@link #BATCH_FRAMES} frames; after the first, a frame is taken
+     * only while the payload stays within {@link #BATCH_BYTES}): a pipeline of many small frames
+     * costs one system call, and one wake-up of the peer, per batch instead of per frame. The
+     * payloads are gathered from views of consumer memory, not copied. An RNR rewind while it
+     * gathers ends the batch, so the refused send waits for its backoff.
      *
      * @return whether a request was transmitted
      */
@@ -1202,11 +1205,15 @@ final class TcpConnection {
         Wr.Request[] frames = batch;
         int n = 0;
         int buffers = 0;
+        int filled = 0; // the gather slots set, which the finally clears (buffers may be rewound)
         long bytes = 0;
         long gone = -1; // the request whose memory went away while the batch was gathered
         try {
             for (;;) {
                 Wr.Request r = frames[n];
+                if (n > 0 && retryAt - System.nanoTime() > 0) {
+                    break; // the target refused a send meanwhile: what comes again waits for the backoff
+                }
                 long seq = n == 0 ? e.nextTransmit(this, r)
                         : e.nextTransmit(this, r, gather.length - buffers - 1, BATCH_BYTES - bytes);
                 if (seq < 0) {
@@ -1215,8 +1222,13 @@ final class TcpConnection {
                 batchSeq[n] = seq;
                 ByteBuffer header = batchHeaders[n];
                 encodeRequest(header, r, seq);
+                // a header moves no consumer memory: its slot's range is empty, so that a fence
+                // never waits for the range an earlier batch's payload left in it
+                writerRanges.set(2 * buffers, 0);
+                writerRanges.set(2 * buffers + 1, 0);
                 gatherFrame[buffers] = n;
                 gather[buffers++] = header;
+                filled = buffers;
                 n++;
                 if (r.op != Wr.Request.RDMA_READ) {
                     try {
@@ -1224,6 +1236,7 @@ final class TcpConnection {
                             gatherFrame[buffers] = n - 1;
                             gather[buffers] = publishedSource(buffers, r.lmrs[i], r.offsets[i], r.lengths[i]);
                             buffers++;
+                            filled = buffers;
                             bytes += r.lengths[i];
                         }
                     } catch (IllegalStateException | IndexOutOfBoundsException x) {
@@ -1245,7 +1258,7 @@ final class TcpConnection {
                 writeGathered(ch, e, buffers);
             }
         } finally {
-            for (int i = 0; i < buffers; i++) {
+            for (int i = 0; i < filled; i++) {
                 gather[i] = null;
             }
             clearWrites();
@@ -1445,11 +1458,12 @@ final class TcpConnection {
 
     /** Whether a range of the writer's batch overlaps [start, end) (see {@link #writerRanges}). */
     private boolean gatheredOverlap(long start, long end) {
+        int n = writerRangeCount; // first: the writer raised it after it had the array
         AtomicLongArray ranges = writerRanges;
-        if (ranges == null) {
+        if (n == 0 || ranges == null) {
             return false;
         }
-        for (int i = 0, n = writerRangeCount; i < n; i++) {
+        for (int i = 0; i < n; i++) {
             long from = ranges.get(2 * i);
             if (from < end && start < ranges.get(2 * i + 1)) {
                 return true;
@@ -1734,8 +1748,8 @@ final class TcpConnection {
     }
 
     /**
-     * The writer: one frame, in this order: what an inline write left unfinished, CM frames,
-     * responses, the local Endpoint's next request.
+     * The writer: one write, in this order: what an inline write left unfinished, a CM frame,
+     * responses, an ACK_REQUEST, the local Endpoint's next requests (a gathered batch).
      *
      * @return {@link #WROTE}, {@link #IDLE} (nothing to write now), {@link #BACKING_OFF} or {@link #END} (the output is done)
      */
