@@ -585,20 +585,8 @@ class TcpDtoTest {
         for (int k = 0; k < 5; k++) {
             ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 40_000 + k * 500, 500)), 100 + k, 0));
         }
-        CountDownLatch held = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Thread holder = Thread.ofPlatform().start(() -> {
-            wire.writeLock.lock();
-            try {
-                held.countDown();
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                wire.writeLock.unlock();
-            }
-        });
-        held.await();
+        Thread holder = holdingTheWriteLock(wire, release);
         try {
             for (int i = 0; i < requests; i++) {
                 if (i % 8 == 7) {
@@ -657,20 +645,8 @@ class TcpDtoTest {
         Arena doomedArena = Arena.ofShared();
         MemorySegment doomedMemory = doomedArena.allocate(4096);
         LocalMemoryRegion doomed = a.ia.registerMemory(doomedMemory, a.pz, MemPrivileges.ALL);
-        CountDownLatch held = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Thread holder = Thread.ofPlatform().start(() -> {
-            wire.writeLock.lock();
-            try {
-                held.countDown();
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                wire.writeLock.unlock();
-            }
-        });
-        held.await();
+        Thread holder = holdingTheWriteLock(wire, release);
         try {
             for (int i = 0; i < 6; i++) {
                 LmrTriplet src = i == 4 ? LmrTriplet.of(doomed, 0, 1000) : LmrTriplet.of(a.lmr, i * 1000L, 1000);
@@ -693,6 +669,27 @@ class TcpDtoTest {
         }
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+    }
+
+    /**
+     * Holds {@code wire}'s write lock on a thread of its own until {@code release} counts down, so
+     * that the requests posted meanwhile queue for the writer thread; returns once it is held.
+     */
+    private static Thread holdingTheWriteLock(TcpConnection wire, CountDownLatch release) throws InterruptedException {
+        CountDownLatch held = new CountDownLatch(1);
+        Thread holder = Thread.ofPlatform().start(() -> {
+            wire.writeLock.lock();
+            try {
+                held.countDown();
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                wire.writeLock.unlock();
+            }
+        });
+        held.await();
+        return holder;
     }
 
     /** The source segments of request {@code i}: {@code n}, segment j of 50 + 25 j + i bytes at 400 i + 130 j. */
