@@ -37,4 +37,10 @@ final class MemoryView {
         whole.limit((int) (offset + length)).position((int) offset);
         return whole;
     }
+
+    /** Drops the view: it keeps no memory reachable once the LMR over that memory was freed. */
+    void forget() {
+        segment = null;
+        whole = null;
+    }
 }

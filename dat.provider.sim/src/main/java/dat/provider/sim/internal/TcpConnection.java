@@ -648,6 +648,7 @@ final class TcpConnection {
     private boolean readAvailable(SocketChannel ch, SimEvd waitingOn, boolean infinite, long deadline, boolean readFirst)
             throws IOException {
         boolean byConsumer = waitingOn != null;
+        dropReadViewsIfStale();
         for (boolean first = true;; first = false) {
             // non-blocking: NEED_MORE between frames
             int s = first && readFirst ? reader.readHeader(ch) : reader.nextHeader(ch);
@@ -1493,9 +1494,60 @@ final class TcpConnection {
             }
             java.util.concurrent.locks.LockSupport.parkNanos(20_000);
         }
+        dropViews();
     }
 
     private static final long FENCE_PATIENCE_NANOS = 50_000_000L;
+
+    /** An LMR was freed: the views of consumer memory that each role caches go (see {@link #dropViews}). */
+    private volatile boolean writeViewsStale;
+    private volatile boolean readViewsStale;
+
+    /**
+     * After a fence: drops the cached views of consumer memory, so that a connection keeps no
+     * freed memory reachable (an automatic arena's memory is reclaimed only once nothing refers
+     * to it). A role busy now drops its views at its next safe point, before it makes new ones.
+     */
+    private void dropViews() {
+        writeViewsStale = true;
+        readViewsStale = true;
+        if (writeLock.tryLock()) {
+            try {
+                dropWriteViewsIfStale();
+            } finally {
+                writeLock.unlock();
+            }
+        }
+        if (readRole.tryLock()) {
+            try {
+                dropReadViewsIfStale();
+            } finally {
+                readRole.unlock();
+            }
+        }
+    }
+
+    /** Under the write lock, before a write that may use consumer memory. */
+    private void dropWriteViewsIfStale() {
+        if (writeViewsStale) {
+            writeViewsStale = false;
+            txView.forget();
+            MemoryView[] views = batchViews;
+            if (views != null) {
+                for (MemoryView v : views) {
+                    v.forget();
+                }
+            }
+        }
+    }
+
+    /** With the read role, before frames are handled. */
+    private void dropReadViewsIfStale() {
+        if (readViewsStale) {
+            readViewsStale = false;
+            rxView.forget();
+        }
+    }
 
     /** Writes a header and its payload with gathering writes. */
     private void writeFully(SocketChannel ch, ByteBuffer header, ByteBuffer payload) throws IOException {
@@ -1756,6 +1808,7 @@ final class TcpConnection {
     private int writeOne(SocketChannel ch) throws IOException {
         writeLock.lock();
         try {
+            dropWriteViewsIfStale();
             if (pending != null) {
                 finishPending(ch);
                 return WROTE;
@@ -1820,6 +1873,7 @@ final class TcpConnection {
         IOException failed = null;
         boolean memoryGone = false;
         try {
+            dropWriteViewsIfStale();
             if (!outputIdle() || ep != e) {
                 return;
             }
@@ -1939,6 +1993,7 @@ final class TcpConnection {
      *     its frame to the writer too (after a kick)
      */
     private boolean flushAcksInline() throws IOException {
+        dropWriteViewsIfStale();
         for (;;) {
             ByteBuffer ack = takeHeadAck(false);
             if (ack == null) {

@@ -672,6 +672,51 @@ class TcpDtoTest {
     }
 
     /**
+     * A connection keeps no view of freed memory: after dat_lmr_free, memory of an automatic arena
+     * that moved both ways (written inline, gathered by the writer, read into by the target and
+     * out of by a read response) can be reclaimed once the consumer drops it.
+     */
+    @Test
+    void freedMemoryOfAnAutomaticArena_isNotKeptReachableByTheConnections() throws Exception {
+        connect(b.ep);
+        java.lang.ref.WeakReference<MemorySegment.Scope> scopeA = new java.lang.ref.WeakReference<>(moveBothWays(a, b));
+        java.lang.ref.WeakReference<MemorySegment.Scope> scopeB = new java.lang.ref.WeakReference<>(moveBothWays(b, a));
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while ((scopeA.get() != null || scopeB.get() != null) && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertThat(scopeA.get()).as("the initiator's freed memory is reclaimed").isNull();
+        assertThat(scopeB.get()).as("the target's freed memory is reclaimed").isNull();
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+    }
+
+    /**
+     * Over an LMR of fresh automatic memory of {@code from}: an inline write, a batch of writes, a
+     * write into it and a read out of it by {@code to}; then frees the LMR.
+     *
+     * @return the memory's scope, which nothing else holds
+     */
+    private MemorySegment.Scope moveBothWays(Fabric.Side from, Fabric.Side to) throws Exception {
+        MemorySegment memory = Arena.ofAuto().allocate(64 * 1024);
+        LocalMemoryRegion lmr = from.ia.registerMemory(memory, from.pz, MemPrivileges.ALL);
+        for (int i = 0; i < 20; i++) {
+            ok(from.ep.postRdmaWrite(1, iov(LmrTriplet.of(lmr, i * 1000L, 1000)), i, RmrTriplet.of(to.lmr, i * 1000L, 1000), 0));
+        }
+        ok(to.ep.postRdmaWrite(1, iov(LmrTriplet.of(to.lmr, 0, 3000)), 30, RmrTriplet.of(lmr, 40_000, 3000), 0));
+        ok(to.ep.postRdmaRead(1, iov(LmrTriplet.of(to.lmr, 8000, 3000)), 31, RmrTriplet.of(lmr, 40_000, 3000), 0));
+        for (int i = 0; i < 20; i++) {
+            assertThat(dto(from, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        }
+        for (int i = 0; i < 2; i++) {
+            assertThat(dto(to, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        }
+        MemorySegment.Scope scope = memory.scope();
+        lmr.close();
+        return scope;
+    }
+
+    /**
      * Holds {@code wire}'s write lock on a thread of its own until {@code release} counts down, so
      * that the requests posted meanwhile queue for the writer thread; returns once it is held.
      */
