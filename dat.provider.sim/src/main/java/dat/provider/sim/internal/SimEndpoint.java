@@ -684,9 +684,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         TcpConnection w = wire;
         if (w != null) {
             wire = null;
-            txCount = 0;
-            txBytes = 0;
-            ackDeferred = false;
+            forgetInFlight();
             w.disconnect();
         }
         flushRequests();
@@ -921,9 +919,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             localPortQual = a.remoteQual;
             txSeq = 0;
             rxSeq = 0;
-            txCount = 0;
-            txBytes = 0;
-            ackDeferred = false;
+            forgetInFlight();
             a.wire.accepted(this, acceptData);
             // ESTABLISHED waits for the active side's READY_TO_USE: it may have timed out meanwhile
             state = EpState.COMPLETION_PENDING;
@@ -965,9 +961,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             wire = w;
             txSeq = 0;
             rxSeq = 0;
-            txCount = 0;
-            txBytes = 0;
-            ackDeferred = false;
+            forgetInFlight();
             state = EpState.CONNECTED;
             attempt = null;
             a.state = ConnectAttempt.State.ESTABLISHED;
@@ -1064,9 +1058,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 out.remoteAddress = wr.remoteAddress;
                 out.remoteLength = wr.remoteLength;
                 txCount++;
-                if (wr.op != Wr.Request.RDMA_READ) {
-                    txBytes += wr.total;
-                }
+                txBytes += payloadBytes(wr);
                 // with this much in flight the target's held ACKs come by themselves (it sends them
                 // at ACKS_HELD_MAX or ACK_HELD_BYTES); a read's response goes out at once, flushing those before it
                 out.ackDeferrable = wr.op != Wr.Request.RDMA_READ && ackHeldInFlight();
@@ -1076,6 +1068,18 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         } finally {
             l.unlock();
         }
+    }
+
+    /** Over TCP, with the lock held: nothing is in flight on the wire any more (a new wire, a rewind, a disconnect). */
+    private void forgetInFlight() {
+        txCount = 0;
+        txBytes = 0;
+        ackDeferred = false;
+    }
+
+    /** The payload a request carries on the wire: a send's or write's bytes; an RDMA read request carries none. */
+    private static long payloadBytes(Wr.Request wr) {
+        return wr.op == Wr.Request.RDMA_READ ? 0 : wr.total;
     }
 
     /**
@@ -1142,9 +1146,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                     return "a receiver-not-ready answer for seq " + seq + ", which is not the send at the head";
                 }
                 // the target dropped this send and what followed: transmit them again, later
-                txCount = 0;
-                txBytes = 0;
-                ackDeferred = false;
+                forgetInFlight();
                 txSeq = rxSeq;
                 w.notReady(seq);
                 return null;
@@ -1163,13 +1165,13 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             while (rxSeq < last) {
                 Wr.Request done = requests[reqHead];
                 txCount--;
-                txBytes -= done.op == Wr.Request.RDMA_READ ? 0 : done.total;
+                txBytes -= payloadBytes(done);
                 rxSeq++;
                 completeRequest(done, DtoCompletionStatus.SUCCESS, done.total);
             }
             Wr.Request wr = requests[reqHead];
             txCount--;
-            txBytes -= wr.op == Wr.Request.RDMA_READ ? 0 : wr.total;
+            txBytes -= payloadBytes(wr);
             rxSeq++;
             switch (status) {
                 case TcpFrame.STATUS_OK -> completeRequest(wr, DtoCompletionStatus.SUCCESS, read ? wr.remoteLength : wr.total);

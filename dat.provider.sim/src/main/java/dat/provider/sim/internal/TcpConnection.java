@@ -1465,8 +1465,7 @@ final class TcpConnection {
             return false;
         }
         for (int i = 0; i < n; i++) {
-            long from = ranges.get(2 * i);
-            if (from < end && start < ranges.get(2 * i + 1)) {
+            if (overlaps(ranges.get(2 * i + 1), ranges.get(2 * i), start, end)) {
                 return true;
             }
         }
@@ -1993,7 +1992,6 @@ final class TcpConnection {
      *     its frame to the writer too (after a kick)
      */
     private boolean flushAcksInline() throws IOException {
-        dropWriteViewsIfStale();
         for (;;) {
             ByteBuffer ack = takeHeadAck(false);
             if (ack == null) {
