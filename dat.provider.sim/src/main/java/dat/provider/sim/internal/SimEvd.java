@@ -413,8 +413,10 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         }
         try {
             boolean infinite = timeoutMicros == DatConstants.TIMEOUT_INFINITE;
-            long deadline = System.nanoTime() + timeoutMicros * 1000;
-            for (;;) {
+            // the first look at the deadline uses the clock read for it: one read less per wait
+            long now = infinite ? 0 : System.nanoTime();
+            long deadline = now + timeoutMicros * 1000;
+            for (boolean first = true;; first = false) {
                 if (freed) {
                     return DatReturn.error(DatReturn.ABORT, DatReturn.NO_SUBTYPE);
                 }
@@ -441,7 +443,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                         LockSupport.park(this);
                     }
                 } else {
-                    long remaining = deadline - System.nanoTime();
+                    long remaining = deadline - (first ? now : System.nanoTime());
                     if (remaining <= 0) {
                         event.clear().setMoreEvents(count());
                         return DatReturn.error(DatReturn.TIMEOUT_EXPIRED, DatReturn.NO_SUBTYPE);

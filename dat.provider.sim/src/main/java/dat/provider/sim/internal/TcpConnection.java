@@ -127,14 +127,35 @@ final class TcpConnection {
     private boolean headTaken;
     /** Set once the target side refused something: the reader stops serving the peer. */
     private boolean refusing;
-    /** Liveness (System.nanoTime): the last frame read, the last frame written, the start of a write in progress (0: none). */
-    private volatile long lastRead = System.nanoTime();
-    private volatile long lastWrite = System.nanoTime();
-    private volatile long writingSince;
+    // Liveness: marks that change with every sign of life (a frame read, a write done, progress of
+    // the write in progress), and whether a write is in progress; the watchdog keeps the clock
+    // (checkLiveness), so the data path reads none (a System.nanoTime() per frame and per write
+    // was a sixth of the provider's own work in a ping-pong).
+    private volatile long readMark;
+    private volatile long writeMark;
+    private volatile long progressMark;
+    private volatile boolean writing;
+    // the watchdog's (its thread only): the marks it saw last, and when it saw each change
+    private long seenRead;
+    private long seenWrite;
+    private long seenProgress;
+    private long readSeenAt = System.nanoTime();
+    private long writeSeenAt = readSeenAt;
+    private long progressSeenAt = readSeenAt;
     /** The target side: the sequence number of the send refused as receiver-not-ready, -1 when none (reader only). */
     private long notReadyFrom = -1;
-    /** The initiator side: no request goes out before this time, after an RNR NAK. */
-    private volatile long retryAt = System.nanoTime();
+    /** The initiator side: no request goes out before this time (System.nanoTime), after an RNR NAK; {@link #NO_BACKOFF}: none. */
+    private volatile long retryAt = NO_BACKOFF;
+    private static final long NO_BACKOFF = Long.MIN_VALUE;
+    private static final java.lang.invoke.VarHandle RETRY_AT;
+
+    static {
+        try {
+            RETRY_AT = java.lang.invoke.MethodHandles.lookup().findVarHandle(TcpConnection.class, "retryAt", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     /** The initiator side: the next RNR backoff, doubling from 50 us to 10 ms. */
     private long rnrBackoffNanos = RNR_MIN_BACKOFF_NANOS;
     /** The initiator side: the send the last RNR refused (under the Endpoint's lock). */
@@ -353,9 +374,8 @@ final class TcpConnection {
 
     /** Allocates the data path's buffers; before {@link #ep} is published (volatile write). */
     private void prepareDataPath() {
-        long now = System.nanoTime();
-        lastRead = now; // liveness counts from the establishment
-        lastWrite = now;
+        readMark++; // liveness counts from the establishment
+        writeMark++;
         if (responses != null) {
             return;
         }
@@ -658,7 +678,7 @@ final class TcpConnection {
                 }
                 return true;
             }
-            lastRead = System.nanoTime();
+            readMark++;
             if (byConsumer) {
                 framesReadByConsumers++;
             }
@@ -757,17 +777,18 @@ final class TcpConnection {
                         close();
                         return true;
                     }
-                    if (closed || waitEnded(evd, infinite, deadline)) {
+                    // waitEnded, with one clock read for the deadline and the select's timeout
+                    if (closed || evd.waitOver() || me.isInterrupted()) {
+                        return true;
+                    }
+                    long left = infinite ? Long.MAX_VALUE : deadline - System.nanoTime();
+                    if (left <= 0) {
                         return true;
                     }
                     flushAcksIfDue();
                     if (infinite) {
                         selector.select(READY);
                     } else {
-                        long left = deadline - System.nanoTime();
-                        if (left <= 0) {
-                            return true;
-                        }
                         selector.select(READY, (left + 999_999) / 1_000_000); // at least 1 ms: 0 would be forever
                     }
                 }
@@ -1212,7 +1233,7 @@ final class TcpConnection {
         try {
             for (;;) {
                 Wr.Request r = frames[n];
-                if (n > 0 && retryAt - System.nanoTime() > 0) {
+                if (n > 0 && backingOff()) {
                     break; // the target refused a send meanwhile: what comes again waits for the backoff
                 }
                 long seq = n == 0 ? e.nextTransmit(this, r)
@@ -1289,7 +1310,7 @@ final class TcpConnection {
      */
     private void writeGathered(SocketChannel ch, SimEndpoint e, int buffers) throws IOException {
         int first = 0;
-        writingSince = System.nanoTime();
+        beginWrite();
         try {
             while (first < buffers) {
                 long written;
@@ -1299,7 +1320,7 @@ final class TcpConnection {
                     throw localMemoryGone(e, batchSeq[frameWithMemoryGone(gatherFrame[first], gatherFrame[buffers - 1])]);
                 }
                 if (written > 0) {
-                    writingSince = System.nanoTime(); // progress: the peer reads
+                    progressMark++; // the peer reads
                 } else {
                     awaitReady(ch, SelectionKey.OP_WRITE);
                 }
@@ -1308,8 +1329,7 @@ final class TcpConnection {
                 }
             }
         } finally {
-            writingSince = 0;
-            lastWrite = System.nanoTime();
+            endWrite();
         }
     }
 
@@ -1552,11 +1572,11 @@ final class TcpConnection {
     private void writeFully(SocketChannel ch, ByteBuffer header, ByteBuffer payload) throws IOException {
         headerAndPayload[0] = header;
         headerAndPayload[1] = payload;
-        writingSince = System.nanoTime();
+        beginWrite();
         try {
             while (header.hasRemaining() || payload.hasRemaining()) {
                 if (ch.write(headerAndPayload) > 0) {
-                    writingSince = System.nanoTime(); // progress: the peer reads
+                    progressMark++; // the peer reads
                 } else {
                     awaitReady(ch, SelectionKey.OP_WRITE);
                 }
@@ -1564,26 +1584,35 @@ final class TcpConnection {
         } finally {
             headerAndPayload[0] = null;
             headerAndPayload[1] = null;
-            writingSince = 0;
-            lastWrite = System.nanoTime();
+            endWrite();
         }
     }
 
     private final ByteBuffer[] headerAndPayload = new ByteBuffer[2];
 
+    /** A blocking write begins: its start counts as progress (before it shows as in progress, see checkLiveness). */
+    private void beginWrite() {
+        progressMark++;
+        writing = true;
+    }
+
+    private void endWrite() {
+        writing = false;
+        writeMark++;
+    }
+
     private void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
-        writingSince = System.nanoTime();
+        beginWrite();
         try {
             while (b.hasRemaining()) {
                 if (ch.write(b) > 0) {
-                    writingSince = System.nanoTime(); // progress: the peer reads
+                    progressMark++; // the peer reads
                 } else {
                     awaitReady(ch, SelectionKey.OP_WRITE);
                 }
             }
         } finally {
-            writingSince = 0;
-            lastWrite = System.nanoTime();
+            endWrite();
         }
     }
 
@@ -1592,10 +1621,30 @@ final class TcpConnection {
      * the timeout: a write stuck that long (the peer stopped reading), or no frame read that long
      * while this side waits for an answer or has sent keepalives (a half-open connection, a peer
      * that vanished without a FIN or RST); sends a NOP when this side was quiet for a third of it.
+     * A sign of life is timed from the first call that sees its mark change: a break comes up to
+     * one period of the watchdog (an eighth of the timeout) after the timeout, never before it.
      */
     void checkLiveness(long now, long timeout) {
+        // writing before the marks: a write begins with progress, so a write seen in progress has
+        // that progress seen too, and is not timed from an older one
+        boolean busy = writing;
+        long mark = readMark;
+        if (mark != seenRead) {
+            seenRead = mark;
+            readSeenAt = now;
+        }
+        mark = writeMark;
+        if (mark != seenWrite) {
+            seenWrite = mark;
+            writeSeenAt = now;
+        }
+        mark = progressMark;
+        if (mark != seenProgress) {
+            seenProgress = mark;
+            progressSeenAt = now;
+        }
         SimEndpoint e = ep;
-        if (!closed && e == null && attempt == null && now - lastRead > timeout) {
+        if (!closed && e == null && attempt == null && now - readSeenAt > timeout) {
             // an accepted socket that sent no connection request within the timeout: its thread
             // is not left to wait for one forever
             protocolEnd("no CONNECT_REQUEST within " + timeout / 1_000_000 + " ms");
@@ -1605,18 +1654,17 @@ final class TcpConnection {
         if (closed || e == null || finQueued) {
             return;
         }
-        long since = writingSince;
-        if (since != 0 && now - since > timeout) {
+        if (busy && now - progressSeenAt > timeout) {
             protocolEnd("no write progress for " + timeout / 1_000_000 + " ms: the peer stopped reading");
             lost(EventNumber.CONNECTION_EVENT_BROKEN);
             return;
         }
-        if (now - lastRead > timeout) {
+        if (now - readSeenAt > timeout) {
             protocolEnd("nothing read for " + timeout / 1_000_000 + " ms: the peer is gone");
             lost(EventNumber.CONNECTION_EVENT_BROKEN);
             return;
         }
-        if (now - lastWrite > timeout / 3 && since == 0) {
+        if (now - writeSeenAt > timeout / 3 && !busy) {
             enqueue(NOP_FRAME.duplicate());
         }
     }
@@ -1696,8 +1744,25 @@ final class TcpConnection {
         }
         long backoff = rnrBackoffNanos;
         rnrBackoffNanos = Math.min(backoff * 2, RNR_MAX_BACKOFF_NANOS);
-        retryAt = System.nanoTime() + backoff;
+        long at = System.nanoTime() + backoff;
+        retryAt = at == NO_BACKOFF ? at + 1 : at;
         kick();
+    }
+
+    /**
+     * Whether an RNR backoff runs. The clock is read only while one may: once it is over the mark
+     * is cleared (unless a newer RNR set another meanwhile), so the data path reads no clock.
+     */
+    private boolean backingOff() {
+        long at = retryAt;
+        if (at == NO_BACKOFF) {
+            return false;
+        }
+        if (at - System.nanoTime() > 0) {
+            return true;
+        }
+        RETRY_AT.compareAndSet(this, at, NO_BACKOFF);
+        return false;
     }
 
     /** The initiator side: a request was acknowledged; the next RNR starts from the shortest backoff. */
@@ -1772,7 +1837,8 @@ final class TcpConnection {
                 if (done == BACKING_OFF) {
                     // never an untimed park here: the backoff may have ended since writeOne looked
                     // (50 us is less than a preemption), and then no kick would ever come
-                    long wait = retryAt - System.nanoTime();
+                    long at = retryAt;
+                    long wait = at == NO_BACKOFF ? 0 : at - System.nanoTime();
                     if (wait > 0) {
                         java.util.concurrent.locks.LockSupport.parkNanos(this, wait);
                     }
@@ -1838,7 +1904,7 @@ final class TcpConnection {
             if (e == null) {
                 return IDLE;
             }
-            if (retryAt - System.nanoTime() > 0) {
+            if (backingOff()) {
                 return BACKING_OFF;
             }
             return transmit(ch, e) ? WROTE : IDLE;
@@ -1864,7 +1930,7 @@ final class TcpConnection {
      * connection, as the writer's would.
      */
     void transmitInline(SimEndpoint e) {
-        if (retryAt - System.nanoTime() > 0 || !writeLock.tryLock()) {
+        if (backingOff() || !writeLock.tryLock()) {
             kick(); // an RNR backoff runs, or the writer (or another inline writer) is at work
             return;
         }
@@ -1913,7 +1979,7 @@ final class TcpConnection {
             r.release();
             frame.flip();
             channel.write(frame);
-            lastWrite = System.nanoTime();
+            writeMark++;
             if (frame.hasRemaining()) {
                 pending = frame; // the writer finishes it
                 return;
@@ -2011,7 +2077,7 @@ final class TcpConnection {
      */
     private boolean writeAckInline(ByteBuffer ack) throws IOException {
         channel.write(ack);
-        lastWrite = System.nanoTime();
+        writeMark++;
         if (ack.hasRemaining()) {
             pending = ack;
             return false;
