@@ -261,18 +261,20 @@ final class PerfClient {
         try {
             WriteStream writes = new WriteStream(ep, size);
             ByteBuffer chunks = ByteBuffer.allocateDirect((int) (writes.window * size));
-            stream(chunks, size, options.warmupNanos(), false);
-            writes.run(options.warmupNanos());
-            stream(chunks, size, options.warmupNanos(), true);
-            long[] nio = new long[2];
-            long[] dat = new long[2];
-            long[] framed = new long[2];
-            for (int round = 0; round < BANDWIDTH_ROUNDS; round++) {
-                add(nio, stream(chunks, size, perRound, false));
-                add(dat, writes.run(perRound));
-                add(framed, stream(chunks, size, perRound, true));
+            try (NioStream raw = new NioStream(chunks, size, false); NioStream framedRaw = new NioStream(chunks, size, true)) {
+                raw.run(options.warmupNanos());
+                writes.run(options.warmupNanos());
+                framedRaw.run(options.warmupNanos());
+                long[] nio = new long[2];
+                long[] dat = new long[2];
+                long[] framed = new long[2];
+                for (int round = 0; round < BANDWIDTH_ROUNDS; round++) {
+                    add(nio, raw.run(perRound));
+                    add(dat, writes.run(perRound));
+                    add(framed, framedRaw.run(perRound));
+                }
+                return new double[] {(double) nio[0] / nio[1], (double) dat[0] / dat[1], (double) framed[0] / framed[1]};
             }
-            return new double[] {(double) nio[0] / nio[1], (double) dat[0] / dat[1], (double) framed[0] / framed[1]};
         } catch (IOException e) {
             throw new UncheckedIOException("the NIO stream baseline against " + server.getAddress() + ":" + nioPort, e);
         } finally {
@@ -372,44 +374,86 @@ final class PerfClient {
     }
 
     /**
-     * One NIO stream of chunks of {@code size} for {@code nanos}, on a connection of its own. The
+     * A NIO stream of chunks of one size, open (after its warm-up) for all rounds of that size, as
+     * the RDMA writes' connection is: a TCP connection's history weighs on its speed (over
+     * loopback on a 2-core VM, a connection opened for each one-second round streamed 1.03 to
+     * 1.37 times as fast as one kept open across the rounds with BBR, 0.99 to 1.11 times with
+     * CUBIC), so both kinds of stream keep theirs. The
      * chunks come from {@code memory} in turn, one slot after the other, as the RDMA writes of a
      * window do, and the server reads them into as much memory of its own: both streams touch
      * the same bytes. (With one chunk buffer reused, the NIO stream ran from the CPU's cache while
      * the RDMA writes cycled over 8 MiB at 256 KiB and above: DAT's own figure rose from 3.0 to
-     * 4.2 GB/s at 256 KiB when its writes all used one slot.)
-     *
-     * @param framed whether each chunk goes behind a header of its own, in one gathering write
-     *     (the server then reads message by message)
-     * @return the bytes the server acknowledged holding, and the nanoseconds until its answer came
+     * 4.2 GB/s at 256 KiB when its writes all used one slot.) A round ends when the server, asked
+     * over a control connection of the stream's, holds every byte sent.
      */
-    private long[] stream(ByteBuffer memory, long size, long nanos, boolean framed) throws IOException {
-        int footprint = memory.capacity();
-        ByteBuffer[] message = framed ? new ByteBuffer[] {ByteBuffer.allocateDirect(PerfServer.FRAME_HEADER_BYTES), memory} : null;
-        try (SocketChannel channel = nio((byte) (framed ? 'F' : 'B'), size, footprint)) {
+    private final class NioStream implements AutoCloseable {
+        private final ByteBuffer memory;
+        private final int size;
+        /** framed: each chunk behind a header of its own, in one gathering write (the server then reads message by message) */
+        private final ByteBuffer[] message;
+        private final SocketChannel data;
+        private final SocketChannel control;
+        private final ByteBuffer count = ByteBuffer.allocate(8);
+        /** chunk bytes sent so far */
+        private long sent;
+        private int at;
+
+        NioStream(ByteBuffer memory, long size, boolean framed) throws IOException {
+            this.memory = memory;
+            this.size = (int) size;
+            message = framed ? new ByteBuffer[] {ByteBuffer.allocateDirect(PerfServer.FRAME_HEADER_BYTES), memory} : null;
+            data = nio((byte) (framed ? 'F' : 'B'), size, memory.capacity());
+            try {
+                if (!readFully(data, count)) {
+                    throw new IOException("the NIO server did not open the stream");
+                }
+                control = nio((byte) 'C', count.getLong(0), 0);
+            } catch (IOException | RuntimeException e) {
+                data.close();
+                throw e;
+            }
+        }
+
+        /**
+         * Streams for {@code nanos}.
+         *
+         * @return the bytes the server then held of this round, and the nanoseconds until it held them
+         */
+        long[] run(long nanos) throws IOException {
+            long from = sent;
             long start = System.nanoTime();
             long end = start + nanos;
-            int at = 0;
+            int footprint = memory.capacity();
             do {
-                memory.limit(at + (int) size).position(at);
-                if (framed) {
+                memory.limit(at + size).position(at);
+                if (message != null) {
                     message[0].clear();
                     while (memory.hasRemaining()) {
-                        channel.write(message);
+                        data.write(message);
                     }
                 } else {
                     while (memory.hasRemaining()) {
-                        channel.write(memory);
+                        data.write(memory);
                     }
                 }
-                at = at + (int) size == footprint ? 0 : at + (int) size;
+                sent += size;
+                at = at + size == footprint ? 0 : at + size;
             } while (System.nanoTime() < end);
-            channel.shutdownOutput();
-            ByteBuffer ack = ByteBuffer.allocate(8);
-            if (!readFully(channel, ack)) {
-                throw new IOException("the NIO server did not acknowledge the stream");
+            count.clear().putLong(0, sent);
+            while (count.hasRemaining()) {
+                control.write(count);
             }
-            return new long[] {ack.getLong(0), System.nanoTime() - start};
+            if (!readFully(control, count.clear()) || count.getLong(0) < sent) {
+                throw new IOException("the NIO server did not acknowledge the stream's " + sent + " bytes");
+            }
+            return new long[] {sent - from, System.nanoTime() - start};
+        }
+
+        @Override
+        public void close() throws IOException {
+            try (data) {
+                control.close();
+            }
         }
     }
 

@@ -40,8 +40,11 @@ import java.nio.channels.SocketChannel;
  * {@link #FRAME_HEADER_BYTES}, read on its own, the chunk then read into a slot of its own, as the
  * sim provider's TCP target does), the message size, and how much memory the client's side of the
  * stream cycles over (the server reads into as much, in turn: the same bytes as the RDMA writes it
- * is compared with). The server waits in blocking calls, never spins: on a machine of few cores
- * the client's and the server's threads share them.
+ * is compared with). A draining connection answers with its stream's number; a control
+ * connection ({@code 'C'}, the number in place of the size) then asks, round after round, for
+ * the moment the server holds a given count of the stream's bytes: the stream stays open for all
+ * rounds of a size, as the RDMA writes' connection does. The server waits in blocking calls, never
+ * spins: on a machine of few cores the client's and the server's threads share them.
  */
 final class PerfServer implements AutoCloseable {
 
@@ -66,6 +69,11 @@ final class PerfServer implements AutoCloseable {
     static final int ACCEPT_BYTES = 4 + 8 + 8 + 4;
 
     private static final long WAIT_MICROS = 200_000;
+
+    /** The bytes each open draining stream has read, by its number (the control connections' keys). */
+    private static final java.util.concurrent.ConcurrentHashMap<Integer, java.util.concurrent.atomic.AtomicLong> STREAMS =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private static final java.util.concurrent.atomic.AtomicInteger NEXT_STREAM = new java.util.concurrent.atomic.AtomicInteger();
 
     private final InterfaceAdapter ia;
     /** The IA's attributes, queried once. */
@@ -233,6 +241,10 @@ final class PerfServer implements AutoCloseable {
             byte mode = head.get(0);
             int size = head.getInt(1);
             int footprint = head.getInt(5);
+            if (mode == 'C') {
+                control(channel, size);
+                return;
+            }
             if (size <= 0 || size > BUFFER || footprint < size || footprint > BUFFER) {
                 return; // not a dat perf client: no allocation sized by a stranger
             }
@@ -250,43 +262,74 @@ final class PerfServer implements AutoCloseable {
                         channel.write(buffer);
                     }
                 }
-            } else if (mode == 'F') {
-                // message by message: the header on its own, then the chunk into the next slot
-                // (the chunks cycle over the footprint, as the client's do)
-                ByteBuffer header = ByteBuffer.allocateDirect(FRAME_HEADER_BYTES);
-                long total = 0;
-                int at = 0;
-                while (true) {
-                    header.clear();
-                    buffer.limit(at + size).position(at);
-                    if (!PerfClient.readFully(channel, header) || !PerfClient.readFully(channel, buffer)) {
-                        break;
+            }
+            int stream = NEXT_STREAM.incrementAndGet();
+            java.util.concurrent.atomic.AtomicLong read = new java.util.concurrent.atomic.AtomicLong();
+            STREAMS.put(stream, read);
+            try {
+                acknowledge(channel, stream);
+                if (mode == 'F') {
+                    // message by message: the header on its own, then the chunk into the next slot
+                    // (the chunks cycle over the footprint, as the client's do)
+                    ByteBuffer header = ByteBuffer.allocateDirect(FRAME_HEADER_BYTES);
+                    long total = 0;
+                    int at = 0;
+                    while (true) {
+                        header.clear();
+                        buffer.limit(at + size).position(at);
+                        if (!PerfClient.readFully(channel, header) || !PerfClient.readFully(channel, buffer)) {
+                            break;
+                        }
+                        total += size;
+                        read.lazySet(total);
+                        at = at + 2L * size > footprint ? 0 : at + size;
                     }
-                    total += size;
-                    at = at + 2L * size > footprint ? 0 : at + size;
+                } else {
+                    long total = 0;
+                    while (true) {
+                        // the next bytes after the last read's, around the buffer: every byte of it in turn
+                        if (!buffer.hasRemaining()) {
+                            buffer.clear();
+                        }
+                        int n = channel.read(buffer);
+                        if (n < 0) {
+                            break;
+                        }
+                        total += n;
+                        read.lazySet(total);
+                    }
                 }
-                acknowledge(channel, total);
-            } else {
-                long total = 0;
-                while (true) {
-                    // the next bytes after the last read's, around the buffer: every byte of it in turn
-                    if (!buffer.hasRemaining()) {
-                        buffer.clear();
-                    }
-                    int n = channel.read(buffer);
-                    if (n < 0) {
-                        break;
-                    }
-                    total += n;
-                }
-                acknowledge(channel, total);
+            } finally {
+                STREAMS.remove(stream);
             }
         } catch (IOException e) {
             // the client went away
         }
     }
 
-    /** The end of a drained stream: the bytes the server holds, as the client's figure. */
+    /**
+     * A control connection of stream {@code stream}: for each count of the stream's bytes the
+     * client sent, answers once the stream has read that many (or ended), with the count it has
+     * read: the end of the client's round.
+     */
+    private static void control(SocketChannel channel, int stream) throws IOException {
+        java.util.concurrent.atomic.AtomicLong read = STREAMS.get(stream);
+        if (read == null) {
+            return; // not a stream of this server's
+        }
+        ByteBuffer count = ByteBuffer.allocate(8);
+        while (PerfClient.readFully(channel, count.clear())) {
+            long wanted = count.getLong(0);
+            // a round ends once in a second or so: a look every 20 us costs nothing, and adds
+            // at most that much to a round's time
+            while (read.get() < wanted && STREAMS.get(stream) == read) {
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+            }
+            acknowledge(channel, read.get());
+        }
+    }
+
+    /** A stream's number, or the bytes a stream has read (the end of a client's round). */
     private static void acknowledge(SocketChannel channel, long total) throws IOException {
         ByteBuffer ack = ByteBuffer.allocate(8).putLong(0, total);
         while (ack.hasRemaining()) {
