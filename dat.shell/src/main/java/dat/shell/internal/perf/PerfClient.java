@@ -402,12 +402,9 @@ final class PerfClient {
             this.memory = memory;
             this.size = (int) size;
             message = framed ? new ByteBuffer[] {ByteBuffer.allocateDirect(PerfServer.FRAME_HEADER_BYTES), memory} : null;
-            data = nio((byte) (framed ? 'F' : 'B'), size, memory.capacity());
+            data = nio((byte) (framed ? 'M' : 'R'), size, memory.capacity());
             try {
-                if (!readFully(data, count)) {
-                    throw new IOException("the NIO server did not open the stream");
-                }
-                control = nio((byte) 'C', count.getLong(0), 0);
+                control = nio((byte) 'C', readLong(data, ANSWER_MILLIS, "opening a NIO stream"), 0);
             } catch (IOException | RuntimeException e) {
                 data.close();
                 throw e;
@@ -443,7 +440,7 @@ final class PerfClient {
             while (count.hasRemaining()) {
                 control.write(count);
             }
-            if (!readFully(control, count.clear()) || count.getLong(0) < sent) {
+            if (readLong(control, ANSWER_MILLIS, "the end of a NIO stream's round") < sent) {
                 throw new IOException("the NIO server did not acknowledge the stream's " + sent + " bytes");
             }
             return new long[] {sent - from, System.nanoTime() - start};
@@ -454,6 +451,24 @@ final class PerfClient {
             try (data) {
                 control.close();
             }
+        }
+    }
+
+    /** How long the server may take to answer a stream's opening or the end of its round. */
+    private static final int ANSWER_MILLIS = 60_000;
+
+    /**
+     * Reads a long within {@code millis}: a server that stalls, or speaks another version of the
+     * protocol (and so never answers, or closes), fails the run instead of hanging it.
+     */
+    private static long readLong(SocketChannel channel, int millis, String what) throws IOException {
+        channel.socket().setSoTimeout(millis);
+        try {
+            return new java.io.DataInputStream(channel.socket().getInputStream()).readLong();
+        } catch (java.net.SocketTimeoutException e) {
+            throw new IOException(what + ": no answer from the NIO server within " + millis / 1000 + " s", e);
+        } catch (java.io.EOFException e) {
+            throw new IOException(what + ": the NIO server closed the connection (a dat perf server of another version?)", e);
         }
     }
 

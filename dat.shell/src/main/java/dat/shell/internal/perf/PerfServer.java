@@ -36,15 +36,17 @@ import java.nio.channels.SocketChannel;
  * message back ({@link #ECHO}, the ping-pong) or nothing ({@link #QUIET}: RDMA writes into the
  * server's buffer, whose RMR triplet the accept's private data carries; connection setup). Each
  * NIO connection says it in its first bytes ({@link #NIO_HEAD_BYTES}): echo ({@code 'P'}), drain
- * ({@code 'B'}) or drain framed messages ({@code 'F'}: each chunk behind a header of
+ * ({@code 'R'}) or drain framed messages ({@code 'M'}: each chunk behind a header of
  * {@link #FRAME_HEADER_BYTES}, read on its own, the chunk then read into a slot of its own, as the
  * sim provider's TCP target does), the message size, and how much memory the client's side of the
  * stream cycles over (the server reads into as much, in turn: the same bytes as the RDMA writes it
  * is compared with). A draining connection answers with its stream's number; a control
  * connection ({@code 'C'}, the number in place of the size) then asks, round after round, for
  * the moment the server holds a given count of the stream's bytes: the stream stays open for all
- * rounds of a size, as the RDMA writes' connection does. The server waits in blocking calls, never
- * spins: on a machine of few cores the client's and the server's threads share them.
+ * rounds of a size, as the RDMA writes' connection does. (Until stop 17 draining connections, then
+ * {@code 'B'} and {@code 'F'}, lasted one round each: a client of that protocol is closed at once,
+ * and fails, rather than read a stream number as its byte count.) The server waits in blocking
+ * calls, never spins: on a machine of few cores the client's and the server's threads share them.
  */
 final class PerfServer implements AutoCloseable {
 
@@ -70,10 +72,47 @@ final class PerfServer implements AutoCloseable {
 
     private static final long WAIT_MICROS = 200_000;
 
-    /** The bytes each open draining stream has read, by its number (the control connections' keys). */
-    private static final java.util.concurrent.ConcurrentHashMap<Integer, java.util.concurrent.atomic.AtomicLong> STREAMS =
+    /** The open draining streams, by their (random) numbers: the control connections' keys. */
+    private static final java.util.concurrent.ConcurrentHashMap<Integer, StreamCount> STREAMS =
             new java.util.concurrent.ConcurrentHashMap<>();
-    private static final java.util.concurrent.atomic.AtomicInteger NEXT_STREAM = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * What a draining stream has read, and the one control thread waiting for a count of it. The
+     * reader stores the count before it looks at what is wanted, the waiter what it wants before
+     * it looks at the count (all volatile): one of the two sees the other's store, so the waiter
+     * never parks past the count it waits for.
+     */
+    private static final class StreamCount {
+        volatile long read;
+        volatile boolean ended;
+        volatile long wanted = Long.MAX_VALUE;
+        volatile Thread waiter;
+        /** One control connection per stream: a second one would take the first's wake-ups. */
+        final java.util.concurrent.atomic.AtomicBoolean controlled = new java.util.concurrent.atomic.AtomicBoolean();
+
+        void add(long total) {
+            read = total;
+            if (total >= wanted) {
+                java.util.concurrent.locks.LockSupport.unpark(waiter);
+            }
+        }
+
+        void end() {
+            ended = true;
+            java.util.concurrent.locks.LockSupport.unpark(waiter);
+        }
+
+        /** Blocks until the stream has read {@code count} bytes or ended; returns what it has read. */
+        long await(long count) {
+            waiter = Thread.currentThread();
+            wanted = count;
+            while (read < count && !ended) {
+                java.util.concurrent.locks.LockSupport.park(this);
+            }
+            wanted = Long.MAX_VALUE;
+            return read;
+        }
+    }
 
     private final InterfaceAdapter ia;
     /** The IA's attributes, queried once. */
@@ -219,7 +258,7 @@ final class PerfServer implements AutoCloseable {
         }
     }
 
-    /** The NIO baselines: echo ('P'), drain ('B') or drain framed ('F'), one thread per connection. */
+    /** The NIO baselines: echo ('P'), drain ('R') or drain framed ('M'), and the drains' control ('C'); one thread per connection. */
     private void serveNio() {
         while (!closed) {
             try {
@@ -263,12 +302,17 @@ final class PerfServer implements AutoCloseable {
                     }
                 }
             }
-            int stream = NEXT_STREAM.incrementAndGet();
-            java.util.concurrent.atomic.AtomicLong read = new java.util.concurrent.atomic.AtomicLong();
-            STREAMS.put(stream, read);
+            if (mode != 'R' && mode != 'M') {
+                return; // not a client of this version (before stop 17 'B' and 'F' lasted a round each)
+            }
+            StreamCount read = new StreamCount();
+            int stream;
+            do {
+                stream = java.util.concurrent.ThreadLocalRandom.current().nextInt();
+            } while (STREAMS.putIfAbsent(stream, read) != null);
             try {
                 acknowledge(channel, stream);
-                if (mode == 'F') {
+                if (mode == 'M') {
                     // message by message: the header on its own, then the chunk into the next slot
                     // (the chunks cycle over the footprint, as the client's do)
                     ByteBuffer header = ByteBuffer.allocateDirect(FRAME_HEADER_BYTES);
@@ -281,7 +325,7 @@ final class PerfServer implements AutoCloseable {
                             break;
                         }
                         total += size;
-                        read.lazySet(total);
+                        read.add(total);
                         at = at + 2L * size > footprint ? 0 : at + size;
                     }
                 } else {
@@ -296,11 +340,12 @@ final class PerfServer implements AutoCloseable {
                             break;
                         }
                         total += n;
-                        read.lazySet(total);
+                        read.add(total);
                     }
                 }
             } finally {
                 STREAMS.remove(stream);
+                read.end();
             }
         } catch (IOException e) {
             // the client went away
@@ -313,19 +358,13 @@ final class PerfServer implements AutoCloseable {
      * read: the end of the client's round.
      */
     private static void control(SocketChannel channel, int stream) throws IOException {
-        java.util.concurrent.atomic.AtomicLong read = STREAMS.get(stream);
-        if (read == null) {
-            return; // not a stream of this server's
+        StreamCount read = STREAMS.get(stream);
+        if (read == null || !read.controlled.compareAndSet(false, true)) {
+            return; // not a stream of this server's, or one with its control connection
         }
         ByteBuffer count = ByteBuffer.allocate(8);
         while (PerfClient.readFully(channel, count.clear())) {
-            long wanted = count.getLong(0);
-            // a round ends once in a second or so: a look every 20 us costs nothing, and adds
-            // at most that much to a round's time
-            while (read.get() < wanted && STREAMS.get(stream) == read) {
-                java.util.concurrent.locks.LockSupport.parkNanos(20_000);
-            }
-            acknowledge(channel, read.get());
+            acknowledge(channel, read.await(count.getLong(0)));
         }
     }
 
