@@ -647,7 +647,7 @@ final class TcpConnection {
                     return;
                 }
             } finally {
-                readRole.unlock();
+                releaseReadRole();
             }
             awaitReadable(ch);
         }
@@ -807,7 +807,7 @@ final class TcpConnection {
             }
             return true;
         } finally {
-            readRole.unlock();
+            releaseReadRole();
         }
     }
 
@@ -1129,7 +1129,7 @@ final class TcpConnection {
             } catch (IOException x) {
                 done = false; // the writer meets the failure too and ends the connection
             } finally {
-                writeLock.unlock();
+                releaseWriteLock();
             }
         }
         if (!done) {
@@ -1534,14 +1534,42 @@ final class TcpConnection {
             try {
                 dropWriteViewsIfStale();
             } finally {
-                writeLock.unlock();
+                releaseWriteLock();
             }
         }
         if (readRole.tryLock()) {
             try {
                 dropReadViewsIfStale();
             } finally {
+                releaseReadRole();
+            }
+        }
+    }
+
+    /**
+     * Releases the read role; if a free marked the views stale meanwhile (its {@link #dropViews}
+     * found the role taken, and this holder may have passed its safe point before the mark), drops
+     * them now: otherwise a connection that goes quiet would keep them until its next frame.
+     */
+    private void releaseReadRole() {
+        readRole.unlock();
+        while (readViewsStale && !readRole.isHeldByCurrentThread() && readRole.tryLock()) {
+            try {
+                dropReadViewsIfStale();
+            } finally {
                 readRole.unlock();
+            }
+        }
+    }
+
+    /** Releases the write lock, as {@link #releaseReadRole} the read role (package-private: tests hold the lock as a writer would). */
+    void releaseWriteLock() {
+        writeLock.unlock();
+        while (writeViewsStale && !writeLock.isHeldByCurrentThread() && writeLock.tryLock()) {
+            try {
+                dropWriteViewsIfStale();
+            } finally {
+                writeLock.unlock();
             }
         }
     }
@@ -1911,7 +1939,7 @@ final class TcpConnection {
             }
             return transmit(ch, e) ? WROTE : IDLE;
         } finally {
-            writeLock.unlock();
+            releaseWriteLock();
         }
     }
 
@@ -1992,7 +2020,7 @@ final class TcpConnection {
         } catch (IllegalStateException | IndexOutOfBoundsException x) {
             memoryGone = true;
         } finally {
-            writeLock.unlock();
+            releaseWriteLock();
             if (failed == null && !memoryGone && wake) {
                 kick();
             }
@@ -2119,7 +2147,7 @@ final class TcpConnection {
         } catch (IOException x) {
             return false; // queued instead: the writer meets the failure and ends the connection
         } finally {
-            writeLock.unlock();
+            releaseWriteLock();
         }
     }
 

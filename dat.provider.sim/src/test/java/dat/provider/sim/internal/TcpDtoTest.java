@@ -692,6 +692,44 @@ class TcpDtoTest {
     }
 
     /**
+     * A free that finds a role taken (here the write lock, as a writer in the middle of a frame
+     * holds it) leaves the views to the holder, which drops them as it lets go: the memory is
+     * reclaimed though the connection then goes quiet (no next write would drop them).
+     */
+    @Test
+    void freedMemory_isNotKeptReachable_whenTheFreeFoundTheWriteLockTaken() throws Exception {
+        connect(b.ep);
+        TcpConnection wire = transport(a).connections.iterator().next();
+        java.lang.ref.WeakReference<MemorySegment.Scope> scope = new java.lang.ref.WeakReference<>(writtenFromAndFreed(wire));
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (scope.get() != null && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertThat(scope.get()).as("the freed memory is reclaimed").isNull();
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+    }
+
+    /** A batch of writes from fresh automatic memory (gathered by the writer), then its LMR freed while a thread holds the write lock. */
+    private MemorySegment.Scope writtenFromAndFreed(TcpConnection wire) throws Exception {
+        MemorySegment memory = Arena.ofAuto().allocate(64 * 1024);
+        LocalMemoryRegion lmr = a.ia.registerMemory(memory, a.pz, MemPrivileges.ALL);
+        for (int i = 0; i < 20; i++) {
+            ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(lmr, i * 1000L, 1000)), i, RmrTriplet.of(b.lmr, i * 1000L, 1000), 0));
+        }
+        for (int i = 0; i < 20; i++) {
+            assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        }
+        assertThat(wire.largestBatch()).as("the writer gathered frames (views of the memory)").isGreaterThan(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = holdingTheWriteLock(wire, release);
+        lmr.close();
+        release.countDown();
+        holder.join();
+        return memory.scope();
+    }
+
+    /**
      * Over an LMR of fresh automatic memory of {@code from}: an inline write, a batch of writes, a
      * write into it and a read out of it by {@code to}; then frees the LMR.
      *
@@ -730,7 +768,7 @@ class TcpDtoTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
-                wire.writeLock.unlock();
+                wire.releaseWriteLock();
             }
         });
         held.await();
