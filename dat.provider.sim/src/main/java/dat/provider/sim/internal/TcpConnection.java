@@ -1530,20 +1530,8 @@ final class TcpConnection {
     private void dropViews() {
         writeViewsStale = true;
         readViewsStale = true;
-        if (writeLock.tryLock()) {
-            try {
-                dropWriteViewsIfStale();
-            } finally {
-                releaseWriteLock();
-            }
-        }
-        if (readRole.tryLock()) {
-            try {
-                dropReadViewsIfStale();
-            } finally {
-                releaseReadRole();
-            }
-        }
+        dropWriteViewsUnlessTaken();
+        dropReadViewsUnlessTaken();
     }
 
     /**
@@ -1553,6 +1541,20 @@ final class TcpConnection {
      */
     private void releaseReadRole() {
         readRole.unlock();
+        dropReadViewsUnlessTaken();
+    }
+
+    /** Releases the write lock, as {@link #releaseReadRole} the read role (package-private: tests hold the lock as a writer would). */
+    void releaseWriteLock() {
+        writeLock.unlock();
+        dropWriteViewsUnlessTaken();
+    }
+
+    /**
+     * Drops the read views if they are stale and the role is free; a thread that takes the role
+     * meanwhile drops them as it releases it (the loop looks again after its own release).
+     */
+    private void dropReadViewsUnlessTaken() {
         while (readViewsStale && !readRole.isHeldByCurrentThread() && readRole.tryLock()) {
             try {
                 dropReadViewsIfStale();
@@ -1562,9 +1564,8 @@ final class TcpConnection {
         }
     }
 
-    /** Releases the write lock, as {@link #releaseReadRole} the read role (package-private: tests hold the lock as a writer would). */
-    void releaseWriteLock() {
-        writeLock.unlock();
+    /** As {@link #dropReadViewsUnlessTaken}, the write views under the write lock. */
+    private void dropWriteViewsUnlessTaken() {
         while (writeViewsStale && !writeLock.isHeldByCurrentThread() && writeLock.tryLock()) {
             try {
                 dropWriteViewsIfStale();

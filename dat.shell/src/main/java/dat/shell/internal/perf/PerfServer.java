@@ -284,6 +284,9 @@ final class PerfServer implements AutoCloseable {
                 control(channel, size);
                 return;
             }
+            if (mode != 'P' && mode != 'R' && mode != 'M') {
+                return; // not a client of this version (before stop 17 'B' and 'F' lasted a round each)
+            }
             if (size <= 0 || size > BUFFER || footprint < size || footprint > BUFFER) {
                 return; // not a dat perf client: no allocation sized by a stranger
             }
@@ -301,9 +304,6 @@ final class PerfServer implements AutoCloseable {
                         channel.write(buffer);
                     }
                 }
-            }
-            if (mode != 'R' && mode != 'M') {
-                return; // not a client of this version (before stop 17 'B' and 'F' lasted a round each)
             }
             StreamCount read = new StreamCount();
             int stream;
