@@ -233,6 +233,20 @@ final class TcpConnection {
      * one-sided operation while the target consumer is busy); then the reader thread serves it.
      */
     private static final long DRIVER_LEASE_NANOS = 1_000_000;
+    /**
+     * The deadline (System.nanoTime) of a driver that waits without a timeout of its own, for the
+     * transport's watchdog to wake it ({@link #wakeDriverPastDeadline}); {@link #NO_DEADLINE} when none.
+     */
+    private volatile long driverDeadline = NO_DEADLINE;
+    private static final long NO_DEADLINE = Long.MIN_VALUE;
+    /**
+     * A driver's wait at least this long selects without a timeout, and the transport's watchdog
+     * wakes it once past its deadline, up to {@link TcpTransport#TICK_NANOS} late: a select with a
+     * timeout arms and cancels a kernel timer per wait, a twentieth of a round trip where both
+     * processes share a CPU (a virtual machine pays for the timer's programming). A shorter wait
+     * keeps its precise timer.
+     */
+    static final long COARSE_WAIT_NANOS = 100_000_000;
     /** Frames read by consumers ({@link #drive}), for tests and statistics; written under the read role. */
     private volatile long framesReadByConsumers;
     private final Object selectorLock = new Object();
@@ -736,7 +750,8 @@ final class TcpConnection {
      * socket would, instead of the reader thread and then the consumer (the largest cost of a
      * round trip on a busy machine). The frames it meets are handled as the reader thread would,
      * whatever EVD they feed. A frame whose payload is still in flight is read to its end even
-     * past the wait's deadline: the liveness timeout bounds that.
+     * past the wait's deadline: the liveness timeout bounds that. A wait of
+     * {@link #COARSE_WAIT_NANOS} or more ends up to {@link TcpTransport#TICK_NANOS} past its deadline.
      *
      * @param evd the EVD waited on; a post from another thread wakes the driver ({@link #wakeDriver})
      * @param deadline System.nanoTime() at which the wait ends, unless {@code infinite}
@@ -771,6 +786,7 @@ final class TcpConnection {
                 }
             }
             evd.drivenBy = this;
+            boolean coarse = false;
             try {
                 for (boolean waited = false;; waited = true) {
                     if (!readAvailable(ch, evd, infinite, deadline, waited)) {
@@ -786,13 +802,21 @@ final class TcpConnection {
                         return true;
                     }
                     flushAcksIfDue();
-                    if (infinite) {
+                    if (!waited && !infinite && left >= COARSE_WAIT_NANOS) {
+                        coarse = true;
+                        driverDeadline = deadline == NO_DEADLINE ? deadline + 1 : deadline;
+                        transport.deadlineArmed();
+                    }
+                    if (infinite || coarse) {
                         selector.select(READY);
                     } else {
                         selector.select(READY, (left + 999_999) / 1_000_000); // at least 1 ms: 0 would be forever
                     }
                 }
             } finally {
+                if (coarse) {
+                    driverDeadline = NO_DEADLINE;
+                }
                 evd.drivenBy = null;
                 driverLease = System.nanoTime() + DRIVER_LEASE_NANOS;
                 driver = null;
@@ -809,6 +833,23 @@ final class TcpConnection {
         } finally {
             releaseReadRole();
         }
+    }
+
+    /**
+     * The transport's watchdog: wakes a driver that waits without a timeout of its own once its
+     * deadline passed (it then finds the deadline over and returns).
+     *
+     * @return whether a driver waits with such a deadline
+     */
+    boolean wakeDriverPastDeadline(long now) {
+        long deadline = driverDeadline;
+        if (deadline == NO_DEADLINE) {
+            return false;
+        }
+        if (now - deadline >= 0) {
+            wakeDriver();
+        }
+        return true;
     }
 
     /** An EVD this connection's driver waits on got an event from another thread: the driver looks. */

@@ -18,7 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * address), the acceptor thread, and its live connections. Connection qualifiers are multiplexed
  * over the one port: a connection's first frame names the qualifier it wants.
  *
- * <p>Threads: one platform acceptor thread per IA, a virtual liveness watchdog, and a platform
+ * <p>Threads: one platform acceptor thread per IA, a platform liveness watchdog (a platform thread:
+ * it ticks every few milliseconds while consumers wait with long deadlines, and a virtual thread's
+ * timed park wakes two threads per tick), and a platform
  * reader thread (plus a platform writer thread, once the peer proved to speak the protocol) per
  * connection, all ended by {@link #close()}, which the provider's hot swap calls. A connection's reader performs the target side's work, so nothing waits for the local
  * consumer to call into the provider.
@@ -38,6 +40,15 @@ final class TcpTransport {
     static final long DEFAULT_TIMEOUT_MS = 10_000;
     final long timeoutNanos;
     private final Thread watchdog;
+    /**
+     * The watchdog's period while drivers wait with deadlines it keeps for them
+     * ({@link TcpConnection#COARSE_WAIT_NANOS}): how late such a wait ends at most, scheduling aside.
+     */
+    static final long TICK_NANOS = 5_000_000;
+    /** Ticks without such a deadline after which the watchdog goes back to its liveness period. */
+    private static final int IDLE_TICKS = 20;
+    /** The watchdog ticks for drivers' deadlines; set by a driver that arms one, cleared by the watchdog. */
+    private volatile boolean ticking;
     /** Connections ended for a protocol violation (malformed or misplaced frame): what the fuzz test counts. */
     final java.util.concurrent.atomic.AtomicLong violations = new java.util.concurrent.atomic.AtomicLong();
 
@@ -68,7 +79,7 @@ final class TcpTransport {
                     "cannot listen on " + bind + ": " + e.getMessage(), e);
         }
         acceptor = Thread.ofPlatform().daemon().name("dat-sim-tcp-accept-" + adapterName).unstarted(this::acceptLoop);
-        watchdog = Thread.ofVirtual().name("dat-sim-tcp-liveness-" + adapterName).unstarted(this::watch);
+        watchdog = Thread.ofPlatform().daemon().name("dat-sim-tcp-liveness-" + adapterName).unstarted(this::watch);
     }
 
     /** Binds the transport to its adapter, which needed the bound address first. */
@@ -101,15 +112,68 @@ final class TcpTransport {
      * quiet for a third of it gets a NOP, and one that showed no life for the whole timeout (no
      * frame read while the local side waits on the peer, or a write that made no progress: a peer
      * that stopped reading) breaks with {@link dat.api.EventNumber#CONNECTION_EVENT_BROKEN}.
+     * While consumers wait on connections with deadlines left to it, it also ticks every
+     * {@link #TICK_NANOS} and wakes those past their deadline.
      */
     private void watch() {
         long period = Math.max(1_000_000, timeoutNanos / 8);
+        long nextCheck = System.nanoTime() + period;
+        int idleTicks = 0;
         while (!closed) {
-            java.util.concurrent.locks.LockSupport.parkNanos(this, period);
-            long now = System.nanoTime();
-            for (TcpConnection c : connections) {
-                c.checkLiveness(now, timeoutNanos);
+            long sleep = nextCheck - System.nanoTime();
+            if (ticking) {
+                sleep = Math.min(sleep, TICK_NANOS);
             }
+            if (sleep > 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(this, sleep);
+            }
+            long now = System.nanoTime();
+            if (ticking) {
+                if (wakeDriversPastDeadline(now)) {
+                    idleTicks = 0;
+                } else if (++idleTicks >= IDLE_TICKS) {
+                    idleTicks = 0;
+                    ticking = false;
+                    // a driver that armed its deadline before it could see the flag cleared: tick on
+                    // (never stores false over a driver's true: a driver that armed later set it)
+                    if (wakeDriversPastDeadline(now)) {
+                        ticking = true;
+                    }
+                }
+            }
+            if (now - nextCheck >= 0) {
+                for (TcpConnection c : connections) {
+                    c.checkLiveness(now, timeoutNanos);
+                }
+                nextCheck = now + period;
+            }
+        }
+    }
+
+    /** Whether the watchdog ticks for drivers' deadlines now (for tests). */
+    boolean ticking() {
+        return ticking;
+    }
+
+    /** @return whether any driver waits with a deadline left to the watchdog */
+    private boolean wakeDriversPastDeadline(long now) {
+        boolean any = false;
+        for (TcpConnection c : connections) {
+            any |= c.wakeDriverPastDeadline(now);
+        }
+        return any;
+    }
+
+    /**
+     * A driver armed a deadline for the watchdog to keep ({@link TcpConnection#COARSE_WAIT_NANOS}):
+     * makes it tick, unless it does. The driver stores its deadline before it looks at the flag,
+     * the watchdog clears the flag before it looks at the deadlines once more: one of the two sees
+     * the other's store.
+     */
+    void deadlineArmed() {
+        if (!ticking) {
+            ticking = true;
+            java.util.concurrent.locks.LockSupport.unpark(watchdog);
         }
     }
 

@@ -492,6 +492,39 @@ class TcpDtoTest {
         aSendStillArrives(3);
     }
 
+    @Test
+    void aLongTimedWaitReadingTheConnection_endsWithTIMEOUT_EXPIRED_whenTheWatchdogWokeIt() throws Exception {
+        connectAndFeed();
+        TcpTransport watched = transport(b);
+        long timeoutMicros = TcpConnection.COARSE_WAIT_NANOS / 1000 * 2;
+        for (int i = 0; i < 2; i++) {
+            // the watchdog idles (not yet, then again after the first wait): the wait must make it tick
+            for (long end = System.nanoTime() + 5_000_000_000L; watched.ticking() && System.nanoTime() < end;) {
+                Thread.sleep(1);
+            }
+            assertThat(watched.ticking()).as("the watchdog idles before wait %d", i).isFalse();
+            int[] rc = {-1};
+            long[] took = {-1};
+            Thread waiter = Thread.ofPlatform().start(() -> {
+                long start = System.nanoTime();
+                rc[0] = b.recvEvd.await(timeoutMicros, 1, new DatEvent());
+                took[0] = System.nanoTime() - start;
+            });
+            boolean sawTicking = false;
+            // nothing comes on the connection: only the watchdog can end the wait's select
+            for (long end = System.nanoTime() + 10_000_000_000L; waiter.isAlive() && System.nanoTime() < end;) {
+                sawTicking |= watched.ticking();
+                Thread.sleep(1);
+            }
+            waiter.join(1_000);
+            assertThat(waiter.isAlive()).as("wait %d ended", i).isFalse();
+            isType(rc[0], dat.api.DatReturn.TIMEOUT_EXPIRED);
+            assertThat(took[0]).as("wait %d lasted its timeout", i).isGreaterThanOrEqualTo(timeoutMicros * 1000);
+            assertThat(sawTicking).as("the watchdog kept wait %d's deadline", i).isTrue();
+        }
+        aSendStillArrives(3);
+    }
+
     /** A send from a into a receive b posts now arrives: the connection still serves. */
     private void aSendStillArrives(long cookie) {
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), cookie, 0));
