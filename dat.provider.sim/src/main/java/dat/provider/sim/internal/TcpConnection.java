@@ -240,8 +240,9 @@ final class TcpConnection {
     private volatile long driverDeadline = NO_DEADLINE;
     private static final long NO_DEADLINE = Long.MIN_VALUE;
     /**
-     * A driver's wait at least this long selects without a timeout, and the transport's watchdog
-     * wakes it once past its deadline, up to {@link TcpTransport#TICK_NANOS} late: a select with a
+     * A driver with at least this long left when it first waits on the socket selects without a
+     * timeout, and the transport's watchdog wakes it once past its deadline, up to
+     * {@link TcpTransport#TICK_NANOS} late: a select with a
      * timeout arms and cancels a kernel timer per wait, a twentieth of a round trip where both
      * processes share a CPU (a virtual machine pays for the timer's programming). A shorter wait
      * keeps its precise timer.
@@ -750,8 +751,9 @@ final class TcpConnection {
      * socket would, instead of the reader thread and then the consumer (the largest cost of a
      * round trip on a busy machine). The frames it meets are handled as the reader thread would,
      * whatever EVD they feed. A frame whose payload is still in flight is read to its end even
-     * past the wait's deadline: the liveness timeout bounds that. A wait of
-     * {@link #COARSE_WAIT_NANOS} or more ends up to {@link TcpTransport#TICK_NANOS} past its deadline.
+     * past the wait's deadline: the liveness timeout bounds that. A wait with
+     * {@link #COARSE_WAIT_NANOS} or more left at its first select ends up to
+     * {@link TcpTransport#TICK_NANOS} past its deadline.
      *
      * @param evd the EVD waited on; a post from another thread wakes the driver ({@link #wakeDriver})
      * @param deadline System.nanoTime() at which the wait ends, unless {@code infinite}

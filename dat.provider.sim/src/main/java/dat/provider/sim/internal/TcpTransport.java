@@ -18,14 +18,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * address), the acceptor thread, and its live connections. Connection qualifiers are multiplexed
  * over the one port: a connection's first frame names the qualifier it wants.
  *
- * <p>Threads: one platform acceptor thread per IA, a platform liveness watchdog (a platform thread:
- * it ticks every few milliseconds while consumers wait with long deadlines, and a virtual thread's
+ * <p>Threads: one platform acceptor thread per IA, a liveness watchdog (a platform thread: it
+ * ticks every few milliseconds while consumers wait with long deadlines, and a virtual thread's
  * timed park wakes two threads per tick), and a platform
  * reader thread (plus a platform writer thread, once the peer proved to speak the protocol) per
  * connection, all ended by {@link #close()}, which the provider's hot swap calls. A connection's reader performs the target side's work, so nothing waits for the local
  * consumer to call into the provider.
  */
 final class TcpTransport {
+
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(TcpTransport.class.getName());
 
     private volatile Adapter adapter;
     final TcpFrame.Limits limits;
@@ -42,12 +44,16 @@ final class TcpTransport {
     private final Thread watchdog;
     /**
      * The watchdog's period while drivers wait with deadlines it keeps for them
-     * ({@link TcpConnection#COARSE_WAIT_NANOS}): how late such a wait ends at most, scheduling aside.
+     * ({@link TcpConnection#COARSE_WAIT_NANOS}): how late such a wait ends at most, scheduling and
+     * the watchdog's other work (a connection it breaks) aside.
      */
     static final long TICK_NANOS = 5_000_000;
     /** Ticks without such a deadline after which the watchdog goes back to its liveness period. */
     private static final int IDLE_TICKS = 20;
-    /** The watchdog ticks for drivers' deadlines; set by a driver that arms one, cleared by the watchdog. */
+    /**
+     * The watchdog ticks for drivers' deadlines: set by a driver that arms one (and by the watchdog
+     * when it finds one after it cleared the flag), cleared by the watchdog after idle ticks.
+     */
     private volatile boolean ticking;
     /** Connections ended for a protocol violation (malformed or misplaced frame): what the fuzz test counts. */
     final java.util.concurrent.atomic.AtomicLong violations = new java.util.concurrent.atomic.AtomicLong();
@@ -143,7 +149,12 @@ final class TcpTransport {
             }
             if (now - nextCheck >= 0) {
                 for (TcpConnection c : connections) {
-                    c.checkLiveness(now, timeoutNanos);
+                    try {
+                        c.checkLiveness(now, timeoutNanos);
+                    } catch (RuntimeException e) {
+                        // the watchdog must go on: the drivers' long waits end only by its ticks
+                        LOG.log(java.util.logging.Level.WARNING, "liveness check of a connection failed", e);
+                    }
                 }
                 nextCheck = now + period;
             }
