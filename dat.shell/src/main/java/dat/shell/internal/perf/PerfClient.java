@@ -30,6 +30,8 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +43,7 @@ import java.util.List;
  * write bandwidth beside a NIO {@code SocketChannel} stream of the same chunk size (both counted
  * end to end: the server acknowledges the bytes it holds; a NIO stream framed as the sim
  * provider's TCP transport frames is reported beside it too), and the connection setup rate beside
- * OFED uDAPL's published dtestcm figure. Every wait blocks ({@code dat_evd_wait}, blocking NIO):
+ * OFED uDAPL's published dtestcm figure. Every wait blocks ({@code dat_evd_wait}, blocking NIO, a selector):
  * neither side spins, as both baselines do not.
  */
 final class PerfClient {
@@ -95,11 +97,13 @@ final class PerfClient {
             }
             for (long size : options.bandwidthSizes()) {
                 if (size <= Math.min(limits.maxRdmaSize(), BUFFER / 2)) {
-                    double[] nioDatFramed = bandwidths(size);
-                    add(new Figure("RDMA write bandwidth, 2 processes", size, "GB/s", nioDatFramed[1], null,
-                            "NIO SocketChannel stream", nioDatFramed[0], true));
-                    add(new Figure("NIO framed stream bandwidth, 2 processes", size, "GB/s", nioDatFramed[2], null,
-                            "NIO SocketChannel stream", nioDatFramed[0], true));
+                    double[] streams = bandwidths(size);
+                    add(new Figure("RDMA write bandwidth, 2 processes", size, "GB/s", streams[1], null,
+                            "NIO SocketChannel stream", streams[0], true));
+                    add(new Figure("NIO framed stream bandwidth, 2 processes", size, "GB/s", streams[2], null,
+                            "NIO SocketChannel stream", streams[0], true));
+                    add(new Figure("NIO framed non-blocking, 2 processes", size, "GB/s", streams[3], null,
+                            "NIO SocketChannel stream", streams[0], true));
                 }
             }
             add(connectionRate());
@@ -262,9 +266,13 @@ final class PerfClient {
      * <p>A third stream in each round frames its chunks as the sim provider's TCP transport does
      * (a header before each, the server reading the header on its own and then the chunk into a
      * slot of its own, no acknowledgement per chunk): what a message protocol over the same
-     * socket costs before any of DAT's own work, beside the raw stream.
+     * socket costs before any of DAT's own work, beside the raw stream. A fourth stream is framed
+     * the same way from non-blocking channels that wait in selectors at both ends, as the sim
+     * provider's transport must (its posting threads and consumers never block in the socket, and a
+     * consumer's wait has a timeout): what that way of waiting costs against the blocking streams.
      *
-     * @return the NIO, the DAT and the framed NIO bandwidths in GB/s, each its bytes over its time in all rounds
+     * @return the NIO, the DAT, the framed NIO and the non-blocking framed NIO bandwidths in GB/s,
+     *     each its bytes over its time in all rounds
      */
     private double[] bandwidths(long size) {
         long perRound = Math.max(1, options.measureNanos() / BANDWIDTH_ROUNDS);
@@ -272,19 +280,24 @@ final class PerfClient {
         try {
             WriteStream writes = new WriteStream(ep, size);
             ByteBuffer chunks = ByteBuffer.allocateDirect((int) (writes.window * size));
-            try (NioStream raw = new NioStream(chunks, size, false); NioStream framedRaw = new NioStream(chunks, size, true)) {
+            try (NioStream raw = new NioStream(chunks, size, 'R'); NioStream framedRaw = new NioStream(chunks, size, 'M');
+                    NioStream framedNonBlocking = new NioStream(chunks, size, 'S')) {
                 raw.run(options.warmupNanos());
                 writes.run(options.warmupNanos());
                 framedRaw.run(options.warmupNanos());
+                framedNonBlocking.run(options.warmupNanos());
                 long[] nio = new long[2];
                 long[] dat = new long[2];
                 long[] framed = new long[2];
+                long[] nonBlocking = new long[2];
                 for (int round = 0; round < BANDWIDTH_ROUNDS; round++) {
                     add(nio, raw.run(perRound));
                     add(dat, writes.run(perRound));
                     add(framed, framedRaw.run(perRound));
+                    add(nonBlocking, framedNonBlocking.run(perRound));
                 }
-                return new double[] {(double) nio[0] / nio[1], (double) dat[0] / dat[1], (double) framed[0] / framed[1]};
+                return new double[] {(double) nio[0] / nio[1], (double) dat[0] / dat[1], (double) framed[0] / framed[1],
+                        (double) nonBlocking[0] / nonBlocking[1]};
             }
         } catch (IOException e) {
             throw new UncheckedIOException("the NIO stream baseline against " + server.getAddress() + ":" + nioPort, e);
@@ -403,19 +416,28 @@ final class PerfClient {
         /** framed: each chunk behind a header of its own, in one gathering write (the server then reads message by message) */
         private final ByteBuffer[] message;
         private final SocketChannel data;
+        /** non-blocking: the data channel's writes wait here when the socket takes nothing */
+        private final Selector writable;
         private final SocketChannel control;
         private final ByteBuffer count = ByteBuffer.allocate(8);
         /** chunk bytes sent so far */
         private long sent;
         private int at;
 
-        NioStream(ByteBuffer memory, long size, boolean framed) throws IOException {
+        /** @param mode the server's: 'R' raw, 'M' framed, 'S' framed and non-blocking at both ends */
+        NioStream(ByteBuffer memory, long size, char mode) throws IOException {
             this.memory = memory;
             this.size = (int) size;
-            message = framed ? new ByteBuffer[] {ByteBuffer.allocateDirect(PerfServer.FRAME_HEADER_BYTES), memory} : null;
-            data = nio((byte) (framed ? 'M' : 'R'), size, memory.capacity());
+            message = mode != 'R' ? new ByteBuffer[] {ByteBuffer.allocateDirect(PerfServer.FRAME_HEADER_BYTES), memory} : null;
+            data = nio((byte) mode, size, memory.capacity());
             try {
                 control = nio((byte) 'C', readLong(data, ANSWER_MILLIS, "opening a NIO stream"), 0);
+                try {
+                    writable = mode == 'S' ? waitingFor(data, SelectionKey.OP_WRITE) : null;
+                } catch (IOException | RuntimeException e) {
+                    control.close();
+                    throw e;
+                }
             } catch (IOException | RuntimeException e) {
                 data.close();
                 throw e;
@@ -437,7 +459,9 @@ final class PerfClient {
                 if (message != null) {
                     message[0].clear();
                     while (memory.hasRemaining()) {
-                        data.write(message);
+                        if (data.write(message) == 0 && writable != null) {
+                            writable.select(key -> { });
+                        }
                     }
                 } else {
                     while (memory.hasRemaining()) {
@@ -459,7 +483,7 @@ final class PerfClient {
 
         @Override
         public void close() throws IOException {
-            try (data) {
+            try (data; writable) {
                 control.close();
             }
         }
@@ -480,6 +504,19 @@ final class PerfClient {
             throw new IOException(what + ": no answer from the NIO server within " + millis / 1000 + " s", e);
         } catch (java.io.EOFException e) {
             throw new IOException(what + ": the NIO server closed the connection (a dat perf server of another version?)", e);
+        }
+    }
+
+    /** Makes {@code channel} non-blocking and returns a selector of its own that waits for {@code op}. */
+    static Selector waitingFor(SocketChannel channel, int op) throws IOException {
+        channel.configureBlocking(false);
+        Selector selector = Selector.open();
+        try {
+            channel.register(selector, op);
+            return selector;
+        } catch (IOException | RuntimeException e) {
+            selector.close();
+            throw e;
         }
     }
 

@@ -27,6 +27,8 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 
 /**
@@ -38,15 +40,17 @@ import java.nio.channels.SocketChannel;
  * NIO connection says it in its first bytes ({@link #NIO_HEAD_BYTES}): echo ({@code 'P'}), drain
  * ({@code 'R'}) or drain framed messages ({@code 'M'}: each chunk behind a header of
  * {@link #FRAME_HEADER_BYTES}, read on its own, the chunk then read into a slot of its own, as the
- * sim provider's TCP target does), the message size, and how much memory the client's side of the
- * stream cycles over (the server reads into as much, in turn: the same bytes as the RDMA writes it
+ * sim provider's TCP target does; {@code 'S'}: the same from a non-blocking channel that waits in
+ * a {@link Selector}, as that target does too), the message size, and how much memory the
+ * client's side of the stream cycles over (the server reads into as much, in turn: the same bytes as the RDMA writes it
  * is compared with). A draining connection answers with its stream's number; a control
  * connection ({@code 'C'}, the number in place of the size) then asks, round after round, for
  * the moment the server holds a given count of the stream's bytes: the stream stays open for all
  * rounds of a size, as the RDMA writes' connection does. (Until stop 17 draining connections, then
  * {@code 'B'} and {@code 'F'}, lasted one round each: a client of that protocol is closed at once,
  * and fails, rather than read a stream number as its byte count.) The server waits in blocking
- * calls, never spins: on a machine of few cores the client's and the server's threads share them.
+ * calls (or, for {@code 'S'}, in its selector), never spins: on a machine of few cores the client's
+ * and the server's threads share them.
  */
 final class PerfServer implements AutoCloseable {
 
@@ -258,7 +262,10 @@ final class PerfServer implements AutoCloseable {
         }
     }
 
-    /** The NIO baselines: echo ('P'), drain ('R') or drain framed ('M'), and the drains' control ('C'); one thread per connection. */
+    /**
+     * The NIO baselines: echo ('P'), drain ('R'), drain framed ('M', 'S' non-blocking), and the
+     * drains' control ('C'); one thread per connection.
+     */
     private void serveNio() {
         while (!closed) {
             try {
@@ -284,7 +291,7 @@ final class PerfServer implements AutoCloseable {
                 control(channel, size);
                 return;
             }
-            if (mode != 'P' && mode != 'R' && mode != 'M') {
+            if (mode != 'P' && mode != 'R' && mode != 'M' && mode != 'S') {
                 return; // not a client of this version (before stop 17 'B' and 'F' lasted a round each)
             }
             if (size <= 0 || size > BUFFER || footprint < size || footprint > BUFFER) {
@@ -312,21 +319,23 @@ final class PerfServer implements AutoCloseable {
             } while (STREAMS.putIfAbsent(stream, read) != null);
             try {
                 acknowledge(channel, stream);
-                if (mode == 'M') {
+                if (mode == 'M' || mode == 'S') {
                     // message by message: the header on its own, then the chunk into the next slot
                     // (the chunks cycle over the footprint, as the client's do)
                     ByteBuffer header = ByteBuffer.allocateDirect(FRAME_HEADER_BYTES);
-                    long total = 0;
-                    int at = 0;
-                    while (true) {
-                        header.clear();
-                        buffer.limit(at + size).position(at);
-                        if (!PerfClient.readFully(channel, header) || !PerfClient.readFully(channel, buffer)) {
-                            break;
+                    try (Selector selector = mode == 'S' ? PerfClient.waitingFor(channel, SelectionKey.OP_READ) : null) {
+                        long total = 0;
+                        int at = 0;
+                        while (true) {
+                            header.clear();
+                            buffer.limit(at + size).position(at);
+                            if (!readFully(channel, header, selector) || !readFully(channel, buffer, selector)) {
+                                break;
+                            }
+                            total += size;
+                            read.add(total);
+                            at = at + 2L * size > footprint ? 0 : at + size;
                         }
-                        total += size;
-                        read.add(total);
-                        at = at + 2L * size > footprint ? 0 : at + size;
                     }
                 } else {
                     long total = 0;
@@ -350,6 +359,28 @@ final class PerfServer implements AutoCloseable {
         } catch (IOException e) {
             // the client went away
         }
+    }
+
+    /**
+     * Reads until {@code buffer} is full, waiting in {@code selector} when there is one (the
+     * channel is then non-blocking).
+     *
+     * @return false at the end of the stream
+     */
+    private static boolean readFully(SocketChannel channel, ByteBuffer buffer, Selector selector) throws IOException {
+        if (selector == null) {
+            return PerfClient.readFully(channel, buffer);
+        }
+        while (buffer.hasRemaining()) {
+            int n = channel.read(buffer);
+            if (n < 0) {
+                return false;
+            }
+            if (n == 0) {
+                selector.select(key -> { });
+            }
+        }
+        return true;
     }
 
     /**
