@@ -42,9 +42,9 @@ import java.util.List;
  * same two processes: the send/recv ping-pong beside a NIO TCP ping-pong of the same size, the RDMA
  * write bandwidth beside a NIO {@code SocketChannel} stream of the same chunk size (both counted
  * end to end: the server acknowledges the bytes it holds; a NIO stream framed as the sim
- * provider's TCP transport frames is reported beside it too), and the connection setup rate beside
- * OFED uDAPL's published dtestcm figure. Every wait blocks ({@code dat_evd_wait}, blocking NIO, a selector):
- * neither side spins, as both baselines do not.
+ * provider's TCP transport frames, blocking and non-blocking, is reported beside it too), and the
+ * connection setup rate beside OFED uDAPL's published dtestcm figure. Every wait blocks
+ * ({@code dat_evd_wait}, blocking NIO, a selector): neither side spins, as the baselines do not.
  */
 final class PerfClient {
 
