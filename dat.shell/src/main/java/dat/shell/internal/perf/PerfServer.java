@@ -42,8 +42,8 @@ import java.nio.channels.SocketChannel;
  * {@link #FRAME_HEADER_BYTES}, read on its own, the chunk then read into a slot of its own, as the
  * sim provider's TCP target does; {@code 'S'}: the same from a non-blocking channel that waits in
  * a {@link Selector}, as that target does too), the message size, and how much memory the
- * client's side of the stream cycles over (the server reads into as much, in turn: the same bytes as the RDMA writes it
- * is compared with). A draining connection answers with its stream's number; a control
+ * client's side of the stream cycles over (the server reads into as much, in turn: the same bytes
+ * as the RDMA writes it is compared with). A draining connection answers with its stream's number; a control
  * connection ({@code 'C'}, the number in place of the size) then asks, round after round, for
  * the moment the server holds a given count of the stream's bytes: the stream stays open for all
  * rounds of a size, as the RDMA writes' connection does. (Until stop 17 draining connections, then
