@@ -1105,8 +1105,7 @@ final class TcpConnection {
                 return;
             }
             while (respCount == RESPONSES && !closed) {
-                responsesDue = true;
-                kick(); // lazy ACKs among them: the writer must drain the ring
+                kickForResponses(); // lazy ACKs among them: the writer must drain the ring
                 respNotFull.awaitUninterruptibly();
             }
             int idx = (respHead + respCount) % RESPONSES;
@@ -1126,8 +1125,7 @@ final class TcpConnection {
             }
         }
         if (!lazy) {
-            responsesDue = true;
-            kick();
+            kickForResponses();
         }
     }
 
@@ -1178,8 +1176,7 @@ final class TcpConnection {
             }
         }
         if (!done) {
-            responsesDue = true;
-            kick();
+            kickForResponses();
         }
     }
 
@@ -1189,6 +1186,12 @@ final class TcpConnection {
      * the writer is kicked for them; the writer clears it before it writes them.
      */
     private volatile boolean responsesDue;
+
+    /** Kicks the writer for responses that must not wait for the end of its batch (flag first). */
+    private void kickForResponses() {
+        responsesDue = true;
+        kick();
+    }
 
     /**
      * The writer, between two frames of a batch: sends the ACKs at the head of the ring when
