@@ -234,6 +234,23 @@ final class TcpConnection {
      */
     private static final long DRIVER_LEASE_NANOS = 1_000_000;
     /**
+     * The reader thread looks every {@link #DRIVER_LEASE_NANOS} whether the consumer still drives,
+     * so that a driver that leaves costs nothing to tell it; after this many looks at one drive it
+     * parks until that driver leaves ({@link #readerParkedForDriver}): a consumer blocked in a long
+     * dat_evd_wait would otherwise cost a thousand wake-ups a second per connection.
+     */
+    private static final int LOOKS_BEFORE_LONG_PARK = 4;
+    /** Drives begun ({@link #drive}): the reader thread tells one long drive from several short ones. */
+    private volatile long drivesBegun;
+    /**
+     * The reader thread parks until the driver leaves: the driver unparks it when it does. Set
+     * before the reader looks for the driver once more, read by the driver after it stepped down:
+     * one of the two sees the other's store.
+     */
+    private volatile boolean readerParkedForDriver;
+    /** The reader thread's returns from its parks while consumers drove, for tests and statistics. */
+    private volatile long readerLooksWhileDriven;
+    /**
      * The deadline (System.nanoTime) of a driver that waits without a timeout of its own, for the
      * transport's watchdog to wake it ({@link #wakeDriverPastDeadline}); {@link #NO_DEADLINE} when none.
      */
@@ -714,20 +731,51 @@ final class TcpConnection {
 
     /**
      * The reader thread: parked while a consumer reads the socket or is expected back
-     * ({@link #driverLease}). Afterwards it reads without waiting first: the consumer that drove
-     * last may have left bytes read ahead or ACKs unsent (it sends them with its next request).
+     * ({@link #driverLease}). While a consumer drives it looks every {@link #DRIVER_LEASE_NANOS};
+     * a drive that outlasts {@link #LOOKS_BEFORE_LONG_PARK} looks ends with the driver unparking
+     * it. Afterwards it reads without waiting first: the consumer that drove last may have left
+     * bytes read ahead or ACKs unsent (it sends them with its next request).
      */
     private void parkWhileDriven() throws IOException {
+        long drive = -1;
+        int looks = 0;
         for (;;) {
             if (closed) {
                 throw new AsynchronousCloseException();
             }
-            long lease = driver != null ? DRIVER_LEASE_NANOS : driverLease - System.nanoTime();
+            if (driver != null) {
+                long begun = drivesBegun;
+                looks = begun == drive ? looks + 1 : 1;
+                drive = begun;
+                if (looks < LOOKS_BEFORE_LONG_PARK) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(this, DRIVER_LEASE_NANOS);
+                } else {
+                    readerParkedForDriver = true;
+                    try {
+                        if (driver != null) { // after the flag's store: a driver that leaves later unparks it
+                            java.util.concurrent.locks.LockSupport.park(this); // or close() does
+                        }
+                    } finally {
+                        readerParkedForDriver = false;
+                    }
+                }
+                readerLooksWhileDriven++; // the reader thread alone writes it
+                continue;
+            }
+            long lease = driverLease - System.nanoTime();
             if (lease <= 0) {
                 return;
             }
             java.util.concurrent.locks.LockSupport.parkNanos(this, lease);
         }
+    }
+
+    long readerLooksWhileDriven() {
+        return readerLooksWhileDriven;
+    }
+
+    long drivesBegun() {
+        return drivesBegun;
     }
 
     /**
@@ -777,6 +825,7 @@ final class TcpConnection {
                 return false;
             }
             Selector selector = selector(ch, DRIVE_SELECTOR);
+            drivesBegun++; // under the read role: one writer at a time
             driver = me;
             if (readerSelecting) {
                 // the reader thread went to wait before this driver came: out of that wait, it
@@ -822,6 +871,9 @@ final class TcpConnection {
                 evd.drivenBy = null;
                 driverLease = System.nanoTime() + DRIVER_LEASE_NANOS;
                 driver = null;
+                if (readerParkedForDriver) { // after "driver = null": see the flag's comment
+                    java.util.concurrent.locks.LockSupport.unpark(readerThread);
+                }
                 if (closed) {
                     releaseDriveSelector();
                 }

@@ -437,8 +437,36 @@ class TcpDtoTest {
     @Test
     void aConsumerThatStopsWaiting_leavesTheConnectionToTheReaderThread() {
         connectAndFeed();
-        // b's consumer waited last and now calls in no more: a's one-sided operations and its send
-        // still complete, b's reader thread serving them
+        // b's consumer waited last and now calls in no more
+        bsReaderThreadServesAsOneSidedOperationsAndSend();
+    }
+
+    @Test
+    void aConsumerInALongWait_doesNotMakeTheReaderThreadPoll_whichTakesOverWhenTheWaitEnds() throws InterruptedException {
+        connectAndFeed();
+        TcpConnection wire = transport(b).connections.iterator().next();
+        long looks = 0;
+        boolean drove = false;
+        // a wait that finds the reader thread inside a frame (the ACK of the feeding send) parks
+        // instead of reading the connection: then it is tried again
+        for (int attempt = 0; attempt < 5 && !drove; attempt++) {
+            Thread.sleep(20);
+            long before = wire.readerLooksWhileDriven();
+            long drives = wire.drivesBegun();
+            // nothing comes: b's consumer reads the connection from its wait for all of it
+            isType(b.recvEvd.await(600_000, 1, new DatEvent()), dat.api.DatReturn.TIMEOUT_EXPIRED);
+            drove = wire.drivesBegun() > drives;
+            looks = wire.readerLooksWhileDriven() - before;
+        }
+        assertThat(drove).as("b's waiting consumer read its connection").isTrue();
+        // a look per millisecond would be about 600; the reader thread parks after a few, until the driver leaves
+        assertThat(looks).as("the reader thread's looks while b's consumer waited 600 ms").isLessThan(60);
+        // the driver woke it when it left: b's reader thread serves the connection again
+        bsReaderThreadServesAsOneSidedOperationsAndSend();
+    }
+
+    /** a's one-sided operations and its send complete while b's consumer calls in no more: b's reader thread serves them. */
+    private void bsReaderThreadServesAsOneSidedOperationsAndSend() {
         fill(a.mem, 0, 5000, 41);
         fill(b.mem, 20_000, 3000, 42);
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 30_000, 64)), 7, 0));
