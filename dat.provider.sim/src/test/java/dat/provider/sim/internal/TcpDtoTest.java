@@ -438,7 +438,7 @@ class TcpDtoTest {
     void aConsumerThatStopsWaiting_leavesTheConnectionToTheReaderThread() {
         connectAndFeed();
         // b's consumer waited last and now calls in no more
-        bsReaderThreadServesAsOneSidedOperationsAndSend();
+        bsReaderThreadServesOneSidedOperationsAndASendFromA();
     }
 
     @Test
@@ -462,11 +462,11 @@ class TcpDtoTest {
         // a look per millisecond would be about 600; the reader thread parks after a few, until the driver leaves
         assertThat(looks).as("the reader thread's looks while b's consumer waited 600 ms").isLessThan(60);
         // the driver woke it when it left: b's reader thread serves the connection again
-        bsReaderThreadServesAsOneSidedOperationsAndSend();
+        bsReaderThreadServesOneSidedOperationsAndASendFromA();
     }
 
     /** a's one-sided operations and its send complete while b's consumer calls in no more: b's reader thread serves them. */
-    private void bsReaderThreadServesAsOneSidedOperationsAndSend() {
+    private void bsReaderThreadServesOneSidedOperationsAndASendFromA() {
         fill(a.mem, 0, 5000, 41);
         fill(b.mem, 20_000, 3000, 42);
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 30_000, 64)), 7, 0));
