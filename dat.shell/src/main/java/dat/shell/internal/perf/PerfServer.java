@@ -243,23 +243,36 @@ final class PerfServer implements AutoCloseable {
                 }
                 continue;
             }
-            int code = recv.await(WAIT_MICROS, 1, event);
-            if (code != DatReturn.SUCCESS) {
-                continue;
-            }
-            if (event.status() != dat.api.DtoCompletionStatus.SUCCESS) {
-                return; // flushed: the client disconnected
-            }
-            int slot = (int) event.userCookie();
-            LmrTriplet[] iov = {LmrTriplet.of(lmr, slot * message, event.transferredLength())};
-            // the ping-pong has one message in flight: the receive can be reposted at once
-            Spin.check(ep.postSend(1, iov, slot, CompletionFlags.DEFAULT), "dat_ep_post_send");
-            Spin.check(ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, slot * message, message)}, slot, CompletionFlags.DEFAULT),
-                    "dat_ep_post_recv");
-            while (requests.dequeue(drained) == DatReturn.SUCCESS) {
-                // send completions: nothing to do
+            if (!echo(message, ep, recv, requests, event, drained)) {
+                return;
             }
         }
+    }
+
+    /**
+     * Waits for one message and sends it back (a call per message, so that it is compiled after a
+     * few thousand messages rather than left to on-stack replacement of the serving loop).
+     *
+     * @return {@code false} when the receive was flushed: the client disconnected
+     */
+    private boolean echo(long message, Endpoint ep, EventDispatcher recv, EventDispatcher requests, DatEvent event, DatEvent drained) {
+        int code = recv.await(WAIT_MICROS, 1, event);
+        if (code != DatReturn.SUCCESS) {
+            return true;
+        }
+        if (event.status() != dat.api.DtoCompletionStatus.SUCCESS) {
+            return false;
+        }
+        int slot = (int) event.userCookie();
+        LmrTriplet[] iov = {LmrTriplet.of(lmr, slot * message, event.transferredLength())};
+        // the ping-pong has one message in flight: the receive can be reposted at once
+        Spin.check(ep.postSend(1, iov, slot, CompletionFlags.DEFAULT), "dat_ep_post_send");
+        Spin.check(ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, slot * message, message)}, slot, CompletionFlags.DEFAULT),
+                "dat_ep_post_recv");
+        while (requests.dequeue(drained) == DatReturn.SUCCESS) {
+            // send completions: nothing to do
+        }
+        return true;
     }
 
     /**
@@ -300,17 +313,10 @@ final class PerfServer implements AutoCloseable {
             // at least 1 MiB, as before the footprint was sent: small chunks are read many at a time
             ByteBuffer buffer = ByteBuffer.allocateDirect(Math.max(footprint, 1 << 20));
             if (mode == 'P') {
-                buffer.limit(size);
-                while (true) {
-                    buffer.clear().limit(size);
-                    if (!PerfClient.readFully(channel, buffer)) {
-                        return;
-                    }
-                    buffer.flip();
-                    while (buffer.hasRemaining()) {
-                        channel.write(buffer);
-                    }
+                while (echoNio(channel, buffer, size)) {
+                    // one call per message, as for the DAT echo
                 }
+                return;
             }
             StreamCount read = new StreamCount();
             int stream;
@@ -359,6 +365,19 @@ final class PerfServer implements AutoCloseable {
         } catch (IOException e) {
             // the client went away
         }
+    }
+
+    /** Reads one message of {@code size} and writes it back; {@code false} when the client closed. */
+    private static boolean echoNio(SocketChannel channel, ByteBuffer buffer, int size) throws IOException {
+        buffer.clear().limit(size);
+        if (!PerfClient.readFully(channel, buffer)) {
+            return false;
+        }
+        buffer.flip();
+        while (buffer.hasRemaining()) {
+            channel.write(buffer);
+        }
+        return true;
     }
 
     /**
