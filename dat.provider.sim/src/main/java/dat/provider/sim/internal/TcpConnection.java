@@ -170,8 +170,8 @@ final class TcpConnection {
     /** The connection breaks ({@link #lost}): nothing more is queued for the peer. */
     private volatile boolean breaking;
     private volatile boolean finQueued;
-    private volatile Thread readerThread;
-    private volatile Thread writerThread;
+    private volatile ConnectionThreads.Task readerTask;
+    private volatile ConnectionThreads.Task writerTask;
 
     /**
      * Held for a whole frame by every thread that writes to the channel: the writer, a posting
@@ -443,11 +443,11 @@ final class TcpConnection {
     }
 
     void startActive() {
-        readerThread = startThread("dat-sim-tcp-active", this::runActive);
+        readerTask = startThread("dat-sim-tcp-active", this::runActive);
     }
 
     void startPassive() {
-        readerThread = startThread("dat-sim-tcp-passive", this::runPassive);
+        readerTask = startThread("dat-sim-tcp-passive", this::runPassive);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -871,8 +871,9 @@ final class TcpConnection {
                 evd.drivenBy = null;
                 driverLease = System.nanoTime() + DRIVER_LEASE_NANOS;
                 driver = null;
-                if (readerParkedForDriver) { // after "driver = null": see the flag's comment
-                    java.util.concurrent.locks.LockSupport.unpark(readerThread);
+                ConnectionThreads.Task r = readerTask;
+                if (readerParkedForDriver && r != null) { // after "driver = null": see the flag's comment
+                    r.unpark();
                 }
                 if (closed) {
                     releaseDriveSelector();
@@ -990,10 +991,10 @@ final class TcpConnection {
         if (why == REFUSED) {
             // the refusal is queued; let the writer send it (and break the local side) before closing
             refusing = true;
-            Thread w = writerThread;
+            ConnectionThreads.Task w = writerTask;
             try {
                 if (w != null) {
-                    w.join(java.time.Duration.ofSeconds(2));
+                    w.join(2_000);
                 }
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
@@ -1925,9 +1926,9 @@ final class TcpConnection {
     /** Wakes the writer: requests to transmit, a response or a CM frame to send. */
     void kick() {
         kicked = true;
-        Thread w = writerThread;
+        ConnectionThreads.Task w = writerTask;
         if (w != null) {
-            java.util.concurrent.locks.LockSupport.unpark(w);
+            w.unpark();
         }
     }
 
@@ -2005,7 +2006,7 @@ final class TcpConnection {
     }
 
     private void startWriter() {
-        writerThread = startThread("dat-sim-tcp-writer", this::writeLoop);
+        writerTask = startThread("dat-sim-tcp-writer", this::writeLoop);
     }
 
     /**
@@ -2322,18 +2323,20 @@ final class TcpConnection {
     }
 
     /**
-     * Threads of this connection still running. Platform threads: a message crosses a reader and a
-     * writer on each side, and a virtual thread blocked on a socket waits for the JDK's poller to
-     * wake it, which doubled the round trip (dat perf --client: 8 B half round trip 87 us on virtual
-     * threads, 39 us on platform threads, same machine). The transport keeps the connection until they
-     * have ended, not just until it is closed: a thread that was closed in the middle of a socket
-     * call may still hold consumer memory, and the provider's shutdown joins it.
+     * Tasks of this connection still running, each on a platform thread of the transport's
+     * {@link ConnectionThreads} (kept for the next connection once the task ends). Platform
+     * threads: a message crosses a reader and a writer on each side, and a virtual thread blocked
+     * on a socket waits for the JDK's poller to wake it, which doubled the round trip (dat perf
+     * --client: 8 B half round trip 87 us on virtual threads, 39 us on platform threads, same
+     * machine). The transport keeps the connection until they have ended, not just until it is
+     * closed: a task that was closed in the middle of a socket call may still hold consumer memory,
+     * and the provider's shutdown joins it.
      */
     private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
 
-    private Thread startThread(String name, Runnable body) {
+    private ConnectionThreads.Task startThread(String name, Runnable body) {
         running.incrementAndGet();
-        return Thread.ofPlatform().daemon().name(name).start(() -> {
+        return transport.threads.start(name, () -> {
             try {
                 body.run();
             } finally {
@@ -2382,23 +2385,23 @@ final class TcpConnection {
                 driveSelector.wakeup();
             }
         }
-        Thread r = readerThread;
+        ConnectionThreads.Task r = readerTask;
         if (r != null) {
-            java.util.concurrent.locks.LockSupport.unpark(r); // parked while a consumer drove
+            r.unpark(); // parked while a consumer drove
         }
-        Thread w = writerThread;
+        ConnectionThreads.Task w = writerTask;
         if (w != null) {
             w.interrupt();
         }
     }
 
     boolean join(long millis) throws InterruptedException {
-        Thread r = readerThread;
-        Thread w = writerThread;
-        if (r != null && !r.join(java.time.Duration.ofMillis(millis))) {
+        ConnectionThreads.Task r = readerTask;
+        ConnectionThreads.Task w = writerTask;
+        if (r != null && !r.join(millis)) {
             return false;
         }
-        if (w != null && !w.join(java.time.Duration.ofMillis(millis))) {
+        if (w != null && !w.join(millis)) {
             return false;
         }
         // a consumer that was reading the connection (drive) may still be inside a frame

@@ -22,7 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * ticks every few milliseconds while consumers wait with long deadlines, and a virtual thread's
  * timed park wakes two threads per tick), and a platform
  * reader thread (plus a platform writer thread, once the peer proved to speak the protocol) per
- * connection, all ended by {@link #close()}, which the provider's hot swap calls. A connection's reader performs the target side's work, so nothing waits for the local
+ * connection, taken from the transport's {@link ConnectionThreads}, which keeps a few for the next
+ * connection; all ended by {@link #close()}, which the provider's hot swap calls. A connection's reader performs the target side's work, so nothing waits for the local
  * consumer to call into the provider.
  */
 final class TcpTransport {
@@ -36,6 +37,8 @@ final class TcpTransport {
     private final ServerSocketChannel server;
     private final InetSocketAddress address;
     private final Thread acceptor;
+    /** The connections' reader and writer threads, kept for the next connection. */
+    final ConnectionThreads threads;
     final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
     /** Liveness: a connection that shows no life (no frame, no write progress) this long breaks. */
@@ -84,6 +87,7 @@ final class TcpTransport {
             throw new DatException(DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2), "ia_params",
                     "cannot listen on " + bind + ": " + e.getMessage(), e);
         }
+        threads = new ConnectionThreads(adapterName);
         acceptor = Thread.ofPlatform().daemon().name("dat-sim-tcp-accept-" + adapterName).unstarted(this::acceptLoop);
         watchdog = Thread.ofPlatform().daemon().name("dat-sim-tcp-liveness-" + adapterName).unstarted(this::watch);
     }
@@ -237,9 +241,10 @@ final class TcpTransport {
     }
 
     /**
-     * Stops listening, closes every connection and waits for the acceptor to end.
+     * Stops listening, closes every connection and waits for the acceptor, the watchdog and the
+     * connections' threads to end.
      *
-     * @return whether the acceptor and every connection thread ended within the time
+     * @return whether the acceptor, every connection's task and every kept thread ended within the time
      */
     boolean close() {
         closed = true;
@@ -260,6 +265,7 @@ final class TcpTransport {
             for (TcpConnection c : open) {
                 ended &= c.join(5_000);
             }
+            ended &= threads.close(5_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;

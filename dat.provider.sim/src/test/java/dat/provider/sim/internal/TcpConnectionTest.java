@@ -9,6 +9,7 @@ import dat.api.CrParams;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
+import dat.api.Endpoint;
 import dat.api.EpState;
 import dat.api.EventNumber;
 import dat.api.PspFlag;
@@ -40,9 +41,44 @@ class TcpConnectionTest {
     void close() {
         fa.close();
         fb.close();
-        // the acceptor threads are platform threads named after their IA; all must be gone
-        assertThat(Thread.getAllStackTraces().keySet().stream().map(Thread::getName))
-                .noneMatch(n -> n.startsWith("dat-sim-tcp-accept-tcp"));
+        // the acceptor threads and the kept connection threads are platform threads named after
+        // their IA; all must be gone
+        assertThat(Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName))
+                .noneMatch(n -> n.startsWith("dat-sim-tcp-accept-tcp") || n.startsWith("dat-sim-tcp-idle-tcp"));
+    }
+
+    private static TcpTransport transport(Fabric.Side side) {
+        return ((SimIa) side.ia).adapter.tcp;
+    }
+
+    @Test
+    void connectionsOneAfterTheOther_runOnTheThreadsTheFirstOneStarted() throws InterruptedException {
+        b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
+        ConnectionThreads active = transport(a).threads;
+        ConnectionThreads passive = transport(b).threads;
+        long activeBefore = active.started();
+        long passiveBefore = passive.started();
+        for (int i = 0; i < 5; i++) {
+            Endpoint x = i == 0 ? a.ep : a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, null);
+            x.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+            Endpoint y = i == 0 ? b.ep : b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd, null);
+            request().accept(y, null);
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            x.disconnect(CloseFlag.ABRUPT);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            // the connection's reader and writer are back for the next one on both sides
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while ((active.idle() < 2 || passive.idle() < 2) && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(active.idle()).as("active side's idle threads after connection %d", i).isGreaterThanOrEqualTo(2);
+            assertThat(passive.idle()).as("passive side's idle threads after connection %d", i).isGreaterThanOrEqualTo(2);
+        }
+        // a reader and a writer on each side, started for the first connection only
+        assertThat(active.started() - activeBefore).isEqualTo(2);
+        assertThat(passive.started() - passiveBefore).isEqualTo(2);
     }
 
     private ConnectionRequest request() {

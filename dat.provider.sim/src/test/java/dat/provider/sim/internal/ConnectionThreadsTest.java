@@ -1,0 +1,169 @@
+package dat.provider.sim.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The threads a TCP transport keeps for its connections' readers and writers. */
+@Timeout(30)
+class ConnectionThreadsTest {
+
+    private final ConnectionThreads pool = new ConnectionThreads("test");
+
+    @AfterEach
+    void close() throws InterruptedException {
+        assertThat(pool.close(5_000)).isTrue();
+        assertThat(pool.threads()).isZero();
+    }
+
+    /** Waits until {@code idle} threads wait for work. */
+    private static void awaitIdle(ConnectionThreads threads, int idle) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (threads.idle() < idle) {
+            assertThat(System.nanoTime() - deadline).as("threads idle: %d", threads.idle()).isNegative();
+            Thread.sleep(1);
+        }
+    }
+
+    private static ConnectionThreads.Task run(ConnectionThreads threads, String name, AtomicReference<Thread> ranOn) {
+        return threads.start(name, () -> ranOn.set(Thread.currentThread()));
+    }
+
+    @Test
+    void aTaskRunsUnderItsName_andTheNextTaskRunsOnTheKeptThread() throws InterruptedException {
+        AtomicReference<String> name = new AtomicReference<>();
+        AtomicReference<Thread> first = new AtomicReference<>();
+        ConnectionThreads.Task a = pool.start("dat-sim-tcp-writer", () -> {
+            name.set(Thread.currentThread().getName());
+            first.set(Thread.currentThread());
+        });
+        assertThat(a.join(5_000)).isTrue();
+        assertThat(name.get()).isEqualTo("dat-sim-tcp-writer");
+        awaitIdle(pool, 1);
+        assertThat(first.get().getName()).isEqualTo("dat-sim-tcp-idle-test");
+
+        AtomicReference<Thread> second = new AtomicReference<>();
+        assertThat(run(pool, "dat-sim-tcp-active", second).join(5_000)).isTrue();
+        assertThat(second.get()).isSameAs(first.get());
+        assertThat(pool.started()).isEqualTo(1);
+        assertThat(a.thread()).isNull();
+    }
+
+    @Test
+    void anInterruptReachesItsTaskOnly_notTheThreadsNextTask() throws InterruptedException {
+        CountDownLatch running = new CountDownLatch(1);
+        ConnectionThreads.Task a = pool.start("a", () -> {
+            running.countDown();
+            while (!Thread.currentThread().isInterrupted()) {
+                LockSupport.park();
+            }
+            // returns with its interrupt status still set
+        });
+        running.await();
+        a.interrupt();
+        assertThat(a.join(5_000)).isTrue();
+        a.interrupt(); // after its end: reaches nobody
+        awaitIdle(pool, 1);
+        AtomicBoolean interrupted = new AtomicBoolean(true);
+        ConnectionThreads.Task b = pool.start("b", () -> interrupted.set(Thread.currentThread().isInterrupted()));
+        assertThat(b.join(5_000)).isTrue();
+        assertThat(interrupted.get()).isFalse();
+        assertThat(pool.started()).isEqualTo(1);
+    }
+
+    @Test
+    void anInterruptBeforeTheTaskBegins_reachesItWhenItDoes() throws InterruptedException {
+        for (int i = 0; i < 200; i++) {
+            ConnectionThreads.Task t = pool.start("t", () -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                    LockSupport.park();
+                }
+            });
+            t.interrupt(); // the task may not run yet: it must not park for good
+            assertThat(t.join(5_000)).as("task %d ended", i).isTrue();
+        }
+    }
+
+    @Test
+    void atMostIdleLimitThreadsAreKept_andAKeptThreadEndsAfterItsIdleTime() throws InterruptedException {
+        int tasks = ConnectionThreads.IDLE_LIMIT + 4;
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch running = new CountDownLatch(tasks);
+        List<ConnectionThreads.Task> all = new ArrayList<>();
+        for (int i = 0; i < tasks; i++) {
+            all.add(pool.start("t" + i, () -> {
+                running.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        running.await();
+        assertThat(pool.threads()).isEqualTo(tasks);
+        release.countDown();
+        for (ConnectionThreads.Task t : all) {
+            assertThat(t.join(5_000)).isTrue();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (pool.threads() > ConnectionThreads.IDLE_LIMIT && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        awaitIdle(pool, ConnectionThreads.IDLE_LIMIT);
+        assertThat(pool.threads()).isEqualTo(ConnectionThreads.IDLE_LIMIT);
+        assertThat(pool.idle()).isEqualTo(ConnectionThreads.IDLE_LIMIT);
+
+        ConnectionThreads brief = new ConnectionThreads("brief", TimeUnit.MILLISECONDS.toNanos(50));
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        assertThat(run(brief, "t", ranOn).join(5_000)).isTrue();
+        assertThat(ranOn.get().join(java.time.Duration.ofSeconds(5))).as("a kept thread ends after its idle time").isTrue();
+        assertThat(brief.threads()).isZero();
+        assertThat(brief.close(5_000)).isTrue();
+    }
+
+    @Test
+    void closeEndsTheKeptThreads_andAThreadStartedAfterItEndsWithItsTask() throws InterruptedException {
+        AtomicReference<Thread> kept = new AtomicReference<>();
+        assertThat(run(pool, "t", kept).join(5_000)).isTrue();
+        awaitIdle(pool, 1);
+        assertThat(pool.close(5_000)).isTrue();
+        assertThat(kept.get().isAlive()).isFalse();
+
+        AtomicReference<Thread> late = new AtomicReference<>();
+        assertThat(run(pool, "late", late).join(5_000)).isTrue();
+        assertThat(late.get().join(java.time.Duration.ofSeconds(5))).isTrue();
+        assertThat(pool.threads()).isZero();
+    }
+
+    @Test
+    void aTaskThatThrows_endsItsThread_andThePoolGoesOn() throws InterruptedException {
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(ConnectionThreads.class.getName());
+        java.util.logging.Level level = log.getLevel();
+        log.setLevel(java.util.logging.Level.OFF); // the expected failure's report
+        try {
+            AtomicReference<Thread> failed = new AtomicReference<>();
+            ConnectionThreads.Task bad = pool.start("bad", () -> {
+                failed.set(Thread.currentThread());
+                throw new IllegalStateException("expected by the test");
+            });
+            assertThat(bad.join(5_000)).isTrue();
+            assertThat(failed.get().join(java.time.Duration.ofSeconds(5))).isTrue();
+            assertThat(pool.threads()).isZero();
+            AtomicReference<Thread> next = new AtomicReference<>();
+            assertThat(run(pool, "next", next).join(5_000)).isTrue();
+            assertThat(next.get()).isNotSameAs(failed.get());
+        } finally {
+            log.setLevel(level);
+        }
+    }
+}
