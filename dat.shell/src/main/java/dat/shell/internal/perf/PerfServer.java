@@ -129,6 +129,13 @@ final class PerfServer implements AutoCloseable {
     private final PublicServicePoint psp;
     private final ServerSocketChannel nio;
     private volatile boolean closed;
+    /**
+     * The threads that serve accepted connections, kept for the next: a new platform thread per
+     * connection cost the serving thread about 110 us of each setup that the connection setup
+     * figure measures (docs/sim-provider.md, stop 24).
+     */
+    private final java.util.concurrent.ExecutorService connections = java.util.concurrent.Executors
+            .newCachedThreadPool(task -> Thread.ofPlatform().daemon().name("dat-perf-server-connection").unstarted(task));
 
     PerfServer(InterfaceAdapter ia, PrintStream out) throws IOException {
         this.ia = ia;
@@ -175,6 +182,7 @@ final class PerfServer implements AutoCloseable {
                 // closing anyway
             }
             baseline.interrupt();
+            connections.shutdown(); // the threads end with their connections
         }
     }
 
@@ -210,7 +218,7 @@ final class PerfServer implements AutoCloseable {
         ByteBuffer answer = ByteBuffer.allocate(ACCEPT_BYTES).order(ByteOrder.BIG_ENDIAN);
         answer.putInt(buffer.rmrContext()).putLong(buffer.targetAddress()).putLong(buffer.segmentLength()).putInt(NIO_PORT);
         cr.accept(ep, answer.array());
-        Thread.ofPlatform().daemon().name("dat-perf-server-connection").start(() -> {
+        connections.execute(() -> {
             try {
                 connection(mode, message, depth, ep, recv, requests, conn);
             } catch (RuntimeException e) {
