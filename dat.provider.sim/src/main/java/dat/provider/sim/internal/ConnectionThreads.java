@@ -169,14 +169,17 @@ final class ConnectionThreads {
                 task = next;
                 next = null;
             }
-            while (task != null && task.runOn(thread)) {
+            while (task != null) {
+                boolean returned = task.runOn(thread);
+                task = null; // nothing of the ended connection stays reachable while the thread waits
+                if (!returned) { // its body failed: this thread ends, as a thread of its own did
+                    synchronized (ConnectionThreads.this) {
+                        workers.remove(this);
+                    }
+                    return;
+                }
                 thread.setName(idleName);
                 task = awaitNext(this);
-            }
-            if (task != null) { // its body failed: this thread ends, as a thread of its own did
-                synchronized (ConnectionThreads.this) {
-                    workers.remove(this);
-                }
             }
         }
     }
@@ -188,7 +191,8 @@ final class ConnectionThreads {
      */
     static final class Task {
         private final String name;
-        private final Runnable body;
+        /** Dropped once run: the task handle the connection keeps holds nothing more. */
+        private Runnable body;
         /** The thread while it runs the body. */
         private volatile Thread thread;
         /** An interrupt that came before the body began. Guarded by {@code this}. */
@@ -217,6 +221,7 @@ final class ConnectionThreads {
                 LOG.log(Level.SEVERE, "sim TCP thread " + name + " failed", e);
                 return false;
             } finally {
+                body = null;
                 synchronized (this) {
                     thread = null;
                     done = true;

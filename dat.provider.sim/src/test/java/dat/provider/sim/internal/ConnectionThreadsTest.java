@@ -60,6 +60,7 @@ class ConnectionThreadsTest {
 
     @Test
     void anInterruptReachesItsTaskOnly_notTheThreadsNextTask() throws InterruptedException {
+        // on the pool: an interrupted task, then the next one on the same thread
         CountDownLatch running = new CountDownLatch(1);
         ConnectionThreads.Task a = pool.start("a", () -> {
             running.countDown();
@@ -71,13 +72,69 @@ class ConnectionThreadsTest {
         running.await();
         a.interrupt();
         assertThat(a.join(5_000)).isTrue();
-        a.interrupt(); // after its end: reaches nobody
         awaitIdle(pool, 1);
         AtomicBoolean interrupted = new AtomicBoolean(true);
         ConnectionThreads.Task b = pool.start("b", () -> interrupted.set(Thread.currentThread().isInterrupted()));
         assertThat(b.join(5_000)).isTrue();
         assertThat(interrupted.get()).isFalse();
         assertThat(pool.started()).isEqualTo(1);
+
+        // on this thread, so that no wait for the next task clears the status first: a task that
+        // interrupts itself, and one that another thread interrupts until it has ended, each leave
+        // the thread uninterrupted
+        String name = Thread.currentThread().getName();
+        try {
+            ConnectionThreads.Task self = new ConnectionThreads.Task("self", () -> Thread.currentThread().interrupt());
+            assertThat(self.runOn(Thread.currentThread())).isTrue();
+            assertThat(Thread.currentThread().isInterrupted()).isFalse();
+            for (int i = 0; i < 200; i++) {
+                CountDownLatch begun = new CountDownLatch(1);
+                ConnectionThreads.Task target = new ConnectionThreads.Task("target", begun::countDown);
+                AtomicBoolean stop = new AtomicBoolean();
+                Thread interrupter = Thread.ofPlatform().start(() -> {
+                    try {
+                        begun.await();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    while (!stop.get()) {
+                        target.interrupt();
+                    }
+                });
+                try {
+                    assertThat(target.runOn(Thread.currentThread())).isTrue();
+                    Thread.sleep(0, 20_000); // the interrupter keeps at it after the end
+                } finally {
+                    stop.set(true);
+                    interrupter.join();
+                }
+                assertThat(Thread.currentThread().isInterrupted()).as("round %d", i).isFalse();
+            }
+        } finally {
+            Thread.interrupted();
+            Thread.currentThread().setName(name);
+        }
+    }
+
+    /** Runs a task that holds a payload; returns a weak reference to the payload. */
+    private java.lang.ref.WeakReference<byte[]> runHolding() throws InterruptedException {
+        byte[] payload = new byte[1 << 20];
+        java.lang.ref.WeakReference<byte[]> held = new java.lang.ref.WeakReference<>(payload);
+        assertThat(pool.start("holder", () -> payload[0]++).join(5_000)).isTrue();
+        return held;
+    }
+
+    @Test
+    void aKeptThreadHoldsNothingOfItsEndedTask() throws InterruptedException {
+        // a connection's task reaches the connection (its sockets, buffers, Endpoint): a thread
+        // waiting for its next task must not keep it
+        java.lang.ref.WeakReference<byte[]> held = runHolding();
+        awaitIdle(pool, 1);
+        for (int i = 0; i < 50 && held.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertThat(held.get()).isNull();
     }
 
     @Test
