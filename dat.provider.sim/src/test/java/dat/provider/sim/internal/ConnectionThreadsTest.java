@@ -25,8 +25,8 @@ class ConnectionThreadsTest {
         assertThat(pool.threads()).isZero();
     }
 
-    /** Waits until {@code idle} threads wait for work. */
-    private static void awaitIdle(ConnectionThreads threads, int idle) throws InterruptedException {
+    /** Waits until {@code idle} threads wait for work (10 s at most). */
+    static void awaitIdle(ConnectionThreads threads, int idle) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (threads.idle() < idle) {
             assertThat(System.nanoTime() - deadline).as("threads idle: %d", threads.idle()).isNegative();

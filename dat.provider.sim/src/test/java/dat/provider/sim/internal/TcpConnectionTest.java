@@ -69,10 +69,8 @@ class TcpConnectionTest {
             a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
             b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
             // the connection's reader and writer are back for the next one on both sides
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-            while ((active.idle() < 2 || passive.idle() < 2) && System.nanoTime() < deadline) {
-                Thread.sleep(1);
-            }
+            ConnectionThreadsTest.awaitIdle(active, 2);
+            ConnectionThreadsTest.awaitIdle(passive, 2);
             assertThat(active.idle()).as("active side's idle threads after connection %d", i).isGreaterThanOrEqualTo(2);
             assertThat(passive.idle()).as("passive side's idle threads after connection %d", i).isGreaterThanOrEqualTo(2);
         }
