@@ -837,8 +837,17 @@ class TcpDtoTest {
     private MemorySegment.Scope writtenFromAndFreed(TcpConnection wire) throws Exception {
         MemorySegment memory = Arena.ofAuto().allocate(64 * 1024);
         LocalMemoryRegion lmr = a.ia.registerMemory(memory, a.pz, MemPrivileges.ALL);
-        for (int i = 0; i < 20; i++) {
-            ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(lmr, i * 1000L, 1000)), i, RmrTriplet.of(b.lmr, i * 1000L, 1000), 0));
+        // posted while the write lock is held, so that no post writes inline and the writer gathers
+        // them (once, 20 posts that each found fewer than 4 requests in flight all went inline)
+        CountDownLatch posted = new CountDownLatch(1);
+        Thread poster = holdingTheWriteLock(wire, posted);
+        try {
+            for (int i = 0; i < 20; i++) {
+                ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(lmr, i * 1000L, 1000)), i, RmrTriplet.of(b.lmr, i * 1000L, 1000), 0));
+            }
+        } finally {
+            posted.countDown();
+            poster.join();
         }
         for (int i = 0; i < 20; i++) {
             assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
