@@ -52,6 +52,17 @@ interface IdleStrategy {
         };
     }
 
+    /**
+     * The longest park of a strategy built by {@link #of} with {@code sleepMicros} (busy-spin
+     * parks never: any bound holds for it).
+     *
+     * @param sleepMicros as given to {@link #of}
+     * @return the longest park, in nanoseconds
+     */
+    static long longestParkNanos(long sleepMicros) {
+        return Math.max(Backoff.MIN_PARK_NANOS, TimeUnit.MICROSECONDS.toNanos(Math.max(1, sleepMicros)));
+    }
+
     /** Spins, then yields, then parks for exponentially longer, up to a maximum. */
     final class Backoff implements IdleStrategy {
         private static final int SPINS = 100;

@@ -51,7 +51,8 @@ final class SimProvider {
 
     SimProvider(ProviderSettings settings, String threadName) {
         this.settings = settings;
-        this.conductor = new Conductor(threadName, IdleStrategy.of(settings.idleStrategy(), settings.idleSleepMicros()));
+        this.conductor = new Conductor(threadName, IdleStrategy.of(settings.idleStrategy(), settings.idleSleepMicros()),
+                IdleStrategy.longestParkNanos(settings.idleSleepMicros()));
         conductor.start();
         for (String name : settings.iaNames()) {
             adapter(name, "");

@@ -2,6 +2,7 @@ package dat.provider.sim.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.ref.WeakReference;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -26,7 +27,7 @@ class ConductorTest {
     }
 
     private Conductor idleFor(String strategy) throws InterruptedException {
-        conductor = new Conductor("conductor-test", IdleStrategy.of(strategy, HOUR_MICROS));
+        conductor = new Conductor("conductor-test", IdleStrategy.of(strategy, HOUR_MICROS), IdleStrategy.longestParkNanos(HOUR_MICROS));
         conductor.start();
         Thread.sleep(50); // past the backoff's spins and yields: parked
         return conductor;
@@ -68,5 +69,60 @@ class ConductorTest {
         c.schedule(TimeUnit.MILLISECONDS.toMicros(300), later::countDown);
         assertThat(later.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(fired.getCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aTimerDueAfterTheLongestPark_isAddedWithoutAWakeUp_andStillFires() throws InterruptedException {
+        long parkMicros = TimeUnit.MILLISECONDS.toMicros(20);
+        for (String strategy : new String[] {"backoff", "sleeping"}) {
+            conductor = new Conductor("conductor-test", IdleStrategy.of(strategy, parkMicros), IdleStrategy.longestParkNanos(parkMicros));
+            conductor.start();
+            Thread.sleep(300); // past the backoff's growing parks: parked for 20 ms at a time
+            CountDownLatch fired = new CountDownLatch(1);
+            long start = System.nanoTime();
+            conductor.schedule(TimeUnit.MILLISECONDS.toMicros(100), fired::countDown);
+            assertThat(fired.await(10, TimeUnit.SECONDS)).as(strategy).isTrue();
+            assertThat(System.nanoTime() - start).as(strategy + ": not before its deadline")
+                    .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(100));
+            assertThat(conductor.close(5_000)).isTrue();
+            conductor = null;
+        }
+    }
+
+    @Test
+    void aCancelledTimer_keepsNothingOfItsActionReachable() throws InterruptedException {
+        Conductor c = idleFor("backoff");
+        Conductor.Timer[] timer = new Conductor.Timer[1];
+        WeakReference<Object> held = timerHolding(c, timer);
+        timer[0].cancel();
+        assertThat(timer[0].cancelled()).isTrue();
+        for (int i = 0; i < 50 && held.get() != null; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertThat(held.get()).as("the cancelled timer's action, queued for an hour").isNull();
+    }
+
+    /** Schedules a timer for an hour whose action holds a fresh object (as a connect timeout's holds its attempt), weakly referenced. */
+    private static WeakReference<Object> timerHolding(Conductor c, Conductor.Timer[] timer) {
+        Object attempt = new Object();
+        timer[0] = c.schedule(HOUR_MICROS, attempt::hashCode);
+        return new WeakReference<>(attempt);
+    }
+
+    @Test
+    void cancelledTimers_doNotWakeTheConductorAtTheirDeadlines() throws InterruptedException {
+        Conductor c = idleFor("sleeping"); // one park per idle period: an hour, unless a deadline ends it sooner
+        CountDownLatch queued = new CountDownLatch(1);
+        for (int i = 1; i <= 20; i++) {
+            c.schedule(TimeUnit.MILLISECONDS.toMicros(10L * i), () -> {
+            }).cancel();
+        }
+        c.submit(queued::countDown); // the timers are in the conductor's queue, cancelled, after this
+        assertThat(queued.await(10, TimeUnit.SECONDS)).isTrue();
+        long before = c.cycles();
+        Thread.sleep(400); // past all twenty deadlines
+        // at most the cycle that ran the command may still end after the count was read
+        assertThat(c.cycles() - before).as("duty cycles while only cancelled timers fell due").isLessThanOrEqualTo(1);
     }
 }
