@@ -112,8 +112,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         this.srq = srq;
         this.pz = pz;
         this.attrs = attrs;
-        this.requests = newRequests(attrs.maxRequestDtos(), Math.max(attrs.maxRequestIov(),
-                Math.max(attrs.maxRdmaReadIov(), attrs.maxRdmaWriteIov())));
+        this.requests = newRequests(attrs.maxRequestDtos(), requestIov(attrs));
         this.recvs = srq == null ? newRecvs(attrs.maxRecvDtos(), attrs.maxRecvIov()) : new Wr.Recv[0];
         this.srqScratch = srq == null ? null : new Wr.Recv(srq.maxRecvIov);
         this.softWatermark = attrs.srqSoftHighWatermark();
@@ -779,7 +778,13 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             if (timeoutMicros != DatConstants.TIMEOUT_INFINITE) {
                 a.timer = provider.conductor.schedule(timeoutMicros, () -> timeout(a));
             }
-            if (!provider.conductor.submit(() -> deliver(a))) {
+            TcpTransport tcp = ia.adapter.tcp;
+            if (tcp != null) {
+                // a TCP IA reaches every IA, even one of this provider, over its sockets; the
+                // connection's own thread connects, started from here rather than from the
+                // conductor, which would cost the setup one more wake-up of a thread
+                tcp.connect(a);
+            } else if (!provider.conductor.submit(() -> deliver(a))) {
                 a.fail(EventNumber.CONNECTION_EVENT_UNREACHABLE);
             }
         } finally {
@@ -787,18 +792,12 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         }
     }
 
-    /** On the conductor: the request travels to the remote IA. */
+    /** On the conductor: the request travels to the remote IA of the in-JVM fabric. */
     private void deliver(ConnectAttempt a) {
         SimProvider provider = ia.provider;
         provider.cmLock.lock();
         try {
             if (!a.live()) {
-                return;
-            }
-            TcpTransport tcp = ia.adapter.tcp;
-            if (tcp != null) {
-                // a TCP IA reaches every IA, even one of this provider, over its sockets
-                tcp.connect(a);
                 return;
             }
             Transport.RemoteAdapter remote = provider.transport().resolve(a.remoteAddress);
@@ -1512,6 +1511,19 @@ final class SimEndpoint extends SimHandle implements Endpoint {
 
     private static int requestIov(EpAttributes a) {
         return Math.max(a.maxRequestIov(), Math.max(a.maxRdmaReadIov(), a.maxRdmaWriteIov()));
+    }
+
+    /**
+     * The IOV segments of this Endpoint's requests: the size of a TCP connection's copies of them.
+     * Stable once a connection is under way (dat_ep_modify(3DAT) changes the IOV limits only before).
+     */
+    int wireRequestIov() {
+        return requestIov(attrs);
+    }
+
+    /** The IOV segments of the receives this Endpoint takes (its own, or its SRQ's): as {@link #wireRequestIov}. */
+    int wireRecvIov() {
+        return srq != null ? srq.maxRecvIov : attrs.maxRecvIov();
     }
 
     @Override

@@ -643,8 +643,8 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         long maxRdma = size(a.maxRdmaSize(), l.maxRdmaSize(), l.maxRdmaSize(), attrArg, "maxRdmaSize");
         int maxRecv = (int) size(a.maxRecvDtos(), Math.min(256, l.maxDtoPerEp()), l.maxDtoPerEp(), attrArg, "maxRecvDtos");
         int maxRequest = (int) size(a.maxRequestDtos(), Math.min(256, l.maxDtoPerEp()), l.maxDtoPerEp(), attrArg, "maxRequestDtos");
-        int recvIov = (int) size(a.maxRecvIov(), Math.min(8, l.maxIov()), l.maxIov(), attrArg, "maxRecvIov");
-        int requestIov = (int) size(a.maxRequestIov(), Math.min(8, l.maxIov()), l.maxIov(), attrArg, "maxRequestIov");
+        int recvIov = (int) size(a.maxRecvIov(), l.defaultIov(), l.maxIov(), attrArg, "maxRecvIov");
+        int requestIov = (int) size(a.maxRequestIov(), l.defaultIov(), l.maxIov(), attrArg, "maxRequestIov");
         int readIn = (int) size(a.maxRdmaReadIn(), Math.min(8, l.maxRdmaReadPerEp()), l.maxRdmaReadPerEp(), attrArg, "maxRdmaReadIn");
         int readOut = (int) size(a.maxRdmaReadOut(), Math.min(8, l.maxRdmaReadPerEp()), l.maxRdmaReadPerEp(), attrArg, "maxRdmaReadOut");
         int readIov = (int) size(a.maxRdmaReadIov(), requestIov, l.maxIov(), attrArg, "maxRdmaReadIov");
@@ -789,7 +789,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
             throw insufficient(DatReturn.RESOURCE_SRQ, "max_srqs " + l.maxSrqs() + " reached");
         }
         SimSrq srq = new SimSrq(this, p, attributes.maxRecvDtos(),
-                attributes.maxRecvIov() == 0 ? Math.min(8, l.maxIov()) : attributes.maxRecvIov(), attributes.lowWatermark());
+                attributes.maxRecvIov() == 0 ? l.defaultIov() : attributes.maxRecvIov(), attributes.lowWatermark());
         srqs.add(srq);
         return srq;
     }

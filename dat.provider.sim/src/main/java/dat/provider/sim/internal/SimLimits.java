@@ -56,6 +56,11 @@ record SimLimits(
                 DEFAULT_PRIVATE_DATA, 1L << 30, 1L << 30, 64, 1 << 16, 4096, DEFAULT_QOS);
     }
 
+    /** The IOV segments of default Endpoint attributes and SRQs: 8, or fewer when the IA has fewer. */
+    int defaultIov() {
+        return Math.min(8, maxIov);
+    }
+
     SimLimits withAddress(InetSocketAddress newAddress) {
         return new SimLimits(newAddress, maxEps, maxEvds, maxEvdQlen, maxLmrs, maxPzs, maxRmrs, maxSrqs, maxCnos,
                 maxDtoPerEp, maxIov, maxPrivateData, maxMessageSize, maxRdmaSize, maxRdmaReadPerEp, maxRecvPerSrq,

@@ -103,8 +103,9 @@ final class TcpConnection {
     /** The local Endpoint once established (set under the CM lock). */
     volatile SimEndpoint ep;
     /** The writer's copy of the request it transmits, the reader's of the receive / read it fills. */
-    // The data path's buffers, allocated once when the connection is established (so a peer that
-    // never gets that far costs little): written by the reader before it publishes ep.
+    // The data path's buffers, allocated once per connection while it waits for the peer's answer
+    // or for the consumer's accept (so a peer whose request reaches no consumer costs little):
+    // written before ep is published.
     private Wr.Request tx;
     private Wr.Recv rx;
     private Wr.Request rxRead;
@@ -404,42 +405,102 @@ final class TcpConnection {
         this.attempt = attempt;
     }
 
-    /** Allocates the data path's buffers; before {@link #ep} is published (volatile write). */
-    private void prepareDataPath() {
-        readMark++; // liveness counts from the establishment
-        writeMark++;
-        if (responses != null) {
-            return;
+    /**
+     * The IOV segments the scratch requests hold ({@link #tx}, the batch, {@link #rxRead}; {@link #rx}),
+     * under {@link #dataPathLock}: as many as the local Endpoint's requests and receives hold.
+     */
+    private int scratchRequestIov;
+    private int scratchRecvIov;
+    /**
+     * Guards the data path's allocation: the reader thread prepares it while it waits for the
+     * peer's answer ({@link #prepareEarly}), and the accept or the ACCEPT that publishes {@link #ep}
+     * finds it done ({@link #prepareFor}).
+     */
+    private final Object dataPathLock = new Object();
+
+    /**
+     * Allocates the data path's buffers while the connection waits for the peer (the active side
+     * for ACCEPT, the passive side for its consumer's accept), off the setup's path: their first
+     * touch of fresh memory took 200 us of a connection's 1 ms set up in a young JVM. Does nothing
+     * once they are allocated, by an accept that came first: they may be in use then.
+     *
+     * @param requestIov the segments a request may hold, as far as known
+     * @param recvIov the segments a receive may hold, as far as known
+     */
+    private void prepareEarly(int requestIov, int recvIov) {
+        synchronized (dataPathLock) {
+            if (responses == null) {
+                allocateDataPath(requestIov, recvIov);
+            }
         }
-        tx = new Wr.Request(transport.maxIov);
-        rx = new Wr.Recv(transport.maxIov);
-        rxRead = new Wr.Request(transport.maxIov);
+    }
+
+    /**
+     * Before {@link #ep} is published (volatile write): the data path's buffers, with scratch
+     * requests as large as the Endpoint's; an earlier {@link #prepareEarly} that guessed smaller
+     * (the passive side, before it knows the Endpoint) has them grown.
+     */
+    private void prepareFor(SimEndpoint e) {
+        int requestIov = e.wireRequestIov();
+        int recvIov = e.wireRecvIov();
+        synchronized (dataPathLock) {
+            if (responses == null) {
+                allocateDataPath(requestIov, recvIov);
+                return;
+            }
+            if (requestIov > scratchRequestIov) {
+                allocateRequestScratch(requestIov);
+            }
+            if (recvIov > scratchRecvIov) {
+                rx = new Wr.Recv(recvIov);
+                scratchRecvIov = recvIov;
+            }
+        }
+    }
+
+    /** Under {@link #dataPathLock}: everything the data path needs, allocated once per connection. */
+    private void allocateDataPath(int requestIov, int recvIov) {
+        rx = new Wr.Recv(recvIov);
+        scratchRecvIov = recvIov;
         txHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
         ackHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
-        int buffers = Math.max(BATCH_BUFFERS, transport.maxIov + 1);
-        batch = new Wr.Request[BATCH_FRAMES];
-        batch[0] = tx;
-        batchHeaders = new ByteBuffer[BATCH_FRAMES];
+        ByteBuffer[] headerSlices = new ByteBuffer[BATCH_FRAMES];
         ByteBuffer headers = ByteBuffer.allocateDirect(BATCH_FRAMES * TcpFrame.HEADER_BYTES);
         for (int i = 0; i < BATCH_FRAMES; i++) {
-            if (i > 0) {
-                batch[i] = new Wr.Request(transport.maxIov);
-            }
-            batchHeaders[i] = headers.slice(i * TcpFrame.HEADER_BYTES, TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
+            headerSlices[i] = headers.slice(i * TcpFrame.HEADER_BYTES, TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
         }
+        batchHeaders = headerSlices;
         batchSeq = new long[BATCH_FRAMES];
-        gather = new ByteBuffer[buffers];
-        gatherFrame = new int[buffers];
-        batchViews = new MemoryView[buffers];
-        for (int i = 0; i < buffers; i++) {
-            batchViews[i] = new MemoryView();
-        }
-        writerRanges = new AtomicLongArray(2 * buffers);
+        allocateRequestScratch(requestIov);
         Response[] ring = new Response[RESPONSES];
         for (int i = 0; i < RESPONSES; i++) {
             ring[i] = new Response();
         }
         responses = ring;
+    }
+
+    /** Under {@link #dataPathLock}: the scratch requests of {@code iov} segments, and the gathering arrays they need. */
+    private void allocateRequestScratch(int iov) {
+        tx = new Wr.Request(iov);
+        rxRead = new Wr.Request(iov);
+        Wr.Request[] requests = new Wr.Request[BATCH_FRAMES];
+        requests[0] = tx;
+        for (int i = 1; i < BATCH_FRAMES; i++) {
+            requests[i] = new Wr.Request(iov);
+        }
+        batch = requests;
+        int buffers = Math.max(BATCH_BUFFERS, iov + 1);
+        if (gather == null || gather.length < buffers) {
+            MemoryView[] views = new MemoryView[buffers];
+            for (int i = 0; i < buffers; i++) {
+                views[i] = new MemoryView();
+            }
+            gather = new ByteBuffer[buffers];
+            gatherFrame = new int[buffers];
+            writerRanges = new AtomicLongArray(2 * buffers);
+            batchViews = views;
+        }
+        scratchRequestIov = iov;
     }
 
     void startActive() {
@@ -475,11 +536,11 @@ final class TcpConnection {
                 failAttempt(a, EventNumber.CONNECTION_EVENT_UNREACHABLE);
                 return;
             }
-            startWriter();
             byte[] pd = a.privateData;
-            ByteBuffer req = frame(TcpFrame.CONNECT_REQUEST, pd.length, a.qos, transport.address().getPort(),
-                    a.activePortQual, a.remoteQual, pd);
-            enqueue(req);
+            sendControl(frame(TcpFrame.CONNECT_REQUEST, pd.length, a.qos, transport.address().getPort(),
+                    a.activePortQual, a.remoteQual, pd));
+            startWriter(); // after: it finishes what the socket did not take of the request
+            prepareFor(a.active); // while the peer answers
             int s = reader.readHeader(in);
             if (s != TcpFrameReader.READY) {
                 protocolEnd(s == TcpFrameReader.MALFORMED ? reader.error() : "closed before answering");
@@ -539,10 +600,12 @@ final class TcpConnection {
             if (!a.live()) {
                 return false;
             }
-            prepareDataPath();
+            readMark++; // liveness counts from the establishment
+            writeMark++;
+            prepareFor(a.active);
             ep = a.active;
             // before the Endpoint is CONNECTED, so that it precedes every request on the wire
-            enqueue(frame(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, null));
+            sendControl(frame(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, null));
             a.active.establishedOverTcp(a, this, acceptData);
             return true;
         } finally {
@@ -583,6 +646,7 @@ final class TcpConnection {
             a.wire = this;
             attempt = a;
             SimProvider provider = transport.adapter().provider;
+            boolean delivered;
             provider.cmLock.lock();
             try {
                 if (closed || provider.closed()) {
@@ -590,8 +654,14 @@ final class TcpConnection {
                     return;
                 }
                 transport.adapter().deliver(a);
+                delivered = a.state == ConnectAttempt.State.DELIVERED;
             } finally {
                 provider.cmLock.unlock();
+            }
+            if (delivered) {
+                // while the consumer decides; its Endpoint may want larger scratch requests (prepareFor)
+                int iov = transport.defaultIov;
+                prepareEarly(iov, iov);
             }
             // until accepted, the active side may only give up (DISCONNECT or close)
             s = reader.readHeader(in);
@@ -648,10 +718,12 @@ final class TcpConnection {
 
     /** dat_cr_accept on the passive side: the Endpoint is connected; tell the active side. Under the CM lock. */
     void accepted(SimEndpoint passive, byte[] acceptData) {
-        prepareDataPath();
+        readMark++; // liveness counts from the establishment
+        writeMark++;
+        prepareFor(passive);
         ep = passive;
         byte[] pd = acceptData == null ? new byte[0] : acceptData;
-        enqueue(frame(TcpFrame.ACCEPT, pd.length, 0, 0, 0, 0, pd));
+        sendControl(frame(TcpFrame.ACCEPT, pd.length, 0, 0, 0, 0, pd));
     }
 
     /** dat_cr_reject, no listener, backlog full: tell the active side, then close. */
@@ -1899,6 +1971,33 @@ final class TcpConnection {
             enqueue(frame(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0, null));
             queueFin();
         }
+    }
+
+    /**
+     * A connection-management frame (CONNECT_REQUEST, ACCEPT, READY_TO_USE): written by the calling
+     * thread with one non-blocking write when the output is idle, so that the setup's next step does
+     * not wait for the writer thread to wake (20-40 us each here); else, or for what the socket did
+     * not take, left to the writer. Never blocks.
+     */
+    private void sendControl(ByteBuffer frame) {
+        if (writeLock.tryLock()) {
+            try {
+                if (outputIdle()) {
+                    channel.write(frame);
+                    writeMark++;
+                    if (frame.hasRemaining()) {
+                        pending = frame; // the writer finishes it
+                        kick();
+                    }
+                    return;
+                }
+            } catch (IOException e) {
+                // queued instead: the writer meets the failure and ends the connection
+            } finally {
+                releaseWriteLock();
+            }
+        }
+        enqueue(frame);
     }
 
     private void queueFin() {

@@ -32,8 +32,11 @@ final class TcpTransport {
 
     private volatile Adapter adapter;
     final TcpFrame.Limits limits;
-    /** The most IOV segments a work request of this IA has: the size of a connection's scratch requests. */
-    final int maxIov;
+    /**
+     * The IOV segments of the IA's default Endpoint attributes: the scratch requests a passive
+     * connection allocates before it knows the accepting Endpoint (which may want more).
+     */
+    final int defaultIov;
     private final ServerSocketChannel server;
     private final InetSocketAddress address;
     private final Thread acceptor;
@@ -72,7 +75,7 @@ final class TcpTransport {
     TcpTransport(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs) {
         this.timeoutNanos = timeoutMs * 1_000_000;
         this.limits = TcpFrame.Limits.of(limits);
-        this.maxIov = limits.maxIov();
+        this.defaultIov = limits.defaultIov();
         try {
             server = ServerSocketChannel.open();
             try {
@@ -229,8 +232,8 @@ final class TcpTransport {
     }
 
     /**
-     * Starts the active side of a connection attempt over TCP; returns at once (called on the
-     * conductor with the CM lock held, so the blocking connect happens on the connection's thread).
+     * Starts the active side of a connection attempt over TCP; returns at once (called from
+     * dat_ep_connect with the CM lock held, so the blocking connect happens on the connection's thread).
      */
     void connect(ConnectAttempt attempt) {
         TcpConnection c = new TcpConnection(this, null, attempt);

@@ -924,6 +924,64 @@ class TcpDtoTest {
         return n;
     }
 
+    /** {@code n} segments of {@code len} bytes, {@code stride} apart from {@code base}. */
+    private static LmrTriplet[] segments(LocalMemoryRegion lmr, long base, int n, int len, int stride) {
+        LmrTriplet[] t = new LmrTriplet[n];
+        for (int i = 0; i < n; i++) {
+            t[i] = LmrTriplet.of(lmr, base + (long) i * stride, len);
+        }
+        return t;
+    }
+
+    private static void assertSegmentsEqual(MemorySegment to, long toBase, MemorySegment from, long fromBase, int n, int len, int stride) {
+        for (int i = 0; i < n; i++) {
+            assertThat(to.asSlice(toBase + (long) i * stride, len).mismatch(from.asSlice(fromBase + (long) i * stride, len)))
+                    .as("segment %d", i).isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void anAcceptingEndpointWithMoreSegmentsThanTheDefault_sendsReceivesAndReadsThemAll() {
+        // the passive side allocates its copies of requests and receives while its consumer
+        // decides, for the default attributes (8 segments); this accepting Endpoint's hold 12
+        int n = 12;
+        int len = 100;
+        int stride = 128;
+        EpAttributes wide = EpAttributes.builder().maxRecvIov(n).maxRequestIov(n).build();
+        Endpoint active = a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, wide);
+        Endpoint passive = b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd, wide);
+        b.ia.createPublicServicePoint(101, b.crEvd, PspFlag.CONSUMER);
+        active.connect(b.address(), 101, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(passive, null);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        fill(a.mem, 0, n * stride, 31);
+        fill(b.mem, 8192, n * stride, 32);
+        fill(b.mem, 16384, n * stride, 33);
+        // a to b: the passive side's receive copy
+        ok(passive.postRecv(n, segments(b.lmr, 0, n, len, stride), 1, 0));
+        ok(active.postSend(n, segments(a.lmr, 0, n, len, stride), 2, 0));
+        assertThat(dto(b, true).transferredLength()).isEqualTo((long) n * len);
+        assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertSegmentsEqual(b.mem, 0, a.mem, 0, n, len, stride);
+        // b to a: the passive side's request copy, and the active side's receive copy
+        ok(active.postRecv(n, segments(a.lmr, 8192, n, len, stride), 3, 0));
+        ok(passive.postSend(n, segments(b.lmr, 8192, n, len, stride), 4, 0));
+        assertThat(dto(a, true).transferredLength()).isEqualTo((long) n * len);
+        assertThat(dto(b, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertSegmentsEqual(a.mem, 8192, b.mem, 8192, n, len, stride);
+        // b reads from a into 12 segments: the passive side's copy of the read it scatters
+        fill(a.mem, 24576, n * len, 34);
+        ok(passive.postRdmaRead(n, segments(b.lmr, 16384, n, len, stride), 5, RmrTriplet.of(a.lmr, 24576, (long) n * len), 0));
+        DatEvent r = dto(b, false);
+        assertThat(r.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        for (int i = 0; i < n; i++) {
+            assertThat(b.mem.asSlice(16384 + (long) i * stride, len).mismatch(a.mem.asSlice(24576 + (long) i * len, len)))
+                    .as("read segment %d", i).isEqualTo(-1);
+        }
+        active.disconnect(CloseFlag.ABRUPT);
+    }
+
     @Test
     void rdmaWriteAndRead_moveTheBytes_withoutTheTargetConsumerCallingIn() {
         connect(b.ep);
