@@ -221,6 +221,9 @@ final class PerfClient {
      */
     private static final long FIRST_WARMUP_NANOS = 3_000_000_000L;
 
+    /** The connection rate's shortest warm-up: the connection path is called once per connection, and compiled after thousands. */
+    private static final long CONNECTION_WARMUP_NANOS = 2_000_000_000L;
+
     /** Alternating rounds of the latency measurement, each kind's samples spread over the run. */
     private static final int LATENCY_ROUNDS = 4;
 
@@ -393,6 +396,15 @@ final class PerfClient {
 
     private Figure connectionRate() {
         int connections = options.connections();
+        // untimed first, as the other figures: as many connections as are measured, and for
+        // CONNECTION_WARMUP_NANOS at least; cold, the JIT took a quarter of a core in each process
+        // while the measured connections ran, on this machine's two
+        long warmedUp = System.nanoTime() + CONNECTION_WARMUP_NANOS;
+        int warmups = 0;
+        while (warmups < connections || System.nanoTime() - warmedUp < 0) {
+            disconnect(connect(PerfServer.QUIET, 64));
+            warmups++;
+        }
         long start = System.nanoTime();
         for (int i = 0; i < connections; i++) {
             disconnect(connect(PerfServer.QUIET, 64));
