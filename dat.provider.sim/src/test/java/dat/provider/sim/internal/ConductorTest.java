@@ -47,14 +47,8 @@ class ConductorTest {
     @Test
     void aTimerFiresAtItsDeadlineWhileTheIdleParkIsAnHour() throws InterruptedException {
         for (String strategy : new String[] {"backoff", "sleeping"}) {
-            Conductor c = idleFor(strategy);
-            CountDownLatch fired = new CountDownLatch(1);
-            long start = System.nanoTime();
             // scheduled, then the conductor goes back to its park: the deadline must end that park
-            c.schedule(TimeUnit.MILLISECONDS.toMicros(200), fired::countDown);
-            assertThat(fired.await(10, TimeUnit.SECONDS)).as(strategy).isTrue();
-            assertThat(System.nanoTime() - start).as(strategy + ": not before its deadline")
-                    .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
+            assertFiresAtItsDeadline(idleFor(strategy), 200, strategy);
             assertThat(conductor.close(5_000)).isTrue();
             conductor = null;
         }
@@ -78,12 +72,7 @@ class ConductorTest {
             conductor = new Conductor("conductor-test", IdleStrategy.of(strategy, parkMicros), IdleStrategy.longestParkNanos(parkMicros));
             conductor.start();
             Thread.sleep(300); // past the backoff's growing parks: parked for 20 ms at a time
-            CountDownLatch fired = new CountDownLatch(1);
-            long start = System.nanoTime();
-            conductor.schedule(TimeUnit.MILLISECONDS.toMicros(100), fired::countDown);
-            assertThat(fired.await(10, TimeUnit.SECONDS)).as(strategy).isTrue();
-            assertThat(System.nanoTime() - start).as(strategy + ": not before its deadline")
-                    .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(100));
+            assertFiresAtItsDeadline(conductor, 100, strategy);
             assertThat(conductor.close(5_000)).isTrue();
             conductor = null;
         }
@@ -124,5 +113,15 @@ class ConductorTest {
         Thread.sleep(400); // past all twenty deadlines
         // at most the cycle that ran the command may still end after the count was read
         assertThat(c.cycles() - before).as("duty cycles while only cancelled timers fell due").isLessThanOrEqualTo(1);
+    }
+
+    /** Schedules a timer {@code millis} ahead and waits for it: it fires, and not before its deadline. */
+    private static void assertFiresAtItsDeadline(Conductor c, long millis, String strategy) throws InterruptedException {
+        CountDownLatch fired = new CountDownLatch(1);
+        long start = System.nanoTime();
+        c.schedule(TimeUnit.MILLISECONDS.toMicros(millis), fired::countDown);
+        assertThat(fired.await(10, TimeUnit.SECONDS)).as(strategy).isTrue();
+        assertThat(System.nanoTime() - start).as(strategy + ": not before its deadline")
+                .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(millis));
     }
 }
