@@ -156,9 +156,11 @@ final class ConnectionThreads {
 
         Worker(Task first) {
             next = first;
-            // none of the starting consumer's inheritable thread locals or class loader stay on a
-            // thread that outlives its connection
-            thread = Thread.ofPlatform().daemon().name(first.name).inheritInheritableThreadLocals(false).unstarted(this);
+            // none of the starting consumer's inheritable thread locals, class loader or priority
+            // stay on a thread that outlives its connection (dat_ep_connect starts the active
+            // side's task from the consumer's thread)
+            thread = Thread.ofPlatform().daemon().priority(Thread.NORM_PRIORITY).name(first.name)
+                    .inheritInheritableThreadLocals(false).unstarted(this);
             thread.setContextClassLoader(ConnectionThreads.class.getClassLoader());
         }
 

@@ -59,6 +59,37 @@ class ConnectionThreadsTest {
     }
 
     @Test
+    void aThreadStartedFromAConsumerThread_takesNoneOfItsSettings() throws InterruptedException {
+        // dat_ep_connect starts the active side's task from the consumer's own thread
+        InheritableThreadLocal<String> consumerLocal = new InheritableThreadLocal<>();
+        ClassLoader consumerLoader = new ClassLoader(null) {
+        };
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        AtomicReference<String> local = new AtomicReference<>("unset");
+        Thread consumer = Thread.ofPlatform().daemon(false).priority(Thread.MAX_PRIORITY).unstarted(() -> {
+            consumerLocal.set("the consumer's");
+            ConnectionThreads.Task t = pool.start("dat-sim-tcp-active", () -> {
+                ranOn.set(Thread.currentThread());
+                local.set(consumerLocal.get());
+            });
+            try {
+                assertThat(t.join(5_000)).isTrue();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        consumer.setContextClassLoader(consumerLoader);
+        consumer.start();
+        consumer.join(10_000);
+        Thread kept = ranOn.get();
+        assertThat(kept).isNotNull();
+        assertThat(local.get()).isNull();
+        assertThat(kept.isDaemon()).isTrue();
+        assertThat(kept.getPriority()).isEqualTo(Thread.NORM_PRIORITY);
+        assertThat(kept.getContextClassLoader()).isSameAs(ConnectionThreads.class.getClassLoader());
+    }
+
+    @Test
     void anInterruptReachesItsTaskOnly_notTheThreadsNextTask() throws InterruptedException {
         // on the pool: an interrupted task, then the next one on the same thread
         CountDownLatch running = new CountDownLatch(1);
