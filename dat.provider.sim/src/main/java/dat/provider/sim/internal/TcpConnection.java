@@ -574,6 +574,10 @@ final class TcpConnection {
         } catch (IOException e) {
             failAttempt(a, EventNumber.CONNECTION_EVENT_UNREACHABLE);
             lost(EventNumber.CONNECTION_EVENT_BROKEN);
+        } catch (RuntimeException e) {
+            unexpected(e);
+            failAttempt(a, EventNumber.CONNECTION_EVENT_UNREACHABLE);
+            lost(EventNumber.CONNECTION_EVENT_BROKEN);
         } finally {
             close();
             closeSelectors(true);
@@ -695,6 +699,9 @@ final class TcpConnection {
             }
             readEstablished();
         } catch (IOException e) {
+            lostOrAbandoned();
+        } catch (RuntimeException e) {
+            unexpected(e);
             lostOrAbandoned();
         } finally {
             close();
@@ -2158,9 +2165,23 @@ final class TcpConnection {
                 ep0.wireBroken(this);
             }
             close();
+        } catch (RuntimeException e) {
+            unexpected(e);
+            if (!closed) {
+                lost(EventNumber.CONNECTION_EVENT_BROKEN);
+            }
         } finally {
             closeSelectors(false);
         }
+    }
+
+    /**
+     * A reader or writer task met an exception no frame or peer should cause (a defect): it is
+     * logged, and the connection breaks, so that its Endpoint sees BROKEN and its DTOs complete
+     * instead of waiting for a thread that has ended.
+     */
+    private void unexpected(RuntimeException e) {
+        LOG.log(Level.WARNING, "dat.provider.sim: " + describe() + " breaks on an unexpected exception", e);
     }
 
     /**

@@ -624,6 +624,23 @@ class TcpDtoTest {
     }
 
     @Test
+    void anUnexpectedExceptionOnTheReader_breaksBothSides_insteadOfLeavingThemWaiting() throws Exception {
+        connect(b.ep);
+        TcpConnection wire = transport(b).connections.iterator().next();
+        // a defect on purpose: the reader's copy of a receive too small for the receive it takes
+        java.lang.reflect.Field rx = TcpConnection.class.getDeclaredField("rx");
+        rx.setAccessible(true);
+        rx.set(wire, new Wr.Recv(1));
+        ok(b.ep.postRecv(2, iov(LmrTriplet.of(b.lmr, 0, 8), LmrTriplet.of(b.lmr, 64, 8)), 1, 0));
+        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, 0));
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        assertThat(dto(a, false).status()).as("the send, never acknowledged").isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
+    @Test
     void srqReceivesTakeSendsOverTcp() {
         SharedReceiveQueue srq = b.ia.createSharedReceiveQueue(b.pz, SrqAttributes.builder().maxRecvDtos(8).maxRecvIov(2).build());
         Endpoint onSrq = b.ia.createEndpointWithSrq(b.pz, b.recvEvd, b.reqEvd, b.connEvd, srq, EpAttributes.providerDefaults());
