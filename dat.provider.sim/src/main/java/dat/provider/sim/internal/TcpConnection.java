@@ -438,7 +438,9 @@ final class TcpConnection {
     /**
      * Before {@link #ep} is published (volatile write): the data path's buffers, with scratch
      * requests as large as the Endpoint's; an earlier {@link #prepareEarly} that guessed smaller
-     * (the passive side, before it knows the Endpoint) has them grown.
+     * (the passive side, before it knows the Endpoint) has them grown. On the passive side it runs
+     * under the Endpoint's spin lock (dat_cr_accept) and may wait for the reader's
+     * {@link #prepareEarly}: no longer than that allocation, which it would otherwise make itself.
      */
     private void prepareFor(SimEndpoint e) {
         int requestIov = e.wireRequestIov();
@@ -607,9 +609,10 @@ final class TcpConnection {
             readMark++; // liveness counts from the establishment
             writeMark++;
             prepareFor(a.active);
-            ep = a.active;
-            // before the Endpoint is CONNECTED, so that it precedes every request on the wire
+            // sent or queued before the Endpoint is published (a writer that sees it sees the frame
+            // queued: writeOne) and CONNECTED, so that it precedes every request on the wire
             sendControl(frame(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, null));
+            ep = a.active;
             a.active.establishedOverTcp(a, this, acceptData);
             return true;
         } finally {
@@ -728,9 +731,9 @@ final class TcpConnection {
         readMark++; // liveness counts from the establishment
         writeMark++;
         prepareFor(passive);
-        ep = passive;
         byte[] pd = acceptData == null ? new byte[0] : acceptData;
-        sendControl(frame(TcpFrame.ACCEPT, pd.length, 0, 0, 0, 0, pd));
+        sendControl(frame(TcpFrame.ACCEPT, pd.length, 0, 0, 0, 0, pd)); // before ep: see established
+        ep = passive;
     }
 
     /** dat_cr_reject, no listener, backlog full: tell the active side, then close. */
@@ -1831,7 +1834,9 @@ final class TcpConnection {
             MemoryView[] views = batchViews;
             if (views != null) {
                 for (MemoryView v : views) {
-                    v.forget();
+                    if (v != null) { // an array being allocated, before ep is published, may look unfilled
+                        v.forget();
+                    }
                 }
             }
         }
@@ -2199,6 +2204,9 @@ final class TcpConnection {
                 finishPending(ch);
                 return WROTE;
             }
+            // the Endpoint read before the queue: it is published after READY_TO_USE was queued
+            // (established), so a writer that transmits its requests has seen that frame first
+            SimEndpoint e = ep;
             // polled under the lock: an inline writer that finds the queue empty finds nothing
             // in the middle of being written either (READY_TO_USE must precede every request)
             ByteBuffer b = outbound.poll();
@@ -2221,7 +2229,6 @@ final class TcpConnection {
                 writeFully(ch, txHeader.flip());
                 return WROTE;
             }
-            SimEndpoint e = ep;
             if (e == null) {
                 return IDLE;
             }

@@ -66,7 +66,7 @@ class ConductorTest {
     }
 
     @Test
-    void aTimerDueAfterTheLongestPark_isAddedWithoutAWakeUp_andStillFires() throws InterruptedException {
+    void aTimerDueAfterTheLongestPark_stillFires_notBeforeItsDeadline() throws InterruptedException {
         long parkMicros = TimeUnit.MILLISECONDS.toMicros(20);
         for (String strategy : new String[] {"backoff", "sleeping"}) {
             conductor = new Conductor("conductor-test", IdleStrategy.of(strategy, parkMicros), IdleStrategy.longestParkNanos(parkMicros));
@@ -123,5 +123,16 @@ class ConductorTest {
         assertThat(fired.await(10, TimeUnit.SECONDS)).as(strategy).isTrue();
         assertThat(System.nanoTime() - start).as(strategy + ": not before its deadline")
                 .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(millis));
+    }
+
+    @Test
+    void aTimerDueAfterTheLongestPark_doesNotWakeTheConductor() throws InterruptedException {
+        Conductor c = idleFor("sleeping"); // parked for an hour, its longest park
+        long before = c.cycles();
+        Conductor.Timer timer = c.schedule(2 * HOUR_MICROS, () -> {
+        });
+        Thread.sleep(200);
+        assertThat(c.cycles() - before).as("duty cycles after a timer due in two hours").isZero();
+        timer.cancel();
     }
 }

@@ -66,6 +66,7 @@ class ConnectionThreadsTest {
         };
         AtomicReference<Thread> ranOn = new AtomicReference<>();
         AtomicReference<String> local = new AtomicReference<>("unset");
+        AtomicBoolean joined = new AtomicBoolean();
         Thread consumer = Thread.ofPlatform().daemon(false).priority(Thread.MAX_PRIORITY).unstarted(() -> {
             consumerLocal.set("the consumer's");
             ConnectionThreads.Task t = pool.start("dat-sim-tcp-active", () -> {
@@ -73,7 +74,7 @@ class ConnectionThreadsTest {
                 local.set(consumerLocal.get());
             });
             try {
-                assertThat(t.join(5_000)).isTrue();
+                joined.set(t.join(5_000));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -81,6 +82,8 @@ class ConnectionThreadsTest {
         consumer.setContextClassLoader(consumerLoader);
         consumer.start();
         consumer.join(10_000);
+        assertThat(consumer.isAlive()).isFalse();
+        assertThat(joined.get()).as("the task ended").isTrue();
         Thread kept = ranOn.get();
         assertThat(kept).isNotNull();
         assertThat(local.get()).isNull();

@@ -941,6 +941,23 @@ class TcpDtoTest {
         return n;
     }
 
+    /** A private field of the connection once set (non-null, non-zero), read under the lock that guards it; 5 s at most. */
+    private static Object awaitField(TcpConnection wire, String name) throws ReflectiveOperationException, InterruptedException {
+        java.lang.reflect.Field f = TcpConnection.class.getDeclaredField(name);
+        f.setAccessible(true);
+        java.lang.reflect.Field lock = TcpConnection.class.getDeclaredField("dataPathLock");
+        lock.setAccessible(true);
+        for (long deadline = System.nanoTime() + 5_000_000_000L;; Thread.sleep(1)) {
+            Object value;
+            synchronized (lock.get(wire)) {
+                value = f.get(wire);
+            }
+            if ((value != null && !Integer.valueOf(0).equals(value)) || System.nanoTime() > deadline) {
+                return value;
+            }
+        }
+    }
+
     /** {@code n} segments of {@code len} bytes, {@code stride} apart from {@code base}. */
     private static LmrTriplet[] segments(LocalMemoryRegion lmr, long base, int n, int len, int stride) {
         LmrTriplet[] t = new LmrTriplet[n];
@@ -958,7 +975,7 @@ class TcpDtoTest {
     }
 
     @Test
-    void anAcceptingEndpointWithMoreSegmentsThanTheDefault_sendsReceivesAndReadsThemAll() {
+    void anAcceptingEndpointWithMoreSegmentsThanTheDefault_sendsReceivesAndReadsThemAll() throws Exception {
         // the passive side allocates its copies of requests and receives while its consumer
         // decides, for the default attributes (8 segments); this accepting Endpoint's hold 12
         int n = 12;
@@ -969,7 +986,14 @@ class TcpDtoTest {
         Endpoint passive = b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd, wide);
         b.ia.createPublicServicePoint(101, b.crEvd, PspFlag.CONSUMER);
         active.connect(b.address(), 101, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
-        b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(passive, null);
+        var request = b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest();
+        // the accept after the passive side's early allocation, so that it has to grow it
+        TcpConnection wire = transport(b).connections.iterator().next();
+        assertThat(awaitField(wire, "responses")).as("the data path allocated early").isNotNull();
+        assertThat(awaitField(wire, "scratchRecvIov")).isEqualTo(8);
+        request.accept(passive, null);
+        assertThat(awaitField(wire, "scratchRecvIov")).isEqualTo(n);
+        assertThat(awaitField(wire, "scratchRequestIov")).isEqualTo(n);
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         fill(a.mem, 0, n * stride, 31);
