@@ -55,7 +55,7 @@ final class Conductor implements Runnable {
     private final ConcurrentLinkedQueue<Timer> scheduled = new ConcurrentLinkedQueue<>();
     private final PriorityQueue<Timer> timers = new PriorityQueue<>();
     private final IdleStrategy idleStrategy;
-    /** The longest the idle thread parks before it looks at its commands again. */
+    /** The longest the idle thread parks before it looks at its commands and timers again. */
     private final long longestParkNanos;
     private final Thread thread;
     private volatile boolean running = true;
@@ -64,7 +64,7 @@ final class Conductor implements Runnable {
     /**
      * @param idleStrategy what the thread does when it finds no work
      * @param longestParkNanos the longest park of {@code idleStrategy}: a timer due later than
-     *     that is added without waking the thread, which looks at its commands before then anyway
+     *     that is added without waking the thread, which looks at its timers before then anyway
      */
     Conductor(String name, IdleStrategy idleStrategy, long longestParkNanos) {
         this.idleStrategy = idleStrategy;

@@ -454,16 +454,14 @@ final class TcpConnection {
                 allocateRequestScratch(requestIov);
             }
             if (recvIov > scratchRecvIov) {
-                rx = new Wr.Recv(recvIov);
-                scratchRecvIov = recvIov;
+                allocateRecvScratch(recvIov);
             }
         }
     }
 
     /** Under {@link #dataPathLock}: everything the data path needs, allocated once per connection. */
     private void allocateDataPath(int requestIov, int recvIov) {
-        rx = new Wr.Recv(recvIov);
-        scratchRecvIov = recvIov;
+        allocateRecvScratch(recvIov);
         txHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
         ackHeader = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
         ByteBuffer[] headerSlices = new ByteBuffer[BATCH_FRAMES];
@@ -479,6 +477,12 @@ final class TcpConnection {
             ring[i] = new Response();
         }
         responses = ring;
+    }
+
+    /** Under {@link #dataPathLock}: the reader's copy of the receive it fills, of {@code iov} segments. */
+    private void allocateRecvScratch(int iov) {
+        rx = new Wr.Recv(iov);
+        scratchRecvIov = iov;
     }
 
     /** Under {@link #dataPathLock}: the scratch requests of {@code iov} segments, and the gathering arrays they need. */
@@ -606,8 +610,7 @@ final class TcpConnection {
             if (!a.live()) {
                 return false;
             }
-            readMark++; // liveness counts from the establishment
-            writeMark++;
+            livenessFromNow();
             prepareFor(a.active);
             // sent or queued before the Endpoint is published (a writer that sees it sees the frame
             // queued: writeOne) and CONNECTED, so that it precedes every request on the wire
@@ -726,10 +729,15 @@ final class TcpConnection {
         lost(EventNumber.CONNECTION_EVENT_BROKEN);
     }
 
+    /** At the establishment, on either side: the connection's liveness counts from now. */
+    private void livenessFromNow() {
+        readMark++;
+        writeMark++;
+    }
+
     /** dat_cr_accept on the passive side: the Endpoint is connected; tell the active side. Under the CM lock. */
     void accepted(SimEndpoint passive, byte[] acceptData) {
-        readMark++; // liveness counts from the establishment
-        writeMark++;
+        livenessFromNow();
         prepareFor(passive);
         byte[] pd = acceptData == null ? new byte[0] : acceptData;
         sendControl(frame(TcpFrame.ACCEPT, pd.length, 0, 0, 0, 0, pd)); // before ep: see established
