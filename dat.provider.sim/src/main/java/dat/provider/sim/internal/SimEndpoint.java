@@ -1246,7 +1246,13 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             if (rv == null) {
                 return false;
             }
-            out.copyFrom(rv);
+            try {
+                out.copyFrom(rv);
+            } catch (RuntimeException defect) {
+                // out of the queue but in no copy: complete it here, or no flush would find it
+                completeRecv(rv, DtoCompletionStatus.ERR_FLUSHED, 0, false);
+                throw defect;
+            }
             out.srq = rv.srq;
             return true;
         } finally {

@@ -108,6 +108,8 @@ final class TcpConnection {
     // written before ep is published.
     private Wr.Request tx;
     private Wr.Recv rx;
+    /** Whether {@link #rx} holds a receive taken from its Endpoint and not completed yet; the reader's. */
+    private boolean rxTaken;
     private Wr.Request rxRead;
     private ByteBuffer txHeader;
     // The writer's batch (transmit): the requests, their headers and sequence numbers; the gathered
@@ -970,7 +972,10 @@ final class TcpConnection {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            // as the reader thread would: the connection is lost
+            // as the reader thread would: the connection is lost, and a defect is logged
+            if (e instanceof RuntimeException defect) {
+                unexpected(defect);
+            }
             if (!closed) {
                 lost(EventNumber.CONNECTION_EVENT_BROKEN);
             }
@@ -1115,9 +1120,24 @@ final class TcpConnection {
             respond(TcpFrame.ACK, seq, TcpFrame.STATUS_RNR, null, 0, 0, false);
             return null;
         }
+        try {
+            return land(ch, e, seq, len, solicited);
+        } catch (RuntimeException defect) {
+            // the receive taken is this reader's alone: it completes flushed, as the connection's
+            // break flushes the receives still queued, instead of vanishing with the reader
+            if (rxTaken) {
+                recvDone(e, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0, false);
+            }
+            throw defect;
+        }
+    }
+
+    /** A send's payload into the receive {@link #rx} taken for it; completes that receive on every path. */
+    private String land(ReadableByteChannel ch, SimEndpoint e, long seq, long len, boolean solicited) throws IOException {
+        rxTaken = true;
         if (len > rx.total) {
             // the receiver sees LOCAL_LENGTH, the sender REMOTE_RESPONDER, and the connection breaks
-            e.recvDone(this, rx, dat.api.DtoCompletionStatus.ERR_LOCAL_LENGTH, 0, false);
+            recvDone(e, dat.api.DtoCompletionStatus.ERR_LOCAL_LENGTH, 0, false);
             return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_LENGTH);
         }
         try {
@@ -1125,19 +1145,25 @@ final class TcpConnection {
             for (int i = 0; i < rx.segments && left > 0; i++) {
                 long n = Math.min(left, rx.lengths[i]);
                 if (!readIntoConsumer(ch, rx.lmrs[i], rx.offsets[i], n)) {
-                    e.recvDone(this, rx, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0, false);
+                    recvDone(e, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0, false);
                     return "truncated send";
                 }
                 left -= n;
             }
         } catch (IllegalStateException | IndexOutOfBoundsException x) {
             // the receive's memory went away (its arena closed): as a protection error in one JVM
-            e.recvDone(this, rx, dat.api.DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, false);
+            recvDone(e, dat.api.DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, false);
             return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_ACCESS);
         }
-        e.recvDone(this, rx, dat.api.DtoCompletionStatus.SUCCESS, len, solicited);
+        recvDone(e, dat.api.DtoCompletionStatus.SUCCESS, len, solicited);
         acknowledge(seq, len);
         return null;
+    }
+
+    /** Completes the receive {@link #rx} holds, once. */
+    private void recvDone(SimEndpoint e, int status, long len, boolean solicited) {
+        rxTaken = false;
+        e.recvDone(this, rx, status, len, solicited);
     }
 
     /** Target side of an RDMA write: checked, then read from the socket into the registered memory. */
@@ -2189,7 +2215,8 @@ final class TcpConnection {
     }
 
     /**
-     * A reader or writer task met an exception no frame or peer should cause (a defect): it is
+     * A reader or writer task, or a consumer driving the reads, met an exception no frame or peer
+     * should cause (a defect): it is
      * logged, and the connection breaks, so that its Endpoint sees BROKEN and its DTOs complete
      * instead of waiting for a thread that has ended.
      */

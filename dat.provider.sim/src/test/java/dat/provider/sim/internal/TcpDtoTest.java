@@ -632,12 +632,44 @@ class TcpDtoTest {
         rx.setAccessible(true);
         rx.set(wire, new Wr.Recv(1));
         ok(b.ep.postRecv(2, iov(LmrTriplet.of(b.lmr, 0, 8), LmrTriplet.of(b.lmr, 64, 8)), 1, 0));
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 128, 8)), 2, 0));
         ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, 0));
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
         assertThat(dto(a, false).status()).as("the send, never acknowledged").isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        assertEveryReceiveFlushed(b, 1, 2);
         assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
         assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
+    /**
+     * A defect after the reader took a receive for a send (its payload view gone, on purpose) breaks
+     * the connection, and the receive it held completes flushed as the queued one does: none is lost.
+     */
+    @Test
+    void aDefectWhileASendLands_flushesTheReceiveItTook() throws Exception {
+        connect(b.ep);
+        TcpConnection wire = transport(b).connections.iterator().next();
+        java.lang.reflect.Field view = TcpConnection.class.getDeclaredField("rxView");
+        view.setAccessible(true);
+        view.set(wire, null);
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 8)), 1, 0));
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 64, 8)), 2, 0));
+        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 3, 0));
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        assertThat(dto(a, false).status()).as("the send, never acknowledged").isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        assertEveryReceiveFlushed(b, 1, 2);
+    }
+
+    /** The receive completions of a side, in order: these cookies, each flushed, and no more. */
+    private void assertEveryReceiveFlushed(Fabric.Side side, long... cookies) {
+        for (long cookie : cookies) {
+            DatEvent r = dto(side, true);
+            assertThat(r.userCookie()).as("receive %d", cookie).isEqualTo(cookie);
+            assertThat(r.status()).as("receive %d", cookie).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        }
+        assertThat(side.recvEvd.dequeue(new DatEvent())).as("no other receive completion").isNotEqualTo(dat.api.DatReturn.SUCCESS);
     }
 
     @Test
