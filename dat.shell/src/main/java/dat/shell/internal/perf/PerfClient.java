@@ -402,16 +402,20 @@ final class PerfClient {
         long warmedUp = System.nanoTime() + CONNECTION_WARMUP_NANOS;
         int warmups = 0;
         while (warmups < connections || System.nanoTime() - warmedUp < 0) {
-            disconnect(connect(PerfServer.QUIET, 64));
+            connectAndDisconnect();
             warmups++;
         }
         long start = System.nanoTime();
         for (int i = 0; i < connections; i++) {
-            disconnect(connect(PerfServer.QUIET, 64));
+            connectAndDisconnect();
         }
         double micros = (System.nanoTime() - start) / 1e3 / connections;
         return new Figure("connection setup, 2 processes (create, connect, accept, established, disconnect)", 0, "us/conn", micros,
                 null, "OFED dtestcm ucm on FDR (published)", 71.85, false);
+    }
+
+    private void connectAndDisconnect() {
+        disconnect(connect(PerfServer.QUIET, 64));
     }
 
     // ---- NIO baselines ---------------------------------------------------------------------
