@@ -145,6 +145,8 @@ final class TcpConnection {
     private long readSeenAt = System.nanoTime();
     private long writeSeenAt = readSeenAt;
     private long progressSeenAt = readSeenAt;
+    /** When the watchdog first saw this side's FIN queued (0: not yet); the watchdog's. */
+    private long finSeenAt;
     /** The target side: the sequence number of the send refused as receiver-not-ready, -1 when none (reader only). */
     private long notReadyFrom = -1;
     /** The initiator side: no request goes out before this time (System.nanoTime), after an RNR NAK; {@link #NO_BACKOFF}: none. */
@@ -287,6 +289,9 @@ final class TcpConnection {
             SocketChannel ch = channel;
             for (;;) {
                 int n = ch.read(dst);
+                if (n > 0) {
+                    readMark++; // proof of life mid-frame too: a frame may take longer than the timeout
+                }
                 if (n != 0 || !dst.hasRemaining()) {
                     return n;
                 }
@@ -1094,6 +1099,9 @@ final class TcpConnection {
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
             }
+            // the writer breaks the Endpoint once the refusal is out; if it could not write it in
+            // time (the peer reads nothing), break it here, or it would stay CONNECTED to a closed wire
+            lost(EventNumber.CONNECTION_EVENT_BROKEN);
             return false;
         }
         protocolEnd(why);
@@ -1122,13 +1130,12 @@ final class TcpConnection {
         }
         try {
             return land(ch, e, seq, len, solicited);
-        } catch (RuntimeException defect) {
-            // the receive taken is this reader's alone: it completes flushed, as the connection's
-            // break flushes the receives still queued, instead of vanishing with the reader
+        } finally {
+            // a reset, a close or a defect mid-payload: the receive taken is this reader's alone, so
+            // it completes flushed here, as the connection's end flushes those still queued
             if (rxTaken) {
                 recvDone(e, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0, false);
             }
-            throw defect;
         }
     }
 
@@ -1969,7 +1976,17 @@ final class TcpConnection {
             close();
             return;
         }
-        if (closed || e == null || finQueued) {
+        if (finQueued) {
+            // this side said its last (DISCONNECT, REJECT): the peer has the timeout to close
+            // its side too; one that vanished or stays silent must not keep the thread and socket
+            if (finSeenAt == 0) {
+                finSeenAt = System.nanoTime();
+            } else if (!closed && now - finSeenAt > timeout && now - readSeenAt > timeout) {
+                close();
+            }
+            return;
+        }
+        if (closed || e == null) {
             return;
         }
         if (busy && now - progressSeenAt > timeout) {

@@ -430,4 +430,125 @@ class TcpFaultTest {
             assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
         }
     }
+
+    /**
+     * A reset while a send's payload is read into the receive the target took for it: that
+     * receive completes flushed, as the one still queued does (the reader used to drop it).
+     */
+    @Test
+    void aResetMidSend_flushesTheReceiveTheTargetTook() throws Exception {
+        Socket s = rawActivePeer();
+        rawPeer = s;
+        ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 1, 0));
+        ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 64, 64)}, 2, 0));
+        byte[] send = header(TcpFrame.SEND, 64, 0, 0, 0, 0);
+        s.getOutputStream().write(send, 0, TcpFrame.HEADER_BYTES + 8); // 8 of its 64 bytes
+        s.getOutputStream().flush();
+        Thread.sleep(50); // the target takes the receive and waits for the rest
+        s.setSoLinger(true, 0);
+        s.close(); // RST
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        for (long cookie = 1; cookie <= 2; cookie++) {
+            DatEvent r = a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT);
+            assertThat(r.userCookie()).as("receive %d", cookie).isEqualTo(cookie);
+            assertThat(r.status()).as("receive %d", cookie).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        }
+    }
+
+    /**
+     * A frame that takes longer than the liveness timeout to arrive, its bytes coming all along (a
+     * large frame on a slow link), is not taken for a dead peer: 40 bytes, one every 25 ms, one
+     * second against the 300 ms timeout.
+     */
+    @Test
+    void aFrameSlowerThanTheTimeout_whileItsBytesFlow_isNotBroken() throws Exception {
+        try (Socket s = rawActivePeer()) {
+            rawPeer = s;
+            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 1, 0));
+            byte[] send = header(TcpFrame.SEND, 40, 0, 0, 0, 0);
+            for (int i = TcpFrame.HEADER_BYTES; i < send.length; i++) {
+                send[i] = (byte) i;
+            }
+            java.io.OutputStream out = s.getOutputStream();
+            out.write(send, 0, TcpFrame.HEADER_BYTES);
+            for (int i = TcpFrame.HEADER_BYTES; i < send.length; i++) {
+                Thread.sleep(25);
+                out.write(send[i]);
+                out.flush();
+            }
+            DatEvent r = a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT);
+            assertThat(r.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(r.transferredLength()).isEqualTo(40);
+            assertThat(a.mem.get(ValueLayout.JAVA_BYTE, 39)).isEqualTo(send[TcpFrame.HEADER_BYTES + 39]);
+            assertThat(a.connEvd.dequeue(a.event)).as("no connection event: not broken").isNotZero();
+            assertThat(a.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+        }
+    }
+
+    /**
+     * After its last word (a REJECT, a DISCONNECT: both with the FIN), the IA gives a peer that
+     * never closes its side the liveness timeout, then closes the connection: a silent or vanished
+     * peer keeps no thread and socket.
+     */
+    @Test
+    void aRejectedPeerThatNeverCloses_isClosedAfterTheTimeout() throws Exception {
+        try (Socket s = new Socket(InetAddress.getByName("127.0.0.1"), a.address().getPort())) {
+            rawPeer = s;
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 99)); // no listener on 99
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            assertThat(frame(in).get(3)).isEqualTo((byte) TcpFrame.REJECT);
+            assertThat(in.read()).as("the FIN after the REJECT").isEqualTo(-1);
+            awaitNoConnection(transport(a));
+        }
+    }
+
+    @Test
+    void aPeerThatNeverAnswersADisconnect_isClosedAfterTheTimeout() throws Exception {
+        try (Socket s = rawActivePeer()) {
+            rawPeer = s;
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            a.ep.disconnect(CloseFlag.GRACEFUL);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            assertThat(frame(in).get(3)).isEqualTo((byte) TcpFrame.DISCONNECT);
+            assertThat(in.read()).as("the FIN after the DISCONNECT").isEqualTo(-1);
+            awaitNoConnection(transport(a)); // the peer stays silent and open
+        }
+    }
+
+    private static TcpTransport transport(Fabric.Side s) {
+        return ((SimIa) s.ia).adapter.tcp;
+    }
+
+    private static void awaitNoConnection(TcpTransport t) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (!t.connections.isEmpty() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(10);
+        }
+        assertThat(t.connections).as("the IA's connections, 5 s after the peer fell silent (timeout 300 ms)").isEmpty();
+    }
+
+    /**
+     * An access refused while the writer cannot send the refusal (the peer reads nothing: here
+     * RDMA reads of 8 MiB it never takes), with keepalives too slow to help: the reader does not
+     * leave the Endpoint CONNECTED on a closed connection, it breaks it.
+     */
+    @Test
+    void aRefusalTheWriterCannotSend_stillBreaksTheEndpoint() throws Exception {
+        try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0 tcp_timeout_ms=3600000")) {
+            Fabric.Side side = f.new Side("tcpR", null, 8 << 20);
+            try (Socket s = rawActivePeer(side)) {
+                java.io.OutputStream out = s.getOutputStream();
+                for (int i = 0; i < 8; i++) {
+                    RmrTriplet source = RmrTriplet.of(side.lmr, (long) i << 20, 1 << 20);
+                    out.write(header(TcpFrame.RDMA_READ_REQUEST, 0, source.rmrContext(), 1 << 20, i, source.targetAddress()));
+                }
+                out.write(header(TcpFrame.RDMA_WRITE, 0, 0x7777, 0, 8, 0)); // an unknown RMR context
+                out.flush();
+                DatEvent c = side.expect(side.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+                assertThat(c.endpoint()).isSameAs(side.ep);
+                assertThat(side.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+            }
+        }
+    }
 }
