@@ -60,7 +60,11 @@ final class ConnectionThreads {
      * @return the handle that stands for the thread while it runs the body
      */
     Task start(String name, Runnable body) {
-        Task task = new Task(name, body);
+        return start(new Task(name, body));
+    }
+
+    /** Runs a task made beforehand, so that its owner can publish the handle before it runs. */
+    Task start(Task task) {
         synchronized (this) {
             Worker kept = idle.pollFirst();
             if (kept != null) {

@@ -458,6 +458,11 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         }
     }
 
+    /** A connection that closed: the EVD no longer holds it (nor its Endpoint and buffers) as its feeder. */
+    void forgetFeeder(TcpConnection closed) {
+        TCP_FEEDER.compareAndSet(this, closed, null);
+    }
+
     /**
      * The waiter, instead of parking: reads the TCP connection that feeds this EVD, if it can.
      * Not on a virtual thread, whose wait in a selector would pin its carrier.

@@ -349,7 +349,12 @@ final class TcpConnection {
             Selector selector = which == READ_SELECTOR ? readSelector : which == WRITE_SELECTOR ? writeSelector : driveSelector;
             if (selector == null) {
                 selector = Selector.open();
-                ch.register(selector, which == WRITE_SELECTOR ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+                try {
+                    ch.register(selector, which == WRITE_SELECTOR ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+                } catch (IOException | RuntimeException x) {
+                    closeQuietly(selector); // the channel closed meanwhile: not a selector left open
+                    throw x;
+                }
                 switch (which) {
                     case READ_SELECTOR -> readSelector = selector;
                     case WRITE_SELECTOR -> writeSelector = selector;
@@ -517,11 +522,13 @@ final class TcpConnection {
     }
 
     void startActive() {
-        readerTask = startThread("dat-sim-tcp-active", this::runActive);
+        readerTask = task("dat-sim-tcp-active", this::runActive);
+        start(readerTask);
     }
 
     void startPassive() {
-        readerTask = startThread("dat-sim-tcp-passive", this::runPassive);
+        readerTask = task("dat-sim-tcp-passive", this::runPassive);
+        start(readerTask);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -770,15 +777,17 @@ final class TcpConnection {
         selector(ch, READ_SELECTOR); // before any driver: it may have to wake the reader thread's wait (drive)
         for (;;) {
             parkWhileDriven();
+            long drives;
             readRole.lock();
             try {
                 if (closed || !readAvailable(ch, null, true, 0, true)) {
                     return;
                 }
+                drives = drivesBegun;
             } finally {
                 releaseReadRole();
             }
-            awaitReadable(ch);
+            awaitReadable(ch, drives);
         }
     }
 
@@ -877,12 +886,15 @@ final class TcpConnection {
 
     /**
      * The reader thread between frames: waits until the socket is readable, unless a consumer
-     * drives (then it parks, at its loop's top). A consumer that comes while it waits wakes it.
+     * drives (then it parks, at its loop's top). A consumer that comes while it waits wakes it;
+     * one that came and went since the reader thread let go of the read role ({@code drives}, the
+     * count it saw then) may have left frames read ahead, which no readiness would announce: it
+     * reads again instead of waiting.
      */
-    private void awaitReadable(SocketChannel ch) throws IOException {
+    private void awaitReadable(SocketChannel ch, long drives) throws IOException {
         readerSelecting = true; // before it looks for a driver, which looks at this after it came (drive)
         try {
-            if (driver == null && driverLease - System.nanoTime() <= 0) {
+            if (driver == null && driverLease - System.nanoTime() <= 0 && drivesBegun == drives) {
                 awaitReady(ch, SelectionKey.OP_READ);
             }
         } finally {
@@ -1021,6 +1033,12 @@ final class TcpConnection {
 
     long framesReadByConsumers() {
         return framesReadByConsumers;
+    }
+
+    private void forget(SimEvd evd) {
+        if (evd != null) {
+            evd.forgetFeeder(this);
+        }
     }
 
     /** Notes on {@code evd} that this connection posts to it: its waiter may read the connection itself. */
@@ -2168,7 +2186,8 @@ final class TcpConnection {
     }
 
     private void startWriter() {
-        writerTask = startThread("dat-sim-tcp-writer", this::writeLoop);
+        writerTask = task("dat-sim-tcp-writer", this::writeLoop);
+        start(writerTask);
     }
 
     /**
@@ -2513,9 +2532,13 @@ final class TcpConnection {
      */
     private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
 
-    private ConnectionThreads.Task startThread(String name, Runnable body) {
-        running.incrementAndGet();
-        return transport.threads.start(name, () -> {
+    /**
+     * One of the connection's tasks, to be published in its field before {@link #start}: a close
+     * that comes as the task begins must find it (to interrupt or unpark it), or the writer could
+     * park for good.
+     */
+    private ConnectionThreads.Task task(String name, Runnable body) {
+        return new ConnectionThreads.Task(name, () -> {
             try {
                 body.run();
             } finally {
@@ -2524,6 +2547,11 @@ final class TcpConnection {
                 }
             }
         });
+    }
+
+    private void start(ConnectionThreads.Task task) {
+        running.incrementAndGet();
+        transport.threads.start(task);
     }
 
     /** Closes the socket (idempotent); both threads end. */
@@ -2538,6 +2566,12 @@ final class TcpConnection {
         }
         if (running.get() == 0) {
             transport.connections.remove(this);
+        }
+        SimEndpoint fed = ep;
+        if (fed != null) {
+            // the EVDs it fed would otherwise keep it, its Endpoint and its buffers until their next wait
+            forget(fed.recvEvd);
+            forget(fed.requestEvd);
         }
         respLock.lock();
         try {

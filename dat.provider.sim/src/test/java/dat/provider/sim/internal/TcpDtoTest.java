@@ -211,6 +211,21 @@ class TcpDtoTest {
         assertThat(((SimEvd) b.recvEvd).tcpFeeder).as("the receive EVD's feeder").isNotNull();
     }
 
+    /** A connection that closed is no EVD's feeder any more: the EVD does not keep it, its Endpoint and buffers. */
+    @Test
+    void aClosedConnectionIsNoLongerItsEvdsFeeder() {
+        connectAndFeed();
+        a.ep.disconnect(dat.api.CloseFlag.GRACEFUL);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        for (long deadline = System.nanoTime() + 5_000_000_000L;
+                !(transport(a).connections.isEmpty() && transport(b).connections.isEmpty()) && System.nanoTime() < deadline;) {
+            Thread.onSpinWait();
+        }
+        assertThat(((SimEvd) b.recvEvd).tcpFeeder).as("b's receive EVD's feeder").isNull();
+        assertThat(((SimEvd) a.reqEvd).tcpFeeder).as("a's request EVD's feeder").isNull();
+    }
+
     /** Waits until a consumer thread reads a connection from its dat_evd_wait on {@code evd}, while {@code waiterWaits}. */
     private static void awaitDriving(dat.api.EventDispatcher evd, java.util.function.BooleanSupplier waiterWaits)
             throws InterruptedException {
