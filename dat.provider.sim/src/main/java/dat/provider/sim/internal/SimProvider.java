@@ -97,6 +97,9 @@ final class SimProvider {
         params.forEach((k, v) -> rest.append(k).append('=').append(v).append(' '));
         SimLimits limits = settings.limits().withParams(rest.toString());
         if (tcpBind != null) {
+            // a frame's payload is read into and written from one ByteBuffer view of the memory
+            requireAtMost2GiB(limits.maxMessageSize(), "max_message_size");
+            requireAtMost2GiB(limits.maxRdmaSize(), "max_rdma_size");
             return tcpAdapter(name, limits, tcpBind, tcpTimeout == null ? TcpTransport.DEFAULT_TIMEOUT_MS : parseTimeout(tcpTimeout));
         }
         if (tcpTimeout != null) {
@@ -124,6 +127,13 @@ final class SimProvider {
      * {@code tcp} parameter: {@code host:port}, port 0 for any; an {@code addr} parameter is
      * refused, the socket decides the address).
      */
+    private static void requireAtMost2GiB(long value, String key) {
+        if (value > Integer.MAX_VALUE) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
+                    key + "=" + value + " exceeds what a TCP IA carries in one frame (" + Integer.MAX_VALUE + ")");
+        }
+    }
+
     private static long parseTimeout(String text) {
         try {
             long ms = Long.parseLong(text);

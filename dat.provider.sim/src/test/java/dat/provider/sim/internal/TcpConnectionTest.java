@@ -254,6 +254,18 @@ class TcpConnectionTest {
                 DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
     }
 
+    /** A frame's payload moves through one ByteBuffer view: a TCP IA's sizes stop at 2 GiB - 1, an in-JVM IA's do not. */
+    @Test
+    void aTcpIaRefusesSizesBeyondOneFrame() {
+        throwsCode(() -> fa.factory.openIa(new dat.api.spi.IaOpenRequest("tcpZ", 64, null, "tcp=127.0.0.1:0 max_rdma_size=2147483648")),
+                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        throwsCode(() -> fa.factory.openIa(new dat.api.spi.IaOpenRequest("tcpW", 64, null, "tcp=127.0.0.1:0 max_message_size=4294967296")),
+                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        try (var ia = fa.factory.openIa(new dat.api.spi.IaOpenRequest("tcpV", 64, null, "tcp=127.0.0.1:0 max_rdma_size=2147483647"))) {
+            assertThat(ia.query().iaAttributes().maxRdmaSize()).isEqualTo(Integer.MAX_VALUE);
+        }
+    }
+
     @Test
     void theHotSwapEndsConnectionsAndThreads() {
         b.ia.createPublicServicePoint(14, b.crEvd, PspFlag.CONSUMER);
