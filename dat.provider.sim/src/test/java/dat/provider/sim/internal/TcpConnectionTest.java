@@ -248,22 +248,23 @@ class TcpConnectionTest {
 
     @Test
     void aTcpIaRejectsAnAddrParameter_andABadBindAddress() {
-        throwsCode(() -> fa.factory.openIa(new dat.api.spi.IaOpenRequest("tcpX", 64, null, "tcp=127.0.0.1:0 addr=127.77.9.9")),
-                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
-        throwsCode(() -> fa.factory.openIa(new dat.api.spi.IaOpenRequest("tcpY", 64, null, "tcp=example.org:0")),
-                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        refusedAtOpen("tcpX", "tcp=127.0.0.1:0 addr=127.77.9.9");
+        refusedAtOpen("tcpY", "tcp=example.org:0");
     }
 
-    /** A frame's payload moves through one ByteBuffer view: a TCP IA's sizes stop at 2 GiB - 1, an in-JVM IA's do not. */
+    /** A frame's payload moves through one ByteBuffer view: a TCP IA's sizes stop at 2 GiB - 1. */
     @Test
     void aTcpIaRefusesSizesBeyondOneFrame() {
-        throwsCode(() -> fa.factory.openIa(new dat.api.spi.IaOpenRequest("tcpZ", 64, null, "tcp=127.0.0.1:0 max_rdma_size=2147483648")),
-                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
-        throwsCode(() -> fa.factory.openIa(new dat.api.spi.IaOpenRequest("tcpW", 64, null, "tcp=127.0.0.1:0 max_message_size=4294967296")),
-                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        refusedAtOpen("tcpZ", "tcp=127.0.0.1:0 max_rdma_size=2147483648");
+        refusedAtOpen("tcpW", "tcp=127.0.0.1:0 max_message_size=4294967296");
         try (var ia = fa.factory.openIa(new dat.api.spi.IaOpenRequest("tcpV", 64, null, "tcp=127.0.0.1:0 max_rdma_size=2147483647"))) {
             assertThat(ia.query().iaAttributes().maxRdmaSize()).isEqualTo(Integer.MAX_VALUE);
         }
+    }
+
+    private void refusedAtOpen(String name, String iaParams) {
+        throwsCode(() -> fa.factory.openIa(new dat.api.spi.IaOpenRequest(name, 64, null, iaParams)),
+                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
     }
 
     @Test

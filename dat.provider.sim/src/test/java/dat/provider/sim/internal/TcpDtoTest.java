@@ -641,18 +641,10 @@ class TcpDtoTest {
     @Test
     void anUnexpectedExceptionOnTheReader_breaksBothSides_insteadOfLeavingThemWaiting() throws Exception {
         connect(b.ep);
-        TcpConnection wire = transport(b).connections.iterator().next();
-        // a defect on purpose: the reader's copy of a receive too small for the receive it takes
-        java.lang.reflect.Field rx = TcpConnection.class.getDeclaredField("rx");
-        rx.setAccessible(true);
-        rx.set(wire, new Wr.Recv(1));
+        plantDefect("rx", new Wr.Recv(1)); // the reader's copy of a receive, too small for the receive it takes
         ok(b.ep.postRecv(2, iov(LmrTriplet.of(b.lmr, 0, 8), LmrTriplet.of(b.lmr, 64, 8)), 1, 0));
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 128, 8)), 2, 0));
-        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, 0));
-        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
-        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
-        assertThat(dto(a, false).status()).as("the send, never acknowledged").isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
-        assertEveryReceiveFlushed(b, 1, 2);
+        sendIntoTheDefect();
         assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
         assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
     }
@@ -664,12 +656,22 @@ class TcpDtoTest {
     @Test
     void aDefectWhileASendLands_flushesTheReceiveItTook() throws Exception {
         connect(b.ep);
-        TcpConnection wire = transport(b).connections.iterator().next();
-        java.lang.reflect.Field view = TcpConnection.class.getDeclaredField("rxView");
-        view.setAccessible(true);
-        view.set(wire, null);
+        plantDefect("rxView", null);
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 8)), 1, 0));
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 64, 8)), 2, 0));
+        sendIntoTheDefect();
+    }
+
+    /** A defect on purpose: a field of b's connection set by reflection. */
+    private void plantDefect(String field, Object value) throws ReflectiveOperationException {
+        TcpConnection wire = transport(b).connections.iterator().next();
+        java.lang.reflect.Field f = TcpConnection.class.getDeclaredField(field);
+        f.setAccessible(true);
+        f.set(wire, value);
+    }
+
+    /** a's send meets b's defect: both sides break; the send and b's receives 1 and 2 complete flushed. */
+    private void sendIntoTheDefect() {
         ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 3, 0));
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
