@@ -53,17 +53,12 @@ final class ConnectionThreads {
     }
 
     /**
-     * Runs {@code body} on a kept thread, or on a new one when none waits (also once closed: such a
-     * thread ends with its task).
+     * Runs a task's body on a kept thread, or on a new one when none waits (also once closed: such
+     * a thread ends with its task). The task is made beforehand, so that its owner can publish the
+     * handle before the body runs.
      *
-     * @param name the thread's name while it runs the body
-     * @return the handle that stands for the thread while it runs the body
+     * @return {@code task}, which stands for the thread while it runs the body
      */
-    Task start(String name, Runnable body) {
-        return start(new Task(name, body));
-    }
-
-    /** Runs a task made beforehand, so that its owner can publish the handle before it runs. */
     Task start(Task task) {
         synchronized (this) {
             Worker kept = idle.pollFirst();

@@ -97,9 +97,6 @@ final class SimProvider {
         params.forEach((k, v) -> rest.append(k).append('=').append(v).append(' '));
         SimLimits limits = settings.limits().withParams(rest.toString());
         if (tcpBind != null) {
-            // a frame's payload is read into and written from one ByteBuffer view of the memory
-            requireAtMost2GiB(limits.maxMessageSize(), "max_message_size");
-            requireAtMost2GiB(limits.maxRdmaSize(), "max_rdma_size");
             return tcpAdapter(name, limits, tcpBind, tcpTimeout == null ? TcpTransport.DEFAULT_TIMEOUT_MS : parseTimeout(tcpTimeout));
         }
         if (tcpTimeout != null) {
@@ -122,11 +119,7 @@ final class SimProvider {
         return adapter;
     }
 
-    /**
-     * An adapter with a TCP transport: its address is the listening socket's bound address (the
-     * {@code tcp} parameter: {@code host:port}, port 0 for any; an {@code addr} parameter is
-     * refused, the socket decides the address).
-     */
+    /** A TCP IA's size limit: a frame's payload is read into and written from one ByteBuffer view. */
     private static void requireAtMost2GiB(long value, String key) {
         if (value > Integer.MAX_VALUE) {
             throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
@@ -147,11 +140,18 @@ final class SimProvider {
                 "tcp_timeout_ms must be 10..3600000, was '" + text + "'");
     }
 
+    /**
+     * An adapter with a TCP transport: its address is the listening socket's bound address (the
+     * {@code tcp} parameter: {@code host:port}, port 0 for any; an {@code addr} parameter is
+     * refused, the socket decides the address).
+     */
     private Adapter tcpAdapter(String name, SimLimits limits, String tcpBind, long timeoutMs) {
         if (limits.address() != null) {
             throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
                     "addr and tcp exclude each other: a TCP IA's address is its socket's");
         }
+        requireAtMost2GiB(limits.maxMessageSize(), "max_message_size");
+        requireAtMost2GiB(limits.maxRdmaSize(), "max_rdma_size");
         InetSocketAddress bind = SimLimits.parseAddress(tcpBind);
         // the transport needs the adapter and the adapter the bound address: bind first, then build
         TcpTransport transport = new TcpTransport(bind, limits, name, timeoutMs);

@@ -2252,9 +2252,8 @@ final class TcpConnection {
 
     /**
      * A reader or writer task, or a consumer driving the reads, met an exception no frame or peer
-     * should cause (a defect): it is
-     * logged, and the connection breaks, so that its Endpoint sees BROKEN and its DTOs complete
-     * instead of waiting for a thread that has ended.
+     * should cause (a defect): it is logged, and the connection breaks, so that its Endpoint sees
+     * BROKEN and its DTOs complete instead of waiting for a thread that has ended.
      */
     private void unexpected(RuntimeException e) {
         LOG.log(Level.WARNING, "dat.provider.sim: " + describe() + " breaks on an unexpected exception", e);

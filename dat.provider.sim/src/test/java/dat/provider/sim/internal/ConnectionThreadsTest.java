@@ -34,15 +34,19 @@ class ConnectionThreadsTest {
         }
     }
 
+    private static ConnectionThreads.Task start(ConnectionThreads threads, String name, Runnable body) {
+        return threads.start(new ConnectionThreads.Task(name, body));
+    }
+
     private static ConnectionThreads.Task run(ConnectionThreads threads, String name, AtomicReference<Thread> ranOn) {
-        return threads.start(name, () -> ranOn.set(Thread.currentThread()));
+        return start(threads, name, () -> ranOn.set(Thread.currentThread()));
     }
 
     @Test
     void aTaskRunsUnderItsName_andTheNextTaskRunsOnTheKeptThread() throws InterruptedException {
         AtomicReference<String> name = new AtomicReference<>();
         AtomicReference<Thread> first = new AtomicReference<>();
-        ConnectionThreads.Task a = pool.start("dat-sim-tcp-writer", () -> {
+        ConnectionThreads.Task a = start(pool, "dat-sim-tcp-writer", () -> {
             name.set(Thread.currentThread().getName());
             first.set(Thread.currentThread());
         });
@@ -69,7 +73,7 @@ class ConnectionThreadsTest {
         AtomicBoolean joined = new AtomicBoolean();
         Thread consumer = Thread.ofPlatform().daemon(false).priority(Thread.MAX_PRIORITY).unstarted(() -> {
             consumerLocal.set("the consumer's");
-            ConnectionThreads.Task t = pool.start("dat-sim-tcp-active", () -> {
+            ConnectionThreads.Task t = start(pool, "dat-sim-tcp-active", () -> {
                 ranOn.set(Thread.currentThread());
                 local.set(consumerLocal.get());
             });
@@ -96,7 +100,7 @@ class ConnectionThreadsTest {
     void anInterruptReachesItsTaskOnly_notTheThreadsNextTask() throws InterruptedException {
         // on the pool: an interrupted task, then the next one on the same thread
         CountDownLatch running = new CountDownLatch(1);
-        ConnectionThreads.Task a = pool.start("a", () -> {
+        ConnectionThreads.Task a = start(pool, "a", () -> {
             running.countDown();
             while (!Thread.currentThread().isInterrupted()) {
                 LockSupport.park();
@@ -108,7 +112,7 @@ class ConnectionThreadsTest {
         assertThat(a.join(5_000)).isTrue();
         awaitIdle(pool, 1);
         AtomicBoolean interrupted = new AtomicBoolean(true);
-        ConnectionThreads.Task b = pool.start("b", () -> interrupted.set(Thread.currentThread().isInterrupted()));
+        ConnectionThreads.Task b = start(pool, "b", () -> interrupted.set(Thread.currentThread().isInterrupted()));
         assertThat(b.join(5_000)).isTrue();
         assertThat(interrupted.get()).isFalse();
         assertThat(pool.started()).isEqualTo(1);
@@ -154,7 +158,7 @@ class ConnectionThreadsTest {
     private java.lang.ref.WeakReference<byte[]> runHolding() throws InterruptedException {
         byte[] payload = new byte[1 << 20];
         java.lang.ref.WeakReference<byte[]> held = new java.lang.ref.WeakReference<>(payload);
-        assertThat(pool.start("holder", () -> payload[0]++).join(5_000)).isTrue();
+        assertThat(start(pool, "holder", () -> payload[0]++).join(5_000)).isTrue();
         return held;
     }
 
@@ -174,7 +178,7 @@ class ConnectionThreadsTest {
     @Test
     void anInterruptBeforeTheTaskBegins_reachesItWhenItDoes() throws InterruptedException {
         for (int i = 0; i < 200; i++) {
-            ConnectionThreads.Task t = pool.start("t", () -> {
+            ConnectionThreads.Task t = start(pool, "t", () -> {
                 while (!Thread.currentThread().isInterrupted()) {
                     LockSupport.park();
                 }
@@ -191,7 +195,7 @@ class ConnectionThreadsTest {
         CountDownLatch running = new CountDownLatch(tasks);
         List<ConnectionThreads.Task> all = new ArrayList<>();
         for (int i = 0; i < tasks; i++) {
-            all.add(pool.start("t" + i, () -> {
+            all.add(start(pool, "t" + i, () -> {
                 running.countDown();
                 try {
                     release.await();
@@ -243,7 +247,7 @@ class ConnectionThreadsTest {
         log.setLevel(java.util.logging.Level.OFF); // the expected failure's report
         try {
             AtomicReference<Thread> failed = new AtomicReference<>();
-            ConnectionThreads.Task bad = pool.start("bad", () -> {
+            ConnectionThreads.Task bad = start(pool, "bad", () -> {
                 failed.set(Thread.currentThread());
                 throw new IllegalStateException("expected by the test");
             });
