@@ -685,6 +685,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             wire = null;
             forgetInFlight();
             w.disconnect();
+            w.abandonScatter(); // a read's response no longer lands in the buffers flushed below
         }
         flushRequests();
         flushRecvs();
@@ -1224,6 +1225,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 return "a read response of " + len + " bytes for a read of " + wr.remoteLength;
             }
             out.copyFrom(wr);
+            w.scatterBegins();
             return null;
         } finally {
             l.unlock();

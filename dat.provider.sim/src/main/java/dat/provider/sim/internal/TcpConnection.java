@@ -13,6 +13,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -92,6 +93,17 @@ final class TcpConnection {
      */
     private AtomicLongArray writerRanges;
     private volatile int writerRangeCount;
+
+    // An RDMA read's response on its way into the read's local buffers (the initiator's reader).
+    // A flush that completes the read (an abrupt disconnect, a break) must leave those buffers to
+    // the consumer from then on, so it waits out a copy into them and abandons the rest
+    // (abandonScatter): the reader copies only in SCATTER_COPYING, which it enters from
+    // SCATTER_WAITING, and drops the rest of the response once it finds SCATTER_ABANDONED.
+    private static final int SCATTER_NONE = 0;
+    private static final int SCATTER_WAITING = 1;
+    private static final int SCATTER_COPYING = 2;
+    private static final int SCATTER_ABANDONED = 3;
+    private final AtomicInteger scatter = new AtomicInteger();
 
     private final TcpTransport transport;
     private final TcpFrameReader reader;
@@ -295,8 +307,7 @@ final class TcpConnection {
                 if (n != 0 || !dst.hasRemaining()) {
                     return n;
                 }
-                flushAcksIfDue(); // nothing more to read now: the ACKs for what was read go out
-                awaitReady(ch, SelectionKey.OP_READ);
+                awaitMorePayload(ch);
             }
         }
 
@@ -309,6 +320,12 @@ final class TcpConnection {
         public void close() {
             TcpConnection.this.close();
         }
+    }
+
+    /** A frame's payload ran dry mid-frame: the ACKs for what was read go out, then the wait for more. */
+    private void awaitMorePayload(SocketChannel ch) throws IOException {
+        flushAcksIfDue();
+        awaitReady(ch, SelectionKey.OP_READ);
     }
 
     /**
@@ -1248,20 +1265,95 @@ final class TcpConnection {
         }
         try {
             long left = f.payloadLength;
-            for (int i = 0; i < rxRead.segments && left > 0; i++) {
+            for (int i = 0; i < rxRead.segments && left > 0 && scatter.get() != SCATTER_ABANDONED; i++) {
                 long n = Math.min(left, rxRead.lengths[i]);
-                if (!readIntoConsumer(ch, rxRead.lmrs[i], rxRead.offsets[i], n)) {
+                if (!scatterIntoConsumer(rxRead.lmrs[i], rxRead.offsets[i], n)) {
                     return "truncated read response";
                 }
                 left -= n;
             }
             if (reader.payloadLeft() > 0) {
-                reader.skipPayload(ch); // the request was flushed meanwhile
+                reader.skipPayload(ch); // the request was flushed before or while it landed
             }
+            return e.complete(this, seq, status, true);
         } catch (IllegalStateException | IndexOutOfBoundsException x) {
             return "the read's local memory went away";
+        } finally {
+            scatter.set(SCATTER_NONE);
         }
-        return e.complete(this, seq, status, true);
+    }
+
+    /**
+     * Initiator side: {@code length} bytes of an RDMA read's response into a local buffer, each
+     * copy (one non-blocking read, or a copy from the read-ahead) in {@link #SCATTER_COPYING}, each
+     * wait for more bytes outside it; stops early, leaving the rest unread, when a flush abandoned
+     * the read ({@link #abandonScatter}).
+     *
+     * @return {@code false} when the stream ended first
+     */
+    private boolean scatterIntoConsumer(SimLmr lmr, long offset, long length) throws IOException {
+        MemorySegment memory = lmr.memory();
+        ByteBuffer dst = rxView.of(memory, offset, length);
+        publishRead(memory, offset, length);
+        try {
+            if (lmr.freed) {
+                throw new IllegalStateException("the LMR was freed");
+            }
+            SocketChannel ch = channel;
+            while (dst.hasRemaining() && reader.payloadLeft() > 0) {
+                if (!scatter.compareAndSet(SCATTER_WAITING, SCATTER_COPYING)) {
+                    return true; // abandoned: the buffer is the consumer's again
+                }
+                int n;
+                try {
+                    n = reader.readPayload(ch, dst);
+                } finally {
+                    scatter.set(SCATTER_WAITING);
+                }
+                if (n < 0) {
+                    return false;
+                }
+                if (n > 0) {
+                    readMark++;
+                } else {
+                    awaitMorePayload(ch);
+                }
+            }
+            return true;
+        } finally {
+            clearRead();
+        }
+    }
+
+    /**
+     * The reader's Endpoint, under its lock: the RDMA read at the head of its queue is handed to
+     * the reader, whose response may now land in the read's buffers.
+     */
+    void scatterBegins() {
+        scatter.set(SCATTER_WAITING);
+    }
+
+    /**
+     * The Endpoint flushes its requests (under its lock, this connection no longer its wire):
+     * returns once an RDMA read's response can no longer land in the read's buffers, so that the
+     * read may complete flushed. Waits at most for one copy in progress, never for the peer: the
+     * rest of the response is dropped.
+     */
+    void abandonScatter() {
+        for (int spins = 0;; spins++) {
+            int s = scatter.get();
+            if (s == SCATTER_NONE || s == SCATTER_ABANDONED
+                    || s == SCATTER_WAITING && scatter.compareAndSet(SCATTER_WAITING, SCATTER_ABANDONED)) {
+                return;
+            }
+            if (s == SCATTER_COPYING) {
+                if (spins < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    java.util.concurrent.locks.LockSupport.parkNanos(10_000);
+                }
+            }
+        }
     }
 
     /** Skips the refused frame's payload and queues the refusal, after which both sides break. */

@@ -456,6 +456,47 @@ class TcpFaultTest {
     }
 
     /**
+     * An abrupt disconnect while an RDMA read's response lands: once the read has completed
+     * flushed its buffer is the consumer's again, and the rest of the response, which the peer
+     * sends after, does not land in it.
+     */
+    @Test
+    void anAbruptDisconnectMidReadResponse_leavesTheFlushedReadsBufferAlone() throws Exception {
+        try (Socket s = rawActivePeer()) {
+            rawPeer = s;
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            a.mem.asSlice(0, 64).fill((byte) 0);
+            ok(a.ep.postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 1, RmrTriplet.of(a.lmr, 1024, 64), 0));
+            ByteBuffer request = frame(in);
+            assertThat(request.get(3)).isEqualTo((byte) TcpFrame.RDMA_READ_REQUEST);
+            byte[] response = header(TcpFrame.RDMA_READ_RESPONSE, 64, 0, TcpFrame.STATUS_OK, request.getLong(16), 0);
+            java.util.Arrays.fill(response, TcpFrame.HEADER_BYTES, response.length, (byte) 0x5A);
+            java.io.OutputStream out = s.getOutputStream();
+            out.write(response, 0, TcpFrame.HEADER_BYTES + 8); // 8 of its 64 bytes
+            out.flush();
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (a.mem.get(ValueLayout.JAVA_BYTE, 7) != 0x5A && System.nanoTime() - deadline < 0) {
+                Thread.sleep(1); // the initiator lands them, then waits for the rest
+            }
+
+            a.ep.disconnect(CloseFlag.ABRUPT);
+            DatEvent read = a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+            assertThat(read.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+            byte[] atCompletion = a.mem.asSlice(0, 64).toArray(ValueLayout.JAVA_BYTE);
+            a.mem.asSlice(0, 64).fill((byte) 0x33); // the consumer reuses its buffer
+
+            out.write(response, TcpFrame.HEADER_BYTES + 8, 56);
+            out.flush();
+            s.shutdownOutput(); // the initiator reads the rest, then the end, and closes
+            awaitNoConnection(transport(a));
+            assertThat(atCompletion).as("the first 8 bytes landed before the flush")
+                    .startsWith(0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A);
+            assertThat(a.mem.asSlice(0, 64).toArray(ValueLayout.JAVA_BYTE)).as("the buffer after the flushed completion")
+                    .containsOnly((byte) 0x33);
+        }
+    }
+
+    /**
      * A frame that takes longer than the liveness timeout to arrive, its bytes coming all along (a
      * large frame on a slow link), is not taken for a dead peer: 40 bytes, one every 25 ms, one
      * second against the 300 ms timeout.
