@@ -69,7 +69,7 @@ final class Conductor implements Runnable {
     Conductor(String name, IdleStrategy idleStrategy, long longestParkNanos) {
         this.idleStrategy = idleStrategy;
         this.longestParkNanos = longestParkNanos;
-        this.thread = Thread.ofPlatform().name(name).daemon(true).unstarted(this);
+        this.thread = ConnectionThreads.providerThread(name, this); // a plain-Java provider starts on a consumer's thread
     }
 
     void start() {

@@ -147,6 +147,20 @@ final class ConnectionThreads {
         }
     }
 
+    /**
+     * An unstarted platform thread of the provider's, made on whichever thread asks (a consumer's,
+     * in dat_ia_open or dat_ep_connect): a daemon of normal priority, with none of that thread's
+     * inheritable thread locals and the provider's class loader as its context class loader, so a
+     * thread that outlives the call keeps nothing of the caller's (in OSGi: not a consumer
+     * bundle's class loader after that bundle is gone).
+     */
+    static Thread providerThread(String name, Runnable body) {
+        Thread t = Thread.ofPlatform().daemon().priority(Thread.NORM_PRIORITY).name(name)
+                .inheritInheritableThreadLocals(false).unstarted(body);
+        t.setContextClassLoader(ConnectionThreads.class.getClassLoader());
+        return t;
+    }
+
     /** A pool thread: runs its first task, then whatever {@link #start} hands it while it is kept. */
     private final class Worker implements Runnable {
         final Thread thread;
@@ -155,12 +169,7 @@ final class ConnectionThreads {
 
         Worker(Task first) {
             next = first;
-            // none of the starting consumer's inheritable thread locals, class loader or priority
-            // stay on a thread that outlives its connection (dat_ep_connect starts the active
-            // side's task from the consumer's thread)
-            thread = Thread.ofPlatform().daemon().priority(Thread.NORM_PRIORITY).name(first.name)
-                    .inheritInheritableThreadLocals(false).unstarted(this);
-            thread.setContextClassLoader(ConnectionThreads.class.getClassLoader());
+            thread = providerThread(first.name, this); // dat_ep_connect starts it from the consumer's thread
         }
 
         @Override

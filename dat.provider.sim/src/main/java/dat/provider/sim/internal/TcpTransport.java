@@ -91,8 +91,9 @@ final class TcpTransport {
                     "cannot listen on " + bind + ": " + e.getMessage(), e);
         }
         threads = new ConnectionThreads(adapterName);
-        acceptor = Thread.ofPlatform().daemon().name("dat-sim-tcp-accept-" + adapterName).unstarted(this::acceptLoop);
-        watchdog = Thread.ofPlatform().daemon().name("dat-sim-tcp-liveness-" + adapterName).unstarted(this::watch);
+        // made on the thread of the dat_ia_open that opens the adapter: they take nothing of it
+        acceptor = ConnectionThreads.providerThread("dat-sim-tcp-accept-" + adapterName, this::acceptLoop);
+        watchdog = ConnectionThreads.providerThread("dat-sim-tcp-liveness-" + adapterName, this::watch);
     }
 
     /** Binds the transport to its adapter, which needed the bound address first. */

@@ -51,6 +51,34 @@ class TcpConnectionTest {
         return ((SimIa) side.ia).adapter.tcp;
     }
 
+    /**
+     * dat_ia_open of a TCP IA starts its acceptor and liveness threads on the consumer's thread:
+     * they take none of its settings (here its context class loader and priority), which would
+     * otherwise stay with the IA.
+     */
+    @Test
+    void theThreadsATcpIaStartsOnAConsumersThread_takeNoneOfItsSettings() throws InterruptedException {
+        ClassLoader consumerLoader = new ClassLoader(null) {
+        };
+        java.util.concurrent.atomic.AtomicReference<Fabric.Side> opened = new java.util.concurrent.atomic.AtomicReference<>();
+        try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), TCP)) {
+            Thread consumer = Thread.ofPlatform().priority(Thread.MAX_PRIORITY)
+                    .unstarted(() -> opened.set(f.new Side("tcpT", null, 4096)));
+            consumer.setContextClassLoader(consumerLoader);
+            consumer.start();
+            consumer.join(10_000);
+            assertThat(opened.get()).as("the IA opened").isNotNull();
+            java.util.List<Thread> threads = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("dat-sim-tcp-accept-tcpT") || t.getName().equals("dat-sim-tcp-liveness-tcpT"))
+                    .toList();
+            assertThat(threads).hasSize(2).allSatisfy(t -> {
+                assertThat(t.getContextClassLoader()).as(t.getName()).isSameAs(ConnectionThreads.class.getClassLoader());
+                assertThat(t.getPriority()).as(t.getName()).isEqualTo(Thread.NORM_PRIORITY);
+                assertThat(t.isDaemon()).as(t.getName()).isTrue();
+            });
+        }
+    }
+
     @Test
     void connectionsOneAfterTheOther_runOnTheThreadsTheFirstOneStarted() throws InterruptedException {
         b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
