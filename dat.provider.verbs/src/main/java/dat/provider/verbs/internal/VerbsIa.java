@@ -288,7 +288,12 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
             throw Codes.exception(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EVD_ASYNC, "asyncEvd",
                     "not an open async EVD of the verbs provider");
         }
-        eventThread = Thread.ofPlatform().daemon().name("dat-verbs-" + name).unstarted(this::eventLoop);
+        // made on the consumer's thread of dat_ia_open, it lives as long as the IA: none of that
+        // thread's inheritable thread locals, priority or context class loader (in OSGi, often the
+        // consumer bundle's) stays with it
+        eventThread = Thread.ofPlatform().daemon().priority(Thread.NORM_PRIORITY).name("dat-verbs-" + name)
+                .inheritInheritableThreadLocals(false).unstarted(this::eventLoop);
+        eventThread.setContextClassLoader(VerbsIa.class.getClassLoader());
         eventThread.start();
     }
 

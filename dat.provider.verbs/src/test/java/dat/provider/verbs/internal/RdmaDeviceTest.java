@@ -149,6 +149,33 @@ class RdmaDeviceTest {
         return new Endpoint[] {client, server};
     }
 
+    /** The IA's event thread, made on the consumer's thread of dat_ia_open, takes none of its settings. */
+    @Test
+    void theEventThreadOfAnIaOpenedOnAConsumersThread_takesNoneOfItsSettings() throws InterruptedException {
+        DatIaFactory factory = factory();
+        String name = (String) factory.properties().get("dat.ia.name");
+        java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
+        java.util.concurrent.atomic.AtomicReference<InterfaceAdapter> opened = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread consumer = Thread.ofPlatform().priority(Thread.MAX_PRIORITY)
+                .unstarted(() -> opened.set(factory.openIa(new IaOpenRequest(name, 16, null, ""))));
+        consumer.setContextClassLoader(new ClassLoader(null) {
+        });
+        consumer.start();
+        consumer.join(10_000);
+        assertThat(opened.get()).as("the IA opened").isNotNull();
+        try {
+            java.util.List<Thread> started = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> !before.contains(t) && t.getName().equals("dat-verbs-" + name)).toList();
+            assertThat(started).hasSize(1).allSatisfy(t -> {
+                assertThat(t.getContextClassLoader()).isSameAs(VerbsIa.class.getClassLoader());
+                assertThat(t.getPriority()).isEqualTo(Thread.NORM_PRIORITY);
+                assertThat(t.isDaemon()).isTrue();
+            });
+        } finally {
+            opened.get().close();
+        }
+    }
+
     @Test
     void connectAcceptWithPrivateDataThenDisconnect() {
         Endpoint[] pair = connect(new byte[] {1, 2, 3}, new byte[] {9, 8});
