@@ -62,8 +62,11 @@ final class SimEndpoint extends SimHandle implements Endpoint {
     private volatile SpinLock lock = new SpinLock();
     /** The other end while connected (guarded by the shared lock). */
     private SimEndpoint peer;
-    /** The TCP connection while connected to an IA over TCP (then {@link #peer} is null); guarded by the lock. */
-    private TcpConnection wire;
+    /**
+     * The TCP connection while connected to an IA over TCP (then {@link #peer} is null); written
+     * under the lock, volatile for the target's checks that read it without the lock ({@link #remoteWindow}).
+     */
+    private volatile TcpConnection wire;
     /** Over TCP: requests transmitted and awaiting their response, counted from reqHead (guarded by the lock). */
     private int txCount;
     /** Over TCP: the sequence number of the next transmitted request, and of the next response due. */
@@ -667,9 +670,10 @@ final class SimEndpoint extends SimHandle implements Endpoint {
      */
     private void disconnectBoth(int eventNumber) {
         SimEndpoint p = peer;
-        goDisconnected();
+        boolean broken = eventNumber == EventNumber.CONNECTION_EVENT_BROKEN;
+        goDisconnected(broken);
         if (p != null) {
-            p.goDisconnected();
+            p.goDisconnected(broken);
         }
         post(eventNumber);
         if (p != null) {
@@ -678,14 +682,28 @@ final class SimEndpoint extends SimHandle implements Endpoint {
     }
 
     private void goDisconnected() {
+        goDisconnected(false);
+    }
+
+    /** @param broken whether the connection breaks: a TCP peer then sees it broken too, as in one JVM */
+    private void goDisconnected(boolean broken) {
         state = EpState.DISCONNECTED;
         peer = null;
         TcpConnection w = wire;
         if (w != null) {
             wire = null;
             forgetInFlight();
-            w.disconnect();
-            w.abandonScatter(); // a read's response no longer lands in the buffers flushed below
+            if (broken) {
+                w.breakOff();
+            } else {
+                w.disconnect();
+            }
+            // no payload lands any more in a receive or read the reader holds; such a receive
+            // completes flushed first, having been posted before those still queued
+            Wr.Recv taken = w.abandonLanding();
+            if (taken != null) {
+                completeRecv(taken, DtoCompletionStatus.ERR_FLUSHED, 0, false);
+            }
         }
         flushRequests();
         flushRecvs();
@@ -1225,7 +1243,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 return "a read response of " + len + " bytes for a read of " + wr.remoteLength;
             }
             out.copyFrom(wr);
-            w.scatterBegins();
+            w.landingBegins(false);
             return null;
         } finally {
             l.unlock();
@@ -1256,6 +1274,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 throw defect;
             }
             out.srq = rv.srq;
+            w.landingBegins(true);
             return true;
         } finally {
             l.unlock();
@@ -1266,6 +1285,9 @@ final class SimEndpoint extends SimHandle implements Endpoint {
     void recvDone(TcpConnection w, Wr.Recv rv, int status, long len, boolean solicited) {
         SpinLock l = acquire();
         try {
+            if (wire != w) {
+                return; // the flush that ended this connection completed it (goDisconnected)
+            }
             completeRecv(rv, status, len, solicited);
         } finally {
             l.unlock();
@@ -1278,7 +1300,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
      *
      * @return the window, or {@code null} when the access is refused
      */
-    RemoteWindow remoteWindow(int context, long address, long len, boolean write) {
+    RemoteWindow remoteWindow(TcpConnection w, int context, long address, long len, boolean write) {
         RemoteWindow win = ia.provider.rmrContexts.get(context);
         int needed = write ? MemPrivileges.REMOTE_WRITE : MemPrivileges.REMOTE_READ;
         if (win == null || !win.windowValid() || win.windowIa() != ia || win.windowPz() != pz
@@ -1286,13 +1308,9 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 || !win.windowMemory().scope().isAlive()) {
             return null;
         }
-        EpState s = state;
-        return s == EpState.CONNECTED || s == EpState.DISCONNECT_PENDING ? win : null;
-    }
-
-    /** Whether this Endpoint is still connected through the connection. */
-    boolean onWire(TcpConnection w) {
-        return wire == w;
+        // still connected through this connection: not one disconnected since (its peer may ignore
+        // the DISCONNECT), whose Endpoint may be connected anew, to another peer
+        return wire == w ? win : null;
     }
 
     /** The reader: the target side found a broken frame or access; this connection breaks. */

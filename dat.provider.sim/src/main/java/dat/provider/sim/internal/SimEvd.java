@@ -458,6 +458,14 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         }
     }
 
+    /** A TCP connection's read role came free: a waiter that could not take it looks again (see {@link #drove}). */
+    void wakeWaiter() {
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
+    }
+
     /** A connection that closed: the EVD no longer holds it (nor its Endpoint and buffers) as its feeder. */
     void forgetFeeder(TcpConnection closed) {
         TCP_FEEDER.compareAndSet(this, closed, null);

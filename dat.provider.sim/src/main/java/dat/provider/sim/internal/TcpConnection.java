@@ -94,16 +94,19 @@ final class TcpConnection {
     private AtomicLongArray writerRanges;
     private volatile int writerRangeCount;
 
-    // An RDMA read's response on its way into the read's local buffers (the initiator's reader).
-    // A flush that completes the read (an abrupt disconnect, a break) must leave those buffers to
-    // the consumer from then on, so it waits out a copy into them and abandons the rest
-    // (abandonScatter): the reader copies only in SCATTER_COPYING, which it enters from
-    // SCATTER_WAITING, and drops the rest of the response once it finds SCATTER_ABANDONED.
-    private static final int SCATTER_NONE = 0;
-    private static final int SCATTER_WAITING = 1;
-    private static final int SCATTER_COPYING = 2;
-    private static final int SCATTER_ABANDONED = 3;
-    private final AtomicInteger scatter = new AtomicInteger();
+    // A payload on its way into buffers the Endpoint handed to the reader: a send's into the
+    // receive taken for it, an RDMA read's response into the read's local buffers. A flush of that
+    // receive or read (an abrupt disconnect, a break) must leave the buffers to the consumer from
+    // then on, so it waits out a copy into them and abandons the rest (abandonLanding): the reader
+    // copies only in LANDING_COPYING, which it enters from LANDING_WAITING, and drops the rest of
+    // the payload once it finds LANDING_ABANDONED.
+    private static final int LANDING_NONE = 0;
+    private static final int LANDING_WAITING = 1;
+    private static final int LANDING_COPYING = 2;
+    private static final int LANDING_ABANDONED = 3;
+    private final AtomicInteger landing = new AtomicInteger();
+    /** Whether the landing is into {@link #rx} (a receive), not a read's buffers; under the Endpoint's lock. */
+    private boolean landingIntoReceive;
 
     private final TcpTransport transport;
     private final TcpFrameReader reader;
@@ -235,7 +238,7 @@ final class TcpConnection {
      * reading this connection from dat_evd_wait ({@link #drive}). It changes hands only between
      * frames; a header read in part stays in the frame reader for the next holder.
      */
-    private final ReentrantLock readRole = new ReentrantLock();
+    final ReentrantLock readRole = new ReentrantLock(); // package-private: a test holds it as the reader thread would
     /** The consumer thread in {@link #drive}, or {@code null}: the reader thread leaves the socket to it. */
     private volatile Thread driver;
     /**
@@ -941,9 +944,14 @@ final class TcpConnection {
         }
         if (!readRole.tryLock()) {
             // the reader thread (or another consumer) reads: the caller parks, so the reader
-            // thread must not stay parked for a lease
+            // thread must not stay parked for a lease; the role's holder wakes the caller as it
+            // lets go (releaseReadRole), so that it reads the connection for the rest of its wait
             driverLease = 0;
-            return false;
+            refusedDriver = evd;
+            if (!readRole.tryLock()) {
+                return false; // marked before the holder lets go: it sees the mark
+            }
+            refusedDriver = null;
         }
         Thread me = Thread.currentThread();
         try {
@@ -1166,11 +1174,13 @@ final class TcpConnection {
         try {
             return land(ch, e, seq, len, solicited);
         } finally {
-            // a reset, a close or a defect mid-payload: the receive taken is this reader's alone, so
-            // it completes flushed here, as the connection's end flushes those still queued
+            // a reset, a close or a defect mid-payload: the receive taken is this reader's until a
+            // flush abandons the landing, so it completes flushed here (the Endpoint ignores it when
+            // its flush did that already), as the connection's end flushes those still queued
             if (rxTaken) {
                 recvDone(e, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0, false);
             }
+            landing.set(LANDING_NONE);
         }
     }
 
@@ -1184,13 +1194,18 @@ final class TcpConnection {
         }
         try {
             long left = len;
-            for (int i = 0; i < rx.segments && left > 0; i++) {
+            for (int i = 0; i < rx.segments && left > 0 && landing.get() != LANDING_ABANDONED; i++) {
                 long n = Math.min(left, rx.lengths[i]);
-                if (!readIntoConsumer(ch, rx.lmrs[i], rx.offsets[i], n)) {
+                if (!landIntoConsumer(rx.lmrs[i], rx.offsets[i], n)) {
                     recvDone(e, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0, false);
                     return "truncated send";
                 }
                 left -= n;
+            }
+            if (landing.get() == LANDING_ABANDONED) {
+                rxTaken = false; // the flush that abandoned the landing completed the receive
+                reader.skipPayload(ch);
+                return null;
             }
         } catch (IllegalStateException | IndexOutOfBoundsException x) {
             // the receive's memory went away (its arena closed): as a protection error in one JVM
@@ -1213,7 +1228,7 @@ final class TcpConnection {
         TcpFrame f = reader.frame;
         long seq = f.seq;
         long len = f.payloadLength;
-        RemoteWindow w = e.remoteWindow(f.context, f.address, len, true);
+        RemoteWindow w = e.remoteWindow(this, f.context, f.address, len, true);
         if (w == null) {
             return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_ACCESS);
         }
@@ -1245,7 +1260,7 @@ final class TcpConnection {
     private String onReadRequest(SimEndpoint e) {
         TcpFrame f = reader.frame;
         long len = Integer.toUnsignedLong(f.aux);
-        RemoteWindow w = e.remoteWindow(f.context, f.address, len, false);
+        RemoteWindow w = e.remoteWindow(this, f.context, f.address, len, false);
         if (w == null) {
             respond(TcpFrame.RDMA_READ_RESPONSE, f.seq, TcpFrame.STATUS_REMOTE_ACCESS, null, 0, 0, true);
             return REFUSED;
@@ -1265,9 +1280,9 @@ final class TcpConnection {
         }
         try {
             long left = f.payloadLength;
-            for (int i = 0; i < rxRead.segments && left > 0 && scatter.get() != SCATTER_ABANDONED; i++) {
+            for (int i = 0; i < rxRead.segments && left > 0 && landing.get() != LANDING_ABANDONED; i++) {
                 long n = Math.min(left, rxRead.lengths[i]);
-                if (!scatterIntoConsumer(rxRead.lmrs[i], rxRead.offsets[i], n)) {
+                if (!landIntoConsumer(rxRead.lmrs[i], rxRead.offsets[i], n)) {
                     return "truncated read response";
                 }
                 left -= n;
@@ -1279,19 +1294,19 @@ final class TcpConnection {
         } catch (IllegalStateException | IndexOutOfBoundsException x) {
             return "the read's local memory went away";
         } finally {
-            scatter.set(SCATTER_NONE);
+            landing.set(LANDING_NONE);
         }
     }
 
     /**
-     * Initiator side: {@code length} bytes of an RDMA read's response into a local buffer, each
-     * copy (one non-blocking read, or a copy from the read-ahead) in {@link #SCATTER_COPYING}, each
-     * wait for more bytes outside it; stops early, leaving the rest unread, when a flush abandoned
-     * the read ({@link #abandonScatter}).
+     * {@code length} bytes of the frame's payload into a buffer of the receive or read the
+     * Endpoint handed over ({@link #landingBegins}), each copy (one non-blocking read, or a copy
+     * from the read-ahead) in {@link #LANDING_COPYING}, each wait for more bytes outside it; stops
+     * early, leaving the rest unread, when a flush abandoned the landing ({@link #abandonLanding}).
      *
      * @return {@code false} when the stream ended first
      */
-    private boolean scatterIntoConsumer(SimLmr lmr, long offset, long length) throws IOException {
+    private boolean landIntoConsumer(SimLmr lmr, long offset, long length) throws IOException {
         MemorySegment memory = lmr.memory();
         ByteBuffer dst = rxView.of(memory, offset, length);
         publishRead(memory, offset, length);
@@ -1301,14 +1316,14 @@ final class TcpConnection {
             }
             SocketChannel ch = channel;
             while (dst.hasRemaining() && reader.payloadLeft() > 0) {
-                if (!scatter.compareAndSet(SCATTER_WAITING, SCATTER_COPYING)) {
+                if (!landing.compareAndSet(LANDING_WAITING, LANDING_COPYING)) {
                     return true; // abandoned: the buffer is the consumer's again
                 }
                 int n;
                 try {
                     n = reader.readPayload(ch, dst);
                 } finally {
-                    scatter.set(SCATTER_WAITING);
+                    landing.set(LANDING_WAITING);
                 }
                 if (n < 0) {
                     return false;
@@ -1326,27 +1341,33 @@ final class TcpConnection {
     }
 
     /**
-     * The reader's Endpoint, under its lock: the RDMA read at the head of its queue is handed to
-     * the reader, whose response may now land in the read's buffers.
+     * The reader's Endpoint, under its lock: a receive ({@link #rx}) or the RDMA read at the head of
+     * its queue ({@link #rxRead}) is handed to the reader, whose payload may now land in its buffers.
      */
-    void scatterBegins() {
-        scatter.set(SCATTER_WAITING);
+    void landingBegins(boolean intoReceive) {
+        landingIntoReceive = intoReceive;
+        landing.set(LANDING_WAITING);
     }
 
     /**
-     * The Endpoint flushes its requests (under its lock, this connection no longer its wire):
-     * returns once an RDMA read's response can no longer land in the read's buffers, so that the
-     * read may complete flushed. Waits at most for one copy in progress, never for the peer: the
-     * rest of the response is dropped.
+     * The Endpoint flushes (under its lock, this connection no longer its wire): returns once no
+     * payload can land any more in the buffers of a receive or read handed to the reader, so that
+     * they may complete flushed. Waits at most for one copy in progress, never for the peer: the
+     * rest of the payload is dropped.
+     *
+     * @return the receive whose landing was abandoned, which the caller completes flushed (before
+     *     the receives still queued: it was posted before them), or {@code null}
      */
-    void abandonScatter() {
+    Wr.Recv abandonLanding() {
         for (int spins = 0;; spins++) {
-            int s = scatter.get();
-            if (s == SCATTER_NONE || s == SCATTER_ABANDONED
-                    || s == SCATTER_WAITING && scatter.compareAndSet(SCATTER_WAITING, SCATTER_ABANDONED)) {
-                return;
+            int s = landing.get();
+            if (s == LANDING_NONE || s == LANDING_ABANDONED) {
+                return null;
             }
-            if (s == SCATTER_COPYING) {
+            if (s == LANDING_WAITING && landing.compareAndSet(LANDING_WAITING, LANDING_ABANDONED)) {
+                return landingIntoReceive ? rx : null;
+            }
+            if (s == LANDING_COPYING) {
                 if (spins < 100) {
                     Thread.onSpinWait();
                 } else {
@@ -1840,21 +1861,6 @@ final class TcpConnection {
         return r.ackDeferrable ? TcpFrame.ACK_DEFERRABLE : 0;
     }
 
-    /** Reads payload bytes into [offset, offset + length) of {@code lmr}, fenced against its free. */
-    private boolean readIntoConsumer(ReadableByteChannel ch, SimLmr lmr, long offset, long length) throws IOException {
-        MemorySegment memory = lmr.memory();
-        ByteBuffer dst = rxView.of(memory, offset, length);
-        publishRead(memory, offset, length);
-        try {
-            if (lmr.freed) {
-                throw new IllegalStateException("the LMR was freed");
-            }
-            return reader.readPayloadFully(ch, dst);
-        } finally {
-            clearRead();
-        }
-    }
-
     private void publishRead(MemorySegment memory, long offset, long length) {
         readerFrom = memory.address() + offset;
         readerTo = memory.address() + offset + length;
@@ -1941,10 +1947,27 @@ final class TcpConnection {
      * found the role taken, and this holder may have passed its safe point before the mark), drops
      * them now: otherwise a connection that goes quiet would keep them until its next frame.
      */
-    private void releaseReadRole() {
-        readRole.unlock();
+    void releaseReadRole() {
+        unlockReadRole();
         dropReadViewsUnlessTaken();
     }
+
+    /** Lets go of the read role, and wakes a consumer that could not take it meanwhile. */
+    private void unlockReadRole() {
+        readRole.unlock();
+        SimEvd refused = refusedDriver;
+        if (refused != null) {
+            refusedDriver = null;
+            refused.wakeWaiter();
+        }
+    }
+
+    /**
+     * A consumer's EVD whose waiter could not take the read role ({@link #drive}): woken when the
+     * role is let go, it takes the role then, rather than parking until an event for the rest of
+     * its wait (a long wait would otherwise never read the connection itself).
+     */
+    private volatile SimEvd refusedDriver;
 
     /** Releases the write lock, as {@link #releaseReadRole} the read role (package-private: tests hold the lock as a writer would). */
     void releaseWriteLock() {
@@ -1961,7 +1984,7 @@ final class TcpConnection {
             try {
                 dropReadViewsIfStale();
             } finally {
-                readRole.unlock();
+                unlockReadRole();
             }
         }
     }
@@ -2138,10 +2161,23 @@ final class TcpConnection {
         close();
     }
 
-    /** The local Endpoint disconnects (or breaks): tell the peer and half-close. */
+    /** The local Endpoint disconnects: tell the peer and half-close. */
     void disconnect() {
         if (!closed && !breaking) {
             enqueue(frame(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0, null));
+            queueFin();
+        }
+    }
+
+    /**
+     * The local Endpoint breaks the connection (a hard receive watermark crossed, an access error
+     * reported to it): half-close without a DISCONNECT, so that the peer, which finds the stream
+     * ended without one, sees the connection broken, as the in-JVM peer does. Never blocks (under
+     * the Endpoint's lock).
+     */
+    void breakOff() {
+        if (!closed && !breaking) {
+            breaking = true;
             queueFin();
         }
     }
@@ -2712,7 +2748,7 @@ final class TcpConnection {
         if (!readRole.tryLock(millis, java.util.concurrent.TimeUnit.MILLISECONDS)) {
             return false;
         }
-        readRole.unlock();
+        unlockReadRole();
         return true;
     }
 }

@@ -76,6 +76,22 @@ class TcpDtoTest {
         return s.expect(recv ? s.recvEvd : s.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
     }
 
+    /**
+     * An Endpoint that breaks its connection itself (here: a hard receive watermark set below the
+     * receives it holds) breaks it for the TCP peer too, as in one JVM: the peer sees BROKEN, not
+     * DISCONNECTED.
+     */
+    @Test
+    void aBreakTheEndpointMakes_reachesTheTcpPeerAsBroken() {
+        connect(b.ep);
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 1, 0));
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 64, 64)), 2, 0));
+        b.ep.setWatermark(dat.api.DatConstants.WATERMARK_INFINITE, 1);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
     @Test
     void send_scattersIntoTheReceive_withBothCompletions() {
         connect(b.ep);
@@ -595,6 +611,34 @@ class TcpDtoTest {
         waiter.join(10_000);
         isType(rc[0], dat.api.DatReturn.INTERRUPTED_CALL);
         aSendStillArrives(4); // the interrupt did not break the connection
+    }
+
+    /**
+     * A consumer that comes to wait while the reader thread holds the read role (inside a frame)
+     * reads the connection itself once the role is free, rather than leaving it to the reader
+     * thread for the rest of its wait.
+     */
+    @Test
+    void aConsumerRefusedTheReadRole_readsTheConnectionOnceItIsFree() throws Exception {
+        connectAndFeed();
+        TcpConnection connection = ((SimEvd) b.recvEvd).tcpFeeder;
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 7, 0));
+        DatEvent got = new DatEvent();
+        int[] rc = {-1};
+        Thread waiter;
+        connection.readRole.lock(); // as the reader thread inside a frame
+        try {
+            waiter = Thread.ofPlatform().start(() -> rc[0] = b.recvEvd.await(Fabric.WAIT, 1, got));
+            Thread.sleep(100);
+            assertThat(((SimEvd) b.recvEvd).drivenBy).as("refused the role").isNull();
+        } finally {
+            connection.releaseReadRole();
+        }
+        awaitDriving(b.recvEvd, waiter::isAlive);
+        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 8, 0));
+        waiter.join(10_000);
+        ok(rc[0]);
+        assertThat(got.userCookie()).isEqualTo(7);
     }
 
     @Test

@@ -474,10 +474,7 @@ class TcpFaultTest {
             java.io.OutputStream out = s.getOutputStream();
             out.write(response, 0, TcpFrame.HEADER_BYTES + 8); // 8 of its 64 bytes
             out.flush();
-            long deadline = System.nanoTime() + 5_000_000_000L;
-            while (a.mem.get(ValueLayout.JAVA_BYTE, 7) != 0x5A && System.nanoTime() - deadline < 0) {
-                Thread.sleep(1); // the initiator lands them, then waits for the rest
-            }
+            awaitByte(7, (byte) 0x5A); // the initiator lands them, then waits for the rest
 
             a.ep.disconnect(CloseFlag.ABRUPT);
             DatEvent read = a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
@@ -494,6 +491,93 @@ class TcpFaultTest {
             assertThat(a.mem.asSlice(0, 64).toArray(ValueLayout.JAVA_BYTE)).as("the buffer after the flushed completion")
                     .containsOnly((byte) 0x33);
         }
+    }
+
+    /**
+     * An abrupt disconnect while a send lands in the receive taken for it: that receive completes
+     * flushed, once, before the receive posted after it, and the rest of the send, which the peer
+     * sends after, does not land in its buffer.
+     */
+    @Test
+    void anAbruptDisconnectMidSend_flushesTheReceiveItTook_firstAndOnce() throws Exception {
+        try (Socket s = rawActivePeer()) {
+            rawPeer = s;
+            a.mem.asSlice(0, 128).fill((byte) 0);
+            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 1, 0));
+            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 64, 64)}, 2, 0));
+            byte[] send = header(TcpFrame.SEND, 64, 0, 0, 0, 0);
+            java.util.Arrays.fill(send, TcpFrame.HEADER_BYTES, send.length, (byte) 0x5A);
+            java.io.OutputStream out = s.getOutputStream();
+            out.write(send, 0, TcpFrame.HEADER_BYTES + 8); // 8 of its 64 bytes
+            out.flush();
+            awaitByte(7, (byte) 0x5A); // the target lands them, then waits for the rest
+
+            a.ep.disconnect(CloseFlag.ABRUPT);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            for (long cookie = 1; cookie <= 2; cookie++) {
+                DatEvent r = a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT);
+                assertThat(r.userCookie()).as("receive %d", cookie).isEqualTo(cookie);
+                assertThat(r.status()).as("receive %d", cookie).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+            }
+            a.mem.asSlice(0, 64).fill((byte) 0x33); // the consumer reuses the first receive's buffer
+
+            out.write(send, TcpFrame.HEADER_BYTES + 8, 56);
+            out.flush();
+            s.shutdownOutput(); // the target reads the rest, then the end, and closes
+            awaitNoConnection(transport(a));
+            assertThat(a.recvEvd.dequeue(a.event)).as("no further receive completion").isNotZero();
+            assertThat(a.mem.asSlice(0, 64).toArray(ValueLayout.JAVA_BYTE)).as("the buffer after the flushed completion")
+                    .containsOnly((byte) 0x33);
+        }
+    }
+
+    /**
+     * A peer that goes on after the DISCONNECT, with its connection still open, no longer reaches
+     * the Endpoint's memory once the Endpoint is connected anew, to another peer: its RDMA write
+     * is refused, and lands nowhere.
+     */
+    @Test
+    void aDisconnectedPeerCannotWriteIntoTheEndpointConnectedAnew() throws Exception {
+        try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0 tcp_timeout_ms=3600000")) {
+            Fabric.Side side = f.new Side("tcpN", null, 4096);
+            try (Socket old = rawActivePeer(side)) {
+                DataInputStream oldIn = new DataInputStream(old.getInputStream());
+                side.ep.disconnect(CloseFlag.ABRUPT);
+                side.expect(side.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+                assertThat(frame(oldIn).get(3)).isEqualTo((byte) TcpFrame.DISCONNECT);
+                side.ep.reset();
+                try (Socket anew = new Socket(InetAddress.getByName("127.0.0.1"), side.address().getPort())) {
+                    anew.getOutputStream().write(header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 5));
+                    side.expect(side.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(side.ep, null);
+                    assertThat(frame(new DataInputStream(anew.getInputStream())).get(3)).isEqualTo((byte) TcpFrame.ACCEPT);
+                    anew.getOutputStream().write(header(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0));
+                    side.expect(side.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+
+                    side.mem.asSlice(0, 8).fill((byte) 0);
+                    RmrTriplet target = RmrTriplet.of(side.lmr, 0, 8);
+                    byte[] write = header(TcpFrame.RDMA_WRITE, 8, target.rmrContext(), 0, 0, target.targetAddress());
+                    java.util.Arrays.fill(write, TcpFrame.HEADER_BYTES, write.length, (byte) 0x77);
+                    old.getOutputStream().write(write);
+                    old.getOutputStream().flush();
+                    TcpTransport t = transport(side);
+                    long deadline = System.nanoTime() + 5_000_000_000L;
+                    while (t.connections.size() > 1 && System.nanoTime() - deadline < 0) {
+                        Thread.sleep(10); // the old connection refuses the write and closes
+                    }
+                    assertThat(t.connections).as("the new connection alone").hasSize(1);
+                    assertThat(side.mem.asSlice(0, 8).toArray(ValueLayout.JAVA_BYTE)).containsOnly((byte) 0);
+                    assertThat(side.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+                }
+            }
+        }
+    }
+
+    private void awaitByte(long offset, byte value) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (a.mem.get(ValueLayout.JAVA_BYTE, offset) != value && System.nanoTime() - deadline < 0) {
+            Thread.sleep(1);
+        }
+        assertThat(a.mem.get(ValueLayout.JAVA_BYTE, offset)).as("byte %d landed", offset).isEqualTo(value);
     }
 
     /**
