@@ -802,7 +802,20 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 // a TCP IA reaches every IA, even one of this provider, over its sockets; the
                 // connection's own thread connects, started from here rather than from the
                 // conductor, which would cost the setup one more wake-up of a thread
-                tcp.connect(a);
+                try {
+                    tcp.connect(a);
+                } catch (RuntimeException | OutOfMemoryError e) {
+                    // no thread for the connection ("unable to create native thread"): the
+                    // Endpoint stays UNCONNECTED, as if dat_ep_connect had not been called
+                    a.abandon();
+                    attempt = null;
+                    remoteAddress = null;
+                    remotePortQual = 0;
+                    localPortQual = 0;
+                    state = EpState.UNCONNECTED;
+                    throw DatException.of(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.NO_SUBTYPE, "ep",
+                            "no thread for the connection: " + e);
+                }
             } else if (!provider.conductor.submit(() -> deliver(a))) {
                 a.fail(EventNumber.CONNECTION_EVENT_UNREACHABLE);
             }

@@ -2668,17 +2668,32 @@ final class TcpConnection {
         return new ConnectionThreads.Task(name, () -> {
             try {
                 body.run();
+            } catch (Error e) {
+                // a StackOverflowError, an OutOfMemoryError: the tasks catch exceptions only, and
+                // the Endpoint must not stay connected on the connection this closes
+                lost(EventNumber.CONNECTION_EVENT_BROKEN);
+                throw e;
             } finally {
-                if (running.decrementAndGet() == 0 && closed) {
-                    transport.connections.remove(this);
-                }
+                taskEnded();
             }
         });
     }
 
+    private void taskEnded() {
+        if (running.decrementAndGet() == 0 && closed) {
+            transport.connections.remove(this);
+        }
+    }
+
     private void start(ConnectionThreads.Task task) {
         running.incrementAndGet();
-        transport.threads.start(task);
+        try {
+            transport.threads.start(task);
+        } catch (RuntimeException | Error e) {
+            close(); // no thread for it: the connection ends here
+            taskEnded();
+            throw e;
+        }
     }
 
     /** Closes the socket (idempotent); both threads end. */

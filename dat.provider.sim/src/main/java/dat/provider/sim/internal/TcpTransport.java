@@ -206,21 +206,41 @@ final class TcpTransport {
     }
 
     private void acceptLoop() {
+        boolean failing = false;
         while (!closed) {
             SocketChannel ch;
             try {
                 ch = server.accept();
             } catch (IOException e) {
-                // closed by close(), or the listening socket failed: nothing more to accept
-                return;
+                if (closed || !server.isOpen()) {
+                    return; // closed by close(): nothing more to accept
+                }
+                // out of file descriptors or buffers, for now: the IA goes on listening, and the
+                // requests waiting meanwhile in the backlog are accepted once it can
+                if (!failing) {
+                    LOG.log(java.util.logging.Level.WARNING, "sim TCP IA " + address + " cannot accept a connection (retrying)", e);
+                }
+                failing = true;
+                java.util.concurrent.locks.LockSupport.parkNanos(ACCEPT_RETRY_NANOS);
+                continue;
             }
+            failing = false;
             TcpConnection c = new TcpConnection(this, ch, null);
             if (!register(c)) {
                 return;
             }
-            c.startPassive();
+            try {
+                c.startPassive();
+            } catch (RuntimeException | OutOfMemoryError e) {
+                // no thread for it ("unable to create native thread"): this request is lost, not the IA
+                LOG.log(java.util.logging.Level.WARNING, "sim TCP IA " + address + " cannot serve a connection", e);
+                c.close();
+            }
         }
     }
+
+    /** How long the acceptor waits before it tries again after a failed accept. */
+    private static final long ACCEPT_RETRY_NANOS = 50_000_000L;
 
     /** Adds a connection unless the transport closed meanwhile (then closes it). */
     boolean register(TcpConnection c) {

@@ -107,6 +107,113 @@ class TcpConnectionTest {
         assertThat(passive.started() - passiveBefore).isEqualTo(2);
     }
 
+    /**
+     * An accept that fails, here because the process is out of file descriptors, does not end the
+     * IA's listening: once descriptors are free again it accepts the requests that waited, and
+     * connections establish.
+     */
+    @Test
+    void anIaOutOfFileDescriptors_acceptsAgainOnceItCan() throws Throwable {
+        java.nio.file.Path fds = java.nio.file.Path.of("/proc/self/fd");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isDirectory(fds), "needs Linux's /proc");
+        b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
+        // one whole connection first: while descriptors are out, no class of these paths may
+        // have to be loaded from a file
+        a.ep.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        request().accept(b.ep, null);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a.ep.disconnect(CloseFlag.ABRUPT);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        a.ep.reset();
+        b.ep.reset();
+
+        java.util.List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(TcpTransport.class.getName());
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                warnings.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        // another process's connections, so that they wait in the backlog however few descriptors are left here
+        Process clients = new ProcessBuilder("bash", "-c", "read go; for i in $(seq 16); do exec {fd}<>/dev/tcp/127.0.0.1/"
+                + b.address().getPort() + " || exit 1; done; sleep 2").redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        log.addHandler(capture);
+        try (FileLimit limit = new FileLimit()) {
+            int highest;
+            try (java.util.stream.Stream<java.nio.file.Path> open = java.nio.file.Files.list(fds)) {
+                highest = open.mapToInt(f -> Integer.parseInt(f.getFileName().toString())).max().orElseThrow();
+            }
+            limit.setSoft(highest + 1); // only the gaps below the highest descriptor are left
+            clients.getOutputStream().write('\n');
+            clients.getOutputStream().flush();
+            for (long deadline = System.nanoTime() + 5_000_000_000L;
+                    warnings.stream().noneMatch(m -> m.contains("cannot accept")) && System.nanoTime() < deadline;) {
+                Thread.sleep(10);
+            }
+        } finally {
+            log.removeHandler(capture);
+        }
+        assertThat(clients.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        a.ep.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        request().accept(b.ep, null);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        assertThat(warnings).as("the acceptor met the failure, and said so").anyMatch(m -> m.contains("cannot accept"));
+    }
+
+    /** getrlimit and setrlimit of RLIMIT_NOFILE through the C library: no descriptor needed, as a process would need one. */
+    private static final class FileLimit implements AutoCloseable {
+        private static final int RLIMIT_NOFILE = 7; // Linux
+        private final java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined();
+        private final java.lang.foreign.MemorySegment rlimit = arena.allocate(16, 8);
+        private final java.lang.invoke.MethodHandle set;
+        private final long soft;
+        private final long hard;
+
+        @SuppressWarnings("restricted") // getrlimit and setrlimit only; the tests run with native access enabled
+        FileLimit() throws Throwable {
+            java.lang.foreign.Linker linker = java.lang.foreign.Linker.nativeLinker();
+            java.lang.foreign.FunctionDescriptor call = java.lang.foreign.FunctionDescriptor.of(
+                    java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.ADDRESS);
+            java.lang.invoke.MethodHandle get = linker.downcallHandle(linker.defaultLookup().find("getrlimit").orElseThrow(), call);
+            set = linker.downcallHandle(linker.defaultLookup().find("setrlimit").orElseThrow(), call);
+            assertThat((int) get.invokeExact(RLIMIT_NOFILE, rlimit)).isZero();
+            soft = rlimit.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0);
+            hard = rlimit.get(java.lang.foreign.ValueLayout.JAVA_LONG, 8);
+            setSoft(soft); // linked and run once now, before descriptors run out
+        }
+
+        void setSoft(long limit) throws Throwable {
+            rlimit.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, limit);
+            rlimit.set(java.lang.foreign.ValueLayout.JAVA_LONG, 8, hard);
+            if ((int) set.invokeExact(RLIMIT_NOFILE, rlimit) != 0) {
+                throw new IllegalStateException("setrlimit failed");
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                setSoft(soft);
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            } finally {
+                arena.close();
+            }
+        }
+    }
+
     private ConnectionRequest request() {
         return b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest();
     }
