@@ -119,10 +119,7 @@ class TcpConnectionTest {
         b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
         // one whole connection first: while descriptors are out, no class of these paths may
         // have to be loaded from a file
-        a.ep.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
-        request().accept(b.ep, null);
-        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        establish(9);
         a.ep.disconnect(CloseFlag.ABRUPT);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
@@ -165,10 +162,7 @@ class TcpConnectionTest {
         }
         assertThat(clients.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
 
-        a.ep.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
-        request().accept(b.ep, null);
-        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        establish(9);
         assertThat(warnings).as("the acceptor met the failure, and said so").anyMatch(m -> m.contains("cannot accept"));
     }
 
@@ -212,6 +206,14 @@ class TcpConnectionTest {
                 arena.close();
             }
         }
+    }
+
+    /** a's Endpoint connects to b's PSP on {@code qual}, b accepts into its Endpoint: established on both. */
+    private void establish(long qual) {
+        a.ep.connect(b.address(), qual, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        request().accept(b.ep, null);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
     }
 
     private ConnectionRequest request() {
@@ -259,10 +261,7 @@ class TcpConnectionTest {
         b.ia.createPublicServicePoint(8, b.crEvd, PspFlag.CONSUMER);
         ok(a.ep.postRecv(0, null, 1, 0));
         ok(b.ep.postRecv(0, null, 2, 0));
-        a.ep.connect(b.address(), 8, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
-        request().accept(b.ep, null);
-        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        establish(8);
         b.ep.disconnect(CloseFlag.ABRUPT);
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);

@@ -470,11 +470,7 @@ class TcpFaultTest {
             ByteBuffer request = frame(in);
             assertThat(request.get(3)).isEqualTo((byte) TcpFrame.RDMA_READ_REQUEST);
             byte[] response = header(TcpFrame.RDMA_READ_RESPONSE, 64, 0, TcpFrame.STATUS_OK, request.getLong(16), 0);
-            java.util.Arrays.fill(response, TcpFrame.HEADER_BYTES, response.length, (byte) 0x5A);
-            java.io.OutputStream out = s.getOutputStream();
-            out.write(response, 0, TcpFrame.HEADER_BYTES + 8); // 8 of its 64 bytes
-            out.flush();
-            awaitByte(7, (byte) 0x5A); // the initiator lands them, then waits for the rest
+            sendFirstBytesToA(s, response);
 
             a.ep.disconnect(CloseFlag.ABRUPT);
             DatEvent read = a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
@@ -482,8 +478,7 @@ class TcpFaultTest {
             byte[] atCompletion = a.mem.asSlice(0, 64).toArray(ValueLayout.JAVA_BYTE);
             a.mem.asSlice(0, 64).fill((byte) 0x33); // the consumer reuses its buffer
 
-            out.write(response, TcpFrame.HEADER_BYTES + 8, 56);
-            out.flush();
+            sendTheRest(s, response);
             s.shutdownOutput(); // the initiator reads the rest, then the end, and closes
             awaitNoConnection(transport(a));
             assertThat(atCompletion).as("the first 8 bytes landed before the flush")
@@ -506,11 +501,7 @@ class TcpFaultTest {
             ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 1, 0));
             ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 64, 64)}, 2, 0));
             byte[] send = header(TcpFrame.SEND, 64, 0, 0, 0, 0);
-            java.util.Arrays.fill(send, TcpFrame.HEADER_BYTES, send.length, (byte) 0x5A);
-            java.io.OutputStream out = s.getOutputStream();
-            out.write(send, 0, TcpFrame.HEADER_BYTES + 8); // 8 of its 64 bytes
-            out.flush();
-            awaitByte(7, (byte) 0x5A); // the target lands them, then waits for the rest
+            sendFirstBytesToA(s, send);
 
             a.ep.disconnect(CloseFlag.ABRUPT);
             a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
@@ -521,8 +512,7 @@ class TcpFaultTest {
             }
             a.mem.asSlice(0, 64).fill((byte) 0x33); // the consumer reuses the first receive's buffer
 
-            out.write(send, TcpFrame.HEADER_BYTES + 8, 56);
-            out.flush();
+            sendTheRest(s, send);
             s.shutdownOutput(); // the target reads the rest, then the end, and closes
             awaitNoConnection(transport(a));
             assertThat(a.recvEvd.dequeue(a.event)).as("no further receive completion").isNotZero();
@@ -572,12 +562,24 @@ class TcpFaultTest {
         }
     }
 
-    private void awaitByte(long offset, byte value) throws InterruptedException {
+    /**
+     * Fills the frame's payload with 0x5A, sends its header and the first 8 payload bytes, and
+     * waits until a has landed them at offset 0 (it then waits for the rest).
+     */
+    private void sendFirstBytesToA(Socket s, byte[] frame) throws Exception {
+        java.util.Arrays.fill(frame, TcpFrame.HEADER_BYTES, frame.length, (byte) 0x5A);
+        s.getOutputStream().write(frame, 0, TcpFrame.HEADER_BYTES + 8);
+        s.getOutputStream().flush();
         long deadline = System.nanoTime() + 5_000_000_000L;
-        while (a.mem.get(ValueLayout.JAVA_BYTE, offset) != value && System.nanoTime() - deadline < 0) {
+        while (a.mem.get(ValueLayout.JAVA_BYTE, 7) != 0x5A && System.nanoTime() - deadline < 0) {
             Thread.sleep(1);
         }
-        assertThat(a.mem.get(ValueLayout.JAVA_BYTE, offset)).as("byte %d landed", offset).isEqualTo(value);
+        assertThat(a.mem.get(ValueLayout.JAVA_BYTE, 7)).as("the first 8 bytes landed").isEqualTo((byte) 0x5A);
+    }
+
+    private static void sendTheRest(Socket s, byte[] frame) throws Exception {
+        s.getOutputStream().write(frame, TcpFrame.HEADER_BYTES + 8, frame.length - TcpFrame.HEADER_BYTES - 8);
+        s.getOutputStream().flush();
     }
 
     /**
