@@ -981,7 +981,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             return;
         }
         wire = null;
-        w.disconnect();
+        w.breakOff(); // the peer broke the exchange or vanished: no DISCONNECT, the peer sees it broken
         acceptFailed();
     }
 

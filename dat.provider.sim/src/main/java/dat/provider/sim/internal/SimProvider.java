@@ -86,6 +86,10 @@ final class SimProvider {
      * @return the adapter
      */
     synchronized Adapter adapter(String name, String iaParams) {
+        if (closed) {
+            // a dat_ia_open that raced the hot swap: no adapter (nor TCP listener) after the shutdown
+            throw stopped();
+        }
         Adapter existing = adapters.get(name);
         if (existing != null) {
             return existing;
@@ -188,8 +192,7 @@ final class SimProvider {
      */
     SimIa open(IaOpenRequest request) {
         if (closed) {
-            throw DatException.of(DatReturn.PROVIDER_NOT_FOUND, DatReturn.NAME_NOT_REGISTERED, "iaName",
-                    "the sim provider has stopped");
+            throw stopped();
         }
         String name = request.iaName();
         Adapter adapter;
@@ -215,7 +218,22 @@ final class SimProvider {
             throw SimHandle.invalidParameter(DatReturn.INVALID_ARG2, "asyncEvdMinQlen",
                     "must be 1.." + adapter.limits.maxEvdQlen() + ", was " + request.asyncEvdMinQlen());
         }
-        return new SimIa(this, adapter, request.asyncEvdMinQlen(), given, outOfScope);
+        SimIa ia = new SimIa(this, adapter, request.asyncEvdMinQlen(), given, outOfScope); // in openIas from here
+        synchronized (this) {
+            // shutdown and removeAdapter look at openIas under this monitor: either they saw this
+            // IA (it was added before), or this sees what they did
+            if (!closed && adapters.get(name) == adapter) {
+                return ia;
+            }
+        }
+        ia.close(dat.api.CloseFlag.ABRUPT);
+        throw closed ? stopped() : DatException.of(DatReturn.PROVIDER_NOT_FOUND, DatReturn.NAME_NOT_REGISTERED, "iaName",
+                "IA '" + name + "' was removed while it opened (dat_provider_fini)");
+    }
+
+    private static DatException stopped() {
+        return DatException.of(DatReturn.PROVIDER_NOT_FOUND, DatReturn.NAME_NOT_REGISTERED, "iaName",
+                "the sim provider has stopped");
     }
 
     /**

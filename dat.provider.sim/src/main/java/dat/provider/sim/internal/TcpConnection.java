@@ -614,10 +614,15 @@ final class TcpConnection {
         } catch (IOException e) {
             failAttempt(a, EventNumber.CONNECTION_EVENT_UNREACHABLE);
             lost(EventNumber.CONNECTION_EVENT_BROKEN);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // an Error too (out of memory for the data path, no thread for the writer): the
+            // attempt must end with an event, not wait for a timeout that may be infinite
             unexpected(e);
             failAttempt(a, EventNumber.CONNECTION_EVENT_UNREACHABLE);
             lost(EventNumber.CONNECTION_EVENT_BROKEN);
+            if (e instanceof Error error) {
+                throw error;
+            }
         } finally {
             close();
             closeSelectors(true);
@@ -740,9 +745,12 @@ final class TcpConnection {
             readEstablished();
         } catch (IOException e) {
             lostOrAbandoned();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             unexpected(e);
-            lostOrAbandoned();
+            lostOrAbandoned(); // a delivered request the consumer accepts later then fails its accept
+            if (e instanceof Error error) {
+                throw error;
+            }
         } finally {
             close();
             closeSelectors(true);
@@ -2383,7 +2391,7 @@ final class TcpConnection {
      * should cause (a defect): it is logged, and the connection breaks, so that its Endpoint sees
      * BROKEN and its DTOs complete instead of waiting for a thread that has ended.
      */
-    private void unexpected(RuntimeException e) {
+    private void unexpected(Throwable e) {
         LOG.log(Level.WARNING, "dat.provider.sim: " + describe() + " breaks on an unexpected exception", e);
     }
 

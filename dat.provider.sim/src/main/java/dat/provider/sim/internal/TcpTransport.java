@@ -159,7 +159,7 @@ final class TcpTransport {
                 for (TcpConnection c : connections) {
                     try {
                         c.checkLiveness(now, timeoutNanos);
-                    } catch (RuntimeException e) {
+                    } catch (RuntimeException | Error e) {
                         // the watchdog must go on: the drivers' long waits end only by its ticks
                         LOG.log(java.util.logging.Level.WARNING, "liveness check of a connection failed", e);
                     }
@@ -225,7 +225,16 @@ final class TcpTransport {
                 continue;
             }
             failing = false;
-            TcpConnection c = new TcpConnection(this, ch, null);
+            TcpConnection c;
+            try {
+                c = new TcpConnection(this, ch, null);
+            } catch (RuntimeException | OutOfMemoryError e) {
+                // no direct memory for its buffers: this request is lost, not the IA
+                LOG.log(java.util.logging.Level.WARNING, "sim TCP IA " + address + " cannot serve a connection", e);
+                closeQuietly(ch);
+                java.util.concurrent.locks.LockSupport.parkNanos(ACCEPT_RETRY_NANOS);
+                continue;
+            }
             if (!register(c)) {
                 return;
             }
@@ -236,6 +245,14 @@ final class TcpTransport {
                 LOG.log(java.util.logging.Level.WARNING, "sim TCP IA " + address + " cannot serve a connection", e);
                 c.close();
             }
+        }
+    }
+
+    private static void closeQuietly(SocketChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException e) {
+            // closing anyway
         }
     }
 
@@ -261,6 +278,8 @@ final class TcpTransport {
         attempt.wire = c;
         if (register(c)) {
             c.startActive();
+        } else {
+            attempt.fail(dat.api.EventNumber.CONNECTION_EVENT_UNREACHABLE); // the IA's transport closed meanwhile
         }
     }
 
