@@ -158,6 +158,8 @@ final class TcpConnection {
     private long seenWrite;
     private long seenProgress;
     private long readSeenAt = System.nanoTime();
+    /** When the socket was opened or accepted: a passive side's request must arrive within the timeout from then. */
+    private final long openedAt = readSeenAt;
     private long writeSeenAt = readSeenAt;
     private long progressSeenAt = readSeenAt;
     /** When the watchdog first saw this side's FIN queued (0: not yet); the watchdog's. */
@@ -2110,9 +2112,10 @@ final class TcpConnection {
             progressSeenAt = System.nanoTime();
         }
         SimEndpoint e = ep;
-        if (!closed && e == null && attempt == null && now - readSeenAt > timeout) {
-            // an accepted socket that sent no connection request within the timeout: its thread
-            // is not left to wait for one forever
+        if (!closed && e == null && attempt == null && now - openedAt > timeout) {
+            // an accepted socket whose connection request has not come whole within the timeout
+            // of its acceptance: its thread is not left to wait for one forever, nor for one that
+            // trickles in a byte at a time (bytes alone would prove it alive)
             protocolEnd("no CONNECT_REQUEST within " + timeout / 1_000_000 + " ms");
             close();
             return;

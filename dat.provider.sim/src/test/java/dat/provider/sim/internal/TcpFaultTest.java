@@ -630,6 +630,29 @@ class TcpFaultTest {
         }
     }
 
+    /** A connection request that trickles in, a byte at a time, must still come whole within the timeout. */
+    @Test
+    void aConnectionRequestTricklingIn_isClosedAfterTheTimeout() throws Exception {
+        try (Socket s = new Socket(InetAddress.getByName("127.0.0.1"), a.address().getPort())) {
+            rawPeer = s;
+            s.setSoTimeout(100);
+            byte[] request = header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 5);
+            boolean closedByTheIa = false;
+            for (int i = 0; i < 20 && !closedByTheIa; i++) { // 2 s; the timeout is 300 ms
+                try {
+                    s.getOutputStream().write(request[i]);
+                    closedByTheIa = s.getInputStream().read() < 0;
+                } catch (SocketTimeoutException stillOpen) {
+                    // a byte each 100 ms
+                } catch (java.io.IOException reset) {
+                    closedByTheIa = true;
+                }
+            }
+            assertThat(closedByTheIa).as("closed before the request's 20th byte").isTrue();
+            awaitNoConnection(transport(a));
+        }
+    }
+
     @Test
     void aPeerThatNeverAnswersADisconnect_isClosedAfterTheTimeout() throws Exception {
         try (Socket s = rawActivePeer()) {
