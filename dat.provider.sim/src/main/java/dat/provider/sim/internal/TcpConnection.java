@@ -343,11 +343,16 @@ final class TcpConnection {
     private void awaitReady(SocketChannel ch, int op) throws IOException {
         boolean driving = Thread.currentThread() == driver;
         Selector selector = selector(ch, op == SelectionKey.OP_WRITE ? WRITE_SELECTOR : driving ? DRIVE_SELECTOR : READ_SELECTOR);
+        long millis = driving && op == SelectionKey.OP_READ ? midFrameWaitMillis() : 0;
         // a driver reads a frame to its end: its consumer's interrupt, which would make every wait
         // return at once, waits until then
         boolean interrupted = driving && Thread.interrupted();
         try {
-            selector.select(READY); // close() wakes it
+            if (millis == 0) {
+                selector.select(READY); // close() wakes it
+            } else {
+                selector.select(READY, millis);
+            }
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -357,6 +362,37 @@ final class TcpConnection {
             throw new AsynchronousCloseException();
         }
     }
+
+    /**
+     * A driving consumer waits for the rest of a frame: how long, in ms (0: no limit). While its
+     * own wait goes on, until its deadline; once the wait is over (its deadline, an event, an
+     * interrupt), the frame has the liveness timeout to end, after which the connection breaks.
+     * Bytes alone prove the peer alive, so a peer that trickles a frame would otherwise keep the
+     * consumer, and its EVD, for as long as it likes.
+     *
+     * @throws IOException when the frame outlasted the consumer's wait by the liveness timeout
+     */
+    private long midFrameWaitMillis() throws IOException {
+        long now = System.nanoTime();
+        if (!(driveEvd.waitOver() || Thread.currentThread().isInterrupted() || !driveInfinite && driveDeadline - now <= 0)) {
+            return driveInfinite ? 0 : Math.max(1, (driveDeadline - now + 999_999) / 1_000_000);
+        }
+        if (driveOverSince == 0) {
+            driveOverSince = now;
+        }
+        long left = transport.timeoutNanos - (now - driveOverSince);
+        if (left <= 0) {
+            throw new IOException("a frame outlasted its reader's wait by the liveness timeout");
+        }
+        return Math.max(1, (left + 999_999) / 1_000_000);
+    }
+
+    // The driving consumer's wait (drive), for its waits inside a frame: the driver's own.
+    private SimEvd driveEvd;
+    private boolean driveInfinite;
+    private long driveDeadline;
+    /** When the driver's wait was seen over inside a frame, 0 before. */
+    private long driveOverSince;
 
     private static final int READ_SELECTOR = 0;
     private static final int WRITE_SELECTOR = 1;
@@ -970,6 +1006,10 @@ final class TcpConnection {
             }
             Selector selector = selector(ch, DRIVE_SELECTOR);
             drivesBegun++; // under the read role: one writer at a time
+            driveEvd = evd;
+            driveInfinite = infinite;
+            driveDeadline = deadline;
+            driveOverSince = 0;
             driver = me;
             if (readerSelecting) {
                 // the reader thread went to wait before this driver came: out of that wait, it
@@ -1015,6 +1055,7 @@ final class TcpConnection {
                 evd.drivenBy = null;
                 driverLease = System.nanoTime() + DRIVER_LEASE_NANOS;
                 driver = null;
+                driveEvd = null;
                 ConnectionThreads.Task r = readerTask;
                 if (readerParkedForDriver && r != null) { // after "driver = null": see the flag's comment
                     r.unpark();

@@ -630,6 +630,51 @@ class TcpFaultTest {
         }
     }
 
+    /**
+     * A peer that trickles a frame to a consumer reading the connection from its dat_evd_wait
+     * (each byte proof of life) keeps that consumer no longer than its wait plus the liveness
+     * timeout: then the connection breaks, and the consumer gets its receive back, flushed.
+     */
+    @Test
+    void aFrameTricklingToAWaitingConsumer_keepsItNoLongerThanItsWaitAndTheTimeout() throws Exception {
+        try (Socket s = rawActivePeer()) {
+            rawPeer = s;
+            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 1, 0));
+            s.getOutputStream().write(header(TcpFrame.SEND, 8, 0, 0, 0, 0)); // lands: the connection feeds a's receive EVD
+            assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 2, 0));
+            DatEvent got = new DatEvent();
+            long[] returnedAfter = {-1};
+            Thread waiter = Thread.ofPlatform().start(() -> {
+                long began = System.nanoTime();
+                a.recvEvd.await(200_000, 1, got);
+                returnedAfter[0] = (System.nanoTime() - began) / 1_000_000;
+            });
+            for (long deadline = System.nanoTime() + 5_000_000_000L;
+                    ((SimEvd) a.recvEvd).drivenBy == null && System.nanoTime() < deadline;) {
+                Thread.sleep(1);
+            }
+            assertThat(((SimEvd) a.recvEvd).drivenBy).as("the waiter reads the connection").isNotNull();
+            byte[] send = header(TcpFrame.SEND, 64, 0, 0, 1, 0);
+            java.io.OutputStream out = s.getOutputStream();
+            out.write(send, 0, TcpFrame.HEADER_BYTES);
+            for (int i = TcpFrame.HEADER_BYTES; i < send.length && waiter.isAlive(); i++) {
+                try {
+                    out.write(send[i]); // a byte each 50 ms: 3.2 s for the frame, the timeout 300 ms
+                    out.flush();
+                } catch (java.io.IOException closedByTheIa) {
+                    break;
+                }
+                Thread.sleep(50);
+            }
+            waiter.join(5_000);
+            assertThat(returnedAfter[0]).as("ms in dat_evd_wait(200 ms)").isBetween(0L, 1_500L);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+            assertThat(got.userCookie()).isEqualTo(2);
+            assertThat(got.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        }
+    }
+
     /** A connection request that trickles in, a byte at a time, must still come whole within the timeout. */
     @Test
     void aConnectionRequestTricklingIn_isClosedAfterTheTimeout() throws Exception {
