@@ -1231,7 +1231,7 @@ final class TcpConnection {
             if (rxTaken) {
                 recvDone(e, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0, false);
             }
-            landing.set(LANDING_NONE);
+            landing.setRelease(LANDING_NONE);
         }
     }
 
@@ -1345,7 +1345,7 @@ final class TcpConnection {
         } catch (IllegalStateException | IndexOutOfBoundsException x) {
             return "the read's local memory went away";
         } finally {
-            landing.set(LANDING_NONE);
+            landing.setRelease(LANDING_NONE);
         }
     }
 
@@ -1374,7 +1374,7 @@ final class TcpConnection {
                 try {
                     n = reader.readPayload(ch, dst);
                 } finally {
-                    landing.set(LANDING_WAITING);
+                    landing.setRelease(LANDING_WAITING); // the copy before it: a flush that then abandons the landing comes after the copy
                 }
                 if (n < 0) {
                     return false;
@@ -1397,7 +1397,7 @@ final class TcpConnection {
      */
     void landingBegins(boolean intoReceive) {
         landingIntoReceive = intoReceive;
-        landing.set(LANDING_WAITING);
+        landing.setRelease(LANDING_WAITING); // under the Endpoint's lock, as the flush reads it
     }
 
     /**
