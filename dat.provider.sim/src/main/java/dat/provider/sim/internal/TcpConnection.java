@@ -373,8 +373,9 @@ final class TcpConnection {
      * @throws IOException when the frame outlasted the consumer's wait by the liveness timeout
      */
     private long midFrameWaitMillis() throws IOException {
+        boolean over = waitEnded(driveEvd, driveInfinite, driveDeadline);
         long now = System.nanoTime();
-        if (!(driveEvd.waitOver() || Thread.currentThread().isInterrupted() || !driveInfinite && driveDeadline - now <= 0)) {
+        if (!over) {
             return driveInfinite ? 0 : Math.max(1, (driveDeadline - now + 999_999) / 1_000_000);
         }
         if (driveOverSince == 0) {
@@ -458,10 +459,11 @@ final class TcpConnection {
         closeQuietly(selector);
     }
 
-    private static void closeQuietly(Selector selector) {
-        if (selector != null) {
+    /** Closes a selector or a socket, if any; released anyway when that fails. */
+    static void closeQuietly(java.io.Closeable c) {
+        if (c != null) {
             try {
-                selector.close();
+                c.close();
             } catch (IOException e) {
                 // released anyway
             }

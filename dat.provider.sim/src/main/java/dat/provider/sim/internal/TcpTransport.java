@@ -231,7 +231,7 @@ final class TcpTransport {
             } catch (RuntimeException | OutOfMemoryError e) {
                 // no direct memory for its buffers: this request is lost, not the IA
                 LOG.log(java.util.logging.Level.WARNING, "sim TCP IA " + address + " cannot serve a connection", e);
-                closeQuietly(ch);
+                TcpConnection.closeQuietly(ch);
                 java.util.concurrent.locks.LockSupport.parkNanos(ACCEPT_RETRY_NANOS);
                 continue;
             }
@@ -245,14 +245,6 @@ final class TcpTransport {
                 LOG.log(java.util.logging.Level.WARNING, "sim TCP IA " + address + " cannot serve a connection", e);
                 c.close();
             }
-        }
-    }
-
-    private static void closeQuietly(SocketChannel ch) {
-        try {
-            ch.close();
-        } catch (IOException e) {
-            // closing anyway
         }
     }
 
