@@ -652,13 +652,15 @@ final class TcpConnection {
             }
             readEstablished();
         } catch (IOException e) {
-            failAttempt(a, EventNumber.CONNECTION_EVENT_UNREACHABLE);
+            // no socket, or the connection reset before the answer: the remote host was not
+            // unreachable, so by dat_ep_connect(3DAT) a transport error, NON_PEER_REJECTED
+            failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
             lost(EventNumber.CONNECTION_EVENT_BROKEN);
         } catch (RuntimeException | Error e) {
             // an Error too (out of memory for the data path, no thread for the writer): the
             // attempt must end with an event, not wait for a timeout that may be infinite
             unexpected(e);
-            failAttempt(a, EventNumber.CONNECTION_EVENT_UNREACHABLE);
+            failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
             lost(EventNumber.CONNECTION_EVENT_BROKEN);
             if (e instanceof Error error) {
                 throw error;

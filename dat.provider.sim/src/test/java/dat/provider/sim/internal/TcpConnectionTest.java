@@ -167,6 +167,62 @@ class TcpConnectionTest {
     }
 
     /**
+     * dat_ep_connect over TCP starts the connection's thread on the caller's: where the process can
+     * start no thread, it answers DAT_INSUFFICIENT_RESOURCES and leaves the Endpoint as it was,
+     * UNCONNECTED and free to connect once threads can start again.
+     */
+    @Test
+    void aConnectWithoutAThreadForIt_isRefused_andLeavesTheEndpointUnconnected() {
+        b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
+        // a whole connection first, on an IA of its own, so that nothing these paths need is left
+        // to load or start (the provider's conductor among them)
+        establish(9);
+        Fabric.Side c = fa.new Side("tcpC", null, 4096); // its transport keeps no thread yet
+        try (ThreadLimit limit = ThreadLimit.open().orElse(null)) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(limit != null, "needs the cgroup v1 pids hierarchy, writable");
+            throwsCode(() -> c.ep.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0),
+                    DatReturn.INSUFFICIENT_RESOURCES, DatReturn.NO_SUBTYPE);
+            assertThat(c.ep.getStatus().state()).isEqualTo(EpState.UNCONNECTED);
+        }
+        assertThat(transport(c).connections).as("the connection that got no thread").isEmpty();
+        c.ep.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        request().accept(b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd, null), null);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        c.expect(c.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    /**
+     * A connection request whose passive thread cannot start is closed, and the active side hears
+     * of it at once; the IA goes on accepting once threads can start again.
+     */
+    @Test
+    void aRequestWithoutAThreadToServeIt_isClosed_andTheIaServesTheNext() throws InterruptedException {
+        b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
+        establish(9); // a's transport keeps the two threads of this connection for its next
+        a.ep.disconnect(CloseFlag.ABRUPT);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        ConnectionThreadsTest.awaitIdle(transport(a).threads, 2);
+        a.ep.reset();
+        Fabric.Side d = fb.new Side("tcpD", null, 4096); // its transport keeps no thread yet
+        d.ia.createPublicServicePoint(9, d.crEvd, PspFlag.CONSUMER);
+        try (ThreadLimit limit = ThreadLimit.open().orElse(null)) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(limit != null, "needs the cgroup v1 pids hierarchy, writable");
+            a.ep.connect(d.address(), 9, dat.api.DatConstants.TIMEOUT_INFINITE, null, Qos.BEST_EFFORT, 0);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+        }
+        for (long deadline = System.nanoTime() + 5_000_000_000L; !transport(d).connections.isEmpty()
+                && System.nanoTime() < deadline;) {
+            Thread.sleep(10);
+        }
+        assertThat(transport(d).connections).as("the connection that got no thread").isEmpty();
+        a.ep.reset();
+        a.ep.connect(d.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        d.expect(d.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(d.ep, null);
+        d.expect(d.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    /**
      * A dat_ia_open that races the provider's hot swap makes no adapter once the provider has
      * stopped: no TCP listener, acceptor or watchdog outlives the provider.
      */
