@@ -32,8 +32,13 @@ final class ThreadLimit implements AutoCloseable {
                 return Optional.empty();
             }
             Path group = Files.createDirectories(PIDS.resolve("dat-sim-test-" + ProcessHandle.current().pid()));
-            Files.writeString(group.resolve("pids.max"), "1");
-            Files.writeString(group.resolve("cgroup.procs"), Long.toString(ProcessHandle.current().pid()));
+            try {
+                Files.writeString(group.resolve("pids.max"), "1");
+                Files.writeString(group.resolve("cgroup.procs"), Long.toString(ProcessHandle.current().pid()));
+            } catch (IOException | RuntimeException e) {
+                Files.delete(group); // nothing moved: the group is empty
+                throw e;
+            }
             return Optional.of(new ThreadLimit(home, group));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
