@@ -223,6 +223,57 @@ class TcpConnectionTest {
     }
 
     /**
+     * The active side's thread sends the request, then cannot start the connection's writer: the
+     * Error ends the attempt with its event at once, though the connect's timeout is infinite, and
+     * the IA connects again once threads can start.
+     */
+    @Test
+    void anActiveSideThatCannotStartItsWriter_endsTheAttemptWithItsEvent() throws Exception {
+        b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
+        establish(9); // a's transport: two threads, both busy
+        int refused;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            refused = s.getLocalPort();
+        }
+        Endpoint lone = a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, null);
+        lone.connect(new InetSocketAddress("127.0.0.1", refused), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_UNREACHABLE);
+        ConnectionThreadsTest.awaitIdle(transport(a).threads, 1); // that attempt's one thread, kept
+        assertThat(transport(a).threads.idle()).isEqualTo(1);
+        // a passive IA with threads to serve the request, so that only the active side lacks one
+        Fabric.Side d = fb.new Side("tcpD", null, 4096);
+        d.ia.createPublicServicePoint(9, d.crEvd, PspFlag.CONSUMER);
+        Fabric.Side c = fa.new Side("tcpC", null, 4096);
+        c.ep.connect(d.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        d.expect(d.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(d.ep, null);
+        c.expect(c.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        d.expect(d.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        c.ep.disconnect(CloseFlag.ABRUPT);
+        c.expect(c.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        d.expect(d.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        ConnectionThreadsTest.awaitIdle(transport(d).threads, 2);
+
+        Endpoint x = a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, null);
+        try (ThreadLimit limit = ThreadLimit.open().orElse(null)) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(limit != null, "needs the cgroup v1 pids hierarchy, writable");
+            x.connect(d.address(), 9, dat.api.DatConstants.TIMEOUT_INFINITE, null, Qos.BEST_EFFORT, 0);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+        }
+        assertThat(x.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        x.reset();
+        x.connect(d.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        for (;;) { // the request of the failed attempt may have reached d before its socket closed
+            ConnectionRequest r = d.expect(d.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest();
+            Endpoint y = d.ia.createEndpoint(d.pz, d.recvEvd, d.reqEvd, d.connEvd, null);
+            r.accept(y, null);
+            if (d.next(d.connEvd).eventNumber() == EventNumber.CONNECTION_EVENT_ESTABLISHED) {
+                break;
+            }
+        }
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    /**
      * A dat_ia_open that races the provider's hot swap makes no adapter once the provider has
      * stopped: no TCP listener, acceptor or watchdog outlives the provider.
      */
