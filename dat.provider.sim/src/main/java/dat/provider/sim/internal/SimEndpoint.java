@@ -1301,6 +1301,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             if (wire != w) {
                 return; // the flush that ended this connection completed it (goDisconnected)
             }
+            w.landingEnds(); // a flush from now on finds no receive to complete again
             completeRecv(rv, status, len, solicited);
         } finally {
             l.unlock();

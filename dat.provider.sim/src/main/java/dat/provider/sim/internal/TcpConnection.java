@@ -1405,6 +1405,15 @@ final class TcpConnection {
     }
 
     /**
+     * The reader's Endpoint, under its lock: the receive handed over completes now, while the
+     * reader may still skip the rest of its frame or wait to queue its answer. A flush meanwhile
+     * must not complete it again ({@link #abandonLanding}).
+     */
+    void landingEnds() {
+        landing.setRelease(LANDING_NONE);
+    }
+
+    /**
      * The Endpoint flushes (under its lock, this connection no longer its wire): returns once no
      * payload can land any more in the buffers of a receive or read handed to the reader, so that
      * they may complete flushed. Waits at most for one copy in progress, never for the peer: the

@@ -366,4 +366,55 @@ class TcpHostilePeerTest {
         }
         goodRound(7);
     }
+
+    /**
+     * A raw peer connected to {@code ep} of the target: CONNECT_REQUEST on qualifier 2, the
+     * target's accept, READY_TO_USE; the target's Endpoint is ESTABLISHED when this returns.
+     */
+    private Socket rawPeer(Endpoint ep) throws IOException {
+        Socket s = new Socket(InetAddress.getByName("127.0.0.1"), target.address().getPort());
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write(header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 2, 0));
+        target.expect(target.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(ep, null);
+        assertThat(s.getInputStream().readNBytes(TcpFrame.HEADER_BYTES)[3]).isEqualTo((byte) TcpFrame.ACCEPT);
+        s.getOutputStream().write(header(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, 0));
+        target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        return s;
+    }
+
+    /** The next event of {@code evd} by dequeue alone (a wait would read the connection itself), or {@code null}. */
+    private static DatEvent poll(dat.api.EventDispatcher evd, long millis) throws InterruptedException {
+        DatEvent e = new DatEvent();
+        for (long deadline = System.nanoTime() + millis * 1_000_000L;;) {
+            if (evd.dequeue(e) == dat.api.DatReturn.SUCCESS) {
+                return e;
+            }
+            if (System.nanoTime() > deadline) {
+                return null;
+            }
+            Thread.sleep(2);
+        }
+    }
+
+    /**
+     * A receive too small for the send that came for it completes LOCAL_LENGTH once: the flush of
+     * a disconnect that comes while the reader still skips that send's payload (the peer holds it
+     * back) does not complete it again, flushed.
+     */
+    @Test
+    void aReceiveCompletedWhileItsSendIsSkipped_isNotFlushedAgain() throws Exception {
+        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
+        Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+        try (Socket s = rawPeer(ep)) {
+            ok(ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(target.lmr, 0, 8)}, 41, 0));
+            s.getOutputStream().write(header(TcpFrame.SEND, 64, 0, 0, 0, 0, 0)); // and no payload yet
+            DatEvent r = poll(target.recvEvd, 5_000);
+            assertThat(r).as("the receive's completion").isNotNull();
+            assertThat(r.userCookie()).isEqualTo(41);
+            assertThat(r.status()).isEqualTo(DtoCompletionStatus.ERR_LOCAL_LENGTH);
+            ep.disconnect(dat.api.CloseFlag.ABRUPT);
+            assertThat(poll(target.recvEvd, 200)).as("a second completion of the receive").isNull();
+        }
+        ep.close();
+    }
 }
