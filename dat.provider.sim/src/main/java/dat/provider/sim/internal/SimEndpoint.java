@@ -1308,6 +1308,11 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         }
     }
 
+    /** Whether this Endpoint is connected through {@code w} (over TCP; a volatile read, no lock). */
+    boolean connectedThrough(TcpConnection w) {
+        return wire == w;
+    }
+
     /**
      * The reader, target side of an RDMA operation: the checks of the in-JVM path (context, IA,
      * PZ, privilege, bounds, liveness) against this Endpoint.

@@ -185,6 +185,10 @@ final class SimRmr extends SimHandle implements RemoteMemoryRegion {
         if (binding.revoked.compareAndSet(false, true)) {
             ia.provider.rmrContexts.remove(binding.context);
             binding.lmr.users.decrementAndGet();
+            TcpTransport tcp = ia.adapter.tcp;
+            if (tcp != null) {
+                tcp.awaitCopiesThrough(binding); // no byte moves through the old context from now on
+            }
         }
     }
 

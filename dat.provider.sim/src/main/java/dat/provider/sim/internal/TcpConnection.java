@@ -1293,15 +1293,27 @@ final class TcpConnection {
                 long offset = f.address - w.memoryBase();
                 ByteBuffer dst = rxView.of(memory, offset, len);
                 publishRead(memory, offset, len);
+                int landed;
                 try {
-                    if (!w.windowValid()) {
-                        return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_ACCESS);
-                    }
-                    if (!reader.readPayloadFully(ch, dst)) {
-                        return "truncated RDMA write";
-                    }
+                    landed = landIntoWindow(e, w, dst);
                 } finally {
                     clearRead();
+                    landing.setRelease(LANDING_NONE);
+                    landingWindow = null;
+                }
+                switch (landed) {
+                    case WINDOW_GONE -> {
+                        return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_ACCESS);
+                    }
+                    case LANDING_DROPPED -> {
+                        reader.skipPayload(ch); // the Endpoint disconnected: the rest goes nowhere, and unanswered
+                        return null;
+                    }
+                    case STREAM_ENDED -> {
+                        return "truncated RDMA write";
+                    }
+                    default -> {
+                    }
                 }
             }
         } catch (IllegalStateException | IndexOutOfBoundsException x) {
@@ -1310,6 +1322,80 @@ final class TcpConnection {
         acknowledge(seq, len);
         return null;
     }
+
+    private static final int LANDED = 0;
+    /** The window was revoked or its memory freed while the write landed: refused as at its header. */
+    private static final int WINDOW_GONE = 1;
+    /** The Endpoint no longer connects through this connection (a flush abandoned the landing). */
+    private static final int LANDING_DROPPED = 2;
+    private static final int STREAM_ENDED = 3;
+
+    /**
+     * An RDMA write's payload into its window, one copy (a non-blocking read, or a copy from the
+     * read-ahead) at a time, each in {@link #LANDING_COPYING} as {@link #landIntoConsumer}'s are.
+     * Each copy checks first that the window is still valid and the Endpoint still connected
+     * through this connection: a revocation ({@code dat_rmr_bind}, {@code dat_rmr_free}: see
+     * {@link #awaitCopiesThrough}) or a flush ({@link #abandonLanding}) waits out the copy in
+     * progress only, never the peer, and no byte lands through the window after it. Checked only
+     * at the header, a write of a peer that trickled its payload went on landing after an unbind's
+     * completion, or after a disconnect and a new connection of the Endpoint.
+     *
+     * @return {@link #LANDED}, {@link #WINDOW_GONE}, {@link #LANDING_DROPPED} or {@link #STREAM_ENDED}
+     */
+    private int landIntoWindow(SimEndpoint e, RemoteWindow w, ByteBuffer dst) throws IOException {
+        SocketChannel ch = channel;
+        landingIntoReceive = false;
+        landingWindow = w;
+        landing.setRelease(LANDING_WAITING); // publishes the two fields above to a flush or revocation
+        while (dst.hasRemaining() && reader.payloadLeft() > 0) {
+            if (!landing.compareAndSet(LANDING_WAITING, LANDING_COPYING)) {
+                return LANDING_DROPPED;
+            }
+            int n;
+            try {
+                // after the compare-and-set (a full fence): a revocation or flush that looks at the
+                // landing later waits for this copy, and one that came before is seen here
+                if (!e.connectedThrough(this)) {
+                    return LANDING_DROPPED;
+                }
+                if (!w.windowValid()) {
+                    return WINDOW_GONE;
+                }
+                n = reader.readPayload(ch, dst);
+            } finally {
+                landing.setRelease(LANDING_WAITING);
+            }
+            if (n < 0) {
+                return STREAM_ENDED;
+            }
+            if (n > 0) {
+                readMark++;
+            } else {
+                awaitMorePayload(ch);
+            }
+        }
+        return LANDED;
+    }
+
+    /**
+     * {@code w} was revoked (its {@code windowValid} is false already): returns once neither
+     * role of this connection copies through it, waiting out at most one copy of the reader and
+     * one write call of the writer. Copies that follow check the window first and find it gone.
+     */
+    void awaitCopiesThrough(RemoteWindow w) {
+        for (int spins = 0; (landing.get() == LANDING_COPYING && landingWindow == w) || respondingFrom == w; spins++) {
+            if (spins < 100) {
+                Thread.onSpinWait();
+            } else {
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000);
+            }
+        }
+    }
+
+    /** The window an RDMA write lands in, while {@link #landing} is not NONE; the reader's. */
+    private RemoteWindow landingWindow;
+    /** The window whose bytes a write call of the writer sends in a read response, else {@code null}. */
+    private volatile RemoteWindow respondingFrom;
 
     /** Target side of an RDMA read: checked, then the writer sends the bytes from the registered memory. */
     private String onReadRequest(SimEndpoint e) {
@@ -1648,7 +1734,7 @@ final class TcpConnection {
             txHeader.clear();
             TcpFrame.encode(txHeader, r.op, len, 0, status, r.seq, 0);
             if (data != null) {
-                writeFully(ch, txHeader.flip(), data);
+                writeResponseFully(ch, txHeader.flip(), data, r.window);
             } else {
                 writeFully(ch, txHeader.flip());
             }
@@ -2109,6 +2195,42 @@ final class TcpConnection {
     }
 
     private final ByteBuffer[] headerAndPayload = new ByteBuffer[2];
+
+    /**
+     * A read response's header and bytes, each write call checking first that the window is
+     * still valid (see {@link #awaitCopiesThrough}): once a revocation returns, no more of its
+     * bytes go out. A response begun cannot be taken back, so one whose window goes meanwhile
+     * breaks the connection (IllegalStateException, as memory gone mid-frame does).
+     */
+    private void writeResponseFully(SocketChannel ch, ByteBuffer header, ByteBuffer payload, RemoteWindow w) throws IOException {
+        headerAndPayload[0] = header;
+        headerAndPayload[1] = payload;
+        beginWrite();
+        try {
+            while (header.hasRemaining() || payload.hasRemaining()) {
+                long n;
+                respondingFrom = w;
+                try {
+                    // after the volatile store: a revocation that looks later waits for this call
+                    if (!w.windowValid()) {
+                        throw new IllegalStateException("the window was revoked while a read response was sent from it");
+                    }
+                    n = ch.write(headerAndPayload);
+                } finally {
+                    respondingFrom = null;
+                }
+                if (n > 0) {
+                    progressMark++; // the peer reads
+                } else {
+                    awaitReady(ch, SelectionKey.OP_WRITE);
+                }
+            }
+        } finally {
+            headerAndPayload[0] = null;
+            headerAndPayload[1] = null;
+            endWrite();
+        }
+    }
 
     /** A blocking write begins: its start counts as progress (before it shows as in progress, see checkLiveness). */
     private void beginWrite() {

@@ -309,6 +309,16 @@ final class TcpTransport {
     }
 
     /**
+     * An RMR's binding was revoked (dat_rmr_bind, dat_rmr_free): returns once no connection copies
+     * through it any more, which waits for copies in progress only (see {@link TcpConnection#awaitCopiesThrough}).
+     */
+    void awaitCopiesThrough(RemoteWindow w) {
+        for (TcpConnection c : connections) {
+            c.awaitCopiesThrough(w);
+        }
+    }
+
+    /**
      * dat_lmr_free over TCP: returns once no connection moves bytes of the freed region any more.
      *
      * @param memory the freed LMR's memory

@@ -417,4 +417,158 @@ class TcpHostilePeerTest {
         }
         ep.close();
     }
+
+    /** The next frame from the target that is not a keepalive: its header, decoded. */
+    private static TcpFrame nextFrame(Socket s) throws IOException {
+        for (;;) {
+            byte[] h = s.getInputStream().readNBytes(TcpFrame.HEADER_BYTES);
+            if (h.length < TcpFrame.HEADER_BYTES) {
+                return null; // the target closed
+            }
+            TcpFrame f = new TcpFrame();
+            assertThat(f.decode(ByteBuffer.wrap(h), LIMITS)).isNull();
+            if (f.opcode != TcpFrame.NOP) {
+                return f;
+            }
+        }
+    }
+
+    /** Waits until {@code length} bytes from {@code offset} of the target's memory read {@code value}. */
+    private void awaitBytes(long offset, int length, byte value) throws InterruptedException {
+        for (long deadline = System.nanoTime() + 5_000_000_000L;; Thread.sleep(1)) {
+            boolean all = true;
+            for (int k = 0; k < length; k++) {
+                all &= target.mem.get(ValueLayout.JAVA_BYTE, offset + k) == value;
+            }
+            if (all) {
+                return;
+            }
+            assertThat(System.nanoTime()).as("bytes landed in time").isLessThan(deadline);
+        }
+    }
+
+    /** A peer's RDMA write of 64 bytes of 0x5A into {@code context} at the target's memory, of which 8 are sent now. */
+    private byte[] writeBegun(Socket s, int context) throws Exception {
+        byte[] frame = header(TcpFrame.RDMA_WRITE, 64, context, 0, 1, target.lmr.registeredAddress(), 64);
+        java.util.Arrays.fill(frame, TcpFrame.HEADER_BYTES, frame.length, (byte) 0x5A);
+        s.getOutputStream().write(frame, 0, TcpFrame.HEADER_BYTES + 8);
+        s.getOutputStream().flush();
+        awaitBytes(0, 8, (byte) 0x5A); // the write is under way: its first bytes landed
+        return frame;
+    }
+
+    /**
+     * dat_rmr_bind(3DAT): once the bind that unbinds an RMR has completed, no RDMA operation goes
+     * through the old context. A write that the peer began before the unbind and sends the rest
+     * of afterwards lands no more bytes, and is refused with REMOTE_ACCESS (both sides break).
+     */
+    @Test
+    void anRdmaWriteUnderWayWhenItsRmrIsUnbound_landsNoMoreAndIsRefused() throws Exception {
+        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
+        Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+        try (Socket s = rawPeer(ep)) {
+            dat.api.RemoteMemoryRegion rmr = target.pz.createRemoteMemoryRegion();
+            int context = rmr.bind(LmrTriplet.of(target.lmr, 0, 64), dat.api.MemPrivileges.REMOTE_WRITE, ep, 1, 0);
+            assertThat(poll(target.reqEvd, 5_000).eventNumber()).isEqualTo(EventNumber.RMR_BIND_COMPLETION_EVENT);
+            byte[] frame = writeBegun(s, context);
+            rmr.bind(LmrTriplet.of(target.lmr, 0, 0), 0, ep, 2, 0); // unbinds
+            DatEvent unbound = poll(target.reqEvd, 5_000);
+            assertThat(unbound.eventNumber()).isEqualTo(EventNumber.RMR_BIND_COMPLETION_EVENT);
+            assertThat(unbound.userCookie()).isEqualTo(2);
+            s.getOutputStream().write(frame, TcpFrame.HEADER_BYTES + 8, 56);
+            TcpFrame answer = nextFrame(s);
+            assertThat(answer).as("the target's answer").isNotNull();
+            assertThat(answer.opcode).isEqualTo(TcpFrame.ACK);
+            assertThat(answer.seq).isEqualTo(1);
+            assertThat(answer.aux).isEqualTo(TcpFrame.STATUS_REMOTE_ACCESS);
+            target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+            for (int k = 8; k < 64; k++) {
+                assertThat(target.mem.get(ValueLayout.JAVA_BYTE, k)).as("byte %d after the unbind", k).isZero();
+            }
+        }
+        ep.close();
+    }
+
+    /**
+     * A write the peer began before this side's abrupt disconnect lands nothing after it: the
+     * peer may ignore the DISCONNECT and send on, and the Endpoint may be reset and connected anew.
+     */
+    @Test
+    void anRdmaWriteUnderWayAtAnAbruptDisconnect_landsNoMore() throws Exception {
+        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
+        Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+        try (Socket s = rawPeer(ep)) {
+            byte[] frame = writeBegun(s, target.lmr.rmrContext());
+            ep.disconnect(dat.api.CloseFlag.ABRUPT);
+            target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            s.getOutputStream().write(frame, TcpFrame.HEADER_BYTES + 8, 56);
+            TcpFrame next = nextFrame(s);
+            assertThat(next).as("after the write: the DISCONNECT, or the end").satisfiesAnyOf(
+                    f -> assertThat(f).isNull(), f -> assertThat(f.opcode).isEqualTo(TcpFrame.DISCONNECT));
+            s.shutdownOutput();
+            s.getInputStream().readAllBytes(); // the target closes once the peer has
+            for (int k = 8; k < 64; k++) {
+                assertThat(target.mem.get(ValueLayout.JAVA_BYTE, k)).as("byte %d after the disconnect", k).isZero();
+            }
+        }
+        ep.close();
+    }
+
+    /**
+     * An RDMA read response the target sends from an RMR stops when the RMR is unbound: the peer,
+     * which read slowly, gets no byte the target's memory holds after the unbind (the old
+     * context is invalid once dat_rmr_bind returns); the response cannot be finished, so the
+     * connection breaks.
+     */
+    @Test
+    void aReadResponseUnderWayWhenItsRmrIsUnbound_sendsNoMoreOfIt() throws Exception {
+        int size = 32 << 20; // more than the socket buffers hold
+        java.lang.foreign.MemorySegment big = fa.memory(size);
+        big.fill((byte) 0x11);
+        dat.api.LocalMemoryRegion bigLmr = target.ia.registerMemory(big, target.pz, dat.api.MemPrivileges.ALL);
+        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
+        Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+        try (Socket s = new Socket()) {
+            s.setReceiveBufferSize(4096); // before the connect: a small window, so the target's writer stalls soon
+            s.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), target.address().getPort()));
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 2, 0));
+            target.expect(target.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(ep, null);
+            assertThat(s.getInputStream().readNBytes(TcpFrame.HEADER_BYTES)[3]).isEqualTo((byte) TcpFrame.ACCEPT);
+            s.getOutputStream().write(header(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, 0));
+            target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            dat.api.RemoteMemoryRegion rmr = target.pz.createRemoteMemoryRegion();
+            int context = rmr.bind(LmrTriplet.of(bigLmr, 0, size), dat.api.MemPrivileges.REMOTE_READ, ep, 1, 0);
+            assertThat(poll(target.reqEvd, 5_000).eventNumber()).isEqualTo(EventNumber.RMR_BIND_COMPLETION_EVENT);
+            s.getOutputStream().write(header(TcpFrame.RDMA_READ_REQUEST, 0, context, size, 1, bigLmr.registeredAddress(), 0));
+            Thread.sleep(300); // the response fills the socket buffers and stalls
+            // unbinds: the old context is invalid once the call returns (its completion waits for
+            // the writer, which waits for the peer)
+            rmr.bind(LmrTriplet.of(bigLmr, 0, 0), 0, ep, 2, 0);
+            big.fill((byte) 0x22); // what the peer may no longer read
+            InputStream in = s.getInputStream();
+            byte[] chunk = new byte[1 << 16];
+            long got = 0;
+            boolean leaked = false;
+            for (int n; (n = readOrReset(in, chunk)) > 0;) {
+                for (int k = 0; k < n; k++) {
+                    leaked |= chunk[k] == 0x22;
+                }
+                got += n;
+            }
+            assertThat(leaked).as("bytes written after the unbind reached the peer").isFalse();
+            assertThat(got).as("bytes of the response the peer got").isLessThan(size);
+        }
+        target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        ep.close();
+    }
+
+    /** A read that ends at a reset as at the end of the stream. */
+    private static int readOrReset(InputStream in, byte[] b) throws IOException {
+        try {
+            return in.read(b);
+        } catch (java.net.SocketException reset) {
+            return -1;
+        }
+    }
 }
