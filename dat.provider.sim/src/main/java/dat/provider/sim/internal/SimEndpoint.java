@@ -1235,6 +1235,28 @@ final class SimEndpoint extends SimHandle implements Endpoint {
     }
 
     /**
+     * The reader, initiator side: the local memory of the read {@code seq} at the head went away
+     * while its response landed (its LMR freed, its arena closed). As in one JVM the read completes
+     * with {@code DAT_DTO_ERR_LOCAL_PROTECTION} and the connection breaks.
+     */
+    void readLostItsMemory(TcpConnection w, long seq) {
+        SpinLock l = acquire();
+        try {
+            if (wire != w || txCount == 0 || seq != rxSeq || requests[reqHead].op != Wr.Request.RDMA_READ) {
+                return; // flushed meanwhile
+            }
+            Wr.Request wr = requests[reqHead];
+            txCount--;
+            txBytes -= payloadBytes(wr);
+            rxSeq++;
+            completeRequest(wr, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
+            breakConnection();
+        } finally {
+            l.unlock();
+        }
+    }
+
+    /**
      * The reader, initiator side: an RDMA read response arrived; copies the head read request
      * (its local buffers) into {@code out} for the payload to be scattered into.
      *

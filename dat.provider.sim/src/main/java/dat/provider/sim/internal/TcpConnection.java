@@ -1433,7 +1433,9 @@ final class TcpConnection {
             }
             return e.complete(this, seq, status, true);
         } catch (IllegalStateException | IndexOutOfBoundsException x) {
-            return "the read's local memory went away";
+            // the read's LMR freed or its arena closed: not the peer's fault, so no protocol error
+            e.readLostItsMemory(this, seq);
+            return ENDED;
         } finally {
             landing.setRelease(LANDING_NONE);
         }
@@ -1452,9 +1454,6 @@ final class TcpConnection {
         ByteBuffer dst = rxView.of(memory, offset, length);
         publishRead(memory, offset, length);
         try {
-            if (lmr.freed) {
-                throw new IllegalStateException("the LMR was freed");
-            }
             SocketChannel ch = channel;
             while (dst.hasRemaining() && reader.payloadLeft() > 0) {
                 if (!landing.compareAndSet(LANDING_WAITING, LANDING_COPYING)) {
@@ -1462,6 +1461,11 @@ final class TcpConnection {
                 }
                 int n;
                 try {
+                    // after the compare-and-set: a dat_lmr_free that looks at the landing later
+                    // waits for this copy (fence), and one that came before is seen here
+                    if (lmr.freed) {
+                        throw new IllegalStateException("the LMR was freed");
+                    }
                     n = reader.readPayload(ch, dst);
                 } finally {
                     landing.setRelease(LANDING_WAITING); // the copy before it: a flush that then abandons the landing comes after the copy
@@ -2052,15 +2056,19 @@ final class TcpConnection {
 
     /**
      * Returns once neither thread of this connection moves bytes of [start, end): the LMR over it
-     * was freed (its freed flag is set before this is called). A thread that does not finish within
-     * 50 ms (a peer stalled mid-frame) is cut off by closing the connection, as a verbs QP fails
-     * an access to a deregistered region.
+     * was freed (its freed flag is set before this is called). The reader lands bytes in consumer
+     * memory only in copies that check the LMR or window first ({@link #landIntoConsumer},
+     * {@link #landIntoWindow}), so its copy in progress is all there is to wait for: a frame that
+     * lands through another registration of the same memory goes on. The writer's frames are
+     * waited for whole; one that does not finish within 50 ms (a peer stalled mid-frame) is cut
+     * off by closing the connection, as a verbs QP fails an access to a deregistered region.
      */
     void fence(long start, long end) {
         long began = System.nanoTime();
         boolean cut = false;
         // read "to" before "from": a thread publishes "from" first and clears "to" first
-        while (overlaps(readerTo, readerFrom, start, end) || overlaps(writerTo, writerFrom, start, end) || gatheredOverlap(start, end)) {
+        while ((landing.get() == LANDING_COPYING && overlaps(readerTo, readerFrom, start, end))
+                || overlaps(writerTo, writerFrom, start, end) || gatheredOverlap(start, end)) {
             long waited = System.nanoTime() - began;
             if (!cut && waited > FENCE_PATIENCE_NANOS) {
                 cut = true;

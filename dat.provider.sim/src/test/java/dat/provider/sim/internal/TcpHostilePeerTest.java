@@ -571,4 +571,63 @@ class TcpHostilePeerTest {
             return -1;
         }
     }
+
+    /**
+     * An RDMA read whose local LMR is freed before its response lands completes with
+     * DAT_DTO_ERR_LOCAL_PROTECTION and breaks the connection, as in one JVM (dat_ep_post_rdma_read):
+     * not flushed, as if the peer had broken the protocol. The peer here is a raw passive side.
+     */
+    @Test
+    void aReadWhoseLocalLmrIsFreedBeforeItsResponse_failsWithLocalProtection() throws Exception {
+        java.lang.foreign.MemorySegment local = fa.memory(64);
+        dat.api.LocalMemoryRegion localLmr = target.ia.registerMemory(local, target.pz, dat.api.MemPrivileges.ALL);
+        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            server.setSoTimeout(10_000);
+            target.ep.connect(new InetSocketAddress("127.0.0.1", server.getLocalPort()), 5, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+            try (Socket s = server.accept()) {
+                s.setSoTimeout(10_000);
+                TcpFrame request = nextFrame(s);
+                assertThat(request.opcode).isEqualTo(TcpFrame.CONNECT_REQUEST);
+                s.getInputStream().readNBytes((int) request.payloadLength);
+                s.getOutputStream().write(header(TcpFrame.ACCEPT, 0, 0, 0, 0, 0, 0));
+                assertThat(nextFrame(s).opcode).isEqualTo(TcpFrame.READY_TO_USE);
+                target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+                ok(target.ep.postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(localLmr, 0, 64)}, 77,
+                        new RmrTriplet(12345, 4096, 64), 0));
+                TcpFrame read = nextFrame(s);
+                assertThat(read.opcode).isEqualTo(TcpFrame.RDMA_READ_REQUEST);
+                localLmr.close(); // the consumer frees the read's memory while the response is on its way
+                byte[] response = header(TcpFrame.RDMA_READ_RESPONSE, 64, 0, TcpFrame.STATUS_OK, read.seq, 0, 64);
+                s.getOutputStream().write(response);
+                DatEvent done = target.expect(target.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+                assertThat(done.userCookie()).isEqualTo(77);
+                assertThat(done.status()).isEqualTo(DtoCompletionStatus.ERR_LOCAL_PROTECTION);
+                target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+            }
+        }
+        assertThat(transport().violations.get()).as("protocol violations counted").isZero();
+    }
+
+    /**
+     * dat_lmr_free of one registration waits for no write that lands through another registration
+     * of the same memory: the write under way goes on and succeeds, its connection unbroken.
+     */
+    @Test
+    void freeingAnotherLmrOverTheSameMemory_leavesAWriteUnderWayAlone() throws Exception {
+        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
+        Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+        dat.api.LocalMemoryRegion twin = target.ia.registerMemory(target.mem, target.pz, dat.api.MemPrivileges.ALL);
+        try (Socket s = rawPeer(ep)) {
+            byte[] frame = writeBegun(s, target.lmr.rmrContext());
+            twin.close(); // before, this waited 50 ms for the frame to end, then cut the connection
+            s.getOutputStream().write(frame, TcpFrame.HEADER_BYTES + 8, 56);
+            TcpFrame answer = nextFrame(s);
+            assertThat(answer).as("the target's answer").isNotNull();
+            assertThat(answer.opcode).isEqualTo(TcpFrame.ACK);
+            assertThat(answer.aux).isEqualTo(TcpFrame.STATUS_OK);
+            awaitBytes(0, 64, (byte) 0x5A);
+            assertThat(ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+        }
+        ep.close();
+    }
 }
