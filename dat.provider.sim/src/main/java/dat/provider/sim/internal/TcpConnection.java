@@ -608,11 +608,12 @@ final class TcpConnection {
             }
             try {
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                bindSource(ch);
                 // blocking; a timeout or abort closes the channel, which ends the connect
                 ch.connect(a.remoteAddress);
                 ch.configureBlocking(false); // see WaitingReads
             } catch (IOException e) {
-                // refused, no route, or closed by a timeout/abort (then the attempt is over already)
+                // refused, no route, no source port, or closed by a timeout/abort (then the attempt is over already)
                 failAttempt(a, EventNumber.CONNECTION_EVENT_UNREACHABLE);
                 return;
             }
@@ -668,6 +669,22 @@ final class TcpConnection {
         } finally {
             close();
             closeSelectors(true);
+        }
+    }
+
+    /**
+     * The passive side reports the active IA's address as the socket's source IP and the IA port
+     * the request names: an IA bound to one IP connects from that IP, else the kernel would pick
+     * the source by route (127.0.0.1 for an IA on 127.0.0.2), where the IA does not listen. A
+     * wildcard-bound IA listens on every local IP, so the source the kernel picks is one of its
+     * addresses: it stays unbound.
+     */
+    private void bindSource(SocketChannel ch) throws IOException {
+        InetSocketAddress ia = transport.address();
+        if (!ia.getAddress().isAnyLocalAddress()) {
+            // lets the ephemeral port of an earlier connection, in TIME_WAIT, serve again
+            ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            ch.bind(new InetSocketAddress(ia.getAddress(), 0));
         }
     }
 

@@ -387,6 +387,52 @@ class TcpConnectionTest {
         assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
     }
 
+    /**
+     * An active IA bound to another IP than the one its route to the peer leaves from (127.0.0.2
+     * to 127.0.0.1 on Linux's loopback) connects from its own IP: the passive side reports the
+     * active IA's address, where it listens, in dat_cr_query and in its Endpoint's remote address.
+     */
+    @Test
+    void theRemoteIaAddress_isTheActiveIasOwn_whenItIsBoundToAnIpOtherThanTheRoutesSource() {
+        try (Fabric fc = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.2:0")) {
+            Fabric.Side c = fc.new Side("tcpC", null, 4096);
+            assertThat(c.address().getAddress().getHostAddress()).isEqualTo("127.0.0.2");
+            b.ia.createPublicServicePoint(31, b.crEvd, PspFlag.CONSUMER);
+            c.ep.connect(b.address(), 31, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+            ConnectionRequest cr = request();
+            assertThat(cr.query().remoteIaAddress()).isEqualTo(c.address());
+            cr.accept(b.ep, null);
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            c.expect(c.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            assertThat(b.ep.query().remoteIaAddress()).isEqualTo(c.address());
+        }
+    }
+
+    /**
+     * A wildcard-bound IA reports 0.0.0.0 and its port, no address to connect to; its connections
+     * leave from the IP the kernel picks, one it listens on: the passive side reports that IP
+     * with the IA's port, and a connection to that address reaches the IA.
+     */
+    @Test
+    void aWildcardBoundActiveIa_isReportedAtTheSourceIpItListensOn() {
+        try (Fabric fc = new Fabric(ProviderSettings.defaults().limits(), "tcp=0.0.0.0:0")) {
+            Fabric.Side c = fc.new Side("tcpC", null, 4096);
+            assertThat(c.address().getAddress().isAnyLocalAddress()).isTrue();
+            b.ia.createPublicServicePoint(32, b.crEvd, PspFlag.CONSUMER);
+            c.ep.connect(b.address(), 32, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+            ConnectionRequest cr = request();
+            InetSocketAddress reported = cr.query().remoteIaAddress();
+            assertThat(reported).isEqualTo(new InetSocketAddress(b.address().getAddress(), c.address().getPort()));
+            cr.reject();
+            c.expect(c.connEvd, EventNumber.CONNECTION_EVENT_PEER_REJECTED);
+            // and back: B reaches C at the reported address
+            c.ia.createPublicServicePoint(33, c.crEvd, PspFlag.CONSUMER);
+            b.ep.connect(reported, 33, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+            c.expect(c.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().reject();
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_PEER_REJECTED);
+        }
+    }
+
     @Test
     void thePassiveSideDisconnects_andPostedReceivesAreFlushedOnBoth() {
         b.ia.createPublicServicePoint(8, b.crEvd, PspFlag.CONSUMER);
