@@ -30,6 +30,12 @@ final class ConnectAttempt {
      * another IA, reached only through this wire.
      */
     TcpConnection wire;
+    /**
+     * Over TCP, whether the active side's socket connected: a timeout before is UNREACHABLE (the
+     * remote host did not respond, dat_ep_connect(3DAT)), after it TIMED_OUT. Set by the
+     * connection's thread without the CM lock, read by the timeout under it.
+     */
+    volatile boolean reached;
 
     ConnectAttempt(SimEndpoint active, InetSocketAddress activeAddress, long activePortQual,
             InetSocketAddress remoteAddress, long remoteQual, byte[] privateData, int qos, EpAttributes activeAttributes) {

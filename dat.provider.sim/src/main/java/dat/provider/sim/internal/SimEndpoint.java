@@ -843,13 +843,17 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         }
     }
 
-    /** On the conductor: the passive side did not answer in time. */
+    /**
+     * On the conductor: the passive side did not answer in time; over TCP, a remote host that did
+     * not even complete the TCP handshake is UNREACHABLE (dat_ep_connect(3DAT)).
+     */
     private void timeout(ConnectAttempt a) {
         SimProvider provider = ia.provider;
         provider.cmLock.lock();
         try {
             if (a.live()) {
-                a.fail(EventNumber.CONNECTION_EVENT_TIMED_OUT);
+                a.fail(a.wire != null && !a.reached ? EventNumber.CONNECTION_EVENT_UNREACHABLE
+                        : EventNumber.CONNECTION_EVENT_TIMED_OUT);
             }
         } finally {
             provider.cmLock.unlock();

@@ -611,6 +611,7 @@ final class TcpConnection {
                 bindSource(ch);
                 // blocking; a timeout or abort closes the channel, which ends the connect
                 ch.connect(a.remoteAddress);
+                a.reached = true;
                 ch.configureBlocking(false); // see WaitingReads
             } catch (IOException e) {
                 // refused, no route, no source port, or closed by a timeout/abort (then the attempt is over already)

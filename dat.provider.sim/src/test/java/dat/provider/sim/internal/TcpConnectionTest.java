@@ -522,6 +522,38 @@ class TcpConnectionTest {
         assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
     }
 
+    /**
+     * dat_ep_connect(3DAT): a remote host that does not respond within the timeout is UNREACHABLE.
+     * A listener that never accepts, its accept queue full: Linux drops further SYNs, so the
+     * active side's TCP handshake is still pending when the 300 ms timeout expires (the SYN's
+     * retransmissions are dropped too, however late the timeout runs). With the handshake done
+     * and the passive consumer silent it is TIMED_OUT (the next test).
+     */
+    @Test
+    void UNREACHABLE_whenTheTimeoutExpiresBeforeTheTcpHandshakeCompletes() throws Exception {
+        java.util.List<java.net.Socket> fillers = new java.util.ArrayList<>();
+        try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            // connections the queue takes complete at once on loopback; the first it does not take waits
+            for (boolean queued = true; queued;) {
+                assertThat(fillers).as("connections the listener's queue took").hasSizeLessThan(16);
+                java.net.Socket s = new java.net.Socket();
+                fillers.add(s);
+                try {
+                    s.connect(full.getLocalSocketAddress(), 2_000);
+                } catch (java.net.SocketTimeoutException e) {
+                    queued = false;
+                }
+            }
+            a.ep.connect((InetSocketAddress) full.getLocalSocketAddress(), 1, 300_000, null, Qos.BEST_EFFORT, 0);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_UNREACHABLE);
+            assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        } finally {
+            for (java.net.Socket s : fillers) {
+                s.close();
+            }
+        }
+    }
+
     @Test
     void TIMED_OUT_whenThePassiveSideNeverAnswers_thenTheAcceptFails() {
         b.ia.createPublicServicePoint(12, b.crEvd, PspFlag.CONSUMER);
