@@ -103,7 +103,7 @@ public final class SimIaFactory implements DatIaFactory {
         @AttributeDefinition(name = "Max IOV segments", min = "1")
         int max_iov() default 64;
 
-        @AttributeDefinition(name = "Max private data", min = "64")
+        @AttributeDefinition(name = "Max private data", min = "64", max = "" + SimLimits.MAX_PRIVATE_DATA)
         int max_private_data() default SimLimits.DEFAULT_PRIVATE_DATA;
 
         @AttributeDefinition(name = "Idle strategy", description = "What the provider thread does when idle",

@@ -51,6 +51,19 @@ record SimLimits(
     /** Private data the fabric carries; the pages require at least 64 bytes. */
     static final int DEFAULT_PRIVATE_DATA = 256;
 
+    /**
+     * The largest max_private_data an IA can have. A peer may send up to its own maximum, which
+     * the receiver does not know, so TCP frames carry private data up to this: small, since a
+     * request's private data is allocated before the request is known to be good.
+     */
+    static final int MAX_PRIVATE_DATA = 4096;
+
+    SimLimits {
+        if (maxPrivateData > MAX_PRIVATE_DATA) {
+            throw new IllegalArgumentException("max_private_data " + maxPrivateData + " is over " + MAX_PRIVATE_DATA);
+        }
+    }
+
     static SimLimits defaults() {
         return new SimLimits(null, 4096, 4096, 1 << 20, 1 << 16, 1024, 1 << 16, 256, 256, 1 << 16, 64,
                 DEFAULT_PRIVATE_DATA, 1L << 30, 1L << 30, 64, 1 << 16, 4096, DEFAULT_QOS);
@@ -80,6 +93,10 @@ record SimLimits(
             return this;
         }
         InetSocketAddress addr = params.containsKey("addr") ? parseAddress(params.remove("addr")) : address;
+        int privateData = intParam(params, "max_private_data", maxPrivateData);
+        if (privateData < 64 || privateData > MAX_PRIVATE_DATA) {
+            throw bad("max_private_data must be 64 (dat_ia_query) to " + MAX_PRIVATE_DATA + ", was " + privateData);
+        }
         int qos = params.containsKey("qos") ? parseQos(params.remove("qos")) : qosSupported;
         SimLimits l = new SimLimits(addr,
                 intParam(params, "max_eps", maxEps),
@@ -92,7 +109,7 @@ record SimLimits(
                 intParam(params, "max_cnos", maxCnos),
                 intParam(params, "max_dto_per_ep", maxDtoPerEp),
                 intParam(params, "max_iov", maxIov),
-                intParam(params, "max_private_data", maxPrivateData),
+                privateData,
                 longParam(params, "max_message_size", maxMessageSize),
                 longParam(params, "max_rdma_size", maxRdmaSize),
                 intParam(params, "max_rdma_read_per_ep", maxRdmaReadPerEp),
@@ -101,9 +118,6 @@ record SimLimits(
                 qos);
         if (!params.isEmpty()) {
             throw bad("unknown ia_params key(s) " + params.keySet());
-        }
-        if (l.maxPrivateData < 64) {
-            throw bad("max_private_data must be at least 64 (dat_ia_query)");
         }
         return l;
     }

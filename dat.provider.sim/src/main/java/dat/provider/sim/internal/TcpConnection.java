@@ -2510,7 +2510,7 @@ final class TcpConnection {
         }
     }
 
-    /** Reads a CM frame's private data (its length was checked against max_private_data). */
+    /** Reads a CM frame's private data (its length was checked against SimLimits.MAX_PRIVATE_DATA). */
     private byte[] readPrivateData(ReadableByteChannel ch) throws IOException {
         byte[] pd = new byte[(int) reader.frame.payloadLength];
         return reader.readPayloadFully(ch, ByteBuffer.wrap(pd)) ? pd : null;

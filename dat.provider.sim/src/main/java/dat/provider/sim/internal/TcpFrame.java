@@ -23,8 +23,8 @@ import java.nio.ByteOrder;
  *
  * All fields are big-endian. {@link #decode} validates a header completely before anyone reads
  * or allocates for its payload: the magic, the version, the opcode, every field an opcode does
- * not use being zero, per-opcode ranges, and the payload length against the configured maximum
- * of its kind. A peer that sends anything else is broken, not trusted: the reason it returns is
+ * not use being zero, per-opcode ranges, and the payload length against the maximum of its kind
+ * ({@link Limits}). A peer that sends anything else is broken, not trusted: the reason it returns is
  * what the transport logs when it tears the connection down.
  */
 final class TcpFrame {
@@ -127,8 +127,13 @@ final class TcpFrame {
      */
     record Limits(int maxPrivateData, long maxMessageSize, long maxRdmaSize) {
 
+        /**
+         * An IA's limits on the wire. Private data up to {@link SimLimits#MAX_PRIVATE_DATA}, not
+         * up to the IA's own max_private_data: the peer checked it against its own maximum (the
+         * IA's bounds what the IA sends), and in one JVM more than the receiver's arrives too.
+         */
         static Limits of(SimLimits l) {
-            return new Limits(l.maxPrivateData(), l.maxMessageSize(), l.maxRdmaSize());
+            return new Limits(SimLimits.MAX_PRIVATE_DATA, l.maxMessageSize(), l.maxRdmaSize());
         }
 
         /** The maximum payload of an opcode (a valid one). */

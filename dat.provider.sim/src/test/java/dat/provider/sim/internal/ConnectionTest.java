@@ -53,6 +53,14 @@ class ConnectionTest {
         return b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest();
     }
 
+    /** The reference for {@link TcpConnectionTest}: private data is checked against the sender's own maximum only. */
+    @Test
+    void privateDataBeyondThePeersMaximum_arrives() {
+        try (Fabric g = new Fabric(ProviderSettings.defaults().limits(), "max_private_data=64")) {
+            Fabric.privateDataBeyondThePeersMaximumArrives(g.new Side("small", null, 4096), g.new Side("sim1", null, 4096));
+        }
+    }
+
     @Test
     void dat_ep_create_startsUnconnected_andQueryReportsItsParameters() {
         EpParams q = a.ep.query();

@@ -104,6 +104,43 @@ final class Fabric implements AutoCloseable {
         }
     }
 
+    /**
+     * dat_ep_connect and dat_cr_accept check private data against their own IA's
+     * max_private_data_size only: more than the peer's arrives. {@code small}'s IA allows 64 bytes,
+     * {@code big}'s more than 200: big accepts small's request with 100 bytes, small accepts big's
+     * with 64 after a request of 200; both connections establish with the data whole.
+     */
+    static void privateDataBeyondThePeersMaximumArrives(Side small, Side big) {
+        assertThat(small.ia.query().providerAttributes().maxPrivateDataSize()).isEqualTo(64);
+        assertThat(big.ia.query().providerAttributes().maxPrivateDataSize()).isGreaterThanOrEqualTo(200);
+        big.ia.createPublicServicePoint(41, big.crEvd, PspFlag.CONSUMER);
+        small.ep.connect(big.address(), 41, WAIT, bytes(64, 1), Qos.BEST_EFFORT, 0);
+        dat.api.ConnectionRequest r = big.expect(big.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest();
+        assertThat(r.query().privateData()).isEqualTo(bytes(64, 1));
+        r.accept(big.ep, bytes(100, 2));
+        big.expect(big.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        assertThat(small.expect(small.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED).privateData()).isEqualTo(bytes(100, 2));
+
+        small.ia.createPublicServicePoint(42, small.crEvd, PspFlag.CONSUMER);
+        Endpoint active = big.ia.createEndpoint(big.pz, big.recvEvd, big.reqEvd, big.connEvd, null);
+        active.connect(small.address(), 42, WAIT, bytes(200, 3), Qos.BEST_EFFORT, 0);
+        r = small.expect(small.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest();
+        assertThat(r.query().privateData()).isEqualTo(bytes(200, 3));
+        r.accept(small.ia.createEndpoint(small.pz, small.recvEvd, small.reqEvd, small.connEvd, null), bytes(64, 4));
+        small.expect(small.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        DatEvent e = big.expect(big.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        assertThat(e.endpoint()).isSameAs(active);
+        assertThat(e.privateData()).isEqualTo(bytes(64, 4));
+    }
+
+    private static byte[] bytes(int n, int seed) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (seed * 31 + i);
+        }
+        return b;
+    }
+
     /** Two connected Endpoints on sim0 (active) and sim1 (passive). */
     final class Pair {
         final Side a;

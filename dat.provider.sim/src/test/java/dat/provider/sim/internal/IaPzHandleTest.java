@@ -72,6 +72,17 @@ class IaPzHandleTest {
         throwsType(() -> f.factory.openIa(new IaOpenRequest("simY", 8, null, "colour=blue")), DatReturn.INVALID_PARAMETER);
     }
 
+    /** max_private_data is 64 (the pages' least) to SimLimits.MAX_PRIVATE_DATA, what TCP frames carry. */
+    @Test
+    void dat_ia_open_INVALID_PARAMETER_forMaxPrivateDataOutOfRange() {
+        throwsType(() -> f.factory.openIa(new IaOpenRequest("simP", 8, null, "max_private_data=63")), DatReturn.INVALID_PARAMETER);
+        throwsType(() -> f.factory.openIa(new IaOpenRequest("simQ", 8, null, "max_private_data=" + (SimLimits.MAX_PRIVATE_DATA + 1))),
+                DatReturn.INVALID_PARAMETER);
+        try (InterfaceAdapter ia = f.factory.openIa(new IaOpenRequest("simR", 8, null, "max_private_data=" + SimLimits.MAX_PRIVATE_DATA))) {
+            assertThat(ia.query().providerAttributes().maxPrivateDataSize()).isEqualTo(SimLimits.MAX_PRIVATE_DATA);
+        }
+    }
+
     @Test
     void dat_ia_open_sharesAPassedInAsyncEvd_andAsyncExistsGivesOutOfScope() {
         InterfaceAdapter first = f.open("sim0");

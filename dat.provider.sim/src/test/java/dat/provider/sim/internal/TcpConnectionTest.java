@@ -584,6 +584,21 @@ class TcpConnectionTest {
         assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
     }
 
+    /**
+     * Frames carry private data up to the protocol's ceiling, not up to the receiving IA's
+     * max_private_data_size: as in one JVM ({@link ConnectionTest}), data beyond the peer's
+     * maximum arrives, and no frame counts as a violation.
+     */
+    @Test
+    void privateDataBeyondThePeersMaximum_arrivesAsInOneJvm() {
+        try (Fabric fs = new Fabric(ProviderSettings.defaults().limits(), TCP + " max_private_data=64")) {
+            Fabric.Side s = fs.new Side("tcpS", null, 4096);
+            Fabric.privateDataBeyondThePeersMaximumArrives(s, b);
+            assertThat(transport(s).violations.get()).isZero();
+            assertThat(transport(b).violations.get()).isZero();
+        }
+    }
+
     @Test
     void aTcpIaRejectsAnAddrParameter_andABadBindAddress() {
         refusedAtOpen("tcpX", "tcp=127.0.0.1:0 addr=127.77.9.9");

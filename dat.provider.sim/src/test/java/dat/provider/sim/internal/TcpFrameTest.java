@@ -53,6 +53,23 @@ class TcpFrameTest {
                 new F(TcpFrame.ACK, 0, 0, TcpFrame.STATUS_REMOTE_LENGTH, 46, 0));
     }
 
+    /**
+     * An IA takes CM frames' private data up to the ceiling any IA may send, whatever its own
+     * max_private_data (here 64): a few KiB, so a hostile length still allocates little.
+     */
+    @Test
+    void privateDataIsBoundedByTheCeiling_notByTheReceivingIasMaximum() {
+        SimLimits small = SimLimits.defaults().withParams("max_private_data=64");
+        TcpFrame.Limits limits = TcpFrame.Limits.of(small);
+        assertThat(SimLimits.MAX_PRIVATE_DATA).isBetween(SimLimits.DEFAULT_PRIVATE_DATA, 1 << 16);
+        for (int op : new int[] {TcpFrame.CONNECT_REQUEST, TcpFrame.ACCEPT}) {
+            TcpFrame frame = new TcpFrame();
+            assertThat(frame.decode(new F(op, SimLimits.MAX_PRIVATE_DATA, 0, 0, 0, 0).bytes(), limits)).isNull();
+            assertThat(frame.decode(new F(op, SimLimits.MAX_PRIVATE_DATA + 1, 0, 0, 0, 0).bytes(), limits))
+                    .isEqualTo(TcpFrame.OVERSIZED);
+        }
+    }
+
     @Test
     void everyValidFrameRoundTrips() {
         TcpFrame frame = new TcpFrame();
