@@ -128,13 +128,14 @@ final class TcpFrame {
     record Limits(int maxPrivateData, long maxMessageSize, long maxRdmaSize) {
 
         /**
-         * An IA's limits on the wire. Private data up to {@link SimLimits#MAX_PRIVATE_DATA}, not
-         * up to the IA's own max_private_data: the peer checked it against its own maximum (the
-         * IA's bounds what the IA sends), and in one JVM more than the receiver's arrives too.
+         * The limits on the wire, whatever the receiving IA's own: the peer checked what it sends
+         * against its own maxima, and in one JVM a target's smaller maxima refuse nothing either
+         * (a send is bounded by the receive it lands in, an RDMA access by its window). Private
+         * data up to {@link SimLimits#MAX_PRIVATE_DATA}, allocated before the request is known to
+         * be good; payloads up to what one frame carries (2 GiB - 1), which land in consumer
+         * memory and allocate nothing.
          */
-        static Limits of(SimLimits l) {
-            return new Limits(SimLimits.MAX_PRIVATE_DATA, l.maxMessageSize(), l.maxRdmaSize());
-        }
+        static final Limits WIRE = new Limits(SimLimits.MAX_PRIVATE_DATA, Integer.MAX_VALUE, Integer.MAX_VALUE);
 
         /** The maximum payload of an opcode (a valid one). */
         long maxPayload(int opcode) {

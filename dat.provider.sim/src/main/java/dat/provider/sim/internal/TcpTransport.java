@@ -68,13 +68,13 @@ final class TcpTransport {
      * Binds the listening socket.
      *
      * @param bind the address to bind (loopback unless the configuration says otherwise)
-     * @param limits the IA's limits (payload maxima of incoming frames)
+     * @param limits the IA's limits (its default IOV sizes; incoming frames are checked against {@link TcpFrame.Limits#WIRE})
      * @param adapterName for thread names
      * @throws DatException {@link DatReturn#INVALID_PARAMETER} when the address cannot be bound
      */
     TcpTransport(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs) {
         this.timeoutNanos = timeoutMs * 1_000_000;
-        this.limits = TcpFrame.Limits.of(limits);
+        this.limits = TcpFrame.Limits.WIRE;
         this.defaultIov = limits.defaultIov();
         try {
             server = ServerSocketChannel.open();

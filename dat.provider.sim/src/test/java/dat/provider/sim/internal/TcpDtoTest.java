@@ -1213,4 +1213,29 @@ class TcpDtoTest {
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
     }
+
+    /**
+     * A target IA whose own max_rdma_size is smaller than the initiator's serves the larger
+     * writes and reads that fit its window, as in one JVM: its maxima bound what it initiates,
+     * not what it serves. Before, its frame reader took such a frame for a protocol violation.
+     */
+    @Test
+    void aTargetWithASmallerMaxRdmaSize_servesLargerWritesAndReads() {
+        try (Fabric small = new Fabric(ProviderSettings.defaults().limits(), TCP + " max_rdma_size=4096 max_message_size=4096")) {
+            Fabric.Side t = small.new Side("tcpSmall", null, 1 << 16);
+            t.ia.createPublicServicePoint(31, t.crEvd, PspFlag.CONSUMER);
+            a.ep.connect(t.address(), 31, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+            t.expect(t.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(t.ep, null);
+            t.expect(t.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            a.mem.asSlice(0, 8192).fill((byte) 7);
+            ok(a.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 8192)}, 1, RmrTriplet.of(t.lmr, 0, 8192), 0));
+            assertThat(a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(t.mem.asSlice(0, 8192).mismatch(a.mem.asSlice(0, 8192))).isEqualTo(-1);
+            ok(a.ep.postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 16384, 8192)}, 2, RmrTriplet.of(t.lmr, 0, 8192), 0));
+            assertThat(a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(a.mem.asSlice(16384, 8192).mismatch(t.mem.asSlice(0, 8192))).isEqualTo(-1);
+            assertThat(t.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+        }
+    }
 }

@@ -55,12 +55,11 @@ class TcpFrameTest {
 
     /**
      * An IA takes CM frames' private data up to the ceiling any IA may send, whatever its own
-     * max_private_data (here 64): a few KiB, so a hostile length still allocates little.
+     * max_private_data: a few KiB, so a hostile length still allocates little.
      */
     @Test
     void privateDataIsBoundedByTheCeiling_notByTheReceivingIasMaximum() {
-        SimLimits small = SimLimits.defaults().withParams("max_private_data=64");
-        TcpFrame.Limits limits = TcpFrame.Limits.of(small);
+        TcpFrame.Limits limits = TcpFrame.Limits.WIRE;
         assertThat(SimLimits.MAX_PRIVATE_DATA).isBetween(SimLimits.DEFAULT_PRIVATE_DATA, 1 << 16);
         for (int op : new int[] {TcpFrame.CONNECT_REQUEST, TcpFrame.ACCEPT}) {
             TcpFrame frame = new TcpFrame();

@@ -45,7 +45,7 @@ class TcpHostilePeerTest {
 
     private static final String TCP = "tcp=127.0.0.1:0";
     private static final int HOSTILE = Integer.getInteger("dat.sim.fuzz.frames", 100_000);
-    private static final TcpFrame.Limits LIMITS = TcpFrame.Limits.of(ProviderSettings.defaults().limits());
+    private static final TcpFrame.Limits LIMITS = TcpFrame.Limits.WIRE;
 
     private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), TCP);
     private final Fabric fb = new Fabric(ProviderSettings.defaults().limits(), TCP);
