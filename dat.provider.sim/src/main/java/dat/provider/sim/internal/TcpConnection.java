@@ -1741,15 +1741,16 @@ final class TcpConnection {
         ByteBuffer data = null;
         if (len > 0) {
             MemorySegment memory = r.window.windowMemory();
-            data = txView.of(memory, r.offset, len);
             publishWrite(memory, r.offset, len);
-            if (!r.window.windowValid()) {
-                // freed since the request was checked: refused as it would have been then
+            if (!r.window.windowValid() || !memory.scope().isAlive()) {
+                // freed, or its memory closed, since the request was checked: refused as it would
+                // have been then, as in one JVM (not a connection broken by a failed view)
                 clearWrite();
-                data = null;
                 len = 0;
                 status = TcpFrame.STATUS_REMOTE_ACCESS;
                 breakAfter = true;
+            } else {
+                data = txView.of(memory, r.offset, len);
             }
         }
         try {

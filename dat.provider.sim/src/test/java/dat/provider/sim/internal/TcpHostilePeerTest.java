@@ -630,4 +630,43 @@ class TcpHostilePeerTest {
         }
         ep.close();
     }
+
+    /**
+     * A read whose target memory's arena closes after the request was checked, while its
+     * response waits behind another, is refused with REMOTE_ACCESS, as in one JVM: not a
+     * connection broken without an answer.
+     */
+    @Test
+    void aReadWhoseTargetArenaClosesBeforeItsResponse_isRefusedWithRemoteAccess() throws Exception {
+        int size = 32 << 20; // more than the socket buffers hold
+        dat.api.LocalMemoryRegion bigLmr = target.ia.registerMemory(fa.memory(size), target.pz, dat.api.MemPrivileges.ALL);
+        java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared();
+        dat.api.LocalMemoryRegion doomed = target.ia.registerMemory(arena.allocate(64), target.pz, dat.api.MemPrivileges.ALL);
+        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
+        Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+        try (Socket s = new Socket()) {
+            s.setReceiveBufferSize(4096); // the first response stalls the target's writer
+            s.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), target.address().getPort()));
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 2, 0));
+            target.expect(target.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(ep, null);
+            assertThat(s.getInputStream().readNBytes(TcpFrame.HEADER_BYTES)[3]).isEqualTo((byte) TcpFrame.ACCEPT);
+            s.getOutputStream().write(header(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, 0));
+            target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            s.getOutputStream().write(header(TcpFrame.RDMA_READ_REQUEST, 0, bigLmr.rmrContext(), size, 1, bigLmr.registeredAddress(), 0));
+            s.getOutputStream().write(header(TcpFrame.RDMA_READ_REQUEST, 0, doomed.rmrContext(), 64, 2, doomed.registeredAddress(), 0));
+            Thread.sleep(300); // both requests checked; the first response fills the socket buffers
+            arena.close();
+            TcpFrame first = nextFrame(s);
+            assertThat(first.opcode).isEqualTo(TcpFrame.RDMA_READ_RESPONSE);
+            assertThat(first.aux).isEqualTo(TcpFrame.STATUS_OK);
+            s.getInputStream().skipNBytes(first.payloadLength);
+            TcpFrame second = nextFrame(s);
+            assertThat(second).as("the second read's answer").isNotNull();
+            assertThat(second.opcode).isEqualTo(TcpFrame.RDMA_READ_RESPONSE);
+            assertThat(second.seq).isEqualTo(2);
+            assertThat(second.aux).isEqualTo(TcpFrame.STATUS_REMOTE_ACCESS);
+        }
+        ep.close();
+    }
 }
