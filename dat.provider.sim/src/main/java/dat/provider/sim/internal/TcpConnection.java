@@ -1260,6 +1260,12 @@ final class TcpConnection {
     /** A send's payload into the receive {@link #rx} taken for it; completes that receive on every path. */
     private String land(ReadableByteChannel ch, SimEndpoint e, long seq, long len, boolean solicited) throws IOException {
         rxTaken = true;
+        if (!rx.memoryValid()) {
+            // a segment's LMR freed or its memory closed, even one no byte would reach: as in one
+            // JVM, the receive fails LOCAL_PROTECTION, the sender REMOTE_ACCESS, and both break
+            recvDone(e, dat.api.DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, false);
+            return refuse(ch, TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_ACCESS);
+        }
         if (len > rx.total) {
             // the receiver sees LOCAL_LENGTH, the sender REMOTE_RESPONDER, and the connection breaks
             recvDone(e, dat.api.DtoCompletionStatus.ERR_LOCAL_LENGTH, 0, false);

@@ -1238,4 +1238,20 @@ class TcpDtoTest {
             assertThat(t.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
         }
     }
+
+    /**
+     * A receive one of whose segments' LMR was freed fails LOCAL_PROTECTION, and the send
+     * REMOTE_ACCESS, even when the message is too short to reach that segment: as in one JVM,
+     * which checks every segment of the receive.
+     */
+    @Test
+    void aReceiveWithAFreedSegment_failsLocalProtection_evenWhereNoByteReachesIt() {
+        connect(b.ep);
+        LocalMemoryRegion spare = b.ia.registerMemory(fb.memory(64), b.pz, MemPrivileges.ALL);
+        ok(b.ep.postRecv(2, iov(LmrTriplet.of(b.lmr, 0, 8), LmrTriplet.of(spare, 0, 64)), 5, 0));
+        spare.close();
+        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 4)), 6, 0));
+        assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.ERR_LOCAL_PROTECTION);
+        assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.ERR_REMOTE_ACCESS);
+    }
 }
