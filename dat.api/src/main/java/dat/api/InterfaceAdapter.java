@@ -105,7 +105,10 @@ public interface InterfaceAdapter extends DatHandle {
      * @param memType the memory type; it must match the kind of {@code region}, and be one of
      *     {@link ProviderAttributes#lmrMemTypesSupported()}
      * @param region the memory: a native {@link java.lang.foreign.MemorySegment}, an existing
-     *     LMR, or shared memory with its 40-byte cookie
+     *     LMR, or shared memory with its 40-byte cookie. Registered memory is accessed from other
+     *     threads than the caller's (the peer's, the provider's): allocate it from a shared,
+     *     automatic or global arena; a provider that touches it from its own threads refuses
+     *     a confined segment with {@link DatReturn#INVALID_PARAMETER}
      * @param length the number of bytes to register, from the start of the region
      * @param pz the Protection Zone of the new LMR
      * @param memPrivileges the {@link MemPrivileges} granted, or-ed

@@ -113,7 +113,7 @@ public final class DatProbe implements DatProbeMXBean {
 
     @Override
     public String exchange(String iaName, int messages) {
-        try (Arena arena = Arena.ofConfined(); InterfaceAdapter ia = registry().openIa(iaName)) {
+        try (Arena arena = Arena.ofShared(); InterfaceAdapter ia = registry().openIa(iaName)) { // registered memory: not confined
             Pair pair = connect(ia, arena);
             for (int i = 0; i < messages; i++) {
                 pair.passiveMemory.asSlice(0, MESSAGE).fill((byte) 0);

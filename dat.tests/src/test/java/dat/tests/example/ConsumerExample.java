@@ -53,7 +53,9 @@ public final class ConsumerExample {
                 .build();
         DatEvent event = new DatEvent();
         long timeout = 5_000_000; // 5 s, in microseconds
-        try (Arena arena = Arena.ofConfined();
+        // shared: registered memory is accessed from other threads than this one (the peer's,
+        // the provider's), so a confined arena cannot be registered
+        try (Arena arena = Arena.ofShared();
                 InterfaceAdapter ia = registry.openIa(iaName);                  // dat_ia_open
                 ProtectionZone pz = ia.createProtectionZone();                   // dat_pz_create
                 EventDispatcher dtoEvd = ia.createEventDispatcher(32, null, EvdFlags.DTO);

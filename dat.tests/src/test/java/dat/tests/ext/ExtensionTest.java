@@ -331,7 +331,7 @@ class ExtensionTest {
     @MethodSource("dataIaNames")
     void immediateDataNeedsAConnection(String iaName) {
         assumeOffered(iaName, ImmediateDataEndpoint.class);
-        try (Arena arena = Arena.ofConfined(); InterfaceAdapter ia = registry.openIa(iaName)) { // the IA closes first
+        try (Arena arena = Arena.ofShared(); InterfaceAdapter ia = registry.openIa(iaName)) { // the IA closes first
             ProtectionZone pz = ia.createProtectionZone();
             EventDispatcher evd = ia.createEventDispatcher(8, null, EvdFlags.DTO);
             LocalMemoryRegion lmr = ia.registerMemory(arena.allocate(64), pz, MemPrivileges.ALL);

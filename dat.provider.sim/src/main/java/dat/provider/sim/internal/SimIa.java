@@ -531,9 +531,20 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         return lmr;
     }
 
+    /** A thread that owns no arena: a segment it may access is accessible by every thread. */
+    private static final Thread NO_OWNER = Thread.ofVirtual().unstarted(() -> { });
+
     private static MemorySegment checkedMemory(MemorySegment memory, long length) {
         if (!memory.isNative()) {
             throw invalidParameter(DatReturn.INVALID_ARG3, "region", "only native memory segments can be registered");
+        }
+        if (!memory.isAccessibleBy(NO_OWNER)) {
+            // registered memory is the peer's to access at any time: the thread of a peer's post
+            // in one JVM, a connection's reader or writer over TCP. A confined segment throws
+            // WrongThreadException on all of them, so every remote access would fail
+            throw invalidParameter(DatReturn.INVALID_ARG3, "region",
+                    "memory confined to one thread cannot be registered: other threads access it; "
+                            + "allocate it from a shared, automatic or global arena");
         }
         if (length <= 0 || length > memory.byteSize()) {
             throw invalidParameter(DatReturn.INVALID_ARG4, "length",

@@ -84,6 +84,17 @@ class MemoryTest {
         MemorySegment heap = MemorySegment.ofArray(new byte[64]);
         throwsCode(() -> ia.registerMemory(MemoryType.VIRTUAL, RegionDescription.virtual(heap), 64, pz, 0x11),
                 DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
+        // confined to this thread: the peer's posts and a TCP connection's threads could not reach it
+        try (java.lang.foreign.Arena confined = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment mine = confined.allocate(64);
+            throwsCode(() -> ia.registerMemory(MemoryType.VIRTUAL, RegionDescription.virtual(mine), 64, pz, 0x11),
+                    DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
+        }
+        try (java.lang.foreign.Arena shared = java.lang.foreign.Arena.ofShared()) {
+            ia.registerMemory(MemoryType.VIRTUAL, RegionDescription.virtual(shared.allocate(64)), 64, pz, 0x11).close();
+        }
+        ia.registerMemory(MemoryType.VIRTUAL, RegionDescription.virtual(java.lang.foreign.Arena.ofAuto().allocate(64)), 64, pz, 0x11).close();
+        ia.registerMemory(MemoryType.VIRTUAL, RegionDescription.virtual(java.lang.foreign.Arena.global().allocate(64)), 64, pz, 0x11).close();
         throwsCode(() -> ia.registerMemory(null, RegionDescription.virtual(m), 64, pz, 0x11),
                 DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
     }
