@@ -73,10 +73,13 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     private static final int WAITER_STATE = DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_WAITER);
     /** Clears {@link #tcpFeeder} only if it still holds the connection that closed. */
     private static final VarHandle TCP_FEEDER;
+    /** {@link #notifiedTail}: opaque, so that a waiter reading it without the lock never sees a torn long. */
+    private static final VarHandle NOTIFIED_TAIL;
 
     static {
         try {
             TCP_FEEDER = MethodHandles.lookup().findVarHandle(SimEvd.class, "tcpFeeder", TcpConnection.class);
+            NOTIFIED_TAIL = MethodHandles.lookup().findVarHandle(SimEvd.class, "notifiedTail", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -91,8 +94,15 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     @SuppressWarnings("unused")
     private long h1, h2, h3, h4, h5, h6, h7;
     private volatile long tail;
+    /**
+     * The tail just past the last notification event published (0: none yet): the queue holds one
+     * while it is above head. A waiter's wait ends only on one (dat_evd_wait(3DAT)); written under
+     * the lock before the tail, on the producers' line.
+     */
+    @SuppressWarnings("unused") // through NOTIFIED_TAIL
+    private long notifiedTail;
     @SuppressWarnings("unused")
-    private long t1, t2, t3, t4, t5, t6, t7;
+    private long t1, t2, t3, t4, t5, t6;
     private volatile boolean enabled = true;
     private volatile boolean waitable = true;
     private volatile SimCno cno;
@@ -162,7 +172,11 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     private void publish(Slot s, int number, boolean notify) {
         s.number = number;
         s.notify = notify;
-        tail = tail + 1;
+        long t = tail + 1;
+        if (notify) {
+            NOTIFIED_TAIL.setOpaque(this, t);
+        }
+        tail = t;
     }
 
     void postDto(SimEndpoint ep, long cookie, int status, long length, boolean notify, SimSrq srq) {
@@ -288,9 +302,23 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         }
     }
 
-    /** For a waiter reading a TCP connection: whether its wait is over (an event for it, or a state it must report). */
+    /**
+     * Whether the queue holds {@code threshold} events and a notification event among them: what
+     * wakes a parked waiter ({@link #signal}). The waiter alone dequeues, so once true it stays so.
+     */
+    private boolean notified(int threshold) {
+        long t = tail; // first: the mark stored before this tail is then seen
+        long h = head;
+        return t - h >= threshold && (long) NOTIFIED_TAIL.getOpaque(this) - h > 0;
+    }
+
+    /**
+     * For a waiter reading a TCP connection: whether its wait is over, exactly when a parked one
+     * would be woken (a notification event meets its threshold, or a state it must report): an
+     * unsignalled or unsolicited completion does not end it.
+     */
     boolean waitOver() {
-        return tail - head >= waitThreshold || freed || !waitable || !ia.usable();
+        return notified(waitThreshold) || freed || !waitable || !ia.usable();
     }
 
     /** Wakes a waiter whose threshold is met, or triggers the CNO: dat_evd_wait(3DAT), dat_evd_enable(3DAT). */
@@ -431,7 +459,9 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                 if (!waitable) {
                     return DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_UNWAITABLE);
                 }
-                if (count() >= threshold && take(event)) {
+                // what was queued before the wait counts; after, only a notification ends it, as a
+                // wake-up may have another cause (the read role came free, a spurious one)
+                if ((first ? count() >= threshold : notified(threshold)) && take(event)) {
                     event.setMoreEvents(count());
                     return DatReturn.SUCCESS;
                 }
@@ -445,6 +475,11 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                 } else {
                     long remaining = deadline - (first ? now : System.nanoTime());
                     if (remaining <= 0) {
+                        // dat_evd_wait(3DAT): it times out with fewer than threshold events queued
+                        if (count() >= threshold && take(event)) {
+                            event.setMoreEvents(count());
+                            return DatReturn.SUCCESS;
+                        }
                         event.clear().setMoreEvents(count());
                         return DatReturn.error(DatReturn.TIMEOUT_EXPIRED, DatReturn.NO_SUBTYPE);
                     }
@@ -575,6 +610,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                 fresh[i] = slots[(int) ((h + i) % slots.length)]; // queued events move to 0..n-1
             }
             slots = fresh;
+            long notifiedAt = (long) NOTIFIED_TAIL.getOpaque(this) - h; // the queue moves to 0..n-1
+            NOTIFIED_TAIL.setOpaque(this, notifiedAt > 0 ? notifiedAt : 0);
             head = 0;
             tail = n;
         } finally {

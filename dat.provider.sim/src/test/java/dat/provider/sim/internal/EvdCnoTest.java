@@ -161,6 +161,38 @@ class EvdCnoTest {
         isType(evd.await(1000, 1, event), DatReturn.TIMEOUT_EXPIRED);
     }
 
+    /**
+     * A waiter's wait ends on a notification event only: a wake-up for another reason (here the
+     * one a TCP connection's read role gives as it comes free) does not hand it an unsolicited
+     * receive, which did not wake it.
+     */
+    @Test
+    void dat_evd_wait_aWakeUpWithoutANotificationEvent_doesNotEndTheWait() throws Exception {
+        try (Fabric g = new Fabric()) {
+            Fabric.Pair q = g.new Pair(dat.api.EpAttributes.builder().recvCompletionFlags(dat.api.CompletionFlags.SOLICITED_WAIT).build(), 4096);
+            ok(q.b.ep.postRecv(0, null, 1, 0));
+            ok(q.b.ep.postRecv(0, null, 2, 0));
+            AtomicInteger rc = new AtomicInteger(-1);
+            DatEvent got = new DatEvent();
+            Thread waiter = Thread.ofPlatform().start(() -> rc.set(q.b.recvEvd.await(DatConstants.TIMEOUT_INFINITE, 1, got)));
+            try {
+                waitForWaiter(q.b.recvEvd);
+                ok(q.a.ep.postSend(0, null, 1, 0)); // unsolicited: queued, wakes nobody
+                ((SimEvd) q.b.recvEvd).wakeWaiter();
+                Thread.sleep(50);
+                assertThat(waiter.isAlive()).as("the wait goes on after a wake-up without a notification event").isTrue();
+                ok(q.a.ep.postSend(0, null, 2, dat.api.CompletionFlags.SOLICITED_WAIT));
+                waiter.join(5000);
+                assertThat(waiter.isAlive()).isFalse();
+            } finally {
+                waiter.interrupt();
+            }
+            ok(rc.get());
+            assertThat(got.userCookie()).isEqualTo(1);
+            assertThat(got.moreEvents()).isEqualTo(1);
+        }
+    }
+
     @Test
     void dat_evd_wait_INTERRUPTED_CALL() throws Exception {
         EventDispatcher evd = software(4);

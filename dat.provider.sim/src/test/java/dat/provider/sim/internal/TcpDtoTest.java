@@ -171,6 +171,47 @@ class TcpDtoTest {
         }
     }
 
+    /**
+     * A consumer reading the connection from its dat_evd_wait ends its wait when a parked one
+     * would be woken: an unsolicited receive of an Endpoint with SOLICITED_WAIT receives does not
+     * end it, the solicited one does, and the wait then returns the first queued, as in one JVM.
+     */
+    @Test
+    void aConsumerReadingTheConnection_isNotWokenByAnUnsolicitedReceive_butByTheSolicitedOne() throws Exception {
+        Endpoint solicited = b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd,
+                EpAttributes.builder().recvCompletionFlags(CompletionFlags.SOLICITED_WAIT).build());
+        connect(solicited);
+        ok(solicited.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 10, 0));
+        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 0, CompletionFlags.SOLICITED_WAIT));
+        assertThat(dto(b, true).userCookie()).isEqualTo(10);
+        assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(((SimEvd) b.recvEvd).tcpFeeder).as("the receive EVD's feeder").isNotNull();
+        ok(solicited.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 11, 0));
+        ok(solicited.postRecv(1, iov(LmrTriplet.of(b.lmr, 64, 64)), 12, 0));
+        DatEvent got = new DatEvent();
+        int[] rc = {-1};
+        Thread waiter = Thread.ofPlatform().start(() -> rc[0] = b.recvEvd.await(dat.api.DatConstants.TIMEOUT_INFINITE, 1, got));
+        try {
+            awaitDriving(b.recvEvd, waiter::isAlive);
+            long readBefore = transport(b).framesReadByConsumers();
+            ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 1, 0)); // unsolicited
+            assertThat(dto(a, false).userCookie()).isEqualTo(1);
+            Thread.sleep(100);
+            assertThat(transport(b).framesReadByConsumers()).as("frames b's waiting consumer read").isGreaterThan(readBefore);
+            assertThat(waiter.isAlive()).as("the wait goes on after an unsolicited receive").isTrue();
+            ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, CompletionFlags.SOLICITED_WAIT));
+            waiter.join(10_000);
+            assertThat(waiter.isAlive()).as("the solicited receive ended the wait").isFalse();
+        } finally {
+            waiter.interrupt();
+        }
+        ok(rc[0]);
+        assertThat(got.userCookie()).isEqualTo(11);
+        assertThat(got.moreEvents()).isEqualTo(1);
+        ok(b.recvEvd.dequeue(got));
+        assertThat(got.userCookie()).isEqualTo(12);
+    }
+
     @Test
     void aPingPongWhoseEchoRepostsItsReceiveAfterReplying_completesEverySend() throws Exception {
         // the echo side replies before it reposts its receive, so the next ping can find no
