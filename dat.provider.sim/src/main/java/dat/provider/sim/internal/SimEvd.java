@@ -105,6 +105,13 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     private long t1, t2, t3, t4, t5, t6;
     private volatile boolean enabled = true;
     private volatile boolean waitable = true;
+    /**
+     * Bumped by each dat_evd_set_unwaitable: a waiter compares it with the value it saw as it
+     * began, so a clear that follows at once still lets it see the set (dat_evd_set_unwaitable(3DAT)).
+     */
+    private volatile int unwaitableSets;
+    /** {@link #unwaitableSets} as the waiter began; written and read by the waiter's thread. */
+    private int waiterUnwaitableSets;
     private volatile SimCno cno;
     private volatile Thread waiter;
     private volatile int waitThreshold = 1;
@@ -318,7 +325,12 @@ final class SimEvd extends SimHandle implements EventDispatcher {
      * unsignalled or unsolicited completion does not end it.
      */
     boolean waitOver() {
-        return notified(waitThreshold) || freed || !waitable || !ia.usable();
+        return notified(waitThreshold) || freed || unwaitableSince(waiterUnwaitableSets) || !ia.usable();
+    }
+
+    /** Whether the EVD is unwaitable, or was made so since {@code sets} was read. */
+    private boolean unwaitableSince(int sets) {
+        return !waitable || unwaitableSets != sets;
     }
 
     /** Wakes a waiter whose threshold is met, or triggers the CNO: dat_evd_wait(3DAT), dat_evd_enable(3DAT). */
@@ -428,6 +440,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
             // dat_evd_wait(3DAT): with UNSIGNALLED or SOLICITED_WAIT streams the threshold must be 1
             return DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_CONFIG_THRESHOLD);
         }
+        int sets = unwaitableSets; // before the look at waitable: a set after it ends the wait
         if (!waitable) {
             return DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_UNWAITABLE);
         }
@@ -437,6 +450,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                 return WAITER_STATE;
             }
             waitThreshold = threshold;
+            waiterUnwaitableSets = sets;
             waiter = me;
         }
         try {
@@ -456,7 +470,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                     }
                     return DatReturn.error(DatReturn.ABORT, DatReturn.NO_SUBTYPE);
                 }
-                if (!waitable) {
+                if (unwaitableSince(sets)) {
                     return DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_UNWAITABLE);
                 }
                 // what was queued before the wait counts; after, only a notification ends it, as a
@@ -653,7 +667,10 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     @Override
     public void setUnwaitable() {
         checkOpen();
-        waitable = false;
+        synchronized (this) { // one bump per set, even when two race
+            waitable = false;
+            unwaitableSets++;
+        }
         Thread w = waiter;
         if (w != null) {
             wake(w);

@@ -162,6 +162,36 @@ class EvdCnoTest {
     }
 
     /**
+     * dat_evd_set_unwaitable(3DAT): a blocked waiter is awakened and returns DAT_INVALID_STATE, even
+     * if dat_evd_clear_unwaitable follows before it runs again (five rounds: a waiter woken
+     * before the clear could see the unwaitable state anyway).
+     */
+    @Test
+    void dat_evd_set_unwaitable_thenClearAtOnce_stillReleasesTheBlockedWaiter() throws Exception {
+        EventDispatcher evd = software(4);
+        for (int round = 0; round < 5; round++) {
+            AtomicInteger rc = new AtomicInteger(-1);
+            Thread waiter = Thread.ofPlatform().start(() -> rc.set(evd.await(DatConstants.TIMEOUT_INFINITE, 1, new DatEvent())));
+            try {
+                waitForWaiter(evd);
+                while (waiter.getState() != Thread.State.WAITING) { // parked
+                    Thread.onSpinWait();
+                }
+                evd.setUnwaitable();
+                evd.clearUnwaitable();
+                waiter.join(5000);
+                assertThat(waiter.isAlive()).as("the waiter was released, round %d", round).isFalse();
+                assertThat(DatReturn.describe(rc.get()))
+                        .isEqualTo(DatReturn.describe(DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_UNWAITABLE)));
+            } finally {
+                waiter.interrupt();
+            }
+        }
+        ok(evd.postSoftwareEvent(1)); // waitable again
+        ok(evd.await(0, 1, event));
+    }
+
+    /**
      * A waiter's wait ends on a notification event only: a wake-up for another reason (here the
      * one a TCP connection's read role gives as it comes free) does not hand it an unsolicited
      * receive, which did not wake it.

@@ -212,6 +212,32 @@ class TcpDtoTest {
         assertThat(got.userCookie()).isEqualTo(12);
     }
 
+    /**
+     * dat_evd_set_unwaitable(3DAT) releases a consumer reading the connection, even if cleared at
+     * once (five rounds: a driver that looks before the clear could see the unwaitable state anyway).
+     */
+    @Test
+    void setUnwaitableThenClearAtOnce_releasesAConsumerReadingTheConnection() throws Exception {
+        connectAndFeed();
+        for (int round = 0; round < 5; round++) {
+            int[] rc = {-1};
+            Thread waiter = Thread.ofPlatform().start(() -> rc[0] = b.recvEvd.await(dat.api.DatConstants.TIMEOUT_INFINITE, 1, new DatEvent()));
+            try {
+                awaitDriving(b.recvEvd, waiter::isAlive);
+                Thread.sleep(20); // most likely waiting on the socket by now
+                b.recvEvd.setUnwaitable();
+                b.recvEvd.clearUnwaitable();
+                waiter.join(10_000);
+                assertThat(waiter.isAlive()).as("the waiter was released, round %d", round).isFalse();
+            } finally {
+                waiter.interrupt();
+            }
+            assertThat(dat.api.DatReturn.describe(rc[0])).isEqualTo(dat.api.DatReturn.describe(
+                    dat.api.DatReturn.error(dat.api.DatReturn.INVALID_STATE, dat.api.DatReturn.INVALID_STATE_EVD_UNWAITABLE)));
+        }
+        aSendStillArrives(5);
+    }
+
     @Test
     void aPingPongWhoseEchoRepostsItsReceiveAfterReplying_completesEverySend() throws Exception {
         // the echo side replies before it reposts its receive, so the next ping can find no
