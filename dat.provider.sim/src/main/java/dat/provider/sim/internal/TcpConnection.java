@@ -1139,10 +1139,18 @@ final class TcpConnection {
         }
     }
 
-    /** Notes on {@code evd} that this connection posts to it: its waiter may read the connection itself. */
-    private void feeds(SimEvd evd) {
+    /**
+     * Notes on {@code evd} that this connection posts to it: its waiter may read the connection
+     * itself. Never once closed: a close() on another thread may have forgotten the feeder just
+     * before (both are volatile: either this sees {@code closed}, or close() sees the note).
+     * Package-private for a test.
+     */
+    void feeds(SimEvd evd) {
         if (evd != null && evd.tcpFeeder != this) {
             evd.tcpFeeder = this;
+            if (closed) {
+                evd.forgetFeeder(this);
+            }
         }
     }
 

@@ -238,6 +238,20 @@ class TcpDtoTest {
         aSendStillArrives(5);
     }
 
+    /**
+     * A connection is never noted as an EVD's feeder once closed: the reader (or a driver) that
+     * handled a send before another thread's close() notes the feeder after it, as here.
+     */
+    @Test
+    void aConnectionNotedAsFeederAfterItClosed_isNoFeeder() {
+        connectAndFeed();
+        TcpConnection connection = ((SimEvd) b.recvEvd).tcpFeeder;
+        connection.close();
+        assertThat(((SimEvd) b.recvEvd).tcpFeeder).as("forgotten by close").isNull();
+        connection.feeds((SimEvd) b.recvEvd); // as the reader, still inside handleEstablished
+        assertThat(((SimEvd) b.recvEvd).tcpFeeder).as("the receive EVD's feeder after a late note").isNull();
+    }
+
     @Test
     void aPingPongWhoseEchoRepostsItsReceiveAfterReplying_completesEverySend() throws Exception {
         // the echo side replies before it reposts its receive, so the next ping can find no
