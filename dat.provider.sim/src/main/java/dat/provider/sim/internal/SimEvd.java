@@ -122,7 +122,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     volatile TcpConnection tcpFeeder;
     /** The connection the waiter reads now: a post from another thread wakes it there. */
     volatile TcpConnection drivenBy;
-    private volatile boolean overflowReported;
+    /** An overflow was reported and the queue had no room since; guarded by the lock. */
+    private boolean overflowReported;
     /** Endpoints, Service Points and IAs that send events here: dat_evd_free(3DAT) refuses while any. */
     final AtomicInteger feeders = new AtomicInteger();
     /** DTO streams configured UNSIGNALLED or SOLICITED_WAIT: then wait thresholds above 1 are refused. */
@@ -193,8 +194,11 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         lock.lock();
         Slot s = claim();
         if (s == null) {
+            boolean report = overflowed();
             lock.unlock();
-            overflow();
+            if (report) {
+                reportOverflow();
+            }
             return;
         }
         s.ep = ep;
@@ -214,8 +218,11 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         lock.lock();
         Slot s = claim();
         if (s == null) {
+            boolean report = overflowed();
             lock.unlock();
-            overflow();
+            if (report) {
+                reportOverflow();
+            }
             return;
         }
         s.rmr = rmr;
@@ -258,8 +265,11 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         lock.lock();
         Slot s = claim();
         if (s == null) {
+            boolean report = overflowed();
             lock.unlock();
-            overflow();
+            if (report) {
+                reportOverflow();
+            }
             return;
         }
         s.ep = ep;
@@ -276,8 +286,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         lock.lock();
         Slot s = claim();
         if (s == null) {
-            lock.unlock();
             overflowReported = true; // the async EVD itself overflowed: nowhere to report it
+            lock.unlock();
             return;
         }
         s.handle = handle;
@@ -287,13 +297,19 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         signal(true);
     }
 
-    private void overflow() {
-        if (!overflowReported) {
-            overflowReported = true;
-            SimEvd async = ia.asyncEvd();
-            if (async != null && async != this) {
-                async.postAsync(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this, AsyncErrorReason.EVD_OVERFLOW_ERROR);
-            }
+    /** An event was lost: whether to report it (the first loss since the queue had room); with the lock held. */
+    private boolean overflowed() {
+        if (overflowReported) {
+            return false;
+        }
+        overflowReported = true;
+        return true;
+    }
+
+    private void reportOverflow() {
+        SimEvd async = ia.asyncEvd();
+        if (async != null && async != this) {
+            async.postAsync(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this, AsyncErrorReason.EVD_OVERFLOW_ERROR);
         }
     }
 
@@ -628,6 +644,9 @@ final class SimEvd extends SimHandle implements EventDispatcher {
             NOTIFIED_TAIL.setOpaque(this, notifiedAt > 0 ? notifiedAt : 0);
             head = 0;
             tail = n;
+            if (n < minQlen) {
+                overflowReported = false; // room again: the next loss is a new overflow
+            }
         } finally {
             lock.unlock();
         }

@@ -328,6 +328,38 @@ class EvdCnoTest {
         }
     }
 
+    /** An overflow after a resize that made room is reported again: the report is once per overflow, not once ever. */
+    @Test
+    void dat_evd_overflow_isReportedAgain_afterAResizeMadeRoom() {
+        try (Fabric g = new Fabric()) {
+            Fabric.Pair p = g.new Pair();
+            p.a.reqEvd.resize(2);
+            var src = new dat.api.LmrTriplet[] {dat.api.LmrTriplet.of(p.a.lmr, 0, 8)};
+            var dst = new dat.api.LmrTriplet[] {dat.api.LmrTriplet.of(p.b.lmr, 0, 8)};
+            for (int i = 0; i < 3; i++) {
+                ok(p.b.ep.postRecv(1, dst, i, 0));
+                ok(p.a.ep.postSend(1, src, i, 0));
+            }
+            EventDispatcher async = p.a.ia.query().asyncEvd();
+            ok(async.await(Fabric.WAIT, 1, event));
+            assertThat(event.eventNumber()).isEqualTo(EventNumber.ASYNC_ERROR_EVD_OVERFLOW);
+            p.a.reqEvd.resize(3); // room for one more; nothing was dequeued
+            for (int i = 3; i < 5; i++) {
+                ok(p.b.ep.postRecv(1, dst, i, 0));
+                ok(p.a.ep.postSend(1, src, i, 0));
+            }
+            ok(async.await(Fabric.WAIT, 1, event));
+            assertThat(event.eventNumber()).isEqualTo(EventNumber.ASYNC_ERROR_EVD_OVERFLOW);
+            assertThat(event.asyncHandle()).isSameAs(p.a.reqEvd);
+            isType(async.dequeue(event), DatReturn.QUEUE_EMPTY); // once for that overflow
+            for (long cookie : new long[] {0, 1, 3}) {
+                ok(p.a.reqEvd.dequeue(event));
+                assertThat(event.userCookie()).isEqualTo(cookie);
+            }
+            isType(p.a.reqEvd.dequeue(event), DatReturn.QUEUE_EMPTY);
+        }
+    }
+
     @Test
     void dat_evd_modify_cno_and_the_cno_is_triggered_when_enabled() {
         ConsumerNotificationObject cno = ia.createNotificationObject(null);
