@@ -9,6 +9,8 @@ import dat.api.DatReturn;
 import dat.api.EventDispatcher;
 import dat.api.HandleType;
 import dat.api.WaitProxyAgent;
+import java.util.Arrays;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A Consumer Notification Object: dat_cno_create(3DAT), dat_cno_wait(3DAT),
@@ -18,6 +20,10 @@ import dat.api.WaitProxyAgent;
  * A trigger wakes the CNO's waiters (or is kept for the next wait) and calls the wait-proxy agent,
  * if any, on the provider's conductor thread. The agent stays associated after a call (as the
  * reference implementation does; dat_cno_modify_agent(3DAT) passes "any trigger" to it).
+ *
+ * <p>Waiters park ({@link LockSupport}) outside the monitor, each in its slot of {@link #parked},
+ * and a change they wait for unparks them all: a timed wait then lasts its timeout to the
+ * microsecond, where {@code Object.wait} rounds it up to a whole millisecond.
  */
 final class SimCno extends SimHandle implements ConsumerNotificationObject {
 
@@ -27,6 +33,8 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
     // guarded by monitor
     private int attached;
     private int waiters;
+    /** The waiting threads, in {@code parked[0..waiters-1]}; grown (by a waiter) only past its largest count yet. */
+    private Thread[] parked = new Thread[2];
     private SimEvd pending;
     /** Bumped when the last attached EVD goes away or the CNO dies: waiters then return null. */
     private long releaseGeneration;
@@ -59,8 +67,15 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
             if (attached == 0 && freed) {
                 // dat_cno_wait(3DAT): waiters unblock with a null EVD when all EVDs are freed
                 releaseGeneration++;
-                monitor.notifyAll();
+                unparkWaiters();
             }
+        }
+    }
+
+    /** Wakes every waiter to look again; with the monitor held. */
+    private void unparkWaiters() {
+        for (int i = 0; i < waiters; i++) {
+            LockSupport.unpark(parked[i]);
         }
     }
 
@@ -68,7 +83,7 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
     void trigger(SimEvd evd) {
         synchronized (monitor) {
             pending = evd;
-            monitor.notifyAll();
+            unparkWaiters();
         }
         WaitProxyAgent a = agent;
         if (a != null) {
@@ -80,7 +95,7 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
     void wakeAll() {
         synchronized (monitor) {
             releaseGeneration++;
-            monitor.notifyAll();
+            unparkWaiters();
         }
     }
 
@@ -92,11 +107,18 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
         }
         boolean infinite = timeoutMicros == DatConstants.TIMEOUT_INFINITE;
         long deadline = System.nanoTime() + timeoutMicros * 1000;
+        Thread me = Thread.currentThread();
+        long generation;
         synchronized (monitor) {
-            long generation = releaseGeneration;
-            waiters++;
-            try {
-                for (;;) {
+            generation = releaseGeneration;
+            if (waiters == parked.length) {
+                parked = Arrays.copyOf(parked, waiters * 2);
+            }
+            parked[waiters++] = me; // from here on, a change unparks it: none is missed before its park
+        }
+        try {
+            for (;;) {
+                synchronized (monitor) {
                     if (pending != null) {
                         SimEvd evd = pending;
                         pending = null;
@@ -105,26 +127,30 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
                     if (releaseGeneration != generation || freed || !ia.usable()) {
                         return null;
                     }
-                    if (Thread.currentThread().isInterrupted()) {
-                        throw DatException.of(DatReturn.INTERRUPTED_CALL, DatReturn.NO_SUBTYPE, null, "the waiting thread was interrupted");
-                    }
+                }
+                if (me.isInterrupted()) {
+                    throw DatException.of(DatReturn.INTERRUPTED_CALL, DatReturn.NO_SUBTYPE, null, "the waiting thread was interrupted");
+                }
+                if (infinite) {
+                    LockSupport.park(this);
+                } else {
                     long remaining = deadline - System.nanoTime();
-                    if (!infinite && remaining <= 0) {
+                    if (remaining <= 0) {
                         // dat_cno_wait(3DAT): DAT_QUEUE_EMPTY when the timeout expired without a notification
                         throw DatException.of(DatReturn.QUEUE_EMPTY, DatReturn.NO_SUBTYPE, null, "no notification within the timeout");
                     }
-                    try {
-                        if (infinite) {
-                            monitor.wait();
-                        } else {
-                            monitor.wait(remaining / 1_000_000, (int) (remaining % 1_000_000));
-                        }
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
+                    LockSupport.parkNanos(this, remaining);
+                }
+            }
+        } finally {
+            synchronized (monitor) {
+                for (int i = 0; i < waiters; i++) {
+                    if (parked[i] == me) {
+                        parked[i] = parked[--waiters];
+                        parked[waiters] = null;
+                        break;
                     }
                 }
-            } finally {
-                waiters--;
             }
         }
     }
@@ -166,7 +192,7 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
             }
             freed = true;
             releaseGeneration++;
-            monitor.notifyAll();
+            unparkWaiters();
         }
         ia.cnos.remove(this);
         ia.adapter.cnos.decrementAndGet();

@@ -408,6 +408,24 @@ class EvdCnoTest {
                 e -> assertThat(e.type()).isEqualTo(DatReturn.INTERRUPTED_CALL));
     }
 
+    /**
+     * A timed dat_cno_wait of 200 us lasts at least that long, and is not rounded up to a whole
+     * millisecond: the shortest of 20 such waits ends well before 1 ms (rounded up, none would).
+     */
+    @Test
+    void dat_cno_wait_aSubMillisecondTimeout_isNotRoundedUpToAMillisecond() {
+        ConsumerNotificationObject cno = ia.createNotificationObject(null);
+        long shortest = Long.MAX_VALUE;
+        for (int i = 0; i < 20; i++) {
+            long start = System.nanoTime();
+            throwsType(() -> cno.await(200), DatReturn.QUEUE_EMPTY);
+            long took = System.nanoTime() - start;
+            assertThat(took).as("a 200 us wait's length").isGreaterThanOrEqualTo(200_000);
+            shortest = Math.min(shortest, took);
+        }
+        assertThat(shortest).as("the shortest of 20 waits of 200 us, in ns").isLessThan(900_000);
+    }
+
     @Test
     void dat_cno_wait_returnsNullWhenEveryEvdIsFreedOrTheIaCloses() throws Exception {
         ConsumerNotificationObject cno = ia.createNotificationObject(null);
