@@ -1056,6 +1056,12 @@ final class TcpConnection {
                     }
                     long left = infinite ? Long.MAX_VALUE : deadline - System.nanoTime();
                     if (left <= 0) {
+                        // over before its first select, and the first pass saves the read a drained
+                        // socket would make: one read now, else a run of very short waits, each
+                        // renewing the reader thread's lease, would leave the socket unread
+                        if (!waited && !readAvailable(ch, evd, infinite, deadline, true)) {
+                            close();
+                        }
                         return true;
                     }
                     flushAcksIfDue();

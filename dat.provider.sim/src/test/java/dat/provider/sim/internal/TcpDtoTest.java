@@ -252,6 +252,37 @@ class TcpDtoTest {
         assertThat(((SimEvd) b.recvEvd).tcpFeeder).as("the receive EVD's feeder after a late note").isNull();
     }
 
+    /**
+     * A drive whose wait is over before it looked at the socket (a wait of 1 us, say) still reads
+     * it once, without waiting: else a run of such waits, each renewing the reader thread's lease,
+     * leaves the socket unread. The test holds the read role as the reader thread would (the
+     * drives, on the same thread, still take it), so that only the drives can read.
+     */
+    @Test
+    void aDriveWhoseWaitIsOverBeforeItLooked_stillReadsTheSocketOnce() {
+        connectAndFeed();
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 6, 0));
+        TcpConnection connection = ((SimEvd) b.recvEvd).tcpFeeder;
+        DatEvent got = new DatEvent();
+        int rc;
+        int drives = 0;
+        connection.readRole.lock();
+        try {
+            ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 0, 0));
+            long end = System.nanoTime() + 5_000_000_000L;
+            do {
+                assertThat(connection.drive((SimEvd) b.recvEvd, false, System.nanoTime() - 1)).as("drove").isTrue();
+                drives++;
+                rc = b.recvEvd.dequeue(got);
+            } while (rc != dat.api.DatReturn.SUCCESS && System.nanoTime() < end);
+        } finally {
+            connection.releaseReadRole();
+        }
+        ok(rc);
+        assertThat(got.userCookie()).as("after %d drives", drives).isEqualTo(6);
+        assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+    }
+
     @Test
     void aPingPongWhoseEchoRepostsItsReceiveAfterReplying_completesEverySend() throws Exception {
         // the echo side replies before it reposts its receive, so the next ping can find no
