@@ -1,5 +1,6 @@
 package dat.provider.sim.internal;
 
+import dat.api.EpAttributes;
 import dat.api.EventNumber;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -618,9 +619,7 @@ final class TcpConnection {
                 failAttempt(a, EventNumber.CONNECTION_EVENT_UNREACHABLE);
                 return;
             }
-            byte[] pd = a.privateData;
-            sendControl(frame(TcpFrame.CONNECT_REQUEST, pd.length, a.qos, transport.address().getPort(),
-                    a.activePortQual, a.remoteQual, pd));
+            sendControl(connectRequest(a));
             startWriter(); // after: it finishes what the socket did not take of the request
             prepareFor(a.active); // while the peer answers
             int s = reader.readHeader(in);
@@ -671,6 +670,21 @@ final class TcpConnection {
             close();
             closeSelectors(true);
         }
+    }
+
+    /** The CONNECT_REQUEST of an attempt: its private data, then its Endpoint's attributes. */
+    private ByteBuffer connectRequest(ConnectAttempt a) {
+        byte[] pd = a.privateData;
+        EpAttributes attrs = a.activeAttributes;
+        int len = pd.length + (attrs == null ? 0 : TcpFrame.ATTRIBUTES_BYTES);
+        ByteBuffer b = ByteBuffer.allocate(TcpFrame.HEADER_BYTES + len).order(ByteOrder.BIG_ENDIAN);
+        TcpFrame.encode(b, TcpFrame.CONNECT_REQUEST, len, attrs == null ? a.qos : a.qos | TcpFrame.WITH_ATTRIBUTES,
+                transport.address().getPort(), a.activePortQual, a.remoteQual);
+        b.put(pd);
+        if (attrs != null) {
+            TcpFrame.putAttributes(b, attrs);
+        }
+        return b.flip();
     }
 
     /**
@@ -740,18 +754,25 @@ final class TcpConnection {
             TcpFrame f = reader.frame;
             long remoteQual = f.address;
             long activePortQual = f.seq;
-            int qos = f.context;
+            int qos = f.context & ~TcpFrame.WITH_ATTRIBUTES;
+            boolean withAttributes = (f.context & TcpFrame.WITH_ATTRIBUTES) != 0;
             int activePort = f.aux;
             byte[] pd = readPrivateData(in);
             if (pd == null) {
                 protocolEnd("truncated private data");
                 return;
             }
+            EpAttributes activeAttributes = null;
+            if (withAttributes) { // at least ATTRIBUTES_BYTES: decode checked it
+                int pdLength = pd.length - TcpFrame.ATTRIBUTES_BYTES;
+                activeAttributes = TcpFrame.getAttributes(ByteBuffer.wrap(pd, pdLength, TcpFrame.ATTRIBUTES_BYTES));
+                pd = java.util.Arrays.copyOf(pd, pdLength);
+            }
             // a writer only for a well-formed request: a hostile connection costs one thread, not two
             startWriter();
             InetSocketAddress peer = (InetSocketAddress) ch.getRemoteAddress();
             ConnectAttempt a = new ConnectAttempt(null, new InetSocketAddress(peer.getAddress(), activePort),
-                    activePortQual, transport.address(), remoteQual, pd, qos, null);
+                    activePortQual, transport.address(), remoteQual, pd, qos, activeAttributes);
             a.wire = this;
             attempt = a;
             SimProvider provider = transport.adapter().provider;
@@ -2531,7 +2552,7 @@ final class TcpConnection {
         }
     }
 
-    /** Reads a CM frame's private data (its length was checked against SimLimits.MAX_PRIVATE_DATA). */
+    /** Reads a CM frame's payload (its length was checked against SimLimits.MAX_PRIVATE_DATA, plus the attributes of a CONNECT_REQUEST). */
     private byte[] readPrivateData(ReadableByteChannel ch) throws IOException {
         byte[] pd = new byte[(int) reader.frame.payloadLength];
         return reader.readPayloadFully(ch, ByteBuffer.wrap(pd)) ? pd : null;

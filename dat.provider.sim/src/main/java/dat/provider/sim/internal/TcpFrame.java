@@ -34,8 +34,21 @@ final class TcpFrame {
     static final byte VERSION = 2;
 
     // Connection management: before ESTABLISHED (and DISCONNECT after).
-    /** Active to passive: connect to qualifier {@code address}; payload = private data. */
+    /**
+     * Active to passive: connect to qualifier {@code address}; {@code context} = QoS, with
+     * {@link #WITH_ATTRIBUTES}; payload = private data, then the active Endpoint's attributes
+     * ({@link #ATTRIBUTES_BYTES}) when that bit is set.
+     */
     static final int CONNECT_REQUEST = 1;
+    /**
+     * {@code context} bit of a CONNECT_REQUEST: its payload ends with the active Endpoint's
+     * attributes, which a provider-created Endpoint takes (dat_psp_create(3DAT): "to match the
+     * Active side connection request"). Without it (an older or a raw peer) such an Endpoint
+     * has the IA's defaults.
+     */
+    static final int WITH_ATTRIBUTES = 1 << 31;
+    /** The active Endpoint's attributes in a CONNECT_REQUEST: two longs and ten ints. */
+    static final int ATTRIBUTES_BYTES = 2 * Long.BYTES + 10 * Integer.BYTES;
     /** Passive to active: accepted; payload = private data. */
     static final int ACCEPT = 2;
     /** Passive to active: rejected; {@code aux} = {@link #REJECT_PEER} or {@link #REJECT_NON_PEER}. */
@@ -140,7 +153,8 @@ final class TcpFrame {
         /** The maximum payload of an opcode (a valid one). */
         long maxPayload(int opcode) {
             return switch (opcode) {
-                case CONNECT_REQUEST, ACCEPT -> maxPrivateData;
+                case CONNECT_REQUEST -> maxPrivateData + ATTRIBUTES_BYTES;
+                case ACCEPT -> maxPrivateData;
                 case SEND -> maxMessageSize;
                 case RDMA_WRITE, RDMA_READ_RESPONSE -> maxRdmaSize;
                 default -> 0;
@@ -194,7 +208,9 @@ final class TcpFrame {
             return max == 0 ? UNEXPECTED_PAYLOAD : OVERSIZED;
         }
         return switch (op) {
-            case CONNECT_REQUEST -> aux < 0 || aux > 0xFFFF ? BAD_AUX : null;
+            case CONNECT_REQUEST -> aux < 0 || aux > 0xFFFF ? BAD_AUX
+                    : (context & WITH_ATTRIBUTES) == 0 ? (payloadLength > limits.maxPrivateData() ? OVERSIZED : null)
+                    : payloadLength < ATTRIBUTES_BYTES ? BAD_LENGTH : null;
             case ACCEPT, DISCONNECT, NOP, READY_TO_USE, ACK_REQUEST -> (context | aux) != 0 || address != 0 || seq != 0 ? NONZERO_UNUSED : null;
             case SEND -> context != 0 || address != 0 ? NONZERO_UNUSED : (aux & ~(SOLICITED | ACK_DEFERRABLE)) != 0 ? BAD_AUX : null;
             case REJECT -> (context != 0 || seq != 0 || address != 0) ? NONZERO_UNUSED
@@ -209,6 +225,29 @@ final class TcpFrame {
                     : aux != STATUS_OK && payloadLength != 0 ? UNEXPECTED_PAYLOAD : null;
             default -> BAD_OPCODE;
         };
+    }
+
+    /** The attributes a CONNECT_REQUEST carries ({@link #WITH_ATTRIBUTES}), {@link #ATTRIBUTES_BYTES} of them. */
+    static void putAttributes(ByteBuffer out, dat.api.EpAttributes a) {
+        out.putLong(a.maxMessageSize()).putLong(a.maxRdmaSize());
+        out.putInt(a.qos()).putInt(a.maxRecvDtos()).putInt(a.maxRequestDtos()).putInt(a.maxRecvIov())
+                .putInt(a.maxRequestIov()).putInt(a.maxRdmaReadIn()).putInt(a.maxRdmaReadOut())
+                .putInt(a.srqSoftHighWatermark()).putInt(a.maxRdmaReadIov()).putInt(a.maxRdmaWriteIov());
+    }
+
+    /**
+     * The attributes of a CONNECT_REQUEST, as a peer sent them: the passive IA checks them against
+     * its limits as for its own Endpoints, and falls back to its defaults where they do not fit.
+     * The completion flags and the maps do not travel (a provider-created Endpoint starts with
+     * the default flags, as in one JVM).
+     */
+    static dat.api.EpAttributes getAttributes(ByteBuffer in) {
+        long maxMessageSize = in.getLong();
+        long maxRdmaSize = in.getLong();
+        return new dat.api.EpAttributes(dat.api.ServiceType.RC, maxMessageSize, maxRdmaSize, in.getInt(),
+                dat.api.CompletionFlags.DEFAULT, dat.api.CompletionFlags.DEFAULT, in.getInt(), in.getInt(), in.getInt(),
+                in.getInt(), in.getInt(), in.getInt(), in.getInt(), in.getInt(), in.getInt(),
+                java.util.Map.of(), java.util.Map.of());
     }
 
     /**

@@ -495,6 +495,32 @@ class TcpConnectionTest {
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
     }
 
+    /**
+     * dat_psp_create(3DAT): with the provider flag, "the Provider sets up Endpoint attributes to
+     * match the Active side connection request". Over TCP the request now carries the active
+     * Endpoint's attributes; before, the provider's Endpoint had its IA's defaults.
+     */
+    @Test
+    void providerPsp_givesItsEndpointTheActiveEndpointsAttributes() {
+        dat.api.EpAttributes wanted = dat.api.EpAttributes.builder().maxRecvDtos(7).maxRequestDtos(5)
+                .maxMessageSize(8192).maxRdmaSize(16384).maxRecvIov(3).maxRequestIov(2).build();
+        Endpoint x = a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, wanted);
+        b.ia.createPublicServicePoint(19, b.crEvd, PspFlag.PROVIDER);
+        x.connect(b.address(), 19, Fabric.WAIT, new byte[] {4, 5}, Qos.BEST_EFFORT, 0);
+        ConnectionRequest r = request();
+        assertThat(r.query().privateData()).containsExactly(4, 5);
+        dat.api.EpAttributes got = r.query().localEp().query().attributes();
+        dat.api.EpAttributes active = x.query().attributes();
+        assertThat(got.maxRecvDtos()).isEqualTo(active.maxRecvDtos()).isEqualTo(7);
+        assertThat(got.maxRequestDtos()).isEqualTo(active.maxRequestDtos()).isEqualTo(5);
+        assertThat(got.maxMessageSize()).isEqualTo(active.maxMessageSize()).isEqualTo(8192);
+        assertThat(got.maxRdmaSize()).isEqualTo(active.maxRdmaSize()).isEqualTo(16384);
+        assertThat(got.maxRecvIov()).isEqualTo(active.maxRecvIov());
+        assertThat(got.maxRequestIov()).isEqualTo(active.maxRequestIov());
+        r.accept(null, null);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
     @Test
     void PEER_REJECTED_whenTheConsumerRejects() {
         b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);

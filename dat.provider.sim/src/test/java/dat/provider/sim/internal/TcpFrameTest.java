@@ -325,4 +325,35 @@ class TcpFrameTest {
         @Override
         public void close() {}
     }
+
+    /**
+     * A CONNECT_REQUEST that says it carries the active Endpoint's attributes has room for them
+     * after its private data; one that does not carries private data alone, within the ceiling.
+     * The attributes travel whole.
+     */
+    @Test
+    void aConnectRequestCarriesTheActiveAttributes_whenItsContextSaysSo() {
+        TcpFrame.Limits limits = TcpFrame.Limits.WIRE;
+        int with = TcpFrame.WITH_ATTRIBUTES | 1;
+        TcpFrame frame = new TcpFrame();
+        assertThat(frame.decode(new F(TcpFrame.CONNECT_REQUEST, TcpFrame.ATTRIBUTES_BYTES - 1, with, 1, 0, 0).bytes(), limits))
+                .isEqualTo(TcpFrame.BAD_LENGTH);
+        assertThat(frame.decode(new F(TcpFrame.CONNECT_REQUEST, TcpFrame.ATTRIBUTES_BYTES, with, 1, 0, 0).bytes(), limits)).isNull();
+        assertThat(frame.decode(new F(TcpFrame.CONNECT_REQUEST, SimLimits.MAX_PRIVATE_DATA + TcpFrame.ATTRIBUTES_BYTES, with, 1, 0, 0)
+                .bytes(), limits)).isNull();
+        assertThat(frame.decode(new F(TcpFrame.CONNECT_REQUEST, SimLimits.MAX_PRIVATE_DATA + TcpFrame.ATTRIBUTES_BYTES + 1, with, 1,
+                0, 0).bytes(), limits)).isEqualTo(TcpFrame.OVERSIZED);
+        assertThat(frame.decode(new F(TcpFrame.CONNECT_REQUEST, SimLimits.MAX_PRIVATE_DATA + 1, 1, 1, 0, 0).bytes(), limits))
+                .isEqualTo(TcpFrame.OVERSIZED);
+
+        dat.api.EpAttributes sent = dat.api.EpAttributes.builder().maxMessageSize(1L << 33).maxRdmaSize(12345).qos(2)
+                .maxRecvDtos(7).maxRequestDtos(5).maxRecvIov(3).maxRequestIov(2).maxRdmaReadIn(4).maxRdmaReadOut(6)
+                .srqSoftHighWatermark(9).maxRdmaReadIov(8).maxRdmaWriteIov(10).build();
+        ByteBuffer b = ByteBuffer.allocate(TcpFrame.ATTRIBUTES_BYTES);
+        TcpFrame.putAttributes(b, sent);
+        assertThat(b.hasRemaining()).isFalse();
+        dat.api.EpAttributes got = TcpFrame.getAttributes(b.flip());
+        assertThat(got).isEqualTo(sent.toBuilder().recvCompletionFlags(0).requestCompletionFlags(0)
+                .transportSpecific(java.util.Map.of()).providerSpecific(java.util.Map.of()).build());
+    }
 }
