@@ -1638,6 +1638,7 @@ final class TcpConnection {
             r.length = length;
             r.breakAfter = breakAfter;
             respCount++;
+            responsesQueued++;
         } finally {
             respLock.unlock();
             if (lazy && (++heldAcks >= TcpFrame.ACKS_HELD_MAX || heldBytes >= TcpFrame.ACK_HELD_BYTES)) {
@@ -1811,6 +1812,7 @@ final class TcpConnection {
             headTaken = false;
             respHead = (respHead + 1) % RESPONSES;
             respCount--;
+            responsesWritten++;
             respNotFull.signal();
         } finally {
             respLock.unlock();
@@ -2419,10 +2421,28 @@ final class TcpConnection {
     /** The local Endpoint disconnects: tell the peer and half-close. */
     void disconnect() {
         if (!closed && !breaking) {
+            markEnd();
             enqueue(frame(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0, null));
             queueFin();
         }
     }
+
+    /** Responses queued so far go out before this side's end (see writeOne). Never blocks for long. */
+    private void markEnd() {
+        respLock.lock();
+        try {
+            responsesBeforeEnd = responsesQueued;
+        } finally {
+            respLock.unlock();
+        }
+    }
+
+    /** Responses ever queued in the ring (merges not counted). Guarded by {@link #respLock}. */
+    private long responsesQueued;
+    /** Responses taken off the ring once written. Guarded by {@link #respLock}; the writer reads it under the write lock. */
+    private long responsesWritten;
+    /** {@link #responsesQueued} when this side's DISCONNECT or break was queued. */
+    private volatile long responsesBeforeEnd;
 
     /**
      * The local Endpoint breaks the connection (a hard receive watermark crossed, an access error
@@ -2433,6 +2453,7 @@ final class TcpConnection {
     void breakOff() {
         if (!closed && !breaking) {
             breaking = true;
+            markEnd();
             queueFin();
         }
     }
@@ -2660,6 +2681,13 @@ final class TcpConnection {
             // the Endpoint read before the queue: it is published after READY_TO_USE was queued
             // (established), so a writer that transmits its requests has seen that frame first
             SimEndpoint e = ep;
+            // the responses queued before this side's end first: an ACK held in the ring answers a
+            // request the reader handled (a receive completed SUCCESS), and must reach the peer
+            // before the DISCONNECT or the break's FIN, or the peer flushes a send its target
+            // delivered. Not those queued after (refusals of frames that came after the end)
+            if (responsesWritten < responsesBeforeEnd && writeResponse(ch)) {
+                return writerDone ? END : WROTE;
+            }
             // polled under the lock: an inline writer that finds the queue empty finds nothing
             // in the middle of being written either (READY_TO_USE must precede every request)
             ByteBuffer b = outbound.poll();
@@ -2821,6 +2849,7 @@ final class TcpConnection {
             r.window = null;
             respHead = (respHead + 1) % RESPONSES;
             respCount--;
+            responsesWritten++;
             respNotFull.signal();
         } finally {
             respLock.unlock();

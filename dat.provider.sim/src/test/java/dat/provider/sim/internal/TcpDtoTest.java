@@ -1366,4 +1366,34 @@ class TcpDtoTest {
         assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.ERR_LOCAL_PROTECTION);
         assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.ERR_REMOTE_ACCESS);
     }
+
+    /**
+     * A send the target has delivered (its receive completed SUCCESS) completes SUCCESS at the
+     * initiator too, however soon the target disconnects afterwards: as in one JVM, where the two
+     * complete together. Here the target's consumer reads the send itself and disconnects as its
+     * wait returns; its ACK for the send, held in the response ring as ACKs are, went out after
+     * the DISCONNECT, that is never, and the initiator flushed the send.
+     */
+    @Test
+    void aSendTheTargetDelivered_completesSuccess_thoughTheTargetDisconnectsAtOnce() throws Exception {
+        connectAndFeed(); // b's consumer reads the connection itself while it waits
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 11, 0));
+        DatEvent got = new DatEvent();
+        java.util.concurrent.atomic.AtomicInteger code = new java.util.concurrent.atomic.AtomicInteger(-1);
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            code.set(b.recvEvd.await(Fabric.WAIT, 1, got));
+            b.ep.disconnect(CloseFlag.ABRUPT); // at once, before anything else runs on this side
+        });
+        awaitDriving(b.recvEvd, waiter::isAlive);
+        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 21, 0));
+        waiter.join(10_000);
+        assertThat(code.get()).isEqualTo(dat.api.DatReturn.SUCCESS);
+        assertThat(got.userCookie()).isEqualTo(11);
+        assertThat(got.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        DatEvent s = dto(a, false);
+        assertThat(s.userCookie()).isEqualTo(21);
+        assertThat(DtoCompletionStatus.name(s.status())).as("the delivered send")
+                .isEqualTo(DtoCompletionStatus.name(DtoCompletionStatus.SUCCESS));
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+    }
 }
