@@ -98,6 +98,8 @@ final class SimEndpoint extends SimHandle implements Endpoint {
     private Wr.Recv[] recvs;
     private int recvHead;
     private int recvCount;
+    /** Over TCP: receives of this Endpoint's ring a connection's reader holds ({@link Wr.Recv#heldByWire}). */
+    private int recvsOnWire;
     /** The SRQ buffer being filled, for Endpoints on an SRQ. */
     private final Wr.Recv srqScratch;
     /** Set when a peer's send waits for an SRQ buffer of this Endpoint. */
@@ -627,6 +629,10 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             notify = (rv.flags & CompletionFlags.UNSIGNALLED) == 0;
         } else {
             notify = true;
+        }
+        if (rv.heldByWire) {
+            rv.heldByWire = false;
+            recvsOnWire--;
         }
         SimSrq from = rv.srq;
         if (evd != null) {
@@ -1313,6 +1319,12 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 throw defect;
             }
             out.srq = rv.srq;
+            if (rv.srq == null) {
+                // out of the ring while its payload lands, yet posted and not completed:
+                // dat_ep_recv_query and dat_ep_get_status still count it
+                out.heldByWire = true;
+                recvsOnWire++;
+            }
             w.landingBegins(true);
             return true;
         } finally {
@@ -1602,7 +1614,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         checkOpen();
         SpinLock l = acquire();
         try {
-            boolean recvIdle = srq == null ? recvCount == 0 : srqBuffersHeld == 0;
+            boolean recvIdle = srq == null ? recvCount + recvsOnWire == 0 : srqBuffersHeld == 0;
             return new EpStatus(state, recvIdle, reqCount == 0);
         } finally {
             l.unlock();
@@ -1614,7 +1626,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         checkOpen();
         SpinLock l = acquire();
         try {
-            int n = srq == null ? recvCount : srqBuffersHeld;
+            int n = srq == null ? recvCount + recvsOnWire : srqBuffersHeld;
             return new EpRecvInfo(n, n);
         } finally {
             l.unlock();

@@ -165,6 +165,12 @@ abstract class Wr {
     /** A receive buffer posted to an Endpoint or an SRQ. */
     static final class Recv extends Wr {
         SimSrq srq;
+        /**
+         * Over TCP: this is the copy a connection's reader holds of an Endpoint's own receive it
+         * took for a send, out of the Endpoint's ring and not yet completed (guarded by the
+         * Endpoint's lock): the Endpoint still counts it as posted.
+         */
+        boolean heldByWire;
 
         Recv(int maxIov) {
             super(maxIov);

@@ -669,4 +669,42 @@ class TcpHostilePeerTest {
         }
         ep.close();
     }
+
+    /**
+     * A receive whose send is still landing is posted and not completed: dat_ep_recv_query counts
+     * it and dat_ep_get_status reports receives in progress, as in one JVM (where taking and
+     * completing it are one step). Before, taken out of the ring, it counted nowhere.
+     */
+    @Test
+    void aReceiveWhoseSendIsLanding_stillCountsAsPosted() throws Exception {
+        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
+        Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+        try (Socket s = rawPeer(ep)) {
+            ok(ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(target.lmr, 0, 64)}, 3, 0));
+            byte[] frame = header(TcpFrame.SEND, 64, 0, 0, 1, 0, 64);
+            java.util.Arrays.fill(frame, TcpFrame.HEADER_BYTES, frame.length, (byte) 0x5A);
+            byte[] second = header(TcpFrame.SEND, 64, 0, 0, 2, 0, 64);
+            java.util.Arrays.fill(second, TcpFrame.HEADER_BYTES, second.length, (byte) 0x5A);
+            s.getOutputStream().write(frame, 0, TcpFrame.HEADER_BYTES + 8);
+            awaitBytes(0, 8, (byte) 0x5A); // the receive was taken and is being filled
+            assertThat(ep.recvQuery().nbufsAllocated()).isEqualTo(1);
+            assertThat(ep.getStatus().recvIdle()).isFalse();
+            s.getOutputStream().write(frame, TcpFrame.HEADER_BYTES + 8, 56);
+            DatEvent r = poll(target.recvEvd, 5_000);
+            assertThat(r.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(ep.recvQuery().nbufsAllocated()).isZero();
+            assertThat(ep.getStatus().recvIdle()).isTrue();
+            // and a receive flushed while it lands is counted out once
+            target.mem.asSlice(0, 64).fill((byte) 0);
+            ok(ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(target.lmr, 0, 64)}, 4, 0));
+            s.getOutputStream().write(second, 0, TcpFrame.HEADER_BYTES + 8);
+            awaitBytes(0, 8, (byte) 0x5A);
+            assertThat(ep.recvQuery().nbufsAllocated()).isEqualTo(1);
+            ep.disconnect(dat.api.CloseFlag.ABRUPT);
+            assertThat(poll(target.recvEvd, 5_000).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+            assertThat(ep.recvQuery().nbufsAllocated()).isZero();
+            assertThat(ep.getStatus().recvIdle()).isTrue();
+        }
+        ep.close();
+    }
 }
