@@ -1340,6 +1340,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 return; // the flush that ended this connection completed it (goDisconnected)
             }
             w.landingEnds(); // a flush from now on finds no receive to complete again
+            w.responseOwed(); // its send's answer goes before a disconnect that follows
             completeRecv(rv, status, len, solicited);
         } finally {
             l.unlock();

@@ -1607,6 +1607,7 @@ final class TcpConnection {
     private void respond(int op, long seq, int status, RemoteWindow window, long offset, long length, boolean breakAfter) {
         boolean lazy = op == TcpFrame.ACK && status == TcpFrame.STATUS_OK && !breakAfter;
         if (!lazy && op == TcpFrame.ACK && !breakAfter && respondInline(seq, status)) {
+            responseOwed = false; // on the wire already
             return;
         }
         boolean merged = false;
@@ -1622,6 +1623,7 @@ final class TcpConnection {
                 }
             }
             if (merged) {
+                responseOwed = false;
                 return;
             }
             while (respCount == RESPONSES && !closed) {
@@ -1639,6 +1641,7 @@ final class TcpConnection {
             r.breakAfter = breakAfter;
             respCount++;
             responsesQueued++;
+            responseOwed = false;
         } finally {
             respLock.unlock();
             if (lazy && (++heldAcks >= TcpFrame.ACKS_HELD_MAX || heldBytes >= TcpFrame.ACK_HELD_BYTES)) {
@@ -2427,15 +2430,30 @@ final class TcpConnection {
         }
     }
 
-    /** Responses queued so far go out before this side's end (see writeOne). Never blocks for long. */
+    /**
+     * Responses queued so far go out before this side's end (see writeOne), and the one the
+     * reader owes for a receive it completed and has not queued yet. Never blocks for long.
+     */
     private void markEnd() {
         respLock.lock();
         try {
-            responsesBeforeEnd = responsesQueued;
+            responsesBeforeEnd = responsesQueued + (responseOwed ? 1 : 0);
         } finally {
             respLock.unlock();
         }
     }
+
+    /**
+     * The reader's Endpoint, under its lock, as it completes a receive the reader took: the
+     * answer to its send (an ACK, or a refusal) follows, and must go before an end this side
+     * queues meanwhile, as a receive and its send complete together in one JVM.
+     */
+    void responseOwed() {
+        responseOwed = true;
+    }
+
+    /** See {@link #responseOwed()}; cleared as the response is queued (under {@link #respLock}). */
+    private volatile boolean responseOwed;
 
     /** Responses ever queued in the ring (merges not counted). Guarded by {@link #respLock}. */
     private long responsesQueued;
