@@ -1478,6 +1478,13 @@ final class TcpConnection {
         if (why != null) {
             return why;
         }
+        if (rxRead.segments > 0 && !rxRead.memoryValid()) {
+            // a local segment's LMR freed or memory closed, even one no byte would reach: as in
+            // one JVM, which checks every segment of the read
+            landing.setRelease(LANDING_NONE);
+            e.readLostItsMemory(this, seq);
+            return ENDED;
+        }
         try {
             long left = f.payloadLength;
             for (int i = 0; i < rxRead.segments && left > 0 && landing.get() != LANDING_ABANDONED; i++) {

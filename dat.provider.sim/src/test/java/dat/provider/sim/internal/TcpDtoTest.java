@@ -1396,4 +1396,29 @@ class TcpDtoTest {
                 .isEqualTo(DtoCompletionStatus.name(DtoCompletionStatus.SUCCESS));
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
     }
+
+    /**
+     * An RDMA read one of whose local segments' LMR was freed fails LOCAL_PROTECTION when its
+     * response comes, even where no byte would reach that segment, as in one JVM (which checks
+     * every segment of the read), and breaks the connection.
+     */
+    @Test
+    void aReadWithAFreedLocalSegment_failsLocalProtection_evenWhereNoByteReachesIt() {
+        connect(b.ep);
+        LocalMemoryRegion spare = a.ia.registerMemory(fa.memory(64), a.pz, MemPrivileges.ALL);
+        java.util.concurrent.locks.ReentrantLock held = transport(b).connections.iterator().next().writeLock;
+        held.lock(); // b's writer holds the response back until the LMR is freed
+        try {
+            ok(a.ep.postRdmaRead(2, iov(LmrTriplet.of(a.lmr, 0, 64), LmrTriplet.of(spare, 0, 64)), 7,
+                    RmrTriplet.of(b.lmr, 0, 64), 0));
+            spare.close();
+        } finally {
+            held.unlock();
+        }
+        transport(b).connections.iterator().next().kick();
+        DatEvent r = dto(a, false);
+        assertThat(r.userCookie()).isEqualTo(7);
+        assertThat(DtoCompletionStatus.name(r.status())).isEqualTo(DtoCompletionStatus.name(DtoCompletionStatus.ERR_LOCAL_PROTECTION));
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+    }
 }
