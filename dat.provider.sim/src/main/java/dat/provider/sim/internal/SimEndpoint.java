@@ -37,7 +37,8 @@ import java.net.InetSocketAddress;
  * (with everything behind it) until the peer posts one, and the peer's post then carries the queue
  * on (the infinite RNR retry of an RC queue pair; the sender is never failed with
  * {@code RECEIVER_NOT_READY}). Since execution is in order, every request is fenced:
- * {@link CompletionFlags#BARRIER_FENCE} holds by construction.
+ * {@link CompletionFlags#BARRIER_FENCE} holds by construction. Over TCP, where requests are
+ * pipelined, a fenced request waits for the RDMA reads before it to complete.
  *
  * <p><b>Locks.</b> An unconnected Endpoint has its own spin lock; the two Endpoints of a
  * connection share one. The lock guards both rings of both ends, so a transfer takes exactly one
@@ -1090,6 +1091,13 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                     }
                     continue;
                 }
+                if ((wr.flags & CompletionFlags.BARRIER_FENCE) != 0 && readInFlight()) {
+                    // a fenced request starts once the RDMA reads before it completed: their data
+                    // has landed in local buffers it may send, and the target has read the memory
+                    // it may write (one JVM executes in order, so every request is fenced there).
+                    // The read's completion kicks the writer
+                    return -1;
+                }
                 if (wr.op != Wr.Request.RDMA_READ && (wr.segments > maxSegments || wr.total > maxBytes)) {
                     return TOO_LARGE;
                 }
@@ -1109,6 +1117,16 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         } finally {
             l.unlock();
         }
+    }
+
+    /** Over TCP, with the lock held: whether an RDMA read is on the wire, its response not yet landed. */
+    private boolean readInFlight() {
+        for (int i = 0; i < txCount; i++) {
+            if (requestAt(i).op == Wr.Request.RDMA_READ) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Over TCP, with the lock held: nothing is in flight on the wire any more (a new wire, a rewind, a disconnect). */

@@ -1421,4 +1421,39 @@ class TcpDtoTest {
         assertThat(DtoCompletionStatus.name(r.status())).isEqualTo(DtoCompletionStatus.name(DtoCompletionStatus.ERR_LOCAL_PROTECTION));
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
     }
+
+    /**
+     * A request posted with DAT_COMPLETION_BARRIER_FENCE_FLAG starts once the RDMA reads before it
+     * completed, as in one JVM: a send from the buffer a read fills carries the read's bytes, and
+     * a write to the memory a read reads does not change what the read returns. Before, requests
+     * were pipelined regardless, and the send carried the buffer's old bytes.
+     */
+    @Test
+    void aFencedRequestWaitsForTheReadsBeforeIt() {
+        connect(b.ep);
+        for (int round = 0; round < 20; round++) {
+            byte old = (byte) (2 * round + 1);
+            byte fresh = (byte) (2 * round + 2);
+            b.mem.asSlice(0, 64).fill(old);
+            a.mem.asSlice(0, 64).fill((byte) 0);
+            a.mem.asSlice(1024, 64).fill(fresh);
+            ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 4096, 64)), round, 0));
+            // read b[0,64) into a[0,64); then, fenced, send a[0,64) and write a[1024,1088) over b[0,64)
+            ok(a.ep.postRdmaRead(1, iov(LmrTriplet.of(a.lmr, 0, 64)), 1, RmrTriplet.of(b.lmr, 0, 64), 0));
+            ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 64)), 2, CompletionFlags.BARRIER_FENCE));
+            ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(a.lmr, 1024, 64)), 3, RmrTriplet.of(b.lmr, 0, 64),
+                    CompletionFlags.BARRIER_FENCE));
+            for (int i = 1; i <= 3; i++) {
+                DatEvent e = dto(a, false);
+                assertThat(e.userCookie()).isEqualTo(i);
+                assertThat(e.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            }
+            assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            for (int k = 0; k < 64; k++) {
+                assertThat(a.mem.get(ValueLayout.JAVA_BYTE, k)).as("round %d: the read's byte %d", round, k).isEqualTo(old);
+                assertThat(b.mem.get(ValueLayout.JAVA_BYTE, 4096 + k)).as("round %d: the sent byte %d", round, k).isEqualTo(old);
+                assertThat(b.mem.get(ValueLayout.JAVA_BYTE, k)).as("round %d: the written byte %d", round, k).isEqualTo(fresh);
+            }
+        }
+    }
 }
