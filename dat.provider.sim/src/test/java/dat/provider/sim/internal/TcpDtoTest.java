@@ -507,6 +507,25 @@ class TcpDtoTest {
         connect(b.ep);
         LmrTriplet[] ping = {LmrTriplet.of(a.lmr, 0, 64)};
         LmrTriplet[] reply = {LmrTriplet.of(a.lmr, 4096, 64)};
+        assertPingPongAllocatesNothing(new LmrTriplet[][] {ping}, new LmrTriplet[][] {reply});
+    }
+
+    /**
+     * As {@link #aPingPongOverTcp_allocatesNothingOnTheConsumerThread}, with the consumer's
+     * messages and replies in turn in two LMRs each: the connection keeps the views of the last
+     * few segments it moved bytes of. With one view per role, each change of LMR made a new one.
+     */
+    @Test
+    void aPingPongWhoseBuffersAlternateBetweenLmrs_allocatesNothingOnTheConsumerThread() throws Exception {
+        connect(b.ep);
+        LocalMemoryRegion second = a.ia.registerMemory(fa.memory(8192), a.pz, MemPrivileges.ALL);
+        LmrTriplet[][] pings = {{LmrTriplet.of(a.lmr, 0, 64)}, {LmrTriplet.of(second, 0, 64)}};
+        LmrTriplet[][] replies = {{LmrTriplet.of(second, 4096, 64)}, {LmrTriplet.of(a.lmr, 4096, 64)}};
+        assertPingPongAllocatesNothing(pings, replies);
+    }
+
+    /** a pings b (an echo) 1000 times a round, message i from pings[i % n], its reply into replies[i % n]. */
+    private void assertPingPongAllocatesNothing(LmrTriplet[][] pings, LmrTriplet[][] replies) throws Exception {
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 0, 0));
         Thread echo = Thread.ofPlatform().start(() -> {
@@ -525,17 +544,18 @@ class TcpDtoTest {
         DatEvent event = new DatEvent();
         long best = Long.MAX_VALUE;
         StringBuilder rounds = new StringBuilder();
+        int n = pings.length;
         try {
-            ok(a.ep.postRecv(1, reply, 0, 0));
+            ok(a.ep.postRecv(1, replies[0], 0, 0));
             for (int round = 0; round < 8 && best > 0; round++) {
                 long before = threads.getThreadAllocatedBytes(id);
                 for (int i = 0; i < 1000; i++) {
-                    succeeded(a.ep.postSend(1, ping, i, 0));
+                    succeeded(a.ep.postSend(1, pings[i % n], i, 0));
                     succeeded(a.recvEvd.await(Fabric.WAIT, 1, event));
                     if (event.status() != DtoCompletionStatus.SUCCESS) {
                         throw new AssertionError("reply " + i + ": " + event.status());
                     }
-                    succeeded(a.ep.postRecv(1, reply, 0, 0));
+                    succeeded(a.ep.postRecv(1, replies[(i + 1) % n], 0, 0));
                     while (a.reqEvd.dequeue(event) == dat.api.DatReturn.SUCCESS) {
                         // send completions
                     }
