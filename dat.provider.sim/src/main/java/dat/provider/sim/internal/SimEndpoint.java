@@ -699,6 +699,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         TcpConnection w = wire;
         if (w != null) {
             wire = null;
+            w.awaitWriteCall(); // no byte of the requests flushed below is read after this
             forgetInFlight();
             if (broken) {
                 w.breakOff();

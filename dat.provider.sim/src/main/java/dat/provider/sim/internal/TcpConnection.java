@@ -1944,10 +1944,22 @@ final class TcpConnection {
                 // out after it and not after the whole batch (the peer's window waits for its ACKs)
                 int end = responsesDue ? endOfFrame(first, buffers) : buffers;
                 long written;
+                writingRequests = true;
                 try {
+                    // after the volatile store: a flush that looks later waits for this call
+                    // (awaitWriteCall), and one that came before is seen here
+                    if (!e.connectedThrough(this)) {
+                        if (startsFrame(first)) {
+                            return; // the requests left were completed FLUSHED: none of them goes
+                        }
+                        // a frame begun cannot be taken back, and its memory is the consumer's again
+                        throw new IOException("the Endpoint disconnected in the middle of a frame");
+                    }
                     written = ch.write(gather, first, end - first);
                 } catch (IllegalStateException | IndexOutOfBoundsException x) {
                     throw localMemoryGone(e, batchSeq[frameWithMemoryGone(gatherFrame[first], gatherFrame[end - 1])]);
+                } finally {
+                    writingRequests = false;
                 }
                 if (written > 0) {
                     progressMark++; // the peer reads
@@ -1964,6 +1976,34 @@ final class TcpConnection {
             }
         } finally {
             endWrite();
+        }
+    }
+
+    /** Whether gathered buffer {@code b} is a frame's header with nothing of the frame written yet. */
+    private boolean startsFrame(int b) {
+        return (b == 0 || gatherFrame[b - 1] != gatherFrame[b]) && gather[b].position() == 0;
+    }
+
+    /**
+     * A write call of the writer, or an inline writer's copy, reads the memory of requests: a
+     * flush waits it out ({@link #awaitWriteCall}), so that no byte of a request is read once it
+     * completed FLUSHED and its buffers are the consumer's again.
+     */
+    private volatile boolean writingRequests;
+
+    /**
+     * The Endpoint flushes its requests (under its lock, this connection no longer its wire):
+     * returns once no write call reads their memory, waiting out at most one non-blocking write or
+     * one copy. The writer then sends none of the requests left (or breaks the connection, when it
+     * is in the middle of a frame).
+     */
+    void awaitWriteCall() {
+        for (int spins = 0; writingRequests; spins++) {
+            if (spins < 100) {
+                Thread.onSpinWait();
+            } else {
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000);
+            }
         }
     }
 
@@ -2800,17 +2840,28 @@ final class TcpConnection {
             if (ack != null) {
                 frame.put(ack);
             }
+            int ackEnd = frame.position();
             frame.put(txHeader);
-            if (hasPayload) {
-                try {
+            boolean flushed = false;
+            writingRequests = true;
+            try {
+                // see writeGathered: a flush since nextTransmit completed this request FLUSHED
+                flushed = !e.connectedThrough(this);
+                if (hasPayload && !flushed) {
                     frame.put(publishedSource(r.lmrs[0], r.offsets[0], r.lengths[0]));
-                } catch (IllegalStateException | IndexOutOfBoundsException x) {
-                    throw localMemoryGone(e, seq);
-                } finally {
+                }
+            } catch (IllegalStateException | IndexOutOfBoundsException x) {
+                throw localMemoryGone(e, seq);
+            } finally {
+                writingRequests = false;
+                if (hasPayload) {
                     clearWrite();
                 }
             }
             r.release();
+            if (flushed) {
+                frame.position(ackEnd); // the ACK alone, if one was taken
+            }
             frame.flip();
             channel.write(frame);
             writeMark++;

@@ -213,6 +213,51 @@ class TcpFaultTest {
     }
 
     /**
+     * Once an abrupt dat_ep_disconnect has completed its requests FLUSHED, their buffers are the
+     * consumer's again: the writer reads no more of them. A batch's frames not yet begun are not
+     * sent, and a frame begun cannot be finished without its memory, so the connection ends in
+     * the middle of it (the peer finds the stream cut). The consumer then fills its buffers with
+     * new bytes; the peer, reading at last, must never get one of them.
+     */
+    @Test
+    void requestsFlushedByAnAbruptDisconnect_areReadNoMore() throws Exception {
+        int size = 8 << 20; // more than a fresh loopback socket takes at once
+        try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0")) {
+            Fabric.Side w = f.new Side("tcpP", null, 2 * size);
+            w.mem.fill((byte) 0x11);
+            DataInputStream in = connectToRawAndReadReady(w);
+            ok(w.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(w.lmr, 0, size)}, 1, new RmrTriplet(1234, 0x1000, size), 0));
+            for (int i = 0; i < 4; i++) {
+                ok(w.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(w.lmr, size + i * (1L << 20), 1 << 20)}, 2 + i,
+                        new RmrTriplet(1234, 0x1000, 1 << 20), 0));
+            }
+            Thread.sleep(200); // the writer fills the socket buffers and waits for the peer
+            w.ep.disconnect(CloseFlag.ABRUPT);
+            for (int i = 0; i < 5; i++) {
+                DatEvent d = w.expect(w.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+                assertThat(d.userCookie()).isEqualTo(1 + i);
+                assertThat(d.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+            }
+            w.mem.fill((byte) 0x22); // the consumer's buffers again, and its new bytes
+            byte[] chunk = new byte[1 << 16];
+            long got = 0;
+            boolean leaked = false;
+            try {
+                for (int n; (n = in.read(chunk)) > 0;) {
+                    for (int k = 0; k < n; k++) {
+                        leaked |= chunk[k] == 0x22;
+                    }
+                    got += n;
+                }
+            } catch (java.net.SocketException reset) {
+                // the connection cut in the middle of a frame may end with a reset
+            }
+            assertThat(leaked).as("bytes the consumer wrote after the flush reached the peer").isFalse();
+            assertThat(got).as("bytes the peer got after READY_TO_USE").isLessThan(size + TcpFrame.HEADER_BYTES);
+        }
+    }
+
+    /**
      * An RDMA write larger than the socket takes at once (the peer is not reading yet) arrives
      * whole once the peer reads, byte for byte, and the request behind it in a frame of its own
      * right after; one ACK completes both.
