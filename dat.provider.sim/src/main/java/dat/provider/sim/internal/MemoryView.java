@@ -47,11 +47,12 @@ final class MemoryView {
             whole = memory.asByteBuffer();
             i = KEPT - 1; // the least recently used goes
         }
-        // to the front: the most recently used are found first
-        System.arraycopy(segments, 0, segments, 1, i);
-        System.arraycopy(views, 0, views, 1, i);
-        segments[0] = memory;
-        views[0] = whole;
+        if (i > 0) { // to the front: the most recently used are found first
+            System.arraycopy(segments, 0, segments, 1, i);
+            System.arraycopy(views, 0, views, 1, i);
+            segments[0] = memory;
+            views[0] = whole;
+        }
         whole.limit((int) (offset + length)).position((int) offset);
         return whole;
     }

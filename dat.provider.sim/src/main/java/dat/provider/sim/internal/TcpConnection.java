@@ -4,6 +4,7 @@ import dat.api.EpAttributes;
 import dat.api.EventNumber;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -1985,17 +1986,18 @@ final class TcpConnection {
     }
 
     /**
-     * A write call of the writer, or an inline writer's copy, reads the memory of requests: a
-     * flush waits it out ({@link #awaitWriteCall}), so that no byte of a request is read once it
-     * completed FLUSHED and its buffers are the consumer's again.
+     * A write call of the writer reads the memory of requests and sends it: a flush waits it out
+     * ({@link #awaitWriteCall}), so that no byte of a request goes out once it completed FLUSHED
+     * and its buffers are the consumer's again. (An inline writer copies first and checks after,
+     * see transmitInline.)
      */
     private volatile boolean writingRequests;
 
     /**
      * The Endpoint flushes its requests (under its lock, this connection no longer its wire):
-     * returns once no write call reads their memory, waiting out at most one non-blocking write or
-     * one copy. The writer then sends none of the requests left (or breaks the connection, when it
-     * is in the middle of a frame).
+     * returns once no write call reads their memory, waiting out at most one non-blocking write.
+     * The writer then sends none of the requests left (or breaks the connection, when it is in the
+     * middle of a frame).
      */
     void awaitWriteCall() {
         for (int spins = 0; writingRequests; spins++) {
@@ -2499,8 +2501,12 @@ final class TcpConnection {
         responseOwed = true;
     }
 
-    /** See {@link #responseOwed()}; cleared as the response is queued (under {@link #respLock}). */
-    private volatile boolean responseOwed;
+    /**
+     * See {@link #responseOwed()}: set under the Endpoint's lock, read by markEnd under it too;
+     * cleared as the response is queued. Not volatile (a full fence per message on this path cost
+     * the one-CPU ping-pong): a stale {@code true} only lets one more response go before the end.
+     */
+    private boolean responseOwed;
 
     /** Responses ever queued in the ring (merges not counted). Guarded by {@link #respLock}. */
     private long responsesQueued;
@@ -2842,24 +2848,21 @@ final class TcpConnection {
             }
             int ackEnd = frame.position();
             frame.put(txHeader);
-            boolean flushed = false;
-            writingRequests = true;
-            try {
-                // see writeGathered: a flush since nextTransmit completed this request FLUSHED
-                flushed = !e.connectedThrough(this);
-                if (hasPayload && !flushed) {
+            if (hasPayload) {
+                try {
                     frame.put(publishedSource(r.lmrs[0], r.offsets[0], r.lengths[0]));
-                }
-            } catch (IllegalStateException | IndexOutOfBoundsException x) {
-                throw localMemoryGone(e, seq);
-            } finally {
-                writingRequests = false;
-                if (hasPayload) {
+                } catch (IllegalStateException | IndexOutOfBoundsException x) {
+                    throw localMemoryGone(e, seq);
+                } finally {
                     clearWrite();
                 }
             }
             r.release();
-            if (flushed) {
+            // a flush since nextTransmit completed this request FLUSHED, and its buffer may hold
+            // the consumer's new bytes by now: the copy goes nowhere (reading it did no harm; a
+            // copy that saw new bytes sees the flush too, whose store came before them)
+            VarHandle.loadLoadFence();
+            if (!e.connectedThrough(this)) {
                 frame.position(ackEnd); // the ACK alone, if one was taken
             }
             frame.flip();
