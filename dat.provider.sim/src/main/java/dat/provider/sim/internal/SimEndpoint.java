@@ -1579,6 +1579,18 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 if (recvCount > newAttrs.maxRecvDtos() || reqCount > newAttrs.maxRequestDtos()) {
                     throw invalidParameter(DatReturn.INVALID_ARG3, "params.attributes", "fewer DTOs than are posted");
                 }
+                if (srq == null && newAttrs.maxRecvIov() < attrs.maxRecvIov()) {
+                    // a preposted receive must fit the new ring's slots (checked before anything changes);
+                    // requests need no such check: none is queued in the states that allow the change
+                    for (int i = 0; i < recvCount; i++) {
+                        int segments = recvs[(recvHead + i) % recvs.length].segments;
+                        if (segments > newAttrs.maxRecvIov()) {
+                            throw invalidParameter(DatReturn.INVALID_ARG3, "params.attributes",
+                                    "maxRecvIov " + newAttrs.maxRecvIov() + " is below the " + segments
+                                            + " segments of a posted receive");
+                        }
+                    }
+                }
                 if (newAttrs.maxRequestDtos() != attrs.maxRequestDtos() || requestIov(newAttrs) != requestIov(attrs)) {
                     requests = newRequests(newAttrs.maxRequestDtos(), requestIov(newAttrs));
                     reqHead = 0;

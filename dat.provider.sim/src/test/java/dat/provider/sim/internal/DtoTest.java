@@ -2,6 +2,7 @@ package dat.provider.sim.internal;
 
 import static dat.provider.sim.internal.Codes.isType;
 import static dat.provider.sim.internal.Codes.ok;
+import static dat.provider.sim.internal.Codes.throwsCode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.CompletionFlags;
@@ -10,6 +11,8 @@ import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
+import dat.api.EpParamMask;
+import dat.api.EpParams;
 import dat.api.EpState;
 import dat.api.EventNumber;
 import dat.api.LmrTriplet;
@@ -332,5 +335,28 @@ class DtoTest {
         initiator.join(10_000);
         assertThat(initiator.isAlive()).isFalse();
         assertThat(b.mem.asSlice(8192, 1024).mismatch(a.mem.asSlice(0, 1024))).isEqualTo(-1);
+    }
+
+    /**
+     * dat_ep_modify(3DAT) lowering max_recv_iov below the segments of a preposted receive is an
+     * invalid attribute value (as fewer max_recv_dtos than are posted): DAT_INVALID_PARAMETER for
+     * the ep_param argument, and nothing changes; the receive keeps its segments.
+     */
+    @Test
+    void dat_ep_modify_maxRecvIovBelowAPostedReceive_INVALID_PARAMETER_andNothingChanges() {
+        Endpoint fresh = b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd, EpAttributes.builder().maxRecvIov(4).build());
+        ok(fresh.postRecv(3, iov(LmrTriplet.of(b.lmr, 0, 8), LmrTriplet.of(b.lmr, 8, 8), LmrTriplet.of(b.lmr, 16, 8)), 7, 0));
+        EpParams two = EpParams.builder().attributes(EpAttributes.builder().maxRecvIov(2).maxRecvDtos(4).build()).build();
+        throwsCode(() -> fresh.modify(EpParamMask.EP_ATTR_MAX_RECV_IOV | EpParamMask.EP_ATTR_MAX_RECV_DTOS, two),
+                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
+        assertThat(fresh.query().attributes().maxRecvIov()).isEqualTo(4);
+        assertThat(fresh.query().attributes().maxRecvDtos()).isNotEqualTo(4);
+        assertThat(fresh.recvQuery().nbufsAllocated()).isEqualTo(1);
+        fresh.modify(EpParamMask.EP_ATTR_MAX_RECV_IOV, EpParams.builder().attributes(EpAttributes.builder().maxRecvIov(3).build()).build());
+        assertThat(fresh.query().attributes().maxRecvIov()).isEqualTo(3);
+        fresh.close(); // flushes the receive, still whole
+        DatEvent flushed = recvCompletion();
+        assertThat(flushed.userCookie()).isEqualTo(7);
+        assertThat(flushed.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
     }
 }
