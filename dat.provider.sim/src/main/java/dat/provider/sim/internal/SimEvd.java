@@ -189,6 +189,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
 
     void postDto(SimEndpoint ep, long cookie, int status, long length, boolean notify, SimSrq srq) {
         if (freed) {
+            lost(srq);
             return;
         }
         lock.lock();
@@ -196,6 +197,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         if (s == null) {
             boolean report = overflowed();
             lock.unlock();
+            lost(srq);
             if (report) {
                 reportOverflow();
             }
@@ -209,6 +211,17 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         publish(s, EventNumber.DTO_COMPLETION_EVENT, notify);
         lock.unlock();
         signal(notify);
+    }
+
+    /**
+     * A receive completion no consumer will dequeue (the EVD overflowed or is gone): its SRQ buffer
+     * stops counting as outstanding now, as the dequeue would have made it, or the SRQ would refuse
+     * posts and resizes for it for good.
+     */
+    private static void lost(SimSrq srq) {
+        if (srq != null) {
+            srq.reaped();
+        }
     }
 
     void postRmrBind(SimRmr rmr, long cookie, int status, boolean notify) {

@@ -199,6 +199,39 @@ class SrqHotSwapTest {
         }
     }
 
+    /**
+     * A receive completion lost to an overflowed recv EVD gives its SRQ buffer back: the buffer
+     * stays outstanding only until its completion is dequeued (dat_srq_query(3DAT)), and a lost
+     * one never is. Otherwise dat_srq_post_recv would refuse a buffer for it for good.
+     */
+    @Test
+    void anOverflowedRecvEvd_givesTheSrqBufferOfTheLostCompletionBack() {
+        try (Fabric f = new Fabric()) {
+            Fabric.Side a = f.new Side("sim0", null, 4096);
+            Fabric.Side b = f.new Side("sim1", null, 4096);
+            SharedReceiveQueue srq = b.ia.createSharedReceiveQueue(b.pz, SrqAttributes.builder().maxRecvDtos(2).build());
+            EventDispatcher small = b.ia.createEventDispatcher(1, null, EvdFlags.DTO);
+            Endpoint onSrq = b.ia.createEndpointWithSrq(b.pz, small, b.reqEvd, b.connEvd, srq, EpAttributes.providerDefaults());
+            b.ia.createPublicServicePoint(1, b.crEvd, PspFlag.CONSUMER);
+            a.ep.connect(b.address(), 1, Fabric.WAIT, null, 0, 0);
+            b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(onSrq, null);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            ok(srq.postRecv(0, null, 1));
+            ok(srq.postRecv(0, null, 2));
+            ok(a.ep.postSend(0, null, 11, 0));
+            ok(a.ep.postSend(0, null, 12, 0));
+            a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+            a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+            b.expect(b.ia.query().asyncEvd(), EventNumber.ASYNC_ERROR_EVD_OVERFLOW); // the second completion was lost
+            assertThat(b.expect(small, EventNumber.DTO_COMPLETION_EVENT).userCookie()).isEqualTo(1);
+            isType(small.dequeue(b.event), DatReturn.QUEUE_EMPTY);
+            assertThat(srq.query().outstandingDtoCount()).isZero();
+            ok(srq.postRecv(0, null, 3));
+            ok(srq.postRecv(0, null, 4));
+        }
+    }
+
     @Test
     void hotSwap_everyIaFailsCatastrophically_dtosFlush_handlesDie_waitersWake_threadEnds() throws Exception {
         Fabric f = new Fabric();
