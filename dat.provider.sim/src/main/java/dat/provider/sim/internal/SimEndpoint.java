@@ -412,7 +412,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             l.unlock();
         }
         if (softEvent) {
-            ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
+            postSoftWatermarkEvent();
         }
         return OK;
     }
@@ -611,7 +611,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         srqBuffersHeld++;
         if (softArmed && srqBuffersHeld > softWatermark) {
             softArmed = false;
-            ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
+            postSoftWatermarkEvent();
         }
         return srqScratch;
     }
@@ -1542,6 +1542,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         if (params == null) {
             throw invalidParameter(DatReturn.INVALID_ARG3, "params", "null parameters");
         }
+        boolean softEvent = false;
         ia.provider.cmLock.lock();
         try {
             checkOpen();
@@ -1616,11 +1617,18 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 unsetEvds();
                 attrs = newAttrs;
                 setEvds(newRecv, newRequest, newConnect, newAttrs);
+                if ((mask & EpParamMask.EP_ATTR_SRQ_SOFT_HW) != 0) {
+                    // srq_soft_hw is the soft watermark dat_ep_set_watermark sets: setting it arms it
+                    softEvent = armSoftWatermark(newAttrs.srqSoftHighWatermark());
+                }
             } finally {
                 l.unlock();
             }
         } finally {
             ia.provider.cmLock.unlock();
+        }
+        if (softEvent) {
+            postSoftWatermarkEvent();
         }
     }
 
@@ -1665,6 +1673,31 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         }
     }
 
+    /** The receive buffers this Endpoint holds (dat_ep_recv_query(3DAT)): posted, or taken from its SRQ; with the lock held. */
+    private int recvBuffersHeld() {
+        return srq == null ? recvCount : srqBuffersHeld;
+    }
+
+    /**
+     * Sets and arms the soft high watermark, with the lock held.
+     *
+     * @return whether the buffers held exceed it already: the caller posts the event (once per setting)
+     */
+    private boolean armSoftWatermark(int soft) {
+        softWatermark = soft;
+        softArmed = soft != DatConstants.WATERMARK_INFINITE;
+        if (softArmed && recvBuffersHeld() > soft) {
+            softArmed = false;
+            return true;
+        }
+        return false;
+    }
+
+    /** DAT 1.2 has no event number of its own for it: the reason tells it apart. */
+    private void postSoftWatermarkEvent() {
+        ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
+    }
+
     @Override
     public void setWatermark(int softHighWatermark, int hardHighWatermark) {
         checkOpen();
@@ -1678,14 +1711,9 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         boolean breakNow = false;
         SpinLock l = acquire();
         try {
-            int held = srq == null ? recvCount : srqBuffersHeld;
-            softWatermark = softHighWatermark;
+            int held = recvBuffersHeld();
             hardWatermark = hardHighWatermark;
-            softArmed = softHighWatermark != DatConstants.WATERMARK_INFINITE;
-            if (softArmed && held > softHighWatermark) {
-                softArmed = false;
-                softEvent = true;
-            }
+            softEvent = armSoftWatermark(softHighWatermark);
             if (hardHighWatermark != DatConstants.WATERMARK_INFINITE && held > hardHighWatermark
                     && (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING)) {
                 breakNow = true;
@@ -1695,7 +1723,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             l.unlock();
         }
         if (softEvent) {
-            ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
+            postSoftWatermarkEvent();
         }
         if (breakNow) {
             ia.postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, this, AsyncErrorReason.EP_OTHER_ERROR);

@@ -13,6 +13,8 @@ import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
+import dat.api.EpParamMask;
+import dat.api.EpParams;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
 import dat.api.EvdFlags;
@@ -229,6 +231,35 @@ class SrqHotSwapTest {
             assertThat(srq.query().outstandingDtoCount()).isZero();
             ok(srq.postRecv(0, null, 3));
             ok(srq.postRecv(0, null, 4));
+        }
+    }
+
+    /**
+     * dat_ep_modify(3DAT) of srq_soft_hw sets the soft high watermark that is armed, not only the
+     * value dat_ep_query reports: set to 0 before connecting, the first SRQ buffer the Endpoint
+     * takes raises the event.
+     */
+    @Test
+    void dat_ep_modify_srqSoftHighWatermark_armsTheWatermark() {
+        try (Fabric f = new Fabric()) {
+            Fabric.Side a = f.new Side("sim0", null, 4096);
+            Fabric.Side b = f.new Side("sim1", null, 4096);
+            SharedReceiveQueue srq = b.ia.createSharedReceiveQueue(b.pz, SrqAttributes.builder().maxRecvDtos(4).build());
+            Endpoint onSrq = b.ia.createEndpointWithSrq(b.pz, b.recvEvd, b.reqEvd, b.connEvd, srq, EpAttributes.providerDefaults());
+            assertThat(onSrq.query().attributes().srqSoftHighWatermark()).isEqualTo(DatConstants.WATERMARK_INFINITE);
+            onSrq.modify(EpParamMask.EP_ATTR_SRQ_SOFT_HW, EpParams.builder().attributes(EpAttributes.builder().srqSoftHighWatermark(0).build()).build());
+            assertThat(onSrq.query().attributes().srqSoftHighWatermark()).isZero();
+            b.ia.createPublicServicePoint(1, b.crEvd, PspFlag.CONSUMER);
+            a.ep.connect(b.address(), 1, Fabric.WAIT, null, 0, 0);
+            b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(onSrq, null);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            ok(srq.postRecv(0, null, 1));
+            ok(a.ep.postSend(0, null, 11, 0));
+            assertThat(b.expect(b.recvEvd, EventNumber.DTO_COMPLETION_EVENT).userCookie()).isEqualTo(1);
+            DatEvent e = b.expect(b.ia.query().asyncEvd(), EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR);
+            assertThat(e.asyncHandle()).isSameAs(onSrq);
+            assertThat(e.asyncReason()).isEqualTo(AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
         }
     }
 

@@ -882,6 +882,22 @@ class TcpDtoTest {
         assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
     }
 
+    /** As in one JVM (SrqHotSwapTest): dat_ep_modify of srq_soft_hw arms the soft high watermark. */
+    @Test
+    void dat_ep_modify_srqSoftHighWatermark_armsTheWatermark_overTcp() {
+        SharedReceiveQueue srq = b.ia.createSharedReceiveQueue(b.pz, SrqAttributes.builder().maxRecvDtos(4).build());
+        Endpoint onSrq = b.ia.createEndpointWithSrq(b.pz, b.recvEvd, b.reqEvd, b.connEvd, srq, EpAttributes.providerDefaults());
+        onSrq.modify(dat.api.EpParamMask.EP_ATTR_SRQ_SOFT_HW,
+                dat.api.EpParams.builder().attributes(EpAttributes.builder().srqSoftHighWatermark(0).build()).build());
+        connect(onSrq);
+        ok(srq.postRecv(0, null, 1));
+        ok(a.ep.postSend(0, null, 11, 0));
+        assertThat(dto(b, true).userCookie()).isEqualTo(1);
+        DatEvent e = b.expect(b.ia.query().asyncEvd(), EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR);
+        assertThat(e.asyncHandle()).isSameAs(onSrq);
+        assertThat(e.asyncReason()).isEqualTo(dat.api.AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
+    }
+
     /**
      * A pipeline queued for the writer thread (held back here by holding the connection's write
      * lock while posting) leaves in gathering writes of several frames, headers and payload
