@@ -376,6 +376,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG5);
         }
         boolean softEvent = false;
+        boolean broke = false;
         SpinLock l = acquire();
         try {
             if (recvCount == recvs.length) {
@@ -403,9 +404,16 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                     softArmed = false;
                     softEvent = true;
                 }
-                SimEndpoint p = peer;
-                if (p != null && p.reqCount > 0) {
-                    p.drainRequests(); // a send waiting for this receive goes on
+                // a receive posted is a buffer held (dat_ep_recv_query(3DAT)): checked here, before a
+                // waiting send takes it, so that one JVM breaks as TCP, whose send comes back later
+                broke = overHardWatermark();
+                if (broke) {
+                    breakConnection(); // flushes this receive with the others
+                } else {
+                    SimEndpoint p = peer;
+                    if (p != null && p.reqCount > 0) {
+                        p.drainRequests(); // a send waiting for this receive goes on
+                    }
                 }
             }
         } finally {
@@ -413,6 +421,9 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         }
         if (softEvent) {
             postSoftWatermarkEvent();
+        }
+        if (broke) {
+            postBrokenEvent();
         }
         return OK;
     }
@@ -588,7 +599,10 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         popRequest(wr);
     }
 
-    /** The first posted receive (or an SRQ buffer), or {@code null}; with the lock held. */
+    /**
+     * The first posted receive (or an SRQ buffer), or {@code null}: none there, or the SRQ buffer
+     * taken crossed the hard watermark and the connection broke. With the lock held.
+     */
     private Wr.Recv takeRecv() {
         if (srq == null) {
             if (recvCount == 0) {
@@ -612,6 +626,13 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         if (softArmed && srqBuffersHeld > softWatermark) {
             softArmed = false;
             postSoftWatermarkEvent();
+        }
+        if (overHardWatermark()) {
+            // the buffer is this Endpoint's now: it completes flushed, before the break's flush
+            completeRecv(srqScratch, DtoCompletionStatus.ERR_FLUSHED, 0, false);
+            breakConnection();
+            postBrokenEvent();
+            return null;
         }
         return srqScratch;
     }
@@ -950,6 +971,8 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         if (evd != null) {
             evd.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, active, acceptData);
         }
+        active.checkHardWatermarkEstablished();
+        passive.checkHardWatermarkEstablished();
     }
 
     /** dat_cr_accept of a request that came over TCP: connected; the ACCEPT goes back. Under the CM lock. */
@@ -985,6 +1008,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             l.unlock();
         }
         post(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        checkHardWatermarkEstablished();
     }
 
     /** The passive side: the connection ended before READY_TO_USE; the accept failed. Under the CM lock. */
@@ -1018,6 +1042,8 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         if (evd != null) {
             evd.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, this, acceptData);
         }
+        // READY_TO_USE is queued already: a break here reaches the passive side after it
+        checkHardWatermarkEstablished();
     }
 
     /**
@@ -1711,12 +1737,10 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         boolean breakNow = false;
         SpinLock l = acquire();
         try {
-            int held = recvBuffersHeld();
             hardWatermark = hardHighWatermark;
             softEvent = armSoftWatermark(softHighWatermark);
-            if (hardHighWatermark != DatConstants.WATERMARK_INFINITE && held > hardHighWatermark
-                    && (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING)) {
-                breakNow = true;
+            breakNow = overHardWatermark();
+            if (breakNow) {
                 breakConnection();
             }
         } finally {
@@ -1726,8 +1750,48 @@ final class SimEndpoint extends SimHandle implements Endpoint {
             postSoftWatermarkEvent();
         }
         if (breakNow) {
-            ia.postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, this, AsyncErrorReason.EP_OTHER_ERROR);
+            postBrokenEvent();
         }
+    }
+
+    /**
+     * Whether the connection must break for the hard high watermark: connected, holding more
+     * receive buffers than it (dat_ep_set_watermark(3DAT)). With the lock held.
+     */
+    private boolean overHardWatermark() {
+        int hard = hardWatermark;
+        EpState s = state;
+        return hard != DatConstants.WATERMARK_INFINITE && recvBuffersHeld() > hard
+                && (s == EpState.CONNECTED || s == EpState.DISCONNECT_PENDING);
+    }
+
+    /**
+     * Just established: "the Provider is ready to generate a connection broken event as soon as
+     * the connection is established" (dat_ep_set_watermark(3DAT)), so receives preposted beyond the
+     * hard watermark break it now, after ESTABLISHED. Under the CM lock.
+     */
+    private void checkHardWatermarkEstablished() {
+        if (hardWatermark == DatConstants.WATERMARK_INFINITE) {
+            return;
+        }
+        boolean broke;
+        SpinLock l = acquire();
+        try {
+            broke = overHardWatermark();
+            if (broke) {
+                breakConnection();
+            }
+        } finally {
+            l.unlock();
+        }
+        if (broke) {
+            postBrokenEvent();
+        }
+    }
+
+    /** The asynchronous event that goes with a break for the hard watermark, besides BROKEN on the connect EVD. */
+    private void postBrokenEvent() {
+        ia.postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, this, AsyncErrorReason.EP_OTHER_ERROR);
     }
 
     // =============================================================================================

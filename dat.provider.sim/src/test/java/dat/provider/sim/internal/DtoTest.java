@@ -6,6 +6,7 @@ import static dat.provider.sim.internal.Codes.throwsCode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.CompletionFlags;
+import dat.api.DatConstants;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
@@ -358,5 +359,47 @@ class DtoTest {
         DatEvent flushed = recvCompletion();
         assertThat(flushed.userCookie()).isEqualTo(7);
         assertThat(flushed.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+    }
+
+    /**
+     * dat_ep_set_watermark(3DAT): a connection breaks when the Endpoint holds more receive buffers
+     * than the hard high watermark; without an SRQ a buffer is held from its post
+     * (dat_ep_recv_query(3DAT)), so the post beyond it breaks the connection, on both sides, and
+     * the receives complete flushed.
+     */
+    @Test
+    void dat_ep_set_watermark_aReceivePostedBeyondTheHardWatermarkBreaksTheConnection() {
+        b.ep.setWatermark(DatConstants.WATERMARK_INFINITE, 1);
+        ok(b.ep.postRecv(0, null, 1, 0));
+        assertThat(b.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+        ok(b.ep.postRecv(0, null, 2, 0));
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        for (int cookie = 1; cookie <= 2; cookie++) {
+            DatEvent r = recvCompletion();
+            assertThat(r.userCookie()).isEqualTo(cookie);
+            assertThat(r.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        }
+        assertThat(b.expect(b.ia.query().asyncEvd(), EventNumber.ASYNC_ERROR_EP_BROKEN).asyncHandle()).isSameAs(b.ep);
+    }
+
+    /**
+     * "the Provider is ready to generate a connection broken event as soon as the connection is
+     * established" (dat_ep_set_watermark(3DAT)): receives preposted beyond the hard watermark break
+     * the connection right after ESTABLISHED, on both sides.
+     */
+    @Test
+    void dat_ep_set_watermark_receivesPrepostedBeyondTheHardWatermarkBreakTheConnectionOnceEstablished() {
+        Endpoint active = a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, null);
+        ok(active.postRecv(0, null, 1, 0));
+        ok(active.postRecv(0, null, 2, 0));
+        active.setWatermark(DatConstants.WATERMARK_INFINITE, 1);
+        Endpoint passive = b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd, null);
+        active.connect(b.address(), 1000, Fabric.WAIT, null, 0, 0);
+        b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(passive, null);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        assertThat(a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN).endpoint()).isSameAs(active);
+        assertThat(b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN).endpoint()).isSameAs(passive);
     }
 }

@@ -263,6 +263,37 @@ class SrqHotSwapTest {
         }
     }
 
+    /**
+     * dat_ep_set_watermark(3DAT): "when EP takes a buffer from the SRQ" beyond the hard watermark
+     * the connection breaks, on both sides; the buffer taken completes flushed (and is no longer
+     * outstanding once dequeued), the send flushed too.
+     */
+    @Test
+    void dat_ep_set_watermark_anSrqBufferTakenBeyondTheHardWatermarkBreaksTheConnection() {
+        try (Fabric f = new Fabric()) {
+            Fabric.Side a = f.new Side("sim0", null, 4096);
+            Fabric.Side b = f.new Side("sim1", null, 4096);
+            SharedReceiveQueue srq = b.ia.createSharedReceiveQueue(b.pz, SrqAttributes.builder().maxRecvDtos(4).build());
+            Endpoint onSrq = b.ia.createEndpointWithSrq(b.pz, b.recvEvd, b.reqEvd, b.connEvd, srq, EpAttributes.providerDefaults());
+            onSrq.setWatermark(DatConstants.WATERMARK_INFINITE, 0);
+            b.ia.createPublicServicePoint(1, b.crEvd, PspFlag.CONSUMER);
+            a.ep.connect(b.address(), 1, Fabric.WAIT, null, 0, 0);
+            b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(onSrq, null);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            ok(srq.postRecv(0, null, 1));
+            ok(a.ep.postSend(0, null, 11, 0));
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+            DatEvent r = b.expect(b.recvEvd, EventNumber.DTO_COMPLETION_EVENT);
+            assertThat(r.userCookie()).isEqualTo(1);
+            assertThat(r.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+            assertThat(srq.query().outstandingDtoCount()).isZero();
+            assertThat(a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+            assertThat(b.expect(b.ia.query().asyncEvd(), EventNumber.ASYNC_ERROR_EP_BROKEN).asyncHandle()).isSameAs(onSrq);
+        }
+    }
+
     @Test
     void hotSwap_everyIaFailsCatastrophically_dtosFlush_handlesDie_waitersWake_threadEnds() throws Exception {
         Fabric f = new Fabric();

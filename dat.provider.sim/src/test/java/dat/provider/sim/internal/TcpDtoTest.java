@@ -92,6 +92,65 @@ class TcpDtoTest {
         assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
     }
 
+    /** As in one JVM (DtoTest): a receive posted beyond the hard watermark breaks the connection, for the TCP peer too. */
+    @Test
+    void aReceivePostedBeyondTheHardWatermark_breaksTheConnection_overTcp() {
+        connect(b.ep);
+        b.ep.setWatermark(dat.api.DatConstants.WATERMARK_INFINITE, 1);
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 1, 0));
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 64, 64)), 2, 0));
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+    }
+
+    /**
+     * As in one JVM (DtoTest): receives preposted beyond the hard watermark break the connection
+     * once established; the active side here (its READY_TO_USE goes out before the break), the
+     * passive side in the next test.
+     */
+    @Test
+    void receivesPrepostedBeyondTheHardWatermark_breakTheConnectionOnceEstablished_activeSide_overTcp() {
+        ok(a.ep.postRecv(0, null, 1, 0));
+        ok(a.ep.postRecv(0, null, 2, 0));
+        a.ep.setWatermark(dat.api.DatConstants.WATERMARK_INFINITE, 1);
+        connect(b.ep);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+    }
+
+    @Test
+    void receivesPrepostedBeyondTheHardWatermark_breakTheConnectionOnceEstablished_passiveSide_overTcp() {
+        ok(b.ep.postRecv(0, null, 1, 0));
+        ok(b.ep.postRecv(0, null, 2, 0));
+        b.ep.setWatermark(dat.api.DatConstants.WATERMARK_INFINITE, 1);
+        connect(b.ep);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+    }
+
+    /**
+     * As in one JVM (SrqHotSwapTest): an SRQ buffer the reader takes beyond the hard watermark
+     * breaks the connection for the TCP peer too; the buffer and the send complete flushed.
+     */
+    @Test
+    void anSrqBufferTakenBeyondTheHardWatermark_breaksTheConnection_overTcp() {
+        SharedReceiveQueue srq = b.ia.createSharedReceiveQueue(b.pz, SrqAttributes.builder().maxRecvDtos(4).build());
+        Endpoint onSrq = b.ia.createEndpointWithSrq(b.pz, b.recvEvd, b.reqEvd, b.connEvd, srq, EpAttributes.providerDefaults());
+        onSrq.setWatermark(dat.api.DatConstants.WATERMARK_INFINITE, 0);
+        connect(onSrq);
+        ok(srq.postRecv(0, null, 1));
+        ok(a.ep.postSend(0, null, 11, 0));
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        DatEvent r = dto(b, true);
+        assertThat(r.userCookie()).isEqualTo(1);
+        assertThat(r.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        assertThat(srq.query().outstandingDtoCount()).isZero();
+        assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+    }
+
     @Test
     void send_scattersIntoTheReceive_withBothCompletions() {
         connect(b.ep);
