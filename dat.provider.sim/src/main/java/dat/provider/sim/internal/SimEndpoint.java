@@ -1680,7 +1680,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         checkOpen();
         SpinLock l = acquire();
         try {
-            boolean recvIdle = srq == null ? recvCount + recvsOnWire == 0 : srqBuffersHeld == 0;
+            boolean recvIdle = recvBuffersHeld() == 0;
             return new EpStatus(state, recvIdle, reqCount == 0);
         } finally {
             l.unlock();
@@ -1692,7 +1692,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         checkOpen();
         SpinLock l = acquire();
         try {
-            int n = srq == null ? recvCount + recvsOnWire : srqBuffersHeld;
+            int n = recvBuffersHeld();
             return new EpRecvInfo(n, n);
         } finally {
             l.unlock();
@@ -1701,7 +1701,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
 
     /** The receive buffers this Endpoint holds (dat_ep_recv_query(3DAT)): posted, or taken from its SRQ; with the lock held. */
     private int recvBuffersHeld() {
-        return srq == null ? recvCount : srqBuffersHeld;
+        return srq == null ? recvCount + recvsOnWire : srqBuffersHeld;
     }
 
     /**
