@@ -1403,27 +1403,46 @@ final class TcpConnection {
      * @return {@link #LANDED}, {@link #WINDOW_GONE}, {@link #LANDING_DROPPED} or {@link #STREAM_ENDED}
      */
     private int landIntoWindow(SimEndpoint e, RemoteWindow w, ByteBuffer dst) throws IOException {
-        SocketChannel ch = channel;
         landingIntoReceive = false;
         landingWindow = w;
         landing.setRelease(LANDING_WAITING); // publishes the two fields above to a flush or revocation
+        return landCopies(dst, e, w, null);
+    }
+
+    /**
+     * The copies of a landing ({@link #landIntoConsumer}, {@link #landIntoWindow}) into
+     * {@code dst}: one non-blocking read, or copy from the read-ahead, at a time, each in
+     * {@link #LANDING_COPYING} and after its checks, each wait for more bytes outside it. After the
+     * compare-and-set (a full fence), a flush, revocation or free that looks at the landing later
+     * waits for the copy, and one that came before is seen by the checks.
+     *
+     * @param through the Endpoint that must still be connected through this connection, or
+     *     {@code null} (a receive's or read's landing, which a flush abandons instead)
+     * @param window the window that must still be valid, or {@code null}
+     * @param lmr the LMR that must not have been freed (else IllegalStateException), or {@code null}
+     * @return {@link #LANDED}, {@link #WINDOW_GONE}, {@link #LANDING_DROPPED} (abandoned, or the
+     *     Endpoint disconnected) or {@link #STREAM_ENDED}
+     */
+    private int landCopies(ByteBuffer dst, SimEndpoint through, RemoteWindow window, SimLmr lmr) throws IOException {
+        SocketChannel ch = channel;
         while (dst.hasRemaining() && reader.payloadLeft() > 0) {
             if (!landing.compareAndSet(LANDING_WAITING, LANDING_COPYING)) {
                 return LANDING_DROPPED;
             }
             int n;
             try {
-                // after the compare-and-set (a full fence): a revocation or flush that looks at the
-                // landing later waits for this copy, and one that came before is seen here
-                if (!e.connectedThrough(this)) {
+                if (through != null && !through.connectedThrough(this)) {
                     return LANDING_DROPPED;
                 }
-                if (!w.windowValid()) {
+                if (window != null && !window.windowValid()) {
                     return WINDOW_GONE;
+                }
+                if (lmr != null && lmr.freed) {
+                    throw new IllegalStateException("the LMR was freed");
                 }
                 n = reader.readPayload(ch, dst);
             } finally {
-                landing.setRelease(LANDING_WAITING);
+                landing.setRelease(LANDING_WAITING); // after the copy: a flush that then abandons the landing comes after it
             }
             if (n < 0) {
                 return STREAM_ENDED;
@@ -1521,32 +1540,8 @@ final class TcpConnection {
         ByteBuffer dst = rxView.of(memory, offset, length);
         publishRead(memory, offset, length);
         try {
-            SocketChannel ch = channel;
-            while (dst.hasRemaining() && reader.payloadLeft() > 0) {
-                if (!landing.compareAndSet(LANDING_WAITING, LANDING_COPYING)) {
-                    return true; // abandoned: the buffer is the consumer's again
-                }
-                int n;
-                try {
-                    // after the compare-and-set: a dat_lmr_free that looks at the landing later
-                    // waits for this copy (fence), and one that came before is seen here
-                    if (lmr.freed) {
-                        throw new IllegalStateException("the LMR was freed");
-                    }
-                    n = reader.readPayload(ch, dst);
-                } finally {
-                    landing.setRelease(LANDING_WAITING); // the copy before it: a flush that then abandons the landing comes after the copy
-                }
-                if (n < 0) {
-                    return false;
-                }
-                if (n > 0) {
-                    readMark++;
-                } else {
-                    awaitMorePayload(ch);
-                }
-            }
-            return true;
+            // an abandoned landing (LANDING_DROPPED) leaves the buffer to the consumer, the rest unread
+            return landCopies(dst, null, null, lmr) != STREAM_ENDED;
         } finally {
             clearRead();
         }

@@ -306,17 +306,22 @@ class EvdCnoTest {
         evd.close();
     }
 
+    /** Sends {@code from} to {@code to - 1} from a to b, each into a receive posted for it: a's request EVD gets their completions. */
+    private static void sends(Fabric.Pair p, int from, int to) {
+        var src = new dat.api.LmrTriplet[] {dat.api.LmrTriplet.of(p.a.lmr, 0, 8)};
+        var dst = new dat.api.LmrTriplet[] {dat.api.LmrTriplet.of(p.b.lmr, 0, 8)};
+        for (int i = from; i < to; i++) {
+            ok(p.b.ep.postRecv(1, dst, i, 0));
+            ok(p.a.ep.postSend(1, src, i, 0));
+        }
+    }
+
     @Test
     void dat_evd_overflow_isReportedOnTheAsyncEvd() {
         try (Fabric g = new Fabric()) {
             Fabric.Pair p = g.new Pair();
             p.a.reqEvd.resize(2);
-            var src = new dat.api.LmrTriplet[] {dat.api.LmrTriplet.of(p.a.lmr, 0, 8)};
-            var dst = new dat.api.LmrTriplet[] {dat.api.LmrTriplet.of(p.b.lmr, 0, 8)};
-            for (int i = 0; i < 3; i++) {
-                ok(p.b.ep.postRecv(1, dst, i, 0));
-                ok(p.a.ep.postSend(1, src, i, 0));
-            }
+            sends(p, 0, 3);
             EventDispatcher async = p.a.ia.query().asyncEvd();
             ok(async.await(Fabric.WAIT, 1, event));
             assertThat(event.eventNumber()).isEqualTo(EventNumber.ASYNC_ERROR_EVD_OVERFLOW);
@@ -334,20 +339,12 @@ class EvdCnoTest {
         try (Fabric g = new Fabric()) {
             Fabric.Pair p = g.new Pair();
             p.a.reqEvd.resize(2);
-            var src = new dat.api.LmrTriplet[] {dat.api.LmrTriplet.of(p.a.lmr, 0, 8)};
-            var dst = new dat.api.LmrTriplet[] {dat.api.LmrTriplet.of(p.b.lmr, 0, 8)};
-            for (int i = 0; i < 3; i++) {
-                ok(p.b.ep.postRecv(1, dst, i, 0));
-                ok(p.a.ep.postSend(1, src, i, 0));
-            }
+            sends(p, 0, 3);
             EventDispatcher async = p.a.ia.query().asyncEvd();
             ok(async.await(Fabric.WAIT, 1, event));
             assertThat(event.eventNumber()).isEqualTo(EventNumber.ASYNC_ERROR_EVD_OVERFLOW);
             p.a.reqEvd.resize(3); // room for one more; nothing was dequeued
-            for (int i = 3; i < 5; i++) {
-                ok(p.b.ep.postRecv(1, dst, i, 0));
-                ok(p.a.ep.postSend(1, src, i, 0));
-            }
+            sends(p, 3, 5);
             ok(async.await(Fabric.WAIT, 1, event));
             assertThat(event.eventNumber()).isEqualTo(EventNumber.ASYNC_ERROR_EVD_OVERFLOW);
             assertThat(event.asyncHandle()).isSameAs(p.a.reqEvd);

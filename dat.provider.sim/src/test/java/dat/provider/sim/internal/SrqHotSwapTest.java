@@ -214,11 +214,7 @@ class SrqHotSwapTest {
             SharedReceiveQueue srq = b.ia.createSharedReceiveQueue(b.pz, SrqAttributes.builder().maxRecvDtos(2).build());
             EventDispatcher small = b.ia.createEventDispatcher(1, null, EvdFlags.DTO);
             Endpoint onSrq = b.ia.createEndpointWithSrq(b.pz, small, b.reqEvd, b.connEvd, srq, EpAttributes.providerDefaults());
-            b.ia.createPublicServicePoint(1, b.crEvd, PspFlag.CONSUMER);
-            a.ep.connect(b.address(), 1, Fabric.WAIT, null, 0, 0);
-            b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(onSrq, null);
-            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            establish(a, b, onSrq);
             ok(srq.postRecv(0, null, 1));
             ok(srq.postRecv(0, null, 2));
             ok(a.ep.postSend(0, null, 11, 0));
@@ -249,11 +245,7 @@ class SrqHotSwapTest {
             assertThat(onSrq.query().attributes().srqSoftHighWatermark()).isEqualTo(DatConstants.WATERMARK_INFINITE);
             onSrq.modify(EpParamMask.EP_ATTR_SRQ_SOFT_HW, EpParams.builder().attributes(EpAttributes.builder().srqSoftHighWatermark(0).build()).build());
             assertThat(onSrq.query().attributes().srqSoftHighWatermark()).isZero();
-            b.ia.createPublicServicePoint(1, b.crEvd, PspFlag.CONSUMER);
-            a.ep.connect(b.address(), 1, Fabric.WAIT, null, 0, 0);
-            b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(onSrq, null);
-            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            establish(a, b, onSrq);
             ok(srq.postRecv(0, null, 1));
             ok(a.ep.postSend(0, null, 11, 0));
             assertThat(b.expect(b.recvEvd, EventNumber.DTO_COMPLETION_EVENT).userCookie()).isEqualTo(1);
@@ -276,11 +268,7 @@ class SrqHotSwapTest {
             SharedReceiveQueue srq = b.ia.createSharedReceiveQueue(b.pz, SrqAttributes.builder().maxRecvDtos(4).build());
             Endpoint onSrq = b.ia.createEndpointWithSrq(b.pz, b.recvEvd, b.reqEvd, b.connEvd, srq, EpAttributes.providerDefaults());
             onSrq.setWatermark(DatConstants.WATERMARK_INFINITE, 0);
-            b.ia.createPublicServicePoint(1, b.crEvd, PspFlag.CONSUMER);
-            a.ep.connect(b.address(), 1, Fabric.WAIT, null, 0, 0);
-            b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(onSrq, null);
-            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            establish(a, b, onSrq);
             ok(srq.postRecv(0, null, 1));
             ok(a.ep.postSend(0, null, 11, 0));
             b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
@@ -327,5 +315,14 @@ class SrqHotSwapTest {
         throwsType(() -> f.open("sim0"), DatReturn.PROVIDER_NOT_FOUND);
         p.a.ia.close(); // releases what is left, never throws
         f.arena.close();
+    }
+
+    /** a's Endpoint connects to b's PSP 1, b accepts into {@code passive}: established on both sides. */
+    private static void establish(Fabric.Side a, Fabric.Side b, Endpoint passive) {
+        b.ia.createPublicServicePoint(1, b.crEvd, PspFlag.CONSUMER);
+        a.ep.connect(b.address(), 1, Fabric.WAIT, null, 0, 0);
+        b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(passive, null);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
     }
 }

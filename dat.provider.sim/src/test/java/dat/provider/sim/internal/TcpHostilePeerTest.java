@@ -372,7 +372,16 @@ class TcpHostilePeerTest {
      * target's accept, READY_TO_USE; the target's Endpoint is ESTABLISHED when this returns.
      */
     private Socket rawPeer(Endpoint ep) throws IOException {
-        Socket s = new Socket(InetAddress.getByName("127.0.0.1"), target.address().getPort());
+        return rawPeer(ep, 0);
+    }
+
+    /** {@link #rawPeer(Endpoint)} with a socket receive buffer of {@code receiveBuffer} bytes (0: the default). */
+    private Socket rawPeer(Endpoint ep, int receiveBuffer) throws IOException {
+        Socket s = new Socket();
+        if (receiveBuffer > 0) {
+            s.setReceiveBufferSize(receiveBuffer); // before the connect: it sets the window offered
+        }
+        s.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), target.address().getPort()));
         s.setSoTimeout(10_000);
         s.getOutputStream().write(header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 2, 0));
         target.expect(target.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(ep, null);
@@ -528,15 +537,7 @@ class TcpHostilePeerTest {
         dat.api.LocalMemoryRegion bigLmr = target.ia.registerMemory(big, target.pz, dat.api.MemPrivileges.ALL);
         target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
         Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
-        try (Socket s = new Socket()) {
-            s.setReceiveBufferSize(4096); // before the connect: a small window, so the target's writer stalls soon
-            s.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), target.address().getPort()));
-            s.setSoTimeout(10_000);
-            s.getOutputStream().write(header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 2, 0));
-            target.expect(target.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(ep, null);
-            assertThat(s.getInputStream().readNBytes(TcpFrame.HEADER_BYTES)[3]).isEqualTo((byte) TcpFrame.ACCEPT);
-            s.getOutputStream().write(header(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, 0));
-            target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        try (Socket s = rawPeer(ep, 4096)) { // a small window: the target's writer stalls soon
             dat.api.RemoteMemoryRegion rmr = target.pz.createRemoteMemoryRegion();
             int context = rmr.bind(LmrTriplet.of(bigLmr, 0, size), dat.api.MemPrivileges.REMOTE_READ, ep, 1, 0);
             assertThat(poll(target.reqEvd, 5_000).eventNumber()).isEqualTo(EventNumber.RMR_BIND_COMPLETION_EVENT);
@@ -644,15 +645,7 @@ class TcpHostilePeerTest {
         dat.api.LocalMemoryRegion doomed = target.ia.registerMemory(arena.allocate(64), target.pz, dat.api.MemPrivileges.ALL);
         target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
         Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
-        try (Socket s = new Socket()) {
-            s.setReceiveBufferSize(4096); // the first response stalls the target's writer
-            s.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), target.address().getPort()));
-            s.setSoTimeout(10_000);
-            s.getOutputStream().write(header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 2, 0));
-            target.expect(target.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(ep, null);
-            assertThat(s.getInputStream().readNBytes(TcpFrame.HEADER_BYTES)[3]).isEqualTo((byte) TcpFrame.ACCEPT);
-            s.getOutputStream().write(header(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, 0));
-            target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        try (Socket s = rawPeer(ep, 4096)) { // the first response stalls the target's writer
             s.getOutputStream().write(header(TcpFrame.RDMA_READ_REQUEST, 0, bigLmr.rmrContext(), size, 1, bigLmr.registeredAddress(), 0));
             s.getOutputStream().write(header(TcpFrame.RDMA_READ_REQUEST, 0, doomed.rmrContext(), 64, 2, doomed.registeredAddress(), 0));
             Thread.sleep(300); // both requests checked; the first response fills the socket buffers
