@@ -2292,25 +2292,6 @@ final class TcpConnection {
     }
 
     /** Writes a header and its payload with gathering writes. */
-    private void writeFully(SocketChannel ch, ByteBuffer header, ByteBuffer payload) throws IOException {
-        headerAndPayload[0] = header;
-        headerAndPayload[1] = payload;
-        beginWrite();
-        try {
-            while (header.hasRemaining() || payload.hasRemaining()) {
-                if (ch.write(headerAndPayload) > 0) {
-                    progressMark++; // the peer reads
-                } else {
-                    awaitReady(ch, SelectionKey.OP_WRITE);
-                }
-            }
-        } finally {
-            headerAndPayload[0] = null;
-            headerAndPayload[1] = null;
-            endWrite();
-        }
-    }
-
     private final ByteBuffer[] headerAndPayload = new ByteBuffer[2];
 
     /**

@@ -306,6 +306,14 @@ class EvdCnoTest {
         evd.close();
     }
 
+    /** The async EVD of a's IA, once it reported a's request EVD overflowed. */
+    private EventDispatcher overflowReported(Fabric.Pair p) {
+        EventDispatcher async = p.a.ia.query().asyncEvd();
+        ok(async.await(Fabric.WAIT, 1, event));
+        assertThat(event.eventNumber()).isEqualTo(EventNumber.ASYNC_ERROR_EVD_OVERFLOW);
+        return async;
+    }
+
     /** Sends {@code from} to {@code to - 1} from a to b, each into a receive posted for it: a's request EVD gets their completions. */
     private static void sends(Fabric.Pair p, int from, int to) {
         var src = new dat.api.LmrTriplet[] {dat.api.LmrTriplet.of(p.a.lmr, 0, 8)};
@@ -322,9 +330,7 @@ class EvdCnoTest {
             Fabric.Pair p = g.new Pair();
             p.a.reqEvd.resize(2);
             sends(p, 0, 3);
-            EventDispatcher async = p.a.ia.query().asyncEvd();
-            ok(async.await(Fabric.WAIT, 1, event));
-            assertThat(event.eventNumber()).isEqualTo(EventNumber.ASYNC_ERROR_EVD_OVERFLOW);
+            EventDispatcher async = overflowReported(p);
             assertThat(event.asyncHandle()).isSameAs(p.a.reqEvd);
             assertThat(event.asyncReason()).isEqualTo(AsyncErrorReason.EVD_OVERFLOW_ERROR);
             ok(p.a.reqEvd.dequeue(event));
@@ -340,9 +346,7 @@ class EvdCnoTest {
             Fabric.Pair p = g.new Pair();
             p.a.reqEvd.resize(2);
             sends(p, 0, 3);
-            EventDispatcher async = p.a.ia.query().asyncEvd();
-            ok(async.await(Fabric.WAIT, 1, event));
-            assertThat(event.eventNumber()).isEqualTo(EventNumber.ASYNC_ERROR_EVD_OVERFLOW);
+            EventDispatcher async = overflowReported(p);
             p.a.reqEvd.resize(3); // room for one more; nothing was dequeued
             sends(p, 3, 5);
             ok(async.await(Fabric.WAIT, 1, event));
