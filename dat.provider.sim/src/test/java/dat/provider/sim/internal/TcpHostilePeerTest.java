@@ -308,12 +308,37 @@ class TcpHostilePeerTest {
                     }
                 };
                 java.util.Arrays.fill(frame, TcpFrame.HEADER_BYTES, frame.length, (byte) 0x5A);
+                long violations = transport().violations.get();
                 s.getOutputStream().write(frame);
-                s.shutdownOutput();
+                if (i % 7 >= 5) {
+                    // the truncation: the stream ends inside the payload; and a mutated header may
+                    // be a valid one announcing more payload, which only the end tells from a slow peer
+                    s.shutdownOutput();
+                }
+                // the peer stays connected otherwise: the IA breaks the connection on the frame
+                // itself (an end of stream alone would break it too), long before its liveness
+                // timeout (10 s) could, within the 5 s wait
                 DatEvent e = target.next(target.connEvd);
                 assertThat(e.endpoint()).isSameAs(ep);
                 assertThat(EventNumber.name(e.eventNumber())).isEqualTo(EventNumber.name(EventNumber.CONNECTION_EVENT_BROKEN));
                 assertThat(ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+                // what the peer got back: a refusal of an access (REMOTE_ACCESS), never its success;
+                // else the frame was counted a protocol violation
+                int refused = 0;
+                for (TcpFrame answer; (answer = nextFrameOrEnd(s)) != null;) {
+                    assertThat(answer.aux).as("frame %d: the answer's status", i).isNotEqualTo(TcpFrame.STATUS_OK);
+                    refused++;
+                }
+                long counted = transport().violations.get() - violations;
+                if (i % 7 <= 2) {
+                    assertThat(refused).as("frame %d: refusals", i).isEqualTo(1);
+                } else if (i % 7 <= 5) {
+                    assertThat(counted).as("frame %d: protocol violations counted", i).isEqualTo(1);
+                } else {
+                    // a mutation may be refused or counted; or the IA, closing with bytes of ours
+                    // unread, resets the connection before the refusal is read
+                    assertThat(refused + counted).as("frame %d: refused or counted", i).isLessThanOrEqualTo(1);
+                }
             }
             ep.close();
             if (i % 20 == 0) {
@@ -425,6 +450,19 @@ class TcpHostilePeerTest {
             assertThat(poll(target.recvEvd, 200)).as("a second completion of the receive").isNull();
         }
         ep.close();
+    }
+
+    /** {@link #nextFrame}, or {@code null} at the end of the stream or a reset, skipping payloads. */
+    private static TcpFrame nextFrameOrEnd(Socket s) throws IOException {
+        try {
+            TcpFrame f = nextFrame(s);
+            if (f != null) {
+                s.getInputStream().skipNBytes(f.payloadLength);
+            }
+            return f;
+        } catch (java.net.SocketException | java.io.EOFException reset) {
+            return null;
+        }
     }
 
     /** The next frame from the target that is not a keepalive: its header, decoded. */
