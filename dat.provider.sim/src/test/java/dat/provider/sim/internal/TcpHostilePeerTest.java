@@ -192,6 +192,51 @@ class TcpHostilePeerTest {
         }
     }
 
+    /**
+     * A first frame whose header alone is malformed is rejected on the header: the IA closes the
+     * connection without waiting for a payload or for the end of the stream. The fuzz test ends
+     * each of its connections itself, which cannot show that. Each header here is sent alone, the
+     * peer's side left open; the IA's timeout (10 s: a request must come whole within it) is twice
+     * the wait, so only a rejection on the header closes the connection in time.
+     */
+    @Test
+    void aMalformedFirstHeader_isRejectedAtOnce_notAfterItsPayloadOrTheTimeout() throws Exception {
+        byte[] badMagic = header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 2, 0);
+        badMagic[0] ^= 0x40;
+        byte[] unknownOpcode = header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 2, 0);
+        unknownOpcode[3] = (byte) (TcpFrame.MAX_OPCODE + 1);
+        byte[][] headers = {
+            header(TcpFrame.CONNECT_REQUEST, 0xFFFF_FFFFL, 0, 1, 0, 2, 0), // 4 GiB of private data announced
+            header(TcpFrame.CONNECT_REQUEST, SimLimits.MAX_PRIVATE_DATA + TcpFrame.ATTRIBUTES_BYTES + 1, TcpFrame.WITH_ATTRIBUTES, 1, 0, 2, 0),
+            header(TcpFrame.CONNECT_REQUEST, 8, TcpFrame.WITH_ATTRIBUTES, 1, 0, 2, 0), // no room for the attributes
+            header(TcpFrame.SEND, 1 << 20, 0, 0, 0, 0, 0), // data before any connection
+            header(TcpFrame.RDMA_WRITE, 1 << 20, 1234, 0, 0, 0, 0),
+            badMagic,
+            unknownOpcode,
+        };
+        long before = transport().violations.get();
+        for (byte[] h : headers) {
+            try (Socket s = new Socket(InetAddress.getByName("127.0.0.1"), target.address().getPort())) {
+                s.setSoTimeout(5_000);
+                s.getOutputStream().write(h, 0, TcpFrame.HEADER_BYTES); // and nothing more; not even an end
+                long began = System.nanoTime();
+                try {
+                    assertThat(s.getInputStream().read()).as("the IA's answer to a malformed header: none, the end").isEqualTo(-1);
+                } catch (SocketTimeoutException e) {
+                    throw new AssertionError("the IA waited " + (System.nanoTime() - began) / 1_000_000
+                            + " ms without rejecting header " + java.util.HexFormat.of().formatHex(h, 0, 4), e);
+                } catch (java.net.SocketException reset) {
+                    // closed with a reset: rejected too
+                }
+            }
+        }
+        for (long deadline = System.nanoTime() + 5_000_000_000L;
+                transport().violations.get() - before < headers.length && System.nanoTime() < deadline;) {
+            Thread.sleep(5);
+        }
+        assertThat(transport().violations.get() - before).as("violations counted").isEqualTo(headers.length);
+    }
+
     @Test
     void aHundredThousandMalformedFramesAreEachRejected_whileAGoodPairKeepsWorking() throws Exception {
         connectGoodPair();
