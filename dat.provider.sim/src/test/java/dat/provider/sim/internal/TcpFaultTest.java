@@ -101,11 +101,79 @@ class TcpFaultTest {
         assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
     }
 
+    /**
+     * A peer that stops reading but keeps sending (NOPs, a keepalive every 60 ms, well within the
+     * 300 ms timeout): the frames it sends prove it alive, so only the writer's lack of progress
+     * on the full socket (back-pressure) can break the connection, within the timeout; every
+     * write completes flushed, in posting order.
+     */
+    @Test
+    void aPeerThatStopsReadingButKeepsSending_breaksOnTheStuckWriter_everyDtoFlushed() throws Exception {
+        connectToRaw(rawAcceptor());
+        Socket peer = rawPeer;
+        java.util.concurrent.atomic.AtomicInteger nops = new java.util.concurrent.atomic.AtomicInteger();
+        Thread sender = Thread.ofPlatform().daemon().start(() -> {
+            byte[] nop = header(TcpFrame.NOP, 0, 0, 0, 0, 0);
+            try {
+                while (!Thread.currentThread().isInterrupted()) {
+                    peer.getOutputStream().write(nop);
+                    nops.incrementAndGet();
+                    Thread.sleep(60);
+                }
+            } catch (java.io.IOException | InterruptedException closed) {
+                // the IA closed the connection, or the test ended
+            }
+        });
+        try {
+            ok(a.ep.postRecv(0, null, -1, 0));
+            long start = System.nanoTime();
+            // 32 MiB of RDMA writes: more than the socket buffers hold, so the writer blocks
+            int posted = 32;
+            for (int i = 0; i < posted; i++) {
+                ok(a.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 1 << 20)}, i,
+                        new RmrTriplet(1234, 0x1000, 1 << 20), 0));
+            }
+            DatEvent c = awaitBroken(a, start, 300);
+            assertThat(c.endpoint()).isSameAs(a.ep);
+            assertThat(nops.get()).as("NOPs the peer sent meanwhile").isGreaterThan(3);
+            assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+            for (int i = 0; i < posted; i++) {
+                DatEvent d = a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+                assertThat(d.userCookie()).isEqualTo(i);
+                assertThat(d.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+            }
+            assertThat(a.reqEvd.dequeue(a.event)).isNotZero();
+            assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        } finally {
+            sender.interrupt();
+            sender.join(5_000);
+        }
+    }
+
+    /**
+     * Waits for the connection event of {@code side}, which must be BROKEN and come within a
+     * bound generous for a loaded machine, ten timeouts and two seconds from {@code since}, yet
+     * finite: without the liveness check the connection would never break.
+     */
+    private static DatEvent awaitBroken(Fabric.Side side, long since, long timeoutMs) {
+        long boundMs = 10 * timeoutMs + 2_000;
+        long leftMicros = Math.max(0, boundMs * 1000 - (System.nanoTime() - since) / 1000);
+        int rc = side.connEvd.await(leftMicros, 1, side.event);
+        long afterMs = (System.nanoTime() - since) / 1_000_000;
+        assertThat(DatReturn.describe(rc)).as("a connection event within %d ms (timeout %d ms)", boundMs, timeoutMs)
+                .isEqualTo(DatReturn.describe(DatReturn.SUCCESS));
+        assertThat(EventNumber.name(side.event.eventNumber())).isEqualTo(EventNumber.name(EventNumber.CONNECTION_EVENT_BROKEN));
+        assertThat(afterMs).as("ms to the break (timeout %d ms)", timeoutMs).isLessThan(boundMs);
+        return side.event;
+    }
+
     @Test
     void aHalfOpenConnection_silentPeer_breaksWithinTheTimeout() throws Exception {
-        connectToRaw(rawAcceptor());
+        CompletableFuture<Socket> peer = rawAcceptor();
+        long silentSince = System.nanoTime(); // at most this long before the ACCEPT, its last frame
+        connectToRaw(peer);
         ok(a.ep.postRecv(0, null, 1, 0));
-        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        awaitBroken(a, silentSince, 300);
         assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
     }
 
@@ -470,7 +538,7 @@ class TcpFaultTest {
             s.getOutputStream().write(header(TcpFrame.SEND, 8, 0, 0, 0, 0));
             assertThat(frame(new DataInputStream(s.getInputStream())).getInt(12)).isEqualTo(TcpFrame.STATUS_RNR);
             long silentSince = System.nanoTime(); // the SEND, the peer's last frame, was read before the RNR went out
-            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+            awaitBroken(a, silentSince, 300);
             assertThat(System.nanoTime() - silentSince).as("broken after the 300 ms timeout, not before").isGreaterThan(290_000_000L);
             assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
         }
