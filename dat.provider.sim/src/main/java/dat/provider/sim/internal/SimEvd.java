@@ -195,12 +195,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         lock.lock();
         Slot s = claim();
         if (s == null) {
-            boolean report = overflowed();
-            lock.unlock();
-            lost(srq);
-            if (report) {
-                reportOverflow();
-            }
+            overflowUnlock(srq);
             return;
         }
         s.ep = ep;
@@ -231,11 +226,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         lock.lock();
         Slot s = claim();
         if (s == null) {
-            boolean report = overflowed();
-            lock.unlock();
-            if (report) {
-                reportOverflow();
-            }
+            overflowUnlock(null);
             return;
         }
         s.rmr = rmr;
@@ -278,11 +269,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         lock.lock();
         Slot s = claim();
         if (s == null) {
-            boolean report = overflowed();
-            lock.unlock();
-            if (report) {
-                reportOverflow();
-            }
+            overflowUnlock(null);
             return;
         }
         s.ep = ep;
@@ -310,17 +297,18 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         signal(true);
     }
 
-    /** An event was lost: whether to report it (the first loss since the queue had room); with the lock held. */
-    private boolean overflowed() {
-        if (overflowReported) {
-            return false;
-        }
+    /**
+     * An event was lost, no slot free, with the lock held: lets go of the lock, gives back the SRQ
+     * buffer of a lost receive completion ({@code srq}, or {@code null}), and reports the overflow
+     * on the async EVD, once per overflow (the first loss since the queue had room: decided under
+     * the lock, so two producers do not both report it).
+     */
+    private void overflowUnlock(SimSrq srq) {
+        boolean report = !overflowReported;
         overflowReported = true;
-        return true;
-    }
-
-    private void reportOverflow() {
-        SimEvd async = ia.asyncEvd();
+        lock.unlock();
+        lost(srq);
+        SimEvd async = report ? ia.asyncEvd() : null;
         if (async != null && async != this) {
             async.postAsync(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this, AsyncErrorReason.EVD_OVERFLOW_ERROR);
         }

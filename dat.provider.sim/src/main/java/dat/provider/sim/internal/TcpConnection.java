@@ -474,7 +474,7 @@ final class TcpConnection {
 
     TcpConnection(TcpTransport transport, SocketChannel accepted, ConnectAttempt attempt) {
         this.transport = transport;
-        this.reader = new TcpFrameReader(transport.limits);
+        this.reader = new TcpFrameReader(TcpFrame.Limits.WIRE);
         this.channel = accepted;
         this.attempt = attempt;
     }
@@ -1457,17 +1457,25 @@ final class TcpConnection {
     }
 
     /**
+     * A wait for the other role's copy or write call in progress (one system call at most): spins
+     * a little, then parks 10 us at a time.
+     */
+    private static void backOff(int spins) {
+        if (spins < 100) {
+            Thread.onSpinWait();
+        } else {
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000);
+        }
+    }
+
+    /**
      * {@code w} was revoked (its {@code windowValid} is false already): returns once neither
      * role of this connection copies through it, waiting out at most one copy of the reader and
      * one write call of the writer. Copies that follow check the window first and find it gone.
      */
     void awaitCopiesThrough(RemoteWindow w) {
         for (int spins = 0; (landing.get() == LANDING_COPYING && landingWindow == w) || respondingFrom == w; spins++) {
-            if (spins < 100) {
-                Thread.onSpinWait();
-            } else {
-                java.util.concurrent.locks.LockSupport.parkNanos(10_000);
-            }
+            backOff(spins);
         }
     }
 
@@ -1584,11 +1592,7 @@ final class TcpConnection {
                 return landingIntoReceive ? rx : null;
             }
             if (s == LANDING_COPYING) {
-                if (spins < 100) {
-                    Thread.onSpinWait();
-                } else {
-                    java.util.concurrent.locks.LockSupport.parkNanos(10_000);
-                }
+                backOff(spins);
             }
         }
     }
@@ -1996,11 +2000,7 @@ final class TcpConnection {
      */
     void awaitWriteCall() {
         for (int spins = 0; writingRequests; spins++) {
-            if (spins < 100) {
-                Thread.onSpinWait();
-            } else {
-                java.util.concurrent.locks.LockSupport.parkNanos(10_000);
-            }
+            backOff(spins);
         }
     }
 
@@ -2291,7 +2291,7 @@ final class TcpConnection {
         }
     }
 
-    /** Writes a header and its payload with gathering writes. */
+    /** A read response's header and payload, for {@link #writeResponseFully}'s gathering writes. */
     private final ByteBuffer[] headerAndPayload = new ByteBuffer[2];
 
     /**

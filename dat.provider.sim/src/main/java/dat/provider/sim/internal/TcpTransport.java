@@ -31,7 +31,6 @@ final class TcpTransport {
     private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(TcpTransport.class.getName());
 
     private volatile Adapter adapter;
-    final TcpFrame.Limits limits;
     /**
      * The IOV segments of the IA's default Endpoint attributes: the scratch requests a passive
      * connection allocates before it knows the accepting Endpoint (which may want more).
@@ -68,13 +67,12 @@ final class TcpTransport {
      * Binds the listening socket.
      *
      * @param bind the address to bind (loopback unless the configuration says otherwise)
-     * @param limits the IA's limits (its default IOV sizes; incoming frames are checked against {@link TcpFrame.Limits#WIRE})
+     * @param limits the IA's limits (its default IOV sizes; frames are checked against {@link TcpFrame.Limits#WIRE})
      * @param adapterName for thread names
      * @throws DatException {@link DatReturn#INVALID_PARAMETER} when the address cannot be bound
      */
     TcpTransport(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs) {
         this.timeoutNanos = timeoutMs * 1_000_000;
-        this.limits = TcpFrame.Limits.WIRE;
         this.defaultIov = limits.defaultIov();
         try {
             server = ServerSocketChannel.open();

@@ -437,6 +437,12 @@ class TcpHostilePeerTest {
         goodRound(7);
     }
 
+    /** The target's PSP on qualifier 2, which {@link #rawPeer} connects to, and an Endpoint to accept into. */
+    private Endpoint endpointForRawPeer() {
+        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
+        return target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+    }
+
     /**
      * A raw peer connected to {@code ep} of the target: CONNECT_REQUEST on qualifier 2, the
      * target's accept, READY_TO_USE; the target's Endpoint is ESTABLISHED when this returns.
@@ -482,8 +488,7 @@ class TcpHostilePeerTest {
      */
     @Test
     void aReceiveCompletedWhileItsSendIsSkipped_isNotFlushedAgain() throws Exception {
-        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
-        Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+        Endpoint ep = endpointForRawPeer();
         try (Socket s = rawPeer(ep)) {
             ok(ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(target.lmr, 0, 8)}, 41, 0));
             s.getOutputStream().write(header(TcpFrame.SEND, 64, 0, 0, 0, 0, 0)); // and no payload yet
@@ -556,8 +561,7 @@ class TcpHostilePeerTest {
      */
     @Test
     void anRdmaWriteUnderWayWhenItsRmrIsUnbound_landsNoMoreAndIsRefused() throws Exception {
-        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
-        Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+        Endpoint ep = endpointForRawPeer();
         try (Socket s = rawPeer(ep)) {
             dat.api.RemoteMemoryRegion rmr = target.pz.createRemoteMemoryRegion();
             int context = rmr.bind(LmrTriplet.of(target.lmr, 0, 64), dat.api.MemPrivileges.REMOTE_WRITE, ep, 1, 0);
@@ -587,8 +591,7 @@ class TcpHostilePeerTest {
      */
     @Test
     void anRdmaWriteUnderWayAtAnAbruptDisconnect_landsNoMore() throws Exception {
-        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
-        Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+        Endpoint ep = endpointForRawPeer();
         try (Socket s = rawPeer(ep)) {
             byte[] frame = writeBegun(s, target.lmr.rmrContext());
             ep.disconnect(dat.api.CloseFlag.ABRUPT);
@@ -618,8 +621,7 @@ class TcpHostilePeerTest {
         java.lang.foreign.MemorySegment big = fa.memory(size);
         big.fill((byte) 0x11);
         dat.api.LocalMemoryRegion bigLmr = target.ia.registerMemory(big, target.pz, dat.api.MemPrivileges.ALL);
-        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
-        Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+        Endpoint ep = endpointForRawPeer();
         try (Socket s = rawPeer(ep, 4096)) { // a small window: the target's writer stalls soon
             dat.api.RemoteMemoryRegion rmr = target.pz.createRemoteMemoryRegion();
             int context = rmr.bind(LmrTriplet.of(bigLmr, 0, size), dat.api.MemPrivileges.REMOTE_READ, ep, 1, 0);
@@ -698,8 +700,7 @@ class TcpHostilePeerTest {
      */
     @Test
     void freeingAnotherLmrOverTheSameMemory_leavesAWriteUnderWayAlone() throws Exception {
-        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
-        Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+        Endpoint ep = endpointForRawPeer();
         dat.api.LocalMemoryRegion twin = target.ia.registerMemory(target.mem, target.pz, dat.api.MemPrivileges.ALL);
         try (Socket s = rawPeer(ep)) {
             byte[] frame = writeBegun(s, target.lmr.rmrContext());
@@ -726,8 +727,7 @@ class TcpHostilePeerTest {
         dat.api.LocalMemoryRegion bigLmr = target.ia.registerMemory(fa.memory(size), target.pz, dat.api.MemPrivileges.ALL);
         java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared();
         dat.api.LocalMemoryRegion doomed = target.ia.registerMemory(arena.allocate(64), target.pz, dat.api.MemPrivileges.ALL);
-        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
-        Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+        Endpoint ep = endpointForRawPeer();
         try (Socket s = rawPeer(ep, 4096)) { // the first response stalls the target's writer
             s.getOutputStream().write(header(TcpFrame.RDMA_READ_REQUEST, 0, bigLmr.rmrContext(), size, 1, bigLmr.registeredAddress(), 0));
             s.getOutputStream().write(header(TcpFrame.RDMA_READ_REQUEST, 0, doomed.rmrContext(), 64, 2, doomed.registeredAddress(), 0));
@@ -753,8 +753,7 @@ class TcpHostilePeerTest {
      */
     @Test
     void aReceiveWhoseSendIsLanding_stillCountsAsPosted() throws Exception {
-        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
-        Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+        Endpoint ep = endpointForRawPeer();
         try (Socket s = rawPeer(ep)) {
             ok(ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(target.lmr, 0, 64)}, 3, 0));
             byte[] frame = header(TcpFrame.SEND, 64, 0, 0, 1, 0, 64);
