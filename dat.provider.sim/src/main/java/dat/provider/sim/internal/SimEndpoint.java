@@ -406,10 +406,8 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 }
                 // a receive posted is a buffer held (dat_ep_recv_query(3DAT)): checked here, before a
                 // waiting send takes it, so that one JVM breaks as TCP, whose send comes back later
-                broke = overHardWatermark();
-                if (broke) {
-                    breakConnection(); // flushes this receive with the others
-                } else {
+                broke = breakIfOverHardWatermark(); // flushes this receive with the others
+                if (!broke) {
                     SimEndpoint p = peer;
                     if (p != null && p.reqCount > 0) {
                         p.drainRequests(); // a send waiting for this receive goes on
@@ -1739,10 +1737,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         try {
             hardWatermark = hardHighWatermark;
             softEvent = armSoftWatermark(softHighWatermark);
-            breakNow = overHardWatermark();
-            if (breakNow) {
-                breakConnection();
-            }
+            breakNow = breakIfOverHardWatermark();
         } finally {
             l.unlock();
         }
@@ -1765,6 +1760,15 @@ final class SimEndpoint extends SimHandle implements Endpoint {
                 && (s == EpState.CONNECTED || s == EpState.DISCONNECT_PENDING);
     }
 
+    /** Breaks the connection when it is over the hard high watermark ({@link #overHardWatermark}); with the lock held. */
+    private boolean breakIfOverHardWatermark() {
+        if (!overHardWatermark()) {
+            return false;
+        }
+        breakConnection();
+        return true;
+    }
+
     /**
      * Just established: "the Provider is ready to generate a connection broken event as soon as
      * the connection is established" (dat_ep_set_watermark(3DAT)), so receives preposted beyond the
@@ -1777,10 +1781,7 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         boolean broke;
         SpinLock l = acquire();
         try {
-            broke = overHardWatermark();
-            if (broke) {
-                breakConnection();
-            }
+            broke = breakIfOverHardWatermark();
         } finally {
             l.unlock();
         }
