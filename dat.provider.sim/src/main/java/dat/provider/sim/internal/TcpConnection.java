@@ -289,6 +289,15 @@ final class TcpConnection {
      * keeps its precise timer.
      */
     static final long COARSE_WAIT_NANOS = 100_000_000;
+    /**
+     * The most payload a consumer reading the connection reads from the socket itself; a frame
+     * with more (beyond what is read ahead) it hands to the reader thread at its header
+     * ({@link TcpFrameReader#holdHeader}). Its dat_evd_wait then ends in time however slowly a
+     * live peer sends the frame, where a frame read by a consumer must end within the liveness
+     * timeout of its wait. Smaller frames stay the consumer's: the hand-over costs two wake-ups,
+     * a sixth of a 1 MiB frame's time on loopback here.
+     */
+    static final long CONSUMER_PAYLOAD_MAX = 1 << 20;
     /** Frames read by consumers ({@link #drive}), for tests and statistics; written under the read role. */
     private volatile long framesReadByConsumers;
     private final Object selectorLock = new Object();
@@ -928,6 +937,10 @@ final class TcpConnection {
             }
             readMark++;
             if (byConsumer) {
+                if (s == TcpFrameReader.READY && reader.payloadOnTheSocket() > CONSUMER_PAYLOAD_MAX) {
+                    reader.holdHeader(); // the reader thread's (drive)
+                    return true;
+                }
                 framesReadByConsumers++;
             }
             if (!handleEstablished(s)) {
@@ -1018,7 +1031,9 @@ final class TcpConnection {
      * socket would, instead of the reader thread and then the consumer (the largest cost of a
      * round trip on a busy machine). The frames it meets are handled as the reader thread would,
      * whatever EVD they feed. A frame whose payload is still in flight is read to its end even
-     * past the wait's deadline: the liveness timeout bounds that. A wait with
+     * past the wait's deadline, and must end within the liveness timeout of the wait's end; a
+     * frame with more than {@link #CONSUMER_PAYLOAD_MAX} of payload on the socket is handed to the
+     * reader thread at its header instead, and the consumer parks. A wait with
      * {@link #COARSE_WAIT_NANOS} or more left at its first select ends up to
      * {@link TcpTransport#TICK_NANOS} past its deadline.
      *
@@ -1042,6 +1057,16 @@ final class TcpConnection {
                 return false; // marked before the holder lets go: it sees the mark
             }
             refusedDriver = null;
+        }
+        if (reader.holdsHeader()) {
+            // a frame a consumer handed on is the reader thread's: it wakes this one as it lets go
+            // of the role; not unlockReadRole, which would wake this consumer now, and again
+            refusedDriver = evd;
+            readRole.unlock();
+            dropReadViewsUnlessTaken();
+            driverLease = 0;
+            unparkReader();
+            return false;
         }
         Thread me = Thread.currentThread();
         try {
@@ -1071,6 +1096,9 @@ final class TcpConnection {
                     if (!readAvailable(ch, evd, infinite, deadline, waited)) {
                         close();
                         return true;
+                    }
+                    if (reader.holdsHeader()) {
+                        return true; // a large frame, handed on (below)
                     }
                     // waitEnded, with one clock read for the deadline and the select's timeout
                     if (closed || evd.waitOver() || me.isInterrupted()) {
@@ -1103,12 +1131,13 @@ final class TcpConnection {
                     driverDeadline = NO_DEADLINE;
                 }
                 evd.drivenBy = null;
-                driverLease = System.nanoTime() + DRIVER_LEASE_NANOS;
+                // a frame handed on: the reader thread reads it now, not after the lease
+                boolean handedOn = reader.holdsHeader();
+                driverLease = handedOn ? 0 : System.nanoTime() + DRIVER_LEASE_NANOS;
                 driver = null;
                 driveEvd = null;
-                ConnectionThreads.Task r = readerTask;
-                if (readerParkedForDriver && r != null) { // after "driver = null": see the flag's comment
-                    r.unpark();
+                if (readerParkedForDriver || handedOn) { // after "driver = null": see the flag's comment
+                    unparkReader();
                 }
                 if (closed) {
                     releaseDriveSelector();
@@ -1125,6 +1154,13 @@ final class TcpConnection {
             return true;
         } finally {
             releaseReadRole();
+        }
+    }
+
+    private void unparkReader() {
+        ConnectionThreads.Task r = readerTask;
+        if (r != null) {
+            r.unpark();
         }
     }
 

@@ -45,6 +45,8 @@ final class TcpFrameReader {
     private boolean drained;
     private ByteBuffer scratch;
     private long payloadLeft;
+    /** The header in {@link #frame} is read and validated, and handed on unhandled ({@link #holdHeader}). */
+    private boolean held;
     private String error;
     private long frames;
 
@@ -60,6 +62,25 @@ final class TcpFrameReader {
     /** Payload bytes of the current frame not read yet. */
     long payloadLeft() {
         return payloadLeft;
+    }
+
+    /** Payload bytes of the current frame that are not read ahead yet: what its handler will read from the socket. */
+    long payloadOnTheSocket() {
+        return payloadLeft - Math.min(payloadLeft, readAhead.remaining());
+    }
+
+    /**
+     * Keeps the header just read for the next reader: its next {@link #readHeader} (or
+     * {@link #nextHeader}) answers {@link #READY} with this frame again, reading nothing. A
+     * consumer reading the connection hands a large frame on so, untouched, to the reader thread.
+     */
+    void holdHeader() {
+        held = true;
+    }
+
+    /** Whether a header is held for the next reader ({@link #holdHeader}). */
+    boolean holdsHeader() {
+        return held;
     }
 
     /** Frames whose header was read and validated. */
@@ -89,6 +110,10 @@ final class TcpFrameReader {
     }
 
     private int readHeader(ReadableByteChannel ch, boolean trustDrained) throws IOException {
+        if (held) {
+            held = false;
+            return READY;
+        }
         if (payloadLeft != 0) {
             throw new IllegalStateException("payload of " + frame + " not consumed");
         }

@@ -787,6 +787,105 @@ class TcpFaultTest {
         }
     }
 
+    /**
+     * A large frame that a live peer sends more slowly than the liveness timeout allows a waiting
+     * consumer (a slow link, not a hostile peer): the consumer that meets its header hands it to
+     * the reader thread, so its dat_evd_wait ends at its timeout, not when the frame does, and the
+     * connection does not break; the write lands whole and the peer gets its ACK.
+     */
+    @Test
+    void aLargeFrameArrivingSlowly_isReadByTheReaderThread_neitherHoldingTheWaitNorBreaking() throws Exception {
+        int length = 2 << 20;
+        java.lang.foreign.MemorySegment target = fa.memory(length);
+        try (Socket s = rawActivePeer(); var window = a.ia.registerMemory(target, a.pz, dat.api.MemPrivileges.ALL)) {
+            rawPeer = s;
+            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 1, 0));
+            s.getOutputStream().write(header(TcpFrame.SEND, 8, 0, 0, 0, 0)); // lands: the connection feeds a's receive EVD
+            assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            assertThat(frame(in).getLong(16)).as("the send's ACK").isZero();
+            DatEvent got = new DatEvent();
+            int[] code = {-1};
+            long[] returnedAfter = {-1};
+            Thread waiter = Thread.ofPlatform().start(() -> {
+                long began = System.nanoTime();
+                code[0] = a.recvEvd.await(200_000, 1, got);
+                returnedAfter[0] = (System.nanoTime() - began) / 1_000_000;
+            });
+            for (long deadline = System.nanoTime() + 5_000_000_000L;
+                    ((SimEvd) a.recvEvd).drivenBy == null && System.nanoTime() < deadline;) {
+                Thread.sleep(1);
+            }
+            assertThat(((SimEvd) a.recvEvd).drivenBy).as("the waiter reads the connection").isNotNull();
+            byte[] write = header(TcpFrame.RDMA_WRITE, length, window.rmrContext(), 0, 1, window.registeredAddress());
+            java.util.Arrays.fill(write, TcpFrame.HEADER_BYTES, write.length, (byte) 0x3C);
+            java.io.OutputStream out = s.getOutputStream();
+            out.write(write, 0, TcpFrame.HEADER_BYTES);
+            out.flush();
+            int chunk = 64 << 10;
+            boolean closedByTheIa = false;
+            for (int at = TcpFrame.HEADER_BYTES; at < write.length && !closedByTheIa; at += chunk) {
+                Thread.sleep(40); // 32 chunks: 1.3 s for the frame, the timeout 300 ms
+                try {
+                    out.write(write, at, Math.min(chunk, write.length - at));
+                    out.flush();
+                } catch (java.io.IOException e) {
+                    closedByTheIa = true;
+                }
+            }
+            waiter.join(5_000);
+            assertThat(closedByTheIa).as("the IA closed the connection while the frame came").isFalse();
+            Codes.isType(code[0], DatReturn.TIMEOUT_EXPIRED);
+            assertThat(returnedAfter[0]).as("ms in dat_evd_wait(200 ms)").isBetween(150L, 1_000L);
+            ByteBuffer ack = frame(in);
+            assertThat(ack.get(3)).isEqualTo((byte) TcpFrame.ACK);
+            assertThat(ack.getLong(16)).as("the ACK's sequence number").isEqualTo(1);
+            assertThat(ack.getInt(12)).as("the ACK's status").isEqualTo(TcpFrame.STATUS_OK);
+            assertThat(a.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+            assertThat(a.connEvd.dequeue(a.event)).as("no connection event").isNotZero();
+            for (long k = 0; k < length; k += 4096) {
+                assertThat(target.get(ValueLayout.JAVA_BYTE, k)).isEqualTo((byte) 0x3C);
+            }
+            assertThat(target.get(ValueLayout.JAVA_BYTE, length - 1)).isEqualTo((byte) 0x3C);
+
+            // a consumer whose wait outlasts such a frame reads the connection again once the
+            // reader thread is through with it: woken as the role comes free, not by an event
+            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 2, 0));
+            code[0] = -1;
+            Thread longWaiter = Thread.ofPlatform().start(() -> code[0] = a.recvEvd.await(10_000_000, 1, got));
+            awaitDriven(a.recvEvd, true);
+            write[TcpFrame.HEADER_BYTES] = 0x4B;
+            ByteBuffer.wrap(write).putLong(16, 2); // seq 2
+            out.write(write, 0, TcpFrame.HEADER_BYTES);
+            out.flush();
+            awaitDriven(a.recvEvd, false); // handed on
+            for (int at = TcpFrame.HEADER_BYTES; at < write.length; at += chunk) {
+                Thread.sleep(5);
+                out.write(write, at, Math.min(chunk, write.length - at));
+                out.flush();
+            }
+            assertThat(frame(in).getLong(16)).as("the second write's ACK").isEqualTo(2);
+            awaitDriven(a.recvEvd, true);
+            long readByConsumers = transport(a).framesReadByConsumers();
+            out.write(header(TcpFrame.SEND, 8, 0, 0, 3, 0));
+            out.flush();
+            longWaiter.join(5_000);
+            Codes.isType(code[0], DatReturn.SUCCESS);
+            assertThat(got.userCookie()).isEqualTo(2);
+            assertThat(transport(a).framesReadByConsumers()).as("frames the waiting consumer read").isGreaterThan(readByConsumers);
+            assertThat(target.get(ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 0x4B);
+        }
+    }
+
+    /** Waits until a consumer reads the connection from its wait on {@code evd}, or no longer does. */
+    private static void awaitDriven(dat.api.EventDispatcher evd, boolean driven) throws InterruptedException {
+        for (long deadline = System.nanoTime() + 5_000_000_000L;
+                (((SimEvd) evd).drivenBy != null) != driven && System.nanoTime() < deadline;) {
+            Thread.sleep(1);
+        }
+        assertThat(((SimEvd) evd).drivenBy != null).as("a consumer reads the connection from its wait").isEqualTo(driven);
+    }
+
     /** A connection request that trickles in, a byte at a time, must still come whole within the timeout. */
     @Test
     void aConnectionRequestTricklingIn_isClosedAfterTheTimeout() throws Exception {

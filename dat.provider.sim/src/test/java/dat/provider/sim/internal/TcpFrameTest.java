@@ -218,6 +218,37 @@ class TcpFrameTest {
     }
 
     /**
+     * A held header (a consumer hands a large frame to the reader thread) is answered again by the
+     * next read for a header, with nothing read from the channel, and its payload follows as usual;
+     * what the payload has on the socket excludes what was read ahead.
+     */
+    @Test
+    void aHeldHeaderIsTheNextReadersFrame_readingNothing() throws IOException {
+        ByteBuffer stream = ByteBuffer.allocate(TcpFrame.HEADER_BYTES + 100 + TcpFrame.HEADER_BYTES);
+        stream.put(new F(TcpFrame.RDMA_WRITE, 100, 9, 0, 2, 0x10).bytes()).put(new byte[100]);
+        stream.put(new F(TcpFrame.ACK, 0, 0, 0, 2, 0).bytes()).flip();
+        Trickle ch = new Trickle(stream, TcpFrame.HEADER_BYTES + 40);
+        TcpFrameReader r = new TcpFrameReader(LIMITS);
+        assertThat(r.readHeader(ch)).isEqualTo(TcpFrameReader.READY);
+        assertThat(r.payloadLeft()).isEqualTo(100);
+        assertThat(r.payloadOnTheSocket()).as("payload not read ahead").isEqualTo(60);
+        r.holdHeader();
+        assertThat(r.holdsHeader()).isTrue();
+        int position = stream.position();
+        assertThat(r.nextHeader(ch)).isEqualTo(TcpFrameReader.READY);
+        assertThat(stream.position()).as("bytes taken from the channel").isEqualTo(position);
+        assertThat(r.holdsHeader()).isFalse();
+        assertThat(r.frame.opcode).isEqualTo(TcpFrame.RDMA_WRITE);
+        assertThat(r.frames()).isEqualTo(1);
+        ch.allow(Integer.MAX_VALUE);
+        while (!r.skipPayload(ch)) {
+            // the rest of the payload comes
+        }
+        assertThat(r.readHeader(ch)).isEqualTo(TcpFrameReader.READY);
+        assertThat(r.frame.opcode).isEqualTo(TcpFrame.ACK);
+    }
+
+    /**
      * A header saying "4 GiB follow" is rejected before any payload is moved: what the reader took
      * from the channel is its fixed read-ahead's worth at most, whatever the length says.
      */
