@@ -1501,16 +1501,16 @@ class TcpDtoTest {
     void aReadWithAFreedLocalSegment_failsLocalProtection_evenWhereNoByteReachesIt() {
         connect(b.ep);
         LocalMemoryRegion spare = a.ia.registerMemory(fa.memory(64), a.pz, MemPrivileges.ALL);
-        java.util.concurrent.locks.ReentrantLock held = transport(b).connections.iterator().next().writeLock;
-        held.lock(); // b's writer holds the response back until the LMR is freed
+        TcpConnection target = transport(b).connections.iterator().next();
+        target.writeLock.lock(); // b's writer holds the response back until the LMR is freed
         try {
             ok(a.ep.postRdmaRead(2, iov(LmrTriplet.of(a.lmr, 0, 64), LmrTriplet.of(spare, 0, 64)), 7,
                     RmrTriplet.of(b.lmr, 0, 64), 0));
             spare.close();
         } finally {
-            held.unlock();
+            target.writeLock.unlock();
         }
-        transport(b).connections.iterator().next().kick();
+        target.kick(); // the connection may be gone already: the response went out at the unlock
         DatEvent r = dto(a, false);
         assertThat(r.userCookie()).isEqualTo(7);
         assertThat(DtoCompletionStatus.name(r.status())).isEqualTo(DtoCompletionStatus.name(DtoCompletionStatus.ERR_LOCAL_PROTECTION));
