@@ -11,9 +11,16 @@ package dat.shell.internal.perf;
  * @param baselineName what the baseline is, or {@code null} when none fits
  * @param baseline the baseline in the same unit, or NaN
  * @param higherIsBetter whether a larger value is better (bandwidth, rates)
+ * @param spread how the parts the figure pools spread (rounds, batches), or {@code null} when it was measured in one piece
  */
 record Figure(String series, long size, String unit, double value, Stats stats, String baselineName, double baseline,
-        boolean higherIsBetter) {
+        boolean higherIsBetter, Spread spread) {
+
+    /** A figure measured in one piece: no spread. */
+    Figure(String series, long size, String unit, double value, Stats stats, String baselineName, double baseline,
+            boolean higherIsBetter) {
+        this(series, size, unit, value, stats, baselineName, baseline, higherIsBetter, null);
+    }
 
     /** value / baseline, or NaN without a baseline. */
     double ratio() {

@@ -31,6 +31,22 @@ final class PerfReport {
             text += String.format(Locale.ROOT, "%n%-44s min %s  p99 %s  max %s  (%d round trips, half RTT)", "", number(s.min()),
                     number(s.p99()), number(s.max()), s.count());
         }
+        if (figure.spread() != null) {
+            text += String.format(Locale.ROOT, "%n%-44s %s", "", spread(figure.spread(), figure.unit()));
+        }
+        return text;
+    }
+
+    /**
+     * The second line's text for a figure measured in parts: each part's smallest and largest value
+     * and, where the baseline was measured part by part, the baseline's and the part-by-part ratio's.
+     */
+    static String spread(Spread spread, String unit) {
+        String text = String.format(Locale.ROOT, "%s: %s to %s %s", spread.parts(), number(spread.min()), number(spread.max()), unit);
+        if (spread.hasBaseline()) {
+            text += String.format(Locale.ROOT, ", baseline %s to %s, ratio %.2fx to %.2fx", number(spread.baselineMin()),
+                    number(spread.baselineMax()), spread.ratioMin(), spread.ratioMax());
+        }
         return text;
     }
 
@@ -77,6 +93,20 @@ final class PerfReport {
                 json.append(", \"baseline\": ").append(quote(f.baselineName()))
                         .append(", \"baselineValue\": ").append(jsonNumber(f.baseline()))
                         .append(", \"ratio\": ").append(jsonNumber(f.ratio()));
+            }
+            if (f.spread() != null) {
+                Spread s = f.spread();
+                json.append(", \"spread\": {\"parts\": ").append(quote(s.parts()))
+                        .append(", \"count\": ").append(s.count())
+                        .append(", \"min\": ").append(jsonNumber(s.min()))
+                        .append(", \"max\": ").append(jsonNumber(s.max()));
+                if (s.hasBaseline()) {
+                    json.append(", \"baselineMin\": ").append(jsonNumber(s.baselineMin()))
+                            .append(", \"baselineMax\": ").append(jsonNumber(s.baselineMax()))
+                            .append(", \"ratioMin\": ").append(jsonNumber(s.ratioMin()))
+                            .append(", \"ratioMax\": ").append(jsonNumber(s.ratioMax()));
+                }
+                json.append('}');
             }
             json.append('}');
         }
