@@ -97,13 +97,11 @@ final class PerfClient {
             }
             for (long size : options.bandwidthSizes()) {
                 if (size <= Math.min(limits.maxRdmaSize(), BUFFER / 2)) {
-                    double[] streams = bandwidths(size);
-                    add(new Figure("RDMA write bandwidth, 2 processes", size, "GB/s", streams[1], null,
-                            "NIO SocketChannel stream", streams[0], true));
-                    add(new Figure("NIO framed stream bandwidth, 2 processes", size, "GB/s", streams[2], null,
-                            "NIO SocketChannel stream", streams[0], true));
-                    add(new Figure("NIO framed non-blocking, 2 processes", size, "GB/s", streams[3], null,
-                            "NIO SocketChannel stream", streams[0], true));
+                    Rounds[] streams = bandwidths(size);
+                    Rounds raw = streams[0];
+                    add(besideRaw("RDMA write bandwidth, 2 processes", size, streams[1], raw));
+                    add(besideRaw("NIO framed stream bandwidth, 2 processes", size, streams[2], raw));
+                    add(besideRaw("NIO framed non-blocking, 2 processes", size, streams[3], raw));
                 }
             }
             add(connectionRate());
@@ -298,10 +296,9 @@ final class PerfClient {
      * provider's transport must (its posting threads and consumers never block in the socket, and a
      * consumer's wait has a timeout): what that way of waiting costs against the blocking streams.
      *
-     * @return the NIO, the DAT, the framed NIO and the non-blocking framed NIO bandwidths in GB/s,
-     *     each its bytes over its time in all rounds
+     * @return the rounds of the NIO, the DAT, the framed NIO and the non-blocking framed NIO streams
      */
-    private double[] bandwidths(long size) {
+    private Rounds[] bandwidths(long size) {
         long perRound = Math.max(1, options.measureNanos() / BANDWIDTH_ROUNDS);
         Endpoint ep = connect(PerfServer.QUIET, size);
         try {
@@ -313,18 +310,17 @@ final class PerfClient {
                 writes.run(options.warmupNanos());
                 framedRaw.run(options.warmupNanos());
                 framedNonBlocking.run(options.warmupNanos());
-                long[] nio = new long[2];
-                long[] dat = new long[2];
-                long[] framed = new long[2];
-                long[] nonBlocking = new long[2];
+                Rounds nio = new Rounds();
+                Rounds dat = new Rounds();
+                Rounds framed = new Rounds();
+                Rounds nonBlocking = new Rounds();
                 for (int round = 0; round < BANDWIDTH_ROUNDS; round++) {
-                    add(nio, raw.run(perRound));
-                    add(dat, writes.run(perRound));
-                    add(framed, framedRaw.run(perRound));
-                    add(nonBlocking, framedNonBlocking.run(perRound));
+                    nio.record(round, raw.run(perRound));
+                    dat.record(round, writes.run(perRound));
+                    framed.record(round, framedRaw.run(perRound));
+                    nonBlocking.record(round, framedNonBlocking.run(perRound));
                 }
-                return new double[] {(double) nio[0] / nio[1], (double) dat[0] / dat[1], (double) framed[0] / framed[1],
-                        (double) nonBlocking[0] / nonBlocking[1]};
+                return new Rounds[] {nio, dat, framed, nonBlocking};
             }
         } catch (IOException e) {
             throw new UncheckedIOException("the NIO stream baseline against " + server.getAddress() + ":" + nioPort, e);
@@ -340,9 +336,38 @@ final class PerfClient {
         return (int) Math.max(1, Math.min(Math.min(PerfServer.DEPTH, limits.maxDtoPerEp()), BUFFER / 2 / size));
     }
 
-    private static void add(long[] sum, long[] bytesAndNanos) {
-        sum[0] += bytesAndNanos[0];
-        sum[1] += bytesAndNanos[1];
+    /** One stream's bytes and nanoseconds, round by round. */
+    private static final class Rounds {
+        private final long[] bytes = new long[BANDWIDTH_ROUNDS];
+        private final long[] nanos = new long[BANDWIDTH_ROUNDS];
+
+        void record(int round, long[] bytesAndNanos) {
+            bytes[round] = bytesAndNanos[0];
+            nanos[round] = bytesAndNanos[1];
+        }
+
+        /** GB/s over all rounds: all bytes over all time, so a short round weighs less than a long one. */
+        double pooled() {
+            return (double) java.util.Arrays.stream(bytes).sum() / java.util.Arrays.stream(nanos).sum();
+        }
+
+        /** GB/s of each round. */
+        double[] each() {
+            double[] gbs = new double[BANDWIDTH_ROUNDS];
+            for (int round = 0; round < BANDWIDTH_ROUNDS; round++) {
+                gbs[round] = (double) bytes[round] / nanos[round];
+            }
+            return gbs;
+        }
+    }
+
+    /**
+     * A stream's figure beside the raw NIO stream: pooled over all rounds as before, with the spread
+     * of single rounds, each round's ratio against the raw stream of the same round.
+     */
+    private static Figure besideRaw(String series, long size, Rounds stream, Rounds raw) {
+        return new Figure(series, size, "GB/s", stream.pooled(), null, "NIO SocketChannel stream", raw.pooled(), true,
+                Spread.of(BANDWIDTH_ROUNDS + " alternating rounds", stream.each(), raw.each()));
     }
 
     /** A window of RDMA writes of one size, each to its own slot of the server's buffer, over one connection. */
