@@ -29,7 +29,6 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -63,8 +62,10 @@ final class PerfClient {
     private EventDispatcher recvEvd;
     private EventDispatcher requestEvd;
     private EventDispatcher connectEvd;
-    private int nioPort;
-    private RmrTriplet serverBuffer;
+    /** Outstanding operations per queue of this side's Endpoints, and most RDMA writes in flight: --depth, as far as the IA allows. */
+    private int depth;
+    /** What the server's last accept said: its buffer, its NIO port, the depth its Endpoint took. */
+    private PerfServer.Accept accepted;
 
     PerfClient(DatRegistry registry, PerfOptions options, PrintStream out) {
         this.registry = registry;
@@ -80,13 +81,23 @@ final class PerfClient {
             pz = ia.createProtectionZone();
             MemorySegment memory = arena.allocate(Math.min(BUFFER, limits.maxLmrBlockSize()), DatConstants.OPTIMAL_ALIGNMENT);
             lmr = ia.registerMemory(memory, pz, MemPrivileges.ALL);
-            int qlen = Math.min(limits.maxEvdQlen(), 4 * PerfServer.DEPTH);
+            depth = Math.max(1, Math.min(options.depth(), limits.maxDtoPerEp()));
+            int qlen = (int) Math.min(limits.maxEvdQlen(), 4L * depth);
             recvEvd = ia.createEventDispatcher(qlen, null, EvdFlags.DTO);
             requestEvd = ia.createEventDispatcher(qlen, null, EvdFlags.DTO);
             connectEvd = ia.createEventDispatcher(8, null, EvdFlags.CONNECTION);
+            disconnect(connect(PerfServer.QUIET, 64)); // learns the NIO port and the depth the server takes
+            int serverDepth = accepted.depth();
+            if (depth != options.depth() || serverDepth != depth) {
+                out.printf("(--depth %d: this side takes %d, the server %d, as far as their IAs allow; a server from before"
+                        + " the request carried the depth takes %d)%n", options.depth(), depth, serverDepth, PerfServer.DEFAULT_DEPTH);
+            }
+            out.println(PerfReport.HEADER);
+            out.flush();
             boolean firstLatencyPoint = true;
             for (long size : options.latencySizes()) {
-                if (size <= Math.min(limits.maxMessageSize(), BUFFER / 2 / PerfServer.DEPTH)) {
+                // the server echoes from one of its depth's slots of half its buffer
+                if (size <= Math.min(limits.maxMessageSize(), BUFFER / 2 / serverDepth)) {
                     Stats[] nioAndDat = pingPongs(size, firstLatencyPoint);
                     firstLatencyPoint = false;
                     Stats nio = nioAndDat[0];
@@ -110,6 +121,16 @@ final class PerfClient {
         return figures;
     }
 
+    /** @return the depth of this side's Endpoints and RDMA write window: --depth, as far as the IA allows */
+    int depth() {
+        return depth;
+    }
+
+    /** @return the depth the server's Endpoints took, as its last accept said */
+    int serverDepth() {
+        return accepted.depth();
+    }
+
     private void add(Figure figure) {
         figures.add(figure);
         out.println(PerfReport.line(figure));
@@ -119,7 +140,6 @@ final class PerfClient {
     // ---- DAT -------------------------------------------------------------------------------
 
     private EpAttributes attributes(long message) {
-        int depth = Math.min(PerfServer.DEPTH, limits.maxDtoPerEp());
         return EpAttributes.builder().maxMessageSize(Math.max(1, Math.min(message, limits.maxMessageSize())))
                 .maxRdmaSize(Math.min(lmr.registeredSize(), limits.maxRdmaSize()))
                 .maxRecvDtos(depth).maxRequestDtos(depth).maxRecvIov(1).maxRequestIov(1).maxRdmaReadIov(1).maxRdmaWriteIov(1)
@@ -127,22 +147,20 @@ final class PerfClient {
                 .build();
     }
 
-    /** Connects an Endpoint to the server, asking for a mode; reads the server's answer. */
+    /** Connects an Endpoint to the server, asking for a mode and this side's depth; reads the server's answer. */
     private Endpoint connect(byte mode, long size) {
         Endpoint ep = ia.createEndpoint(pz, recvEvd, requestEvd, connectEvd, attributes(size));
         boolean done = false;
         try {
-            byte[] request = ByteBuffer.allocate(PerfServer.REQUEST_BYTES).order(ByteOrder.BIG_ENDIAN).put(mode).putLong(size).array();
+            byte[] request = new PerfServer.Request(mode, size, depth).encode();
             ep.connect(server, PerfServer.QUALIFIER, TIMEOUT_MICROS, request, Qos.BEST_EFFORT, ConnectFlags.DEFAULT);
             DatEvent event = new DatEvent();
             ConnectedPair.expect(connectEvd, event, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-            byte[] answer = event.privateData();
-            if (answer == null || answer.length < PerfServer.ACCEPT_BYTES) {
+            PerfServer.Accept accept = PerfServer.Accept.decode(event.privateData());
+            if (accept == null) {
                 throw new IllegalStateException("the server at " + server + " is not a dat perf server (no buffer in its accept)");
             }
-            ByteBuffer in = ByteBuffer.wrap(answer).order(ByteOrder.BIG_ENDIAN);
-            serverBuffer = new RmrTriplet(in.getInt(), in.getLong(), in.getLong());
-            nioPort = in.getInt();
+            accepted = accept;
             done = true;
             return ep;
         } finally {
@@ -207,7 +225,7 @@ final class PerfClient {
                 disconnect(ep);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("the NIO ping-pong baseline against " + server.getAddress() + ":" + nioPort, e);
+            throw new UncheckedIOException("the NIO ping-pong baseline against " + server.getAddress() + ":" + accepted.nioPort(), e);
         }
         return new Stats[] {Stats.of(nioSamples, measured, 1e-3), Stats.of(datSamples, measured, 1e-3)};
     }
@@ -323,7 +341,7 @@ final class PerfClient {
                 return new Rounds[] {nio, dat, framed, nonBlocking};
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("the NIO stream baseline against " + server.getAddress() + ":" + nioPort, e);
+            throw new UncheckedIOException("the NIO stream baseline against " + server.getAddress() + ":" + accepted.nioPort(), e);
         } finally {
             disconnect(ep);
         }
@@ -332,8 +350,8 @@ final class PerfClient {
     private static final int BANDWIDTH_ROUNDS = 4;
 
     /** RDMA writes in flight per stream of {@code size}, each from and to a slot of its own. */
-    private int window(long size) {
-        return (int) Math.max(1, Math.min(Math.min(PerfServer.DEPTH, limits.maxDtoPerEp()), BUFFER / 2 / size));
+    int window(long size) {
+        return (int) Math.max(1, Math.min(depth, BUFFER / 2 / size));
     }
 
     /** One stream's bytes and nanoseconds, round by round. */
@@ -385,6 +403,7 @@ final class PerfClient {
             window = window(size);
             local = new LmrTriplet[window][];
             remote = new RmrTriplet[window];
+            RmrTriplet serverBuffer = accepted.buffer();
             for (int slot = 0; slot < window; slot++) {
                 local[slot] = new LmrTriplet[] {LmrTriplet.of(lmr, slot * size, size)};
                 remote[slot] = new RmrTriplet(serverBuffer.rmrContext(), serverBuffer.targetAddress() + slot * size, size);
@@ -446,10 +465,7 @@ final class PerfClient {
     // ---- NIO baselines ---------------------------------------------------------------------
 
     private SocketChannel nio(byte mode, long size, long footprint) throws IOException {
-        if (nioPort == 0) {
-            disconnect(connect(PerfServer.QUIET, 64)); // learns the NIO port
-        }
-        SocketChannel channel = SocketChannel.open(new InetSocketAddress(server.getAddress(), nioPort));
+        SocketChannel channel = SocketChannel.open(new InetSocketAddress(server.getAddress(), accepted.nioPort()));
         channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
         ByteBuffer head = ByteBuffer.allocate(PerfServer.NIO_HEAD_BYTES).put(mode).putInt((int) size).putInt((int) footprint).flip();
         while (head.hasRemaining()) {

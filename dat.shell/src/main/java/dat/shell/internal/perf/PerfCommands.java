@@ -77,13 +77,12 @@ public final class PerfCommands {
         List<Figure> figures;
         boolean pinned = false;
         if (options.client() != null) {
-            out.printf("dat perf %s --client %s: two processes, %d CPUs here; waits block, nothing spins%n", options.iaName(),
-                    options.client(), Runtime.getRuntime().availableProcessors());
+            out.printf("dat perf %s --client %s: two processes, depth %d, %d CPUs here; waits block, nothing spins%n", options.iaName(),
+                    options.client(), options.depth(), Runtime.getRuntime().availableProcessors());
             congestionControl(CONGESTION_CONTROL).ifPresent(cc -> out.printf(
                     "TCP congestion control here: %s (the large-write figures over loopback depend on it: docs/sim-provider.md)%n", cc));
-            out.println(PerfReport.HEADER);
             out.flush();
-            figures = new PerfClient(registry, options, out).run();
+            figures = new PerfClient(registry, options, out).run(); // prints the table's header once it reached the server
         } else {
             out.printf("dat perf %s: one JVM, %d CPUs%n", options.iaName(), Runtime.getRuntime().availableProcessors());
             out.println(PerfReport.HEADER);
@@ -129,7 +128,7 @@ public final class PerfCommands {
         PerfServer server = new PerfServer(registry.openIa(options.iaName()), out);
         try (server) {
             out.printf("dat perf --server: IA %s at %s, PSP qualifier %d, NIO baseline port %d; serving until stopped%n", options.iaName(),
-                    server.iaAddress(), PerfServer.QUALIFIER, PerfServer.NIO_PORT);
+                    server.iaAddress(), PerfServer.QUALIFIER, server.nioPort());
             out.flush();
             server.serve();
         }

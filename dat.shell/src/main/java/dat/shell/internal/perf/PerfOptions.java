@@ -13,7 +13,7 @@ import java.util.List;
  * @param latencyIterations round trips measured per latency point
  * @param warmupNanos warm-up time before each timed measurement
  * @param measureNanos time of each timed measurement
- * @param depth outstanding operations per Endpoint queue
+ * @param depth outstanding operations per Endpoint queue (with {@code client}: also the server's Endpoints')
  * @param connections connections set up for the connection rate
  * @param json where to write the figures as JSON, or {@code null}
  * @param plot where to draw latency and bandwidth against size as PNG, or {@code null}
@@ -32,12 +32,16 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
               --iterations N     round trips per latency point (default 20000)
               --time MS          measuring time per bandwidth point in ms (default 200; with --client,
                                  that long for each of DAT and NIO, in four alternating rounds)
-              --depth N          outstanding operations per queue (default 32)
-              --connections N    connections for the setup rate (default 200)
+              --depth N          outstanding operations per Endpoint queue (default 32): in one JVM the
+                                 bandwidth window and the queues of both Endpoints; with --client the RDMA
+                                 write window and the queues of this side's Endpoints and of the server's,
+                                 which takes each client's depth (not an option of --server)
+              --connections N    connections for the setup rate (default 200), timed in four batches
               --json FILE        write the figures as JSON
               --plot FILE.png    draw latency and bandwidth against message size
               --server           serve --client runs from other processes or hosts until stopped: a PSP on
-                                 qualifier 7702 of IA and a NIO baseline server on port 7703 of its host
+                                 qualifier 7702 of IA and a NIO baseline server on port 7703 of its host;
+                                 it measures nothing: the options above are the client's
               --client HOST:PORT measure against the --server whose IA address is HOST:PORT, beside NIO
                                  baselines between the same two processes (a TCP IA of the sim provider:
                                  ia_params tcp=HOST:PORT)
@@ -50,7 +54,8 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         int iterations = 20_000;
         long warmup = 50_000_000;
         long measure = 200_000_000;
-        int depth = 32;
+        int depth = PerfServer.DEFAULT_DEPTH;
+        boolean depthGiven = false;
         int connections = 200;
         Path json = null;
         Path plot = null;
@@ -71,7 +76,10 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
                 case "--latency-sizes" -> latency = sizes(value(args, ++i, arg));
                 case "--iterations" -> iterations = positive(value(args, ++i, arg), arg);
                 case "--time" -> measure = positive(value(args, ++i, arg), arg) * 1_000_000L;
-                case "--depth" -> depth = positive(value(args, ++i, arg), arg);
+                case "--depth" -> {
+                    depth = positive(value(args, ++i, arg), arg);
+                    depthGiven = true;
+                }
                 case "--connections" -> connections = positive(value(args, ++i, arg), arg);
                 case "--json" -> json = Path.of(value(args, ++i, arg));
                 case "--plot" -> plot = Path.of(value(args, ++i, arg));
@@ -91,6 +99,10 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         }
         if (server && client != null) {
             throw new IllegalArgumentException("--server and --client exclude each other\n" + USAGE);
+        }
+        if (server && depthGiven) {
+            throw new IllegalArgumentException("--depth is not an option of --server: the server's Endpoints take the depth each"
+                    + " client asks for (the client's --depth)\n" + USAGE);
         }
         return new PerfOptions(ia, latency, bandwidth, iterations, warmup, measure, depth, connections, json, plot, server, client);
     }

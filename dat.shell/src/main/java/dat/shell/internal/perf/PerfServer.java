@@ -34,9 +34,11 @@ import java.nio.channels.SocketChannel;
 /**
  * The far side of {@code dat perf --client} ({@code dat perf IA --server}): a PSP on
  * {@link #QUALIFIER} of the IA, and a raw NIO TCP server (the baselines) on the IA's host at
- * {@link #NIO_PORT}. Each DAT connection says in its private data what the server does: echo every
- * message back ({@link #ECHO}, the ping-pong) or nothing ({@link #QUIET}: RDMA writes into the
- * server's buffer, whose RMR triplet the accept's private data carries; connection setup). Each
+ * {@link #NIO_PORT}. Each DAT connection says in its private data ({@link Request}) what the server
+ * does: echo every message back ({@link #ECHO}, the ping-pong) or nothing ({@link #QUIET}: RDMA
+ * writes into the server's buffer, whose RMR triplet the accept's private data carries
+ * ({@link Accept}); connection setup), and the depth of the client's queues, which the server's
+ * Endpoint takes for its own. Each
  * NIO connection says it in its first bytes ({@link #NIO_HEAD_BYTES}): echo ({@code 'P'}), drain
  * ({@code 'R'}) or drain framed messages ({@code 'M'}: each chunk behind a header of
  * {@link #FRAME_HEADER_BYTES}, read on its own, the chunk then read into a slot of its own, as the
@@ -60,19 +62,83 @@ final class PerfServer implements AutoCloseable {
     static final int NIO_PORT = 7703;
     /** Bytes of the server's registered buffer. */
     static final long BUFFER = 16L << 20;
-    /** Outstanding receives of an echo connection. */
-    static final int DEPTH = 32;
+    /**
+     * The queue depth of a client that sends none (one from before the request carried it), and
+     * {@code --depth}'s default.
+     */
+    static final int DEFAULT_DEPTH = 32;
 
     static final byte ECHO = 'E';
     static final byte QUIET = 'Q';
-    /** mode, message size. */
-    static final int REQUEST_BYTES = 1 + 8;
     /** A NIO baseline connection's first bytes: mode, message size, the client's memory footprint. */
     static final int NIO_HEAD_BYTES = 1 + 4 + 4;
     /** The header before each chunk of a framed NIO stream: as large as a sim TCP frame's header. */
     static final int FRAME_HEADER_BYTES = 32;
-    /** rmr context, address, length of the buffer; the NIO port. */
-    static final int ACCEPT_BYTES = 4 + 8 + 8 + 4;
+
+    /**
+     * A connection request's private data: mode, message size, then the client's queue depth. The
+     * depth comes last so that a server from before it reads the mode and size where they always
+     * were (and ignores the rest), and a request without it is one from an older client, served
+     * {@link #DEFAULT_DEPTH}.
+     *
+     * @param mode {@link #ECHO} or {@link #QUIET}
+     * @param size the message size
+     * @param depth outstanding operations per queue the client asks for, at least 1
+     */
+    record Request(byte mode, long size, int depth) {
+        /** mode, message size: all a client sent before the depth. */
+        static final int BYTES_WITHOUT_DEPTH = 1 + 8;
+        static final int BYTES = BYTES_WITHOUT_DEPTH + 4;
+
+        byte[] encode() {
+            return ByteBuffer.allocate(BYTES).order(ByteOrder.BIG_ENDIAN).put(mode).putLong(size).putInt(depth).array();
+        }
+
+        /** @return the request, or {@code null} when {@code data} is none of a dat perf client's */
+        static Request decode(byte[] data) {
+            if (data == null || data.length < BYTES_WITHOUT_DEPTH) {
+                return null;
+            }
+            ByteBuffer in = ByteBuffer.wrap(data).order(ByteOrder.BIG_ENDIAN);
+            byte mode = in.get();
+            long size = in.getLong();
+            int depth = data.length >= BYTES ? in.getInt() : DEFAULT_DEPTH;
+            return depth > 0 ? new Request(mode, size, depth) : null;
+        }
+    }
+
+    /**
+     * An accept's private data: the RMR triplet of the server's buffer, the NIO port, then the depth
+     * the server's Endpoint took. The depth comes last so that a client from before it reads the
+     * rest where it always was, and an accept without it is one from an older server, which
+     * serves {@link #DEFAULT_DEPTH} whatever the client asks.
+     *
+     * @param buffer the server's buffer, the target of RDMA writes
+     * @param nioPort the port of the server's NIO baselines
+     * @param depth outstanding operations per queue of the server's Endpoint
+     */
+    record Accept(RmrTriplet buffer, int nioPort, int depth) {
+        /** rmr context, address, length of the buffer; the NIO port: all a server sent before the depth. */
+        static final int BYTES_WITHOUT_DEPTH = 4 + 8 + 8 + 4;
+        static final int BYTES = BYTES_WITHOUT_DEPTH + 4;
+
+        byte[] encode() {
+            return ByteBuffer.allocate(BYTES).order(ByteOrder.BIG_ENDIAN).putInt(buffer.rmrContext()).putLong(buffer.targetAddress())
+                    .putLong(buffer.segmentLength()).putInt(nioPort).putInt(depth).array();
+        }
+
+        /** @return the accept, or {@code null} when {@code data} is none of a dat perf server's */
+        static Accept decode(byte[] data) {
+            if (data == null || data.length < BYTES_WITHOUT_DEPTH) {
+                return null;
+            }
+            ByteBuffer in = ByteBuffer.wrap(data).order(ByteOrder.BIG_ENDIAN);
+            RmrTriplet buffer = new RmrTriplet(in.getInt(), in.getLong(), in.getLong());
+            int nioPort = in.getInt();
+            int depth = data.length >= BYTES ? in.getInt() : DEFAULT_DEPTH;
+            return depth > 0 ? new Accept(buffer, nioPort, depth) : null;
+        }
+    }
 
     private static final long WAIT_MICROS = 200_000;
 
@@ -128,6 +194,7 @@ final class PerfServer implements AutoCloseable {
     private final EventDispatcher crEvd;
     private final PublicServicePoint psp;
     private final ServerSocketChannel nio;
+    private final int nioPort;
     private volatile boolean closed;
     /**
      * The threads that serve accepted connections, kept for the next: a new platform thread per
@@ -138,6 +205,11 @@ final class PerfServer implements AutoCloseable {
             .newCachedThreadPool(task -> Thread.ofPlatform().daemon().name("dat-perf-server-connection").unstarted(task));
 
     PerfServer(InterfaceAdapter ia, PrintStream out) throws IOException {
+        this(ia, out, NIO_PORT);
+    }
+
+    /** @param nioPort the NIO baselines' port, 0 for any free one (clients learn it from the accept) */
+    PerfServer(InterfaceAdapter ia, PrintStream out, int nioPort) throws IOException {
         this.ia = ia;
         this.limits = ia.query().iaAttributes();
         this.out = out;
@@ -149,7 +221,13 @@ final class PerfServer implements AutoCloseable {
         InetSocketAddress address = limits.iaAddress();
         nio = ServerSocketChannel.open();
         nio.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-        nio.bind(new InetSocketAddress(address.getAddress(), NIO_PORT), 64);
+        nio.bind(new InetSocketAddress(address.getAddress(), nioPort), 64);
+        this.nioPort = ((InetSocketAddress) nio.getLocalAddress()).getPort();
+    }
+
+    /** @return the port of the NIO baselines */
+    int nioPort() {
+        return nioPort;
     }
 
     /** @return the IA address clients connect to */
@@ -188,36 +266,33 @@ final class PerfServer implements AutoCloseable {
 
     private void accept(DatEvent request) {
         var cr = request.connectionRequest();
-        byte[] data = cr.query().privateData();
-        if (data == null || data.length < REQUEST_BYTES) {
+        Request asked = Request.decode(cr.query().privateData());
+        if (asked == null) {
             cr.reject();
             return;
         }
-        ByteBuffer in = ByteBuffer.wrap(data).order(ByteOrder.BIG_ENDIAN);
-        byte mode = in.get();
-        long size = in.getLong();
-        EventDispatcher recv = ia.createEventDispatcher(Math.min(limits.maxEvdQlen(), 4 * DEPTH), null, EvdFlags.DTO);
-        EventDispatcher requests = ia.createEventDispatcher(Math.min(limits.maxEvdQlen(), 4 * DEPTH), null, EvdFlags.DTO);
+        byte mode = asked.mode();
+        // the client's depth, as far as this IA allows: the client bounds its messages by the answer
+        int depth = Math.min(asked.depth(), limits.maxDtoPerEp());
+        int qlen = (int) Math.min(limits.maxEvdQlen(), 4L * depth);
+        EventDispatcher recv = ia.createEventDispatcher(qlen, null, EvdFlags.DTO);
+        EventDispatcher requests = ia.createEventDispatcher(qlen, null, EvdFlags.DTO);
         EventDispatcher conn = ia.createEventDispatcher(8, null, EvdFlags.CONNECTION);
-        long message = Math.max(1, Math.min(size, Math.min(lmr.registeredSize() / 2 / DEPTH, limits.maxMessageSize())));
+        long message = Math.max(1, Math.min(asked.size(), Math.min(lmr.registeredSize() / 2 / depth, limits.maxMessageSize())));
         EpAttributes attributes = EpAttributes.builder().maxMessageSize(message)
                 .maxRdmaSize(Math.min(lmr.registeredSize(), limits.maxRdmaSize()))
-                .maxRecvDtos(Math.min(DEPTH, limits.maxDtoPerEp())).maxRequestDtos(Math.min(DEPTH, limits.maxDtoPerEp()))
+                .maxRecvDtos(depth).maxRequestDtos(depth)
                 .maxRecvIov(1).maxRequestIov(1).maxRdmaReadIov(1).maxRdmaWriteIov(1)
                 .maxRdmaReadIn(Math.min(8, limits.maxRdmaReadPerEpIn())).maxRdmaReadOut(Math.min(8, limits.maxRdmaReadPerEpOut()))
                 .build();
         Endpoint ep = ia.createEndpoint(pz, recv, requests, conn, attributes);
-        int depth = Math.min(DEPTH, limits.maxDtoPerEp());
         if (mode == ECHO) {
             for (int slot = 0; slot < depth; slot++) {
                 Spin.check(ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, slot * message, message)}, slot, CompletionFlags.DEFAULT),
                         "dat_ep_post_recv");
             }
         }
-        RmrTriplet buffer = RmrTriplet.of(lmr, 0, lmr.registeredSize());
-        ByteBuffer answer = ByteBuffer.allocate(ACCEPT_BYTES).order(ByteOrder.BIG_ENDIAN);
-        answer.putInt(buffer.rmrContext()).putLong(buffer.targetAddress()).putLong(buffer.segmentLength()).putInt(NIO_PORT);
-        cr.accept(ep, answer.array());
+        cr.accept(ep, new Accept(RmrTriplet.of(lmr, 0, lmr.registeredSize()), nioPort, depth).encode());
         connections.execute(() -> {
             try {
                 connection(mode, message, depth, ep, recv, requests, conn);

@@ -42,6 +42,26 @@ class PerfOptionsTest {
     }
 
     @Test
+    void theDepthReachesAClient_andTheUsageSaysWhereItApplies() {
+        assertThat(PerfOptions.parse(List.of("tcpA", "--client", "127.0.0.1:7700"), "sim0").depth()).isEqualTo(PerfServer.DEFAULT_DEPTH);
+        assertThat(PerfOptions.parse(List.of("tcpA", "--client", "127.0.0.1:7700", "--depth", "8"), "sim0").depth()).isEqualTo(8);
+        assertThat(PerfOptions.parse(List.of("sim0", "--depth", "4"), "sim0").depth()).isEqualTo(4);
+        assertThat(PerfOptions.USAGE).contains("with --client the RDMA", "not an option of --server");
+    }
+
+    @Test
+    void aServerRefusesTheDepth_itTakesEachClients() {
+        assertThat(PerfOptions.parse(List.of("tcpB", "--server"), "sim0").depth()).isEqualTo(PerfServer.DEFAULT_DEPTH);
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("tcpB", "--server", "--depth", "8"), "sim0"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("--depth is not an option of --server")
+                .hasMessageContaining("usage: dat perf");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--depth", "32", "tcpB", "--server"), "sim0"))
+                .hasMessageStartingWith("--depth is not an option of --server");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--depth", "0"), "sim0")).hasMessageContaining("--depth needs a positive number");
+    }
+
+    @Test
     void theCongestionControlIsReadWhereTheFileIsAndOmittedElsewhere(@TempDir Path dir) throws IOException {
         Path file = Files.writeString(dir.resolve("tcp_congestion_control"), "bbr\n");
         assertThat(PerfCommands.congestionControl(file)).contains("bbr");

@@ -1,0 +1,73 @@
+package dat.shell.internal.perf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dat.api.DatRegistry;
+import dat.provider.sim.internal.SimIaFactory;
+import dat.registry.DatRegistries;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code dat perf --client} against {@code dat perf --server} in one JVM: two TCP IAs of the sim
+ * provider on loopback, a short run (its warm-ups, about 6 s, are the client's own).
+ */
+class PerfClientServerTest {
+
+    @Test
+    void theClientsDepthReachesTheServer_andTheFiguresMeasuredInPartsComeWithTheirSpread(@TempDir Path dir) throws Exception {
+        DatRegistry registry = registry(dir);
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
+        try (PerfServer server = new PerfServer(registry.openIa("tcpB"), out, 0)) {
+            Thread serving = Thread.ofPlatform().daemon().name("perf-test-server").start(server::serve);
+            try {
+                InetSocketAddress address = server.iaAddress();
+                PerfOptions options = PerfOptions.parse(List.of("tcpA", "--client", "127.0.0.1:" + address.getPort(), "--depth", "4",
+                        "--latency-sizes", "8", "--iterations", "200", "--sizes", "64K", "--time", "40", "--connections", "8"), "tcpA");
+                PerfClient client = new PerfClient(registry, options, out);
+                List<Figure> figures = client.run();
+
+                assertThat(client.depth()).isEqualTo(4);
+                assertThat(client.window(65536)).as("RDMA writes in flight at 64 KiB").isEqualTo(4);
+                assertThat(client.serverDepth()).as("the depth the server's Endpoints took").isEqualTo(4);
+                assertThat(figures).extracting(Figure::series).containsExactly("send/recv latency, 2 processes",
+                        "RDMA write bandwidth, 2 processes", "NIO framed stream bandwidth, 2 processes",
+                        "NIO framed non-blocking, 2 processes",
+                        "connection setup, 2 processes (create, connect, accept, established, disconnect)");
+                for (Figure bandwidth : figures.subList(1, 4)) {
+                    Spread rounds = bandwidth.spread();
+                    assertThat(rounds.parts()).isEqualTo("4 alternating rounds");
+                    assertThat(rounds.min()).isPositive().isLessThanOrEqualTo(rounds.max());
+                    assertThat(rounds.baselineMin()).isPositive().isLessThanOrEqualTo(rounds.baselineMax());
+                    assertThat(rounds.ratioMin()).isPositive().isLessThanOrEqualTo(rounds.ratioMax());
+                }
+                Spread batches = figures.get(4).spread();
+                assertThat(batches.parts()).isEqualTo("4 batches of 2 connections");
+                assertThat(batches.min()).isPositive().isLessThanOrEqualTo(figures.get(4).value()).isLessThanOrEqualTo(batches.max());
+                assertThat(printed.toString(StandardCharsets.UTF_8)).contains("4 alternating rounds: ", "4 batches of 2 connections: ")
+                        .doesNotContain("(--depth", "dat perf --server:");
+            } finally {
+                serving.interrupt();
+                serving.join(5_000);
+            }
+        }
+    }
+
+    /** The plain-Java registry of the sim provider, with two TCP IAs on free loopback ports, as a dat.conf names them. */
+    private static DatRegistry registry(Path dir) throws IOException {
+        Path conf = Files.writeString(dir.resolve("dat.conf"), """
+                tcpA u1.2 threadsafe default sim 1.0 "tcp=127.0.0.1:0" ""
+                tcpB u1.2 threadsafe default sim 1.0 "tcp=127.0.0.1:0" ""
+                """);
+        return DatRegistries.builder().serviceLoader(false).staticRegistry(conf).provider(new SimIaFactory()).build();
+    }
+}
