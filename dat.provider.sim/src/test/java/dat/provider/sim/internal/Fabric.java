@@ -92,13 +92,23 @@ final class Fabric implements AutoCloseable {
         }
 
         DatEvent next(EventDispatcher evd) {
-            int rc = evd.await(WAIT, 1, event);
-            assertThat(DatReturn.describe(rc)).isEqualTo(DatReturn.describe(DatReturn.SUCCESS));
-            return event;
+            return next(evd, event);
         }
 
         DatEvent expect(EventDispatcher evd, int eventNumber) {
-            DatEvent e = next(evd);
+            return expect(evd, eventNumber, event);
+        }
+
+        /** {@link #next(EventDispatcher)} into {@code into}: for a thread other than the one that uses {@link #event}. */
+        static DatEvent next(EventDispatcher evd, DatEvent into) {
+            int rc = evd.await(WAIT, 1, into);
+            assertThat(DatReturn.describe(rc)).isEqualTo(DatReturn.describe(DatReturn.SUCCESS));
+            return into;
+        }
+
+        /** {@link #expect(EventDispatcher, int)} into {@code into}. */
+        static DatEvent expect(EventDispatcher evd, int eventNumber, DatEvent into) {
+            DatEvent e = next(evd, into);
             assertThat(EventNumber.name(e.eventNumber())).isEqualTo(EventNumber.name(eventNumber));
             return e;
         }

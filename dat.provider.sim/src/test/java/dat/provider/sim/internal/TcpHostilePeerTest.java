@@ -7,6 +7,7 @@ import dat.api.DatEvent;
 import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
 import dat.api.EpState;
+import dat.api.EventDispatcher;
 import dat.api.EventNumber;
 import dat.api.LmrTriplet;
 import dat.api.PspFlag;
@@ -330,14 +331,7 @@ class TcpHostilePeerTest {
         SplittableRandom rnd = new SplittableRandom(5);
         for (int i = 0; i < 200; i++) {
             Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
-            try (Socket s = new Socket(InetAddress.getByName("127.0.0.1"), target.address().getPort())) {
-                s.setSoTimeout(10_000);
-                s.getOutputStream().write(header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 2, 0));
-                target.expect(target.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(ep, null);
-                byte[] accept = s.getInputStream().readNBytes(TcpFrame.HEADER_BYTES);
-                assertThat(accept[3]).isEqualTo((byte) TcpFrame.ACCEPT);
-                s.getOutputStream().write(header(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, 0));
-                target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            try (Socket s = rawPeer(ep)) {
                 byte[] frame = switch (i % 7) {
                     case 0 -> header(TcpFrame.RDMA_WRITE, 8, rnd.nextInt(), 0, 0, window.registeredAddress(), 8); // forged
                     case 1 -> header(TcpFrame.RDMA_WRITE, 8, window.rmrContext(), 0, 0, window.registeredAddress() + 60, 8); // bounds
@@ -453,17 +447,27 @@ class TcpHostilePeerTest {
 
     /** {@link #rawPeer(Endpoint)} with a socket receive buffer of {@code receiveBuffer} bytes (0: the default). */
     private Socket rawPeer(Endpoint ep, int receiveBuffer) throws IOException {
+        return rawPeer(ep, receiveBuffer, target.crEvd, target.connEvd, target.event);
+    }
+
+    /**
+     * {@link #rawPeer(Endpoint, int)} for a PSP on qualifier 2 that posts to {@code crEvd} and an
+     * Endpoint whose connection events go to {@code connEvd}, waiting into {@code e}.
+     */
+    private Socket rawPeer(Endpoint ep, int receiveBuffer, EventDispatcher crEvd, EventDispatcher connEvd, DatEvent e)
+            throws IOException {
         Socket s = new Socket();
         if (receiveBuffer > 0) {
             s.setReceiveBufferSize(receiveBuffer); // before the connect: it sets the window offered
         }
+        s.setTcpNoDelay(true); // frames written in pieces go out at once, not after the peer's delayed ACK
         s.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), target.address().getPort()));
         s.setSoTimeout(10_000);
         s.getOutputStream().write(header(TcpFrame.CONNECT_REQUEST, 0, 0, 1, 0, 2, 0));
-        target.expect(target.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(ep, null);
+        Fabric.Side.expect(crEvd, EventNumber.CONNECTION_REQUEST_EVENT, e).connectionRequest().accept(ep, null);
         assertThat(s.getInputStream().readNBytes(TcpFrame.HEADER_BYTES)[3]).isEqualTo((byte) TcpFrame.ACCEPT);
         s.getOutputStream().write(header(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, 0));
-        target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        assertThat(Fabric.Side.expect(connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, e).endpoint()).isSameAs(ep);
         return s;
     }
 
