@@ -87,46 +87,31 @@ class TcpHostilePeerTest {
         assertThat(target.mem.asSlice(4096, 256).mismatch(good.mem.asSlice(0, 256))).isEqualTo(-1);
     }
 
-    /** A hostile first frame of one of several kinds; never a valid CONNECT_REQUEST. */
+    /**
+     * A hostile first frame of one of several kinds, each malformed by construction (the comment
+     * of each kind says why), so that no decoder decides which frames the test sends: a decoder
+     * that took one of them for a valid CONNECT_REQUEST fails the test instead of thinning it.
+     */
     static byte[] hostileFrame(SplittableRandom rnd) {
-        for (;;) {
-            byte[] f = generate(rnd);
-            if (f.length < TcpFrame.HEADER_BYTES) {
-                return f; // truncated
-            }
-            TcpFrame probe = new TcpFrame();
-            String why = probe.decode(ByteBuffer.wrap(f, 0, TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN), LIMITS);
-            boolean validRequest = why == null && probe.opcode == TcpFrame.CONNECT_REQUEST
-                    && f.length >= TcpFrame.HEADER_BYTES + probe.payloadLength;
-            if (!validRequest) {
-                return f;
-            }
-        }
-    }
-
-    private static byte[] header(int op, long len, int ctx, int aux, long seq, long addr, int extra) {
-        ByteBuffer b = ByteBuffer.allocate(TcpFrame.HEADER_BYTES + extra);
-        TcpFrame.encode(b, op, len, ctx, aux, seq, addr);
-        return b.array();
-    }
-
-    private static byte[] generate(SplittableRandom rnd) {
         switch (rnd.nextInt(8)) {
-            case 0 -> { // random bytes
+            case 0 -> { // random bytes, whose first four are not those of a CONNECT_REQUEST
                 byte[] f = new byte[TcpFrame.HEADER_BYTES + rnd.nextInt(200)];
                 rnd.nextBytes(f);
-                return f;
-            }
-            case 1 -> { // a valid request with bits flipped
-                byte[] f = header(TcpFrame.CONNECT_REQUEST, 8, 0, 7000, 1, 1, 8);
-                int flips = 1 + rnd.nextInt(4);
-                for (int i = 0; i < flips; i++) {
-                    int at = rnd.nextInt(TcpFrame.HEADER_BYTES);
-                    f[at] ^= (byte) (1 << rnd.nextInt(8));
+                if (f[0] == (byte) 0xDA && f[1] == 0x7A && f[2] == TcpFrame.VERSION && f[3] == TcpFrame.CONNECT_REQUEST) {
+                    f[3] = 0; // no opcode
                 }
                 return f;
             }
-            case 2 -> { // oversized lengths
+            case 1 -> { // a valid request, 8 bytes of private data, with 1 to 4 of its fatal header bits flipped
+                byte[] f = header(TcpFrame.CONNECT_REQUEST, 8, 0, 7000, 1, 1, 8);
+                int[] bits = java.util.stream.IntStream.generate(() -> FATAL_REQUEST_BITS[rnd.nextInt(FATAL_REQUEST_BITS.length)])
+                        .distinct().limit(1 + rnd.nextInt(4)).toArray();
+                for (int bit : bits) {
+                    f[bit / 8] ^= (byte) (0x80 >>> (bit % 8));
+                }
+                return f;
+            }
+            case 2 -> { // lengths over the maximum; a send before any connection
                 return rnd.nextBoolean() ? header(TcpFrame.CONNECT_REQUEST, LIMITS.maxPrivateData() + 1 + rnd.nextInt(1 << 20), 0, 0, 0, 1, 0)
                         : header(TcpFrame.SEND, 0xFFFF_FFFFL - rnd.nextInt(1000), 0, 0, 0, 0, 0);
             }
@@ -138,12 +123,12 @@ class TcpHostilePeerTest {
                 int len = 8 + rnd.nextInt(LIMITS.maxPrivateData() - 8);
                 return java.util.Arrays.copyOf(header(TcpFrame.CONNECT_REQUEST, len, 0, 0, 0, 1, 0), TcpFrame.HEADER_BYTES + rnd.nextInt(len));
             }
-            case 5 -> { // unknown opcodes, bad magic or version
+            case 5 -> { // an unknown opcode, a bad magic or version
                 byte[] f = header(TcpFrame.CONNECT_REQUEST, 0, 0, 0, 0, 1, 0);
                 switch (rnd.nextInt(3)) {
                     case 0 -> f[3] = (byte) (TcpFrame.MAX_OPCODE + 1 + rnd.nextInt(255 - TcpFrame.MAX_OPCODE));
                     case 1 -> f[0] = (byte) rnd.nextInt(0xDA);
-                    default -> f[2] = (byte) (2 + rnd.nextInt(200));
+                    default -> f[2] = (byte) (TcpFrame.VERSION + 1 + rnd.nextInt(200));
                 }
                 return f;
             }
@@ -151,11 +136,44 @@ class TcpHostilePeerTest {
                 int len = rnd.nextInt(64);
                 return header(TcpFrame.RDMA_WRITE, len, rnd.nextInt(), 0, rnd.nextLong(), rnd.nextLong(), len);
             }
-            default -> { // fields an opcode does not use, out-of-range values
+            default -> { // out-of-range values: an IA port over 16 bits, a reject reason (a REJECT is no first frame either)
                 return rnd.nextBoolean() ? header(TcpFrame.CONNECT_REQUEST, 0, 0, 70_000 + rnd.nextInt(1000), 0, 1, 0)
                         : header(TcpFrame.REJECT, 0, 0, 2 + rnd.nextInt(100), 0, 0, 0);
             }
         }
+    }
+
+    /**
+     * The header bits (0: the first byte's most significant) of the request of {@link #hostileFrame}'s
+     * case 1 each of which, flipped alone or with others of them, leaves no valid CONNECT_REQUEST:
+     * the magic, the version and the opcode (any change is fatal); the context's WITH_ATTRIBUTES
+     * bit (8 bytes cannot hold the attributes); the length's bits but the one set (8: it grows
+     * past the 8 bytes that come, or past the maximum); the upper half of the IA port (over 16
+     * bits). Not the QoS, nor the qualifiers: their flips are valid requests.
+     */
+    private static final int[] FATAL_REQUEST_BITS = fatalRequestBits();
+
+    private static int[] fatalRequestBits() {
+        List<Integer> bits = new ArrayList<>();
+        for (int bit = 0; bit < 4 * 8; bit++) {
+            bits.add(bit); // magic, version, opcode
+        }
+        for (int bit = 4 * 8; bit < 8 * 8; bit++) {
+            if (bit != 8 * 8 - 4) { // the length's bit of 8
+                bits.add(bit);
+            }
+        }
+        bits.add(8 * 8); // the context's most significant bit: WITH_ATTRIBUTES
+        for (int bit = 12 * 8; bit < 14 * 8; bit++) {
+            bits.add(bit); // the upper half of aux, the IA port
+        }
+        return bits.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private static byte[] header(int op, long len, int ctx, int aux, long seq, long addr, int extra) {
+        ByteBuffer b = ByteBuffer.allocate(TcpFrame.HEADER_BYTES + extra);
+        TcpFrame.encode(b, op, len, ctx, aux, seq, addr);
+        return b.array();
     }
 
     /**
@@ -277,13 +295,13 @@ class TcpHostilePeerTest {
             assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
         }
         assertThat(stuck.get()).as("connections the IA left open").isZero();
-        assertThat(closedByIa.get()).isEqualTo(HOSTILE);
+        assertThat(closedByIa.get()).as("connections the IA closed").isEqualTo(HOSTILE);
         // each one was rejected as a violation (the IA counts them as it closes them)
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (t.violations.get() - before < HOSTILE && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertThat(t.violations.get() - before).isEqualTo(HOSTILE);
+        assertThat(t.violations.get() - before).as("hostile first frames counted as violations").isEqualTo(HOSTILE);
         // the good pair still works, the IA holds no hostile connection, no thread was left behind
         goodRound(1_000_000);
         assertThat(target.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
