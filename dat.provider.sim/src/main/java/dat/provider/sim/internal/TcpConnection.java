@@ -1225,6 +1225,7 @@ final class TcpConnection {
             return false;
         }
         if (s == TcpFrameReader.EOF) {
+            protocolEnd(reader.error()); // a header cut short; none between frames
             lost(finQueued ? EventNumber.CONNECTION_EVENT_DISCONNECTED : EventNumber.CONNECTION_EVENT_BROKEN);
             return false;
         }
@@ -1233,6 +1234,19 @@ final class TcpConnection {
             lost(EventNumber.CONNECTION_EVENT_BROKEN);
             return false;
         }
+        try {
+            return handleFrame();
+        } catch (TcpFrameReader.Truncated cut) {
+            // the stream ended in a payload being skipped (a refused access's, a send's that found
+            // no receive): cut short, as one that ends while it lands
+            protocolEnd(cut.getMessage());
+            lost(EventNumber.CONNECTION_EVENT_BROKEN);
+            return false;
+        }
+    }
+
+    /** Handles the valid header {@link #reader} read on an established connection; {@code false} when it ended. */
+    private boolean handleFrame() throws IOException {
         SimEndpoint e = ep;
         ReadableByteChannel ch = in;
         int opcode = reader.frame.opcode;

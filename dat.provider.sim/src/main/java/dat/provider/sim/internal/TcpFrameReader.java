@@ -216,7 +216,8 @@ final class TcpFrameReader {
      *
      * @return {@code true} when the payload is consumed, {@code false} when a non-blocking read
      *     found nothing yet
-     * @throws IOException when the channel fails or the stream ends inside the payload
+     * @throws Truncated when the stream ends inside the payload
+     * @throws IOException when the channel fails
      */
     boolean skipPayload(ReadableByteChannel ch) throws IOException {
         if (scratch == null && payloadLeft > 0) {
@@ -226,12 +227,22 @@ final class TcpFrameReader {
             scratch.clear();
             int n = readPayload(ch, scratch);
             if (n < 0) {
-                throw new IOException(error);
+                throw new Truncated(error);
             }
             if (n == 0) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** The stream ended inside a payload that {@link #skipPayload} skipped: the peer cut the frame short. */
+    static final class Truncated extends IOException {
+
+        private static final long serialVersionUID = 1L;
+
+        Truncated(String reason) {
+            super(reason);
+        }
     }
 }

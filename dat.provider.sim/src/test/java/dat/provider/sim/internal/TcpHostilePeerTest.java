@@ -456,6 +456,40 @@ class TcpHostilePeerTest {
     }
 
     /**
+     * A frame that the end of the stream cuts short on an established connection is a protocol
+     * violation whatever the target does with it: counted, as when its payload lands, also when
+     * its header is cut, or when its payload is skipped (a write the checks refuse, a send that
+     * finds no receive). Those broke the connection uncounted, and the refusal was never sent.
+     */
+    @Test
+    void aFrameCutShortOnAnEstablishedConnection_isAViolation_alsoWhenItsPayloadIsSkipped() throws Exception {
+        target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
+        long address = target.lmr.registeredAddress();
+        String[] what = {"a write's payload, landing", "a header", "a refused write's payload, skipped",
+            "the payload of a send no receive awaits, skipped"};
+        byte[][] frames = {
+            header(TcpFrame.RDMA_WRITE, 64, target.lmr.rmrContext(), 0, 1, address, 64),
+            header(TcpFrame.NOP, 0, 0, 0, 0, 0, 0),
+            header(TcpFrame.RDMA_WRITE, 64, target.lmr.rmrContext() ^ 1, 0, 1, address, 64), // no such context
+            header(TcpFrame.SEND, 64, 0, 0, 1, 0, 64),
+        };
+        for (int i = 0; i < frames.length; i++) {
+            Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
+            try (Socket s = rawPeer(ep)) {
+                long before = transport().violations.get();
+                s.getOutputStream().write(frames[i], 0, i == 1 ? 20 : TcpFrame.HEADER_BYTES + 10);
+                s.shutdownOutput();
+                assertThat(nextFrameOrEnd(s)).as("the answer to %s cut short", what[i]).isNull();
+                DatEvent e = target.next(target.connEvd);
+                assertThat(e.endpoint()).isSameAs(ep);
+                assertThat(EventNumber.name(e.eventNumber())).isEqualTo(EventNumber.name(EventNumber.CONNECTION_EVENT_BROKEN));
+                assertThat(transport().violations.get() - before).as("violations counted for %s cut short", what[i]).isEqualTo(1);
+            }
+            ep.close();
+        }
+    }
+
+    /**
      * The passive side's accept completes only with the active side's READY_TO_USE: an active
      * peer that closes after the ACCEPT (it timed out meanwhile) or answers with anything else
      * leaves the Endpoint with ACCEPT_COMPLETION_ERROR, never ESTABLISHED (dat_cr_accept(3DAT)).
