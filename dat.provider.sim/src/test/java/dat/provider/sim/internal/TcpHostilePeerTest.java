@@ -4,26 +4,34 @@ import static dat.provider.sim.internal.Codes.ok;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.DatEvent;
+import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
 import dat.api.EpState;
+import dat.api.EvdFlags;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
 import dat.api.LmrTriplet;
+import dat.api.LocalMemoryRegion;
+import dat.api.MemPrivileges;
+import dat.api.ProtectionZone;
 import dat.api.PspFlag;
 import dat.api.Qos;
+import dat.api.RemoteMemoryRegion;
 import dat.api.RmrTriplet;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.management.ManagementFactory;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
@@ -37,9 +45,10 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * A live TCP IA under attack: raw sockets send malformed frames (generated and mutated valid
- * ones) while a well-behaved Endpoint pair keeps exchanging data. Every hostile connection must be
- * closed by the IA and counted as a violation, the good pair must keep working, and the threads
- * must not grow.
+ * ones), as first frames and on established connections, while a well-behaved Endpoint pair keeps
+ * exchanging data. Every hostile connection must be closed by the IA and counted as a violation
+ * (or, for an access the checks refuse, answered with a refusal), the good pair must keep working,
+ * and the threads, heap, open descriptors and direct memory must not grow.
  */
 @Timeout(180)
 class TcpHostilePeerTest {
@@ -881,5 +890,1087 @@ class TcpHostilePeerTest {
             assertThat(ep.getStatus().recvIdle()).isTrue();
         }
         ep.close();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // the data phase: mutated frames on established connections
+    // ---------------------------------------------------------------------------------------------
+
+    /** The data-phase frames the fuzz sends at least (valid and mutated ones, probes). */
+    private static final int DATA_FRAMES = Integer.getInteger("dat.sim.fuzz.dataFrames", 20_000);
+    /** The data-phase fuzz's seed: a failure's message says the frames; the seed repeats them. */
+    private static final long DATA_SEED = Long.getLong("dat.sim.fuzz.seed", 7);
+
+    /**
+     * Raw peers connect to a live target IA one after another, and on each connection send valid
+     * data-phase frames (sends into posted receives, RDMA writes and reads through LMR and RMR
+     * contexts, NOPs, ACK requests, answers to the target's own sends and reads) interleaved with
+     * mutated ones, until one ends it. A frame malformed by construction ends its connection alone:
+     * BROKEN on that Endpoint, which is DISCONNECTED, the frame counted as a violation or, for an
+     * access the checks refuse, answered with a refusal. A random bit flip may make a valid frame:
+     * then a probe that follows is served, or the connection ends the same way. No byte outside
+     * the windows changes, the good pair works throughout, and the connections leave nothing behind.
+     */
+    @Test
+    @Timeout(60)
+    void aMutatedDataFrame_endsItsConnectionAlone_whileTheValidFramesAroundItAndAGoodPairAreServed() throws Exception {
+        connectGoodPair();
+        goodRound(0);
+        DataPhase attack = new DataPhase(new SplittableRandom(DATA_SEED));
+        attack.run(200); // before the footprint: what the first connections make once (classes, kept threads)
+        attack.rinse();
+        Footprint footprint = Footprint.measure();
+        long violations = transport().violations.get();
+        long counted = attack.tally.counted + attack.tally.flipsCounted;
+        long began = System.nanoTime();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        int round = 1;
+        try {
+            Future<?> job = pool.submit(() -> {
+                attack.run(DATA_FRAMES);
+                return null;
+            });
+            while (!job.isDone()) {
+                goodRound(round++);
+            }
+            job.get();
+        } finally {
+            pool.shutdownNow();
+            assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        }
+        long millis = (System.nanoTime() - began) / 1_000_000;
+        DataPhase.Tally tally = attack.tally;
+        System.out.printf("data-phase fuzz (seed %d): %s in %d ms, %d good rounds meanwhile%n", DATA_SEED, tally, millis, round - 1);
+        // every malformed frame was counted, and nothing else was
+        assertThat(transport().violations.get() - violations).as("violations counted")
+                .isEqualTo(tally.counted + tally.flipsCounted - counted);
+        assertThat(tally.kinds.keySet()).as("classes of malformed frames sent").containsAll(DataPhase.KINDS);
+        goodRound(1_000_000);
+        assertThat(target.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+        // nothing of the good pair's memory changed but what its rounds wrote (the attacker's
+        // contexts are of another PZ, and the good pair's own was refused)
+        for (long k = 0; k < target.mem.byteSize(); k++) {
+            if ((k < 1024 || k >= 1024 + 256) && (k < 4096 || k >= 4096 + 256)) {
+                assertThat(target.mem.get(ValueLayout.JAVA_BYTE, k)).as("the good pair's byte %d", k).isZero();
+            }
+        }
+        for (long deadline = System.nanoTime() + 5_000_000_000L; transport().connections.size() > 1 && System.nanoTime() < deadline;) {
+            Thread.sleep(10);
+        }
+        assertThat(transport().connections).hasSize(1);
+        attack.rinse();
+        footprint.assertFlat(transport(), tally.frames + " data-phase frames");
+    }
+
+    /** Where a context lets a peer reach: {@code length} bytes from {@code address}, at {@code offset} of the memory. */
+    private record Window(int context, long address, int offset, int length) {}
+
+    /** A receive posted on a raw peer's Endpoint, at {@code offset} of the local area. */
+    private record Recv(long cookie, int offset, int length) {}
+
+    /**
+     * A malformed frame of a known class: sent up to {@code sent} (less than its length: the stream
+     * then ends inside it); {@code answerOp} 0 when the target must count it a violation and answer
+     * nothing, else the refusal ({@code answerOp} with {@code status} for request {@code seq}) it
+     * must answer.
+     */
+    private record Hostile(String kind, byte[] bytes, int sent, int answerOp, long seq, int status) {
+
+        static Hostile violation(String kind, byte[] bytes) {
+            return new Hostile(kind, bytes, bytes.length, 0, 0, 0);
+        }
+
+        static Hostile truncated(String kind, byte[] bytes, int sent) {
+            return new Hostile(kind, bytes, sent, 0, 0, 0);
+        }
+
+        static Hostile refused(String kind, byte[] bytes, int answerOp, long seq, int status) {
+            return new Hostile(kind, bytes, bytes.length, answerOp, seq, status);
+        }
+
+        String describe() {
+            return kind + " " + HexFormat.of().formatHex(bytes, 0, Math.min(sent, 2 * TcpFrame.HEADER_BYTES));
+        }
+    }
+
+    /** A frame: a header and {@code payload}. */
+    private static byte[] frame(int op, int ctx, int aux, long seq, long addr, byte[] payload) {
+        byte[] f = header(op, payload.length, ctx, aux, seq, addr, payload.length);
+        System.arraycopy(payload, 0, f, TcpFrame.HEADER_BYTES, payload.length);
+        return f;
+    }
+
+    /**
+     * The target's side of the data-phase fuzz and the attacker that drives it. The target's
+     * Endpoints are in a PZ of their own, with EVDs of their own (the good pair's are another
+     * thread's); its memory holds the windows the attacker may reach, between guard bytes:
+     *
+     * <pre>
+     * [W, +W_LEN)      read and write through an LMR; write only through a second one
+     * [B, +B_LEN)      an LMR of local access only, with an RMR bound over its middle
+     *                  [B + BOUND, +BOUND_LEN) anew for each connection: read and write there
+     *                  (around it, guard bytes that the RMR's own memory holds)
+     * [RO, +RO_LEN)    remote read only; never changes
+     * [R, +R_LEN)      local only: the receives, the target's own sends and reads
+     * </pre>
+     */
+    private final class DataPhase {
+
+        static final int W = 1024;
+        static final int W_LEN = 1024;
+        static final int B = 2048;
+        static final int B_LEN = 1024;
+        static final int BOUND = 256;
+        static final int BOUND_LEN = 512;
+        static final int RO = 3072;
+        static final int RO_LEN = 256;
+        static final int R = 4096;
+        static final int R_LEN = 1024;
+        static final int SIZE = 6144;
+        /** The classes of malformed frames {@link #malformed} sends. */
+        static final List<String> KINDS = List.of("bad magic", "bad version", "unknown opcode", "a field its opcode does not use",
+                "aux out of range", "payload on an opcode that takes none", "length over the maximum", "random bytes where a header belongs",
+                "a connection-management frame", "a response to nothing", "a wrong response", "truncated payload",
+                "truncated header", "refused: forged context", "refused: stale context", "refused: another PZ's memory",
+                "refused: out of the window", "refused: no privilege", "refused: a send longer than its receive");
+
+        /** What the fuzz sent and saw. */
+        static final class Tally {
+            long frames;
+            long valid;
+            long malformed;
+            long refused;
+            long counted;
+            long flips;
+            long flipsServed;
+            long flipsCounted;
+            long flipsRefused;
+            long connections;
+            final java.util.Map<String, Long> kinds = new java.util.TreeMap<>();
+
+            @Override
+            public String toString() {
+                return frames + " frames on " + connections + " connections: " + valid + " valid, " + malformed
+                        + " malformed by construction (" + counted + " counted as violations, " + refused + " refused), " + flips
+                        + " bit-flipped (" + flipsServed + " served, " + flipsCounted + " counted, " + flipsRefused
+                        + " refused, the rest valid but ending their connections)";
+            }
+        }
+
+        final Tally tally = new Tally();
+        private final SplittableRandom rnd;
+        private final ProtectionZone pz = target.ia.createProtectionZone();
+        // with software events, for rinse()
+        private final EventDispatcher recvEvd = evd(EvdFlags.DTO);
+        private final EventDispatcher reqEvd = evd(EvdFlags.DTO | EvdFlags.RMR_BIND);
+        private final EventDispatcher connEvd = evd(EvdFlags.CONNECTION);
+        private final EventDispatcher crEvd = evd(EvdFlags.CR);
+        /** This thread's events: the Sides' are the good pair's, on another thread. */
+        private final DatEvent event = new DatEvent();
+        private final MemorySegment memory = fa.memory(SIZE);
+        /** What {@link #memory} must hold outside W and the RMR's range: guard bytes (random), RO, and R where nothing of the peer landed. */
+        private final byte[] expected = new byte[SIZE];
+        private final LocalMemoryRegion whole;
+        private final LocalMemoryRegion underRmr;
+        private final LocalMemoryRegion writeOnly;
+        private final LocalMemoryRegion readOnly;
+        private final LocalMemoryRegion local;
+        private final RemoteMemoryRegion rmr;
+        private int boundContext;
+        /** Windows valid once: the RMR's earlier binds, LMRs over W since freed. */
+        private final List<Window> stale = new ArrayList<>();
+        private long cookies;
+
+        DataPhase(SplittableRandom rnd) {
+            this.rnd = rnd;
+            target.ia.createPublicServicePoint(2, crEvd, PspFlag.CONSUMER);
+            rnd.nextBytes(expected);
+            MemorySegment.copy(MemorySegment.ofArray(expected), 0, memory, 0, SIZE);
+            int mp = MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE;
+            whole = target.ia.registerMemory(memory.asSlice(W, W_LEN), pz, MemPrivileges.ALL);
+            writeOnly = target.ia.registerMemory(memory.asSlice(W, W_LEN), pz, mp | MemPrivileges.REMOTE_WRITE);
+            underRmr = target.ia.registerMemory(memory.asSlice(B, B_LEN), pz, mp);
+            readOnly = target.ia.registerMemory(memory.asSlice(RO, RO_LEN), pz, MemPrivileges.READ);
+            local = target.ia.registerMemory(memory.asSlice(R, R_LEN), pz, mp);
+            rmr = pz.createRemoteMemoryRegion();
+        }
+
+        private static final int QLEN = 16;
+
+        private EventDispatcher evd(int flags) {
+            return target.ia.createEventDispatcher(QLEN, null, flags | EvdFlags.SOFTWARE);
+        }
+
+        /**
+         * Overwrites every slot of this side's EVDs with a software event. A slot keeps the
+         * references of the event dequeued from it until reused (SimEvd.take), so up to a queue
+         * length of closed Endpoints (about 150 KiB each, their request rings) stay reachable
+         * through each EVD: bounded, but not the same before and after the fuzz.
+         */
+        void rinse() {
+            for (EventDispatcher evd : List.of(recvEvd, reqEvd, connEvd, crEvd)) {
+                for (int i = 0; i < QLEN; i++) {
+                    ok(evd.postSoftwareEvent(null));
+                    ok(evd.dequeue(event));
+                }
+            }
+            event.clear();
+        }
+
+        private Window whole() {
+            return new Window(whole.rmrContext(), whole.registeredAddress(), W, W_LEN);
+        }
+
+        private Window bound() {
+            return new Window(boundContext, underRmr.registeredAddress() + BOUND, B + BOUND, BOUND_LEN);
+        }
+
+        private Window writeOnly() {
+            return new Window(writeOnly.rmrContext(), writeOnly.registeredAddress(), W, W_LEN);
+        }
+
+        private Window readOnly() {
+            return new Window(readOnly.rmrContext(), readOnly.registeredAddress(), RO, RO_LEN);
+        }
+
+        private Window writable() {
+            return switch (rnd.nextInt(3)) {
+                case 0 -> whole();
+                case 1 -> bound();
+                default -> writeOnly();
+            };
+        }
+
+        private Window readable() {
+            return switch (rnd.nextInt(3)) {
+                case 0 -> whole();
+                case 1 -> bound();
+                default -> readOnly();
+            };
+        }
+
+        /** The contexts that are valid now (an LMR of local access only has none: 0). */
+        private java.util.Set<Integer> live() {
+            return java.util.Set.of(whole.rmrContext(), writeOnly.rmrContext(), readOnly.rmrContext(), boundContext, target.lmr.rmrContext());
+        }
+
+        /** Connections until {@code frames} more frames were sent. */
+        void run(long frames) throws Exception {
+            for (long end = tally.frames + frames; tally.frames < end;) {
+                connection();
+            }
+        }
+
+        /** One raw peer: valid frames, flipped ones, until a malformed one (or a DISCONNECT) ends it. */
+        private void connection() throws Exception {
+            Endpoint ep = target.ia.createEndpoint(pz, recvEvd, reqEvd, connEvd, null);
+            try (Socket s = rawPeer(ep, 0, crEvd, connEvd, event)) {
+                s.setSoTimeout(5_000);
+                Link l = new Link(ep, s);
+                rebind(ep);
+                while (!l.ended) {
+                    int r = rnd.nextInt(100);
+                    if (r < 60) {
+                        valid(l);
+                    } else if (r < 78) {
+                        flipped(l);
+                    } else if (r < 98) {
+                        hostile(l, malformed(l));
+                    } else {
+                        disconnect(l);
+                    }
+                }
+            }
+            ep.close();
+            checkMemory();
+            tally.connections++;
+        }
+
+        /** Binds the RMR anew through {@code ep}; its earlier context and, now and then, a freed LMR's go stale. */
+        private void rebind(Endpoint ep) {
+            if (boundContext != 0) {
+                stale(bound());
+            }
+            boundContext = rmr.bind(LmrTriplet.of(underRmr, BOUND, BOUND_LEN), MemPrivileges.REMOTE_READ
+                    | MemPrivileges.REMOTE_WRITE, ep, ++cookies, 0);
+            assertThat(Fabric.Side.expect(reqEvd, EventNumber.RMR_BIND_COMPLETION_EVENT, event).status())
+                    .isEqualTo(DtoCompletionStatus.SUCCESS);
+            if (tally.connections % 8 == 0) {
+                LocalMemoryRegion freed = target.ia.registerMemory(memory.asSlice(W, W_LEN), pz, MemPrivileges.ALL);
+                stale(new Window(freed.rmrContext(), freed.registeredAddress(), W, W_LEN));
+                freed.close();
+            }
+        }
+
+        private void stale(Window w) {
+            stale.add(w);
+            if (stale.size() > 64) {
+                stale.remove(0);
+            }
+        }
+
+        /** The raw peer of one connection. */
+        private final class Link {
+            final Endpoint ep;
+            final Socket s;
+            final java.io.OutputStream out;
+            final InputStream in;
+            long seq = 1;
+            /** Receives posted on the Endpoint and not completed, oldest first. */
+            final java.util.ArrayDeque<Recv> recvs = new java.util.ArrayDeque<>();
+            /** The cookie of the target's request that a malformed or flipped frame answers, else 0. */
+            long pendingRequest;
+            /** Where in R its answer (a read response) may land, else -1. */
+            int pendingOffset = -1;
+            int pendingLength;
+            /** How it completed when the connection ended: not successfully. */
+            int pendingStatus;
+            boolean ended;
+
+            Link(Endpoint ep, Socket s) throws IOException {
+                this.ep = ep;
+                this.s = s;
+                this.out = s.getOutputStream();
+                this.in = s.getInputStream();
+            }
+
+            /** The headers sent, for the messages of failures. */
+            final List<String> sent = new ArrayList<>();
+
+            void send(byte[] frame) throws IOException {
+                sent(frame);
+                out.write(frame);
+                tally.frames++;
+            }
+
+            void sent(byte[] frame) {
+                sent.add(HexFormat.of().formatHex(frame, 0, Math.min(frame.length, TcpFrame.HEADER_BYTES)));
+            }
+
+            /** The target's next frame but NOPs, {@code null} at the end of the stream or a reset. */
+            TcpFrame nextOrEnd() throws IOException {
+                try {
+                    return nextFrame(s);
+                } catch (SocketTimeoutException e) {
+                    throw new AssertionError("the target neither answered nor ended the connection in 5 s after " + String.join(" ", sent), e);
+                } catch (java.net.SocketException | java.io.EOFException reset) {
+                    return null;
+                }
+            }
+
+            /** The target's answer to a valid request: {@code op} for {@code seq} with {@code status}; its payload is next. */
+            TcpFrame answer(int op, long seq, int status) throws IOException {
+                TcpFrame a = nextOrEnd();
+                if (a == null) {
+                    DatEvent e = new DatEvent();
+                    throw new AssertionError("the connection ended before the answer to request " + seq + " (event "
+                            + (connEvd.dequeue(e) == DatReturn.SUCCESS ? EventNumber.name(e.eventNumber()) : "none")
+                            + ", violations " + transport().violations.get() + ") after " + String.join(" ", sent));
+                }
+                assertThat(TcpFrame.opcodeName(a.opcode)).as("the answer to request %d", seq).isEqualTo(TcpFrame.opcodeName(op));
+                assertThat(a.seq).isEqualTo(seq);
+                assertThat(a.aux).as("the status of the answer to request %d", seq).isEqualTo(status);
+                return a;
+            }
+        }
+
+        private byte[] bytes(int n) {
+            byte[] b = new byte[n];
+            rnd.nextBytes(b);
+            return b;
+        }
+
+        private Recv postRecv(Link l, int length) {
+            Recv r = new Recv(++cookies, rnd.nextInt(R_LEN - length + 1), length);
+            ok(l.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(local, r.offset, r.length)}, r.cookie, 0));
+            l.recvs.add(r);
+            return r;
+        }
+
+        /** The oldest receive completed with {@code len} bytes, {@code data} when not {@code null}. */
+        private void received(Link l, long len, byte[] data) {
+            Recv r = l.recvs.poll();
+            DatEvent e = Fabric.Side.expect(recvEvd, EventNumber.DTO_COMPLETION_EVENT, event);
+            assertThat(e.userCookie()).isEqualTo(r.cookie);
+            assertThat(e.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(e.transferredLength()).isEqualTo(len);
+            if (data != null) {
+                assertThat(memory.asSlice(R + r.offset, len).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(data);
+            }
+            landed(R + r.offset, len);
+        }
+
+        /** Bytes of R that a send or the target's read legitimately changed. */
+        private void landed(long offset, long len) {
+            MemorySegment.copy(memory, ValueLayout.JAVA_BYTE, offset, expected, (int) offset, (int) len);
+        }
+
+        /** Nothing outside W changed but where the peer's sends and the target's reads landed. */
+        private void checkMemory() {
+            landed(W, W_LEN); // the attacker's to write
+            landed(B + BOUND, BOUND_LEN);
+            assertThat(memory.mismatch(MemorySegment.ofArray(expected)))
+                    .as("the first byte changed outside the windows, at offset (W %d, RO %d, R %d)", W, RO, R).isEqualTo(-1);
+        }
+
+        // -----------------------------------------------------------------------------------------
+        // valid frames
+
+        private void valid(Link l) throws IOException {
+            switch (rnd.nextInt(10)) {
+                case 0, 1 -> write(l, writable(), false);
+                case 2 -> write(l, whole(), true);
+                case 3, 4 -> read(l, readable());
+                case 5 -> sendIntoReceive(l);
+                case 6 -> sendNotReady(l);
+                case 7 -> {
+                    l.send(header(rnd.nextBoolean() ? TcpFrame.NOP : TcpFrame.ACK_REQUEST, 0, 0, 0, 0, 0, 0));
+                    tally.valid++;
+                }
+                case 8 -> targetSend(l);
+                default -> targetRead(l);
+            }
+        }
+
+        /** An RDMA write inside {@code w}; deferrable, its ACK asked for with an ACK_REQUEST. */
+        private void write(Link l, Window w, boolean deferrable) throws IOException {
+            int off = rnd.nextInt(w.length + 1);
+            byte[] data = bytes(rnd.nextInt(Math.min(256, w.length - off) + 1));
+            long seq = l.seq++;
+            l.send(frame(TcpFrame.RDMA_WRITE, w.context, deferrable ? TcpFrame.ACK_DEFERRABLE : 0, seq, w.address + off, data));
+            if (deferrable) {
+                l.send(header(TcpFrame.ACK_REQUEST, 0, 0, 0, 0, 0, 0));
+            }
+            l.answer(TcpFrame.ACK, seq, TcpFrame.STATUS_OK);
+            assertThat(memory.asSlice(w.offset + off, data.length).toArray(ValueLayout.JAVA_BYTE)).as("written").isEqualTo(data);
+            tally.valid += deferrable ? 2 : 1;
+        }
+
+        /** An RDMA read inside {@code w}: the bytes there come back. */
+        private void read(Link l, Window w) throws IOException {
+            int off = rnd.nextInt(w.length + 1);
+            int len = rnd.nextInt(Math.min(512, w.length - off) + 1);
+            long seq = l.seq++;
+            l.send(header(TcpFrame.RDMA_READ_REQUEST, 0, w.context, len, seq, w.address + off, 0));
+            assertThat(l.answer(TcpFrame.RDMA_READ_RESPONSE, seq, TcpFrame.STATUS_OK).payloadLength).isEqualTo(len);
+            assertThat(l.in.readNBytes(len)).as("read").isEqualTo(memory.asSlice(w.offset + off, len).toArray(ValueLayout.JAVA_BYTE));
+            tally.valid++;
+        }
+
+        /** A send that fits the oldest receive posted (one is posted if there is none). */
+        private void sendIntoReceive(Link l) throws IOException {
+            Recv r = l.recvs.isEmpty() ? postRecv(l, 1 + rnd.nextInt(320)) : l.recvs.peek();
+            byte[] data = bytes(rnd.nextInt(r.length + 1));
+            long seq = l.seq++;
+            l.send(frame(TcpFrame.SEND, 0, rnd.nextBoolean() ? TcpFrame.SOLICITED : 0, seq, 0, data));
+            l.answer(TcpFrame.ACK, seq, TcpFrame.STATUS_OK);
+            received(l, data.length, data);
+            tally.valid++;
+        }
+
+        /** A send before any receive: receiver not ready; once one is posted, the same send again lands. */
+        private void sendNotReady(Link l) throws IOException {
+            if (!l.recvs.isEmpty()) {
+                sendIntoReceive(l);
+                return;
+            }
+            byte[] data = bytes(rnd.nextInt(257));
+            long seq = l.seq++;
+            byte[] f = frame(TcpFrame.SEND, 0, 0, seq, 0, data);
+            l.send(f);
+            l.answer(TcpFrame.ACK, seq, TcpFrame.STATUS_RNR);
+            postRecv(l, Math.max(1, data.length + rnd.nextInt(64)));
+            l.send(f);
+            l.answer(TcpFrame.ACK, seq, TcpFrame.STATUS_OK);
+            received(l, data.length, data);
+            tally.valid += 2;
+        }
+
+        /** The target's Endpoint posts a send from R; the peer takes it and acknowledges it. */
+        private void targetSend(Link l) throws IOException {
+            long cookie = ++cookies;
+            TcpFrame f = targetSendPosted(l, cookie);
+            l.send(header(TcpFrame.ACK, 0, 0, TcpFrame.STATUS_OK, f.seq, 0, 0));
+            requestDone(cookie, true);
+            tally.valid++;
+        }
+
+        /** Posts a send of the target's, and takes it: its header (its payload checked). */
+        private TcpFrame targetSendPosted(Link l, long cookie) throws IOException {
+            int len = 1 + rnd.nextInt(256);
+            int off = rnd.nextInt(R_LEN - len + 1);
+            ok(l.ep.postSend(1, new LmrTriplet[] {LmrTriplet.of(local, off, len)}, cookie, 0));
+            TcpFrame f = l.nextOrEnd();
+            assertThat(f).as("the target's send").isNotNull();
+            assertThat(TcpFrame.opcodeName(f.opcode)).isEqualTo("SEND");
+            assertThat(f.payloadLength).isEqualTo(len);
+            assertThat(l.in.readNBytes(len)).isEqualTo(memory.asSlice(R + off, len).toArray(ValueLayout.JAVA_BYTE));
+            return f;
+        }
+
+        /** The target's Endpoint posts an RDMA read into R; the peer answers it with random bytes, which land. */
+        private void targetRead(Link l) throws IOException {
+            long cookie = ++cookies;
+            TcpFrame f = targetReadPosted(l, cookie);
+            byte[] data = bytes(f.aux);
+            l.send(frame(TcpFrame.RDMA_READ_RESPONSE, 0, TcpFrame.STATUS_OK, f.seq, 0, data));
+            requestDone(cookie, true);
+            int off = (int) (readAt - local.registeredAddress());
+            assertThat(memory.asSlice(R + off, data.length).toArray(ValueLayout.JAVA_BYTE)).as("read into R").isEqualTo(data);
+            landed(R + off, data.length);
+            tally.valid++;
+        }
+
+        /** The local address of the target's last read. */
+        private long readAt;
+
+        /** Posts a read of the target's, and takes its request; {@code aux} is its length. */
+        private TcpFrame targetReadPosted(Link l, long cookie) throws IOException {
+            int len = 1 + rnd.nextInt(256);
+            int off = rnd.nextInt(R_LEN - len + 1);
+            int context = rnd.nextInt();
+            long address = rnd.nextLong();
+            readAt = local.registeredAddress() + off;
+            ok(l.ep.postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(local, off, len)}, cookie, new RmrTriplet(context, address, len), 0));
+            TcpFrame f = l.nextOrEnd();
+            assertThat(f).as("the target's read").isNotNull();
+            assertThat(TcpFrame.opcodeName(f.opcode)).isEqualTo("RDMA_READ_REQUEST");
+            assertThat(f.context).isEqualTo(context);
+            assertThat(f.address).isEqualTo(address);
+            assertThat(f.aux).isEqualTo(len);
+            return f;
+        }
+
+        /** The target's request {@code cookie} completed: successfully, or not (flushed, or failed); its status. */
+        private int requestDone(long cookie, boolean success) {
+            DatEvent e = Fabric.Side.expect(reqEvd, EventNumber.DTO_COMPLETION_EVENT, event);
+            assertThat(e.userCookie()).isEqualTo(cookie);
+            if (success) {
+                assertThat(e.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            } else {
+                assertThat(e.status()).isNotEqualTo(DtoCompletionStatus.SUCCESS);
+            }
+            return e.status();
+        }
+
+        /** A graceful end: DISCONNECT; the target's Endpoint is DISCONNECTED, nothing counted. */
+        private void disconnect(Link l) throws IOException {
+            long before = transport().violations.get();
+            l.send(header(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0, 0));
+            tally.valid++;
+            for (TcpFrame a : rest(l)) {
+                assertThat(TcpFrame.opcodeName(a.opcode)).as("after a DISCONNECT").isEqualTo("DISCONNECT");
+            }
+            ended(l, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            assertThat(transport().violations.get() - before).as("violations counted for a DISCONNECT").isZero();
+        }
+
+        /**
+         * The connection ended with {@code eventNumber} on the target's Endpoint, now DISCONNECTED;
+         * the receives still posted complete, not successfully. A receive whose send was cut may
+         * hold some of it: its buffer was the peer's to write.
+         */
+        private void ended(Link l, int eventNumber) {
+            assertThat(EventNumber.name(ended(l, false))).isEqualTo(EventNumber.name(eventNumber));
+        }
+
+        /**
+         * {@link #ended(Link, int)}, with BROKEN or DISCONNECTED: which. After a {@code flipped}
+         * frame, which may have been a send that landed before the end, the oldest receive may have
+         * completed successfully.
+         */
+        private int ended(Link l, boolean flipped) {
+            DatEvent e = Fabric.Side.next(connEvd, event);
+            assertThat(e.endpoint()).isSameAs(l.ep);
+            int eventNumber = e.eventNumber();
+            assertThat(EventNumber.name(eventNumber)).isIn(EventNumber.name(EventNumber.CONNECTION_EVENT_BROKEN),
+                    EventNumber.name(EventNumber.CONNECTION_EVENT_DISCONNECTED));
+            assertThat(l.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+            l.ended = true;
+            for (Recv r; (r = l.recvs.poll()) != null; flipped = false) {
+                DatEvent c = Fabric.Side.expect(recvEvd, EventNumber.DTO_COMPLETION_EVENT, event);
+                assertThat(c.userCookie()).isEqualTo(r.cookie);
+                if (!flipped || c.status() != DtoCompletionStatus.SUCCESS) {
+                    assertThat(c.status()).isNotEqualTo(DtoCompletionStatus.SUCCESS);
+                }
+                landed(R + r.offset, r.length);
+            }
+            if (l.pendingRequest != 0) {
+                l.pendingStatus = requestDone(l.pendingRequest, false);
+                if (l.pendingOffset >= 0) {
+                    landed(R + l.pendingOffset, l.pendingLength); // some of a cut response may have landed
+                }
+            }
+            return eventNumber;
+        }
+
+        /** The rest of the target's frames, until the end of the stream; their payloads skipped. */
+        private List<TcpFrame> rest(Link l) throws IOException {
+            List<TcpFrame> answers = new ArrayList<>();
+            for (TcpFrame a; (a = l.nextOrEnd()) != null && skipped(l, a);) {
+                answers.add(a);
+            }
+            return answers;
+        }
+
+        /** Skips the payload of {@code a}: whether it came whole (not cut by a reset or the end). */
+        private boolean skipped(Link l, TcpFrame a) throws IOException {
+            try {
+                l.in.skipNBytes(a.payloadLength);
+                return true;
+            } catch (java.net.SocketException | java.io.EOFException reset) {
+                return false;
+            }
+        }
+
+        // -----------------------------------------------------------------------------------------
+        // malformed frames, each of a known class
+
+        /** A valid request header for mutations of the header alone (no payload: the header is rejected first). */
+        private byte[] someHeader(long seq) {
+            Window w = whole();
+            return switch (rnd.nextInt(5)) {
+                case 0 -> header(TcpFrame.RDMA_WRITE, 0, w.context, 0, seq, w.address, 0);
+                case 1 -> header(TcpFrame.RDMA_READ_REQUEST, 0, w.context, 8, seq, w.address, 0);
+                case 2 -> header(TcpFrame.SEND, 0, 0, 0, seq, 0, 0);
+                case 3 -> header(TcpFrame.NOP, 0, 0, 0, 0, 0, 0);
+                default -> header(TcpFrame.ACK_REQUEST, 0, 0, 0, 0, 0, 0);
+            };
+        }
+
+        private int forgedContext() {
+            java.util.Set<Integer> live = live();
+            for (;;) {
+                int c = rnd.nextInt();
+                if (!live.contains(c)) {
+                    return c;
+                }
+            }
+        }
+
+        /** A random int that is not 0. */
+        private int nonZeroInt() {
+            return rnd.nextBoolean() ? 1 << rnd.nextInt(32) : rnd.nextInt() | 1;
+        }
+
+        /** {@code header} with {@code n} random payload bytes after it. */
+        private byte[] withPayload(byte[] header, int n) {
+            byte[] f = Arrays.copyOf(header, header.length + n);
+            System.arraycopy(bytes(n), 0, f, header.length, n);
+            return f;
+        }
+
+        /** An RDMA write of a few bytes or a read through {@code context} at {@code address}, refused with REMOTE_ACCESS. */
+        private Hostile accessRefused(String kind, long seq, int context, long address, boolean write, int len) {
+            return write
+                    ? Hostile.refused(kind, frame(TcpFrame.RDMA_WRITE, context, 0, seq, address, bytes(len)), TcpFrame.ACK, seq,
+                            TcpFrame.STATUS_REMOTE_ACCESS)
+                    : Hostile.refused(kind, header(TcpFrame.RDMA_READ_REQUEST, 0, context, len, seq, address, 0),
+                            TcpFrame.RDMA_READ_RESPONSE, seq, TcpFrame.STATUS_REMOTE_ACCESS);
+        }
+
+        /** A malformed frame of a class chosen at random, with what it needs posted first. */
+        private Hostile malformed(Link l) throws IOException {
+            long seq = l.seq++;
+            String kind = KINDS.get(rnd.nextInt(KINDS.size()));
+            Window w = whole();
+            switch (kind) {
+                case "bad magic" -> {
+                    byte[] f = someHeader(seq);
+                    int magic = rnd.nextInt(1 << 16);
+                    if ((short) magic == TcpFrame.MAGIC) {
+                        magic ^= 1 << rnd.nextInt(16);
+                    }
+                    f[0] = (byte) (magic >> 8);
+                    f[1] = (byte) magic;
+                    return Hostile.violation(kind, f);
+                }
+                case "bad version" -> {
+                    byte[] f = someHeader(seq);
+                    f[2] = (byte) (TcpFrame.VERSION + 1 + rnd.nextInt(255)); // any byte but the version
+                    return Hostile.violation(kind, f);
+                }
+                case "unknown opcode" -> {
+                    byte[] f = someHeader(seq);
+                    f[3] = (byte) (rnd.nextInt(4) == 0 ? 0 : TcpFrame.MAX_OPCODE + 1 + rnd.nextInt(255 - TcpFrame.MAX_OPCODE));
+                    return Hostile.violation(kind, f);
+                }
+                case "a field its opcode does not use" -> {
+                    int[] ops = {TcpFrame.NOP, TcpFrame.ACK_REQUEST, TcpFrame.DISCONNECT, TcpFrame.SEND, TcpFrame.ACK, TcpFrame.RDMA_READ_RESPONSE};
+                    int op = ops[rnd.nextInt(ops.length)];
+                    boolean request = op == TcpFrame.SEND || op == TcpFrame.ACK || op == TcpFrame.RDMA_READ_RESPONSE;
+                    int field = rnd.nextInt(request ? 2 : 4); // these use aux and seq: only the context or the address then
+                    long wide = rnd.nextBoolean() ? 1L << rnd.nextInt(64) : rnd.nextLong() | 1;
+                    return Hostile.violation(kind, header(op, 0, field == 0 ? nonZeroInt() : 0, field == 2 ? nonZeroInt() : 0,
+                            field == 3 ? wide : request ? seq : 0, field == 1 ? wide : 0, 0));
+                }
+                case "aux out of range" -> {
+                    int bit = rnd.nextInt(31);
+                    int notDeferrable = bit == 0 ? 0 : bit + 1; // any bit of a write's aux but ACK_DEFERRABLE's
+                    return Hostile.violation(kind, switch (rnd.nextInt(4)) {
+                        case 0 -> header(TcpFrame.SEND, 0, 0, rnd.nextInt(4) | 1 << (2 + rnd.nextInt(30)), seq, 0, 0);
+                        case 1 -> header(TcpFrame.RDMA_WRITE, 0, w.context, 1 << notDeferrable, seq, w.address, 0);
+                        case 2 -> header(TcpFrame.ACK, 0, 0, rnd.nextBoolean() ? TcpFrame.MAX_STATUS + 1 + rnd.nextInt(1000) : -1 - rnd.nextInt(1000),
+                                seq, 0, 0);
+                        default -> header(TcpFrame.RDMA_READ_RESPONSE, 0, 0, rnd.nextBoolean() ? TcpFrame.STATUS_RNR : TcpFrame.MAX_STATUS + 1
+                                + rnd.nextInt(1000), seq, 0, 0);
+                    });
+                }
+                case "payload on an opcode that takes none" -> {
+                    long len = switch (rnd.nextInt(3)) {
+                        case 0 -> 1; // off by one
+                        case 1 -> 2 + rnd.nextInt(1 << 20);
+                        default -> 0xFFFF_FFFFL;
+                    };
+                    int[] ops = {TcpFrame.NOP, TcpFrame.ACK_REQUEST, TcpFrame.DISCONNECT, TcpFrame.RDMA_READ_REQUEST, TcpFrame.ACK,
+                        TcpFrame.RDMA_READ_RESPONSE};
+                    int op = ops[rnd.nextInt(ops.length)];
+                    boolean read = op == TcpFrame.RDMA_READ_REQUEST;
+                    int aux = read ? 8 : op == TcpFrame.RDMA_READ_RESPONSE ? 1 + rnd.nextInt(2) : 0; // a response that is no success has no data
+                    long s = read || op == TcpFrame.ACK || op == TcpFrame.RDMA_READ_RESPONSE ? seq : 0;
+                    return Hostile.violation(kind, withPayload(header(op, len, read ? w.context : 0, aux, s, read ? w.address : 0, 0),
+                            (int) Math.min(len, 16)));
+                }
+                case "length over the maximum" -> {
+                    long len = switch (rnd.nextInt(3)) {
+                        case 0 -> TcpFrame.Limits.WIRE.maxRdmaSize() + 1; // off by one
+                        case 1 -> (1L << 31) + rnd.nextLong(1L << 31);
+                        default -> 0xFFFF_FFFFL;
+                    };
+                    return Hostile.violation(kind, switch (rnd.nextInt(4)) {
+                        case 0 -> withPayload(header(TcpFrame.SEND, len, 0, 0, seq, 0, 0), 16);
+                        case 1 -> withPayload(header(TcpFrame.RDMA_WRITE, len, w.context, 0, seq, w.address, 0), 16);
+                        case 2 -> withPayload(header(TcpFrame.RDMA_READ_RESPONSE, len, 0, TcpFrame.STATUS_OK, seq, 0, 0), 16);
+                        default -> header(TcpFrame.RDMA_READ_REQUEST, 0, w.context, (int) len, seq, w.address, 0); // aux: the read's length
+                    });
+                }
+                case "random bytes where a header belongs" -> { // after a NOP: a header with a bad magic
+                    byte[] f = withPayload(header(TcpFrame.NOP, 0, 0, 0, 0, 0, 0), TcpFrame.HEADER_BYTES + rnd.nextInt(64));
+                    f[TcpFrame.HEADER_BYTES] = f[TcpFrame.HEADER_BYTES] == (byte) 0xDA ? 0 : f[TcpFrame.HEADER_BYTES];
+                    return Hostile.violation(kind, f);
+                }
+                case "a connection-management frame" -> {
+                    return Hostile.violation(kind, switch (rnd.nextInt(4)) {
+                        case 0 -> frame(TcpFrame.CONNECT_REQUEST, 0, rnd.nextInt(1 << 16), rnd.nextLong(), rnd.nextLong(), bytes(rnd.nextInt(65)));
+                        case 1 -> frame(TcpFrame.ACCEPT, 0, 0, 0, 0, bytes(rnd.nextInt(65)));
+                        case 2 -> header(TcpFrame.REJECT, 0, 0, rnd.nextInt(2), 0, 0, 0);
+                        default -> header(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, 0);
+                    });
+                }
+                case "a response to nothing" -> { // the target has no request in flight
+                    return Hostile.violation(kind, switch (rnd.nextInt(3)) {
+                        case 0 -> header(TcpFrame.ACK, 0, 0, rnd.nextInt(TcpFrame.MAX_STATUS + 1), rnd.nextLong(), 0, 0);
+                        case 1 -> frame(TcpFrame.RDMA_READ_RESPONSE, 0, TcpFrame.STATUS_OK, rnd.nextLong(), 0, bytes(rnd.nextInt(65)));
+                        default -> header(TcpFrame.RDMA_READ_RESPONSE, 0, 0, 1 + rnd.nextInt(2), rnd.nextLong(), 0, 0);
+                    });
+                }
+                case "a wrong response" -> { // to the one request of the target's in flight
+                    l.pendingRequest = ++cookies;
+                    if (rnd.nextBoolean()) {
+                        TcpFrame q = targetSendPosted(l, l.pendingRequest);
+                        return Hostile.violation(kind, switch (rnd.nextInt(3)) {
+                            case 0 -> header(TcpFrame.ACK, 0, 0, TcpFrame.STATUS_OK, q.seq + 1 + rnd.nextInt(1000), 0, 0); // not sent yet
+                            case 1 -> header(TcpFrame.ACK, 0, 0, TcpFrame.STATUS_OK, q.seq - 1 - rnd.nextInt(1000), 0, 0); // done already
+                            default -> header(TcpFrame.RDMA_READ_RESPONSE, 0, 0, TcpFrame.STATUS_OK, q.seq, 0, 0); // of a read
+                        });
+                    }
+                    TcpFrame q = targetReadPosted(l, l.pendingRequest);
+                    return Hostile.violation(kind, switch (rnd.nextInt(4)) {
+                        case 0 -> frame(TcpFrame.RDMA_READ_RESPONSE, 0, TcpFrame.STATUS_OK, q.seq + 1 + rnd.nextInt(1000), 0, bytes(q.aux));
+                        case 1 -> frame(TcpFrame.RDMA_READ_RESPONSE, 0, TcpFrame.STATUS_OK, q.seq, 0, bytes(q.aux + (rnd.nextBoolean() ? 1 : -1)));
+                        case 2 -> header(TcpFrame.ACK, 0, 0, TcpFrame.STATUS_OK, q.seq, 0, 0); // of a send or write
+                        default -> header(TcpFrame.ACK, 0, 0, TcpFrame.STATUS_RNR, q.seq, 0, 0); // receiver not ready, for a read
+                    });
+                }
+                case "truncated payload" -> {
+                    switch (rnd.nextInt(3)) {
+                        case 0 -> {
+                            Window t = writable();
+                            int len = 1 + rnd.nextInt(Math.min(256, t.length));
+                            byte[] f = frame(TcpFrame.RDMA_WRITE, t.context, 0, seq, t.address + rnd.nextInt(t.length - len + 1), bytes(len));
+                            return Hostile.truncated(kind, f, TcpFrame.HEADER_BYTES + rnd.nextInt(len));
+                        }
+                        case 1 -> {
+                            Recv r = l.recvs.isEmpty() ? postRecv(l, 1 + rnd.nextInt(320)) : l.recvs.peek();
+                            int len = 1 + rnd.nextInt(r.length);
+                            return Hostile.truncated(kind, frame(TcpFrame.SEND, 0, 0, seq, 0, bytes(len)), TcpFrame.HEADER_BYTES + rnd.nextInt(len));
+                        }
+                        default -> { // the response to the target's read: what came of it may land
+                            l.pendingRequest = ++cookies;
+                            TcpFrame q = targetReadPosted(l, l.pendingRequest);
+                            l.pendingOffset = (int) (readAt - local.registeredAddress());
+                            l.pendingLength = q.aux;
+                            byte[] f = frame(TcpFrame.RDMA_READ_RESPONSE, 0, TcpFrame.STATUS_OK, q.seq, 0, bytes(q.aux));
+                            return Hostile.truncated(kind, f, TcpFrame.HEADER_BYTES + rnd.nextInt(q.aux));
+                        }
+                    }
+                }
+                case "truncated header" -> {
+                    return Hostile.truncated(kind, someHeader(seq), 1 + rnd.nextInt(TcpFrame.HEADER_BYTES - 1));
+                }
+                case "refused: forged context" -> {
+                    Window t = rnd.nextBoolean() ? whole() : bound();
+                    int context = rnd.nextInt(8) == 0 ? 0 : forgedContext(); // 0: that of memory of local access only
+                    return accessRefused(kind, seq, context, t.address + rnd.nextInt(t.length - 64), rnd.nextBoolean(), 1 + rnd.nextInt(64));
+                }
+                case "refused: stale context" -> { // used as it was valid once: what the peer may have kept
+                    java.util.Set<Integer> live = live();
+                    List<Window> old = stale.stream().filter(o -> !live.contains(o.context)).toList();
+                    Window o = old.get(rnd.nextInt(old.size()));
+                    int len = 1 + rnd.nextInt(64);
+                    return accessRefused(kind, seq, o.context, o.address + rnd.nextInt(o.length - len + 1), rnd.nextBoolean(), len);
+                }
+                case "refused: another PZ's memory" -> { // the good pair's, through its valid context
+                    return accessRefused(kind, seq, target.lmr.rmrContext(), target.lmr.registeredAddress() + rnd.nextInt((1 << 16) - 64),
+                            rnd.nextBoolean(), 1 + rnd.nextInt(64));
+                }
+                case "refused: out of the window" -> {
+                    boolean write = rnd.nextBoolean();
+                    Window t = write ? writable() : readable();
+                    switch (rnd.nextInt(write ? 4 : 5)) {
+                        case 0 -> { // from below its start
+                            return accessRefused(kind, seq, t.context, t.address - 1 - rnd.nextInt(1024), write, 1 + rnd.nextInt(64));
+                        }
+                        case 1 -> { // one byte past its end
+                            int off = rnd.nextInt(t.length + 1);
+                            return accessRefused(kind, seq, t.context, t.address + off, write, t.length - off + 1);
+                        }
+                        case 2 -> { // past its end
+                            return accessRefused(kind, seq, t.context, t.address + t.length + rnd.nextInt(1 << 20), write, 1 + rnd.nextInt(64));
+                        }
+                        case 3 -> { // where an offset from its start wraps around
+                            long address = rnd.nextBoolean() ? Long.MAX_VALUE - rnd.nextInt(64) : Long.MIN_VALUE + rnd.nextInt(64);
+                            return accessRefused(kind, seq, t.context, address, write, 1 + rnd.nextInt(64));
+                        }
+                        default -> { // a read of up to 2 GiB - 1: a valid header, the window refuses it
+                            return accessRefused(kind, seq, t.context, t.address, false, t.length + 1 + rnd.nextInt(Integer.MAX_VALUE - t.length));
+                        }
+                    }
+                }
+                case "refused: no privilege" -> {
+                    boolean write = rnd.nextBoolean();
+                    Window t = write ? readOnly() : writeOnly();
+                    int len = 1 + rnd.nextInt(64);
+                    return accessRefused(kind, seq, t.context, t.address + rnd.nextInt(t.length - len + 1), write, len);
+                }
+                case "refused: a send longer than its receive" -> {
+                    Recv r = l.recvs.isEmpty() ? postRecv(l, 1 + rnd.nextInt(256)) : l.recvs.peek();
+                    int len = r.length + 1 + (rnd.nextBoolean() ? 0 : rnd.nextInt(256)); // off by one, or more
+                    return Hostile.refused(kind, frame(TcpFrame.SEND, 0, 0, seq, 0, bytes(len)), TcpFrame.ACK, seq, TcpFrame.STATUS_REMOTE_LENGTH);
+                }
+                default -> throw new AssertionError(kind);
+            }
+        }
+
+        /** Sends a malformed frame and checks its end: BROKEN on that Endpoint alone, a violation counted or a refusal. */
+        private void hostile(Link l, Hostile h) throws IOException {
+            long before = transport().violations.get();
+            l.sent(h.bytes);
+            l.out.write(h.bytes, 0, h.sent);
+            tally.frames++;
+            tally.malformed++;
+            tally.kinds.merge(h.kind, 1L, Long::sum);
+            if (h.sent < h.bytes.length) {
+                l.s.shutdownOutput(); // the stream ends inside the frame
+            }
+            List<TcpFrame> answers = rest(l);
+            ended(l, EventNumber.CONNECTION_EVENT_BROKEN);
+            long counted = transport().violations.get() - before;
+            if (h.answerOp == 0) {
+                assertThat(answers).as("answers to %s", h.describe()).isEmpty();
+                assertThat(counted).as("violations counted for %s", h.describe()).isEqualTo(1);
+                tally.counted++;
+            } else {
+                assertThat(counted).as("violations counted for %s", h.describe()).isZero();
+                assertThat(answers).as("answers to %s", h.describe()).hasSize(1);
+                TcpFrame a = answers.get(0);
+                assertThat(TcpFrame.opcodeName(a.opcode)).as("the refusal of %s", h.describe()).isEqualTo(TcpFrame.opcodeName(h.answerOp));
+                assertThat(a.seq).as("the refusal of %s", h.describe()).isEqualTo(h.seq);
+                assertThat(a.aux).as("the refusal of %s", h.describe()).isEqualTo(h.status);
+                tally.refused++;
+            }
+        }
+
+        // -----------------------------------------------------------------------------------------
+        // random bit flips
+
+        /**
+         * A valid frame to flip bits of: a write, a read, a send (a receive posted for it), a NOP,
+         * an ACK_REQUEST, a DISCONNECT, the answer to a send or read of the target's (posted now).
+         */
+        private byte[] flipBase(Link l, long seq) throws IOException {
+            int len = rnd.nextInt(65);
+            byte[] data = unlikeAHeader(bytes(len));
+            return switch (rnd.nextInt(8)) {
+                case 0 -> {
+                    Window t = writable();
+                    yield frame(TcpFrame.RDMA_WRITE, t.context, 0, seq, t.address + rnd.nextInt(t.length - len + 1), data);
+                }
+                case 1 -> {
+                    Window t = readable();
+                    yield header(TcpFrame.RDMA_READ_REQUEST, 0, t.context, len, seq, t.address + rnd.nextInt(t.length - len + 1), 0);
+                }
+                case 2 -> {
+                    Recv r = l.recvs.isEmpty() ? postRecv(l, 64 + rnd.nextInt(256)) : l.recvs.peek();
+                    yield frame(TcpFrame.SEND, 0, 0, seq, 0, Arrays.copyOf(data, Math.min(len, r.length)));
+                }
+                case 3 -> header(TcpFrame.NOP, 0, 0, 0, 0, 0, 0);
+                case 4 -> header(TcpFrame.ACK_REQUEST, 0, 0, 0, 0, 0, 0);
+                case 5 -> header(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0, 0);
+                case 6 -> {
+                    l.pendingRequest = ++cookies;
+                    yield header(TcpFrame.ACK, 0, 0, TcpFrame.STATUS_OK, targetSendPosted(l, l.pendingRequest).seq, 0, 0);
+                }
+                default -> {
+                    l.pendingRequest = ++cookies;
+                    TcpFrame q = targetReadPosted(l, l.pendingRequest);
+                    l.pendingOffset = (int) (readAt - local.registeredAddress());
+                    l.pendingLength = q.aux;
+                    yield frame(TcpFrame.RDMA_READ_RESPONSE, 0, TcpFrame.STATUS_OK, q.seq, 0, unlikeAHeader(bytes(q.aux)));
+                }
+            };
+        }
+
+        /** {@code payload} with no byte 0xDA: what is left of it after a flip shortened its frame is read as a header, one with a bad magic. */
+        private static byte[] unlikeAHeader(byte[] payload) {
+            for (int k = 0; k < payload.length; k++) {
+                payload[k] = payload[k] == (byte) 0xDA ? 0 : payload[k];
+            }
+            return payload;
+        }
+
+        /** The target sent its send again (a flip made its answer receiver-not-ready): take it and acknowledge it. */
+        private void sentAgain(Link l, TcpFrame again) throws IOException {
+            assertThat(again).as("the target's send, again").isNotNull();
+            assertThat(TcpFrame.opcodeName(again.opcode)).as("a frame of the target's").isEqualTo("SEND");
+            l.in.skipNBytes(again.payloadLength);
+            l.send(header(TcpFrame.ACK, 0, 0, TcpFrame.STATUS_OK, again.seq, 0, 0));
+            tally.valid++;
+        }
+
+        /**
+         * A valid frame with 1 to 3 bits of its header flipped, which may leave it valid: then the
+         * probe that follows it (an RDMA read) is served; else the connection ends as for a
+         * malformed frame, counted once or refused once. A frame whose length a flip changed is
+         * followed by the end of the stream, not a probe: it is then cut or overlong, and the
+         * connection ends.
+         */
+        private void flipped(Link l) throws IOException {
+            long seq = l.seq++;
+            byte[] f = flipBase(l, seq);
+            byte[] m = f.clone();
+            for (int bit : rnd.ints(0, TcpFrame.HEADER_BYTES * 8).distinct().limit(1 + rnd.nextInt(3)).toArray()) {
+                m[bit / 8] ^= (byte) (0x80 >>> (bit % 8));
+            }
+            String what = "flipped " + HexFormat.of().formatHex(f, 0, TcpFrame.HEADER_BYTES) + " to "
+                    + HexFormat.of().formatHex(m, 0, TcpFrame.HEADER_BYTES);
+            boolean lengthFlipped = !Arrays.equals(m, 4, 8, f, 4, 8);
+            long before = transport().violations.get();
+            l.sent(m);
+            l.out.write(m);
+            tally.frames++;
+            tally.flips++;
+            long probe = ~seq; // apart from any seq a flip of seq's bits makes
+            int at = rnd.nextInt(W_LEN - 7);
+            byte[] probeFrame = header(TcpFrame.RDMA_READ_REQUEST, 0, whole.rmrContext(), 8, probe, whole.registeredAddress() + at, 0);
+            if (lengthFlipped) {
+                l.s.shutdownOutput();
+            } else {
+                l.send(probeFrame);
+            }
+            int refusals = 0;
+            boolean sentAgain = false;
+            for (TcpFrame a; (a = l.nextOrEnd()) != null;) {
+                if (a.opcode == TcpFrame.RDMA_READ_RESPONSE && a.seq == probe) {
+                    // the target answers in order: whatever it answered the flipped frame came before
+                    assertThat(a.aux).as("the probe's status after %s", what).isEqualTo(TcpFrame.STATUS_OK);
+                    assertThat(a.payloadLength).isEqualTo(8);
+                    assertThat(l.in.readNBytes(8)).as("the probe after %s", what)
+                            .isEqualTo(memory.asSlice(W + at, 8).toArray(ValueLayout.JAVA_BYTE));
+                    served(l, f, m, before, refusals, sentAgain, what);
+                    tally.valid++;
+                    return;
+                }
+                if (a.opcode == TcpFrame.ACK && a.aux == TcpFrame.STATUS_RNR && !lengthFlipped) {
+                    // a send that found no receive: the target drops what follows (the probe) until it comes again
+                    Recv r = postRecv(l, 1 + rnd.nextInt(64));
+                    byte[] data = bytes(rnd.nextInt(r.length + 1));
+                    l.send(frame(TcpFrame.SEND, 0, 0, a.seq, 0, data));
+                    l.answer(TcpFrame.ACK, a.seq, TcpFrame.STATUS_OK);
+                    received(l, data.length, data);
+                    l.send(probeFrame);
+                    tally.valid++;
+                    continue;
+                }
+                if (a.opcode == TcpFrame.SEND && !lengthFlipped) {
+                    sentAgain(l, a);
+                    sentAgain = true;
+                    continue;
+                }
+                if ((a.opcode == TcpFrame.ACK || a.opcode == TcpFrame.RDMA_READ_RESPONSE) && a.aux != TcpFrame.STATUS_OK
+                        && a.aux != TcpFrame.STATUS_RNR) {
+                    refusals++;
+                }
+                if (!skipped(l, a)) {
+                    break;
+                }
+            }
+            // the connection ended: on the flipped frame, which was malformed, or a DISCONNECT, or
+            // the answer to the target's request with an error status (which breaks the connection)
+            int eventNumber = ended(l, true);
+            boolean failedByPeer = l.pendingRequest != 0 && (l.pendingStatus == DtoCompletionStatus.ERR_REMOTE_ACCESS
+                    || l.pendingStatus == DtoCompletionStatus.ERR_REMOTE_RESPONDER);
+            long counted = transport().violations.get() - before;
+            tally.flipsCounted += counted;
+            tally.flipsRefused += refusals;
+            assertThat(counted + refusals).as("violations counted and refusals for %s, which ended with %s, the target's request %s",
+                    what, EventNumber.name(eventNumber), l.pendingRequest == 0 ? "none" : DtoCompletionStatus.name(l.pendingStatus))
+                    .isEqualTo(eventNumber == EventNumber.CONNECTION_EVENT_BROKEN && !failedByPeer ? 1 : 0);
+        }
+
+        /**
+         * The flip of {@code f} to {@code m} was served: nothing counted or refused, the connection
+         * goes on; the target's request {@code f} answers (when it does) completes, {@code sentAgain}
+         * when its send came again already.
+         */
+        private void served(Link l, byte[] f, byte[] m, long before, int refusals, boolean sentAgain, String what) throws IOException {
+            assertThat(refusals).as("refusals of %s, then served", what).isZero();
+            assertThat(transport().violations.get() - before).as("violations counted for %s, then served", what).isZero();
+            assertThat(l.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+            assertThat(connEvd.dequeue(event)).as("a connection event after %s", what).isNotEqualTo(DatReturn.SUCCESS);
+            if (l.pendingRequest != 0) {
+                // the target's request it answered completed, or was sent again (a flip to
+                // receiver-not-ready) and is answered now
+                if (!sentAgain && reqEvd.dequeue(event) != DatReturn.SUCCESS) {
+                    if (m[3] == TcpFrame.ACK && ByteBuffer.wrap(m, 12, 4).getInt() == TcpFrame.STATUS_RNR) {
+                        sentAgain(l, l.nextOrEnd()); // its send comes again after a backoff
+                    } else {
+                        l.send(f); // a flip made it a frame of another kind (a NOP, a send...): the answer now
+                    }
+                    sentAgain = true;
+                }
+                if (sentAgain) {
+                    Fabric.Side.next(reqEvd, event);
+                }
+                assertThat(event.userCookie()).isEqualTo(l.pendingRequest);
+                assertThat(event.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+                if (l.pendingOffset >= 0) {
+                    assertThat(memory.asSlice(R + l.pendingOffset, l.pendingLength).toArray(ValueLayout.JAVA_BYTE))
+                            .as("the response after %s", what).isEqualTo(Arrays.copyOfRange(f, TcpFrame.HEADER_BYTES, f.length));
+                    landed(R + l.pendingOffset, l.pendingLength);
+                }
+                l.pendingRequest = 0;
+                l.pendingOffset = -1;
+            }
+            // a send lands in the oldest receive (it was served: its completion is there)
+            while (recvEvd.dequeue(event) == DatReturn.SUCCESS) {
+                Recv r = l.recvs.poll();
+                assertThat(event.userCookie()).isEqualTo(r.cookie);
+                assertThat(event.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+                assertThat(event.transferredLength()).isLessThanOrEqualTo(r.length);
+                landed(R + r.offset, event.transferredLength());
+            }
+            tally.flipsServed++;
+        }
     }
 }
