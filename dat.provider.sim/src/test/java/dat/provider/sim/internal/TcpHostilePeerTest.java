@@ -89,9 +89,11 @@ class TcpHostilePeerTest {
         ok(good.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(good.lmr, 0, 256)}, round,
                 RmrTriplet.of(target.lmr, 4096, 256), 0));
         DatEvent r = target.expect(target.recvEvd, EventNumber.DTO_COMPLETION_EVENT);
-        assertThat(r.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
-        assertThat(good.expect(good.reqEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
-        assertThat(good.expect(good.reqEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(r.status()).as("good round %d: the receive", round).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(good.expect(good.reqEvd, EventNumber.DTO_COMPLETION_EVENT).status()).as("good round %d: the send", round)
+                .isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(good.expect(good.reqEvd, EventNumber.DTO_COMPLETION_EVENT).status()).as("good round %d: the write", round)
+                .isEqualTo(DtoCompletionStatus.SUCCESS);
         assertThat(target.mem.asSlice(1024, 256).mismatch(good.mem.asSlice(0, 256))).isEqualTo(-1);
         assertThat(target.mem.asSlice(4096, 256).mismatch(good.mem.asSlice(0, 256))).isEqualTo(-1);
     }
@@ -957,7 +959,7 @@ class TcpHostilePeerTest {
         for (long deadline = System.nanoTime() + 5_000_000_000L; transport().connections.size() > 1 && System.nanoTime() < deadline;) {
             Thread.sleep(10);
         }
-        assertThat(transport().connections).hasSize(1);
+        assertThat(transport().connections).as("connections the IA holds after the fuzz").hasSize(1);
         attack.rinse();
         footprint.assertFlat(transport(), tally.frames + " data-phase frames");
     }
@@ -1529,8 +1531,12 @@ class TcpHostilePeerTest {
         /** The rest of the target's frames, until the end of the stream; their payloads skipped. */
         private List<TcpFrame> rest(Link l) throws IOException {
             List<TcpFrame> answers = new ArrayList<>();
-            for (TcpFrame a; (a = l.nextOrEnd()) != null && skipped(l, a);) {
-                answers.add(a);
+            try {
+                for (TcpFrame a; (a = l.nextOrEnd()) != null && skipped(l, a);) {
+                    answers.add(a);
+                }
+            } catch (AssertionError notEnded) {
+                throw new AssertionError("the connection goes on after answers " + answers + ": " + notEnded.getMessage(), notEnded);
             }
             return answers;
         }
