@@ -425,7 +425,11 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                 }
             }
             srq = s.srq;
-            head = h + 1; // the slot keeps its references until reused: no write to a line the producer owns
+            // the slot lets go of the event's objects now, not when it is reused: an EVD would
+            // otherwise keep up to its queue length of closed Endpoints (and their connections'
+            // buffers) and consumer objects reachable
+            s.clear();
+            head = h + 1;
             if (overflowReported) {
                 overflowReported = false;
             }

@@ -62,6 +62,30 @@ class EvdCnoTest {
         throwsCode(() -> small.createEventDispatcher(8, null, EvdFlags.DTO), DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_TEVD);
     }
 
+    /**
+     * A dequeued event leaves nothing of itself reachable from the EVD: its slot kept the
+     * references until the slot was reused, so an EVD held up to a queue length of dequeued
+     * events' objects (closed Endpoints with their connections' buffers, consumer objects).
+     */
+    @Test
+    void aDequeuedEvent_leavesItsObjectsToTheCollector() throws InterruptedException {
+        EventDispatcher evd = software(64);
+        java.lang.ref.WeakReference<Object> pointer = postOne(evd);
+        ok(evd.dequeue(event));
+        event.clear();
+        for (long deadline = System.nanoTime() + 10_000_000_000L; pointer.get() != null && System.nanoTime() < deadline;) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertThat(pointer.get()).as("the dequeued event's object").isNull();
+    }
+
+    private static java.lang.ref.WeakReference<Object> postOne(EventDispatcher evd) {
+        Object pointer = new byte[1 << 20];
+        ok(evd.postSoftwareEvent(pointer));
+        return new java.lang.ref.WeakReference<>(pointer);
+    }
+
     @Test
     void dat_evd_dequeue_QUEUE_EMPTY_then_SUCCESS_inOrder() {
         EventDispatcher evd = software(4);

@@ -920,7 +920,7 @@ class TcpHostilePeerTest {
         goodRound(0);
         DataPhase attack = new DataPhase(new SplittableRandom(DATA_SEED));
         attack.run(200); // before the footprint: what the first connections make once (classes, kept threads)
-        attack.rinse();
+        attack.dropLastEvent();
         Footprint footprint = Footprint.measure();
         long violations = transport().violations.get();
         long counted = attack.tally.counted + attack.tally.flipsCounted;
@@ -960,7 +960,7 @@ class TcpHostilePeerTest {
             Thread.sleep(10);
         }
         assertThat(transport().connections).as("connections the IA holds after the fuzz").hasSize(1);
-        attack.rinse();
+        attack.dropLastEvent();
         footprint.assertFlat(transport(), tally.frames + " data-phase frames");
     }
 
@@ -1062,7 +1062,6 @@ class TcpHostilePeerTest {
         final Tally tally = new Tally();
         private final SplittableRandom rnd;
         private final ProtectionZone pz = target.ia.createProtectionZone();
-        // with software events, for rinse()
         private final EventDispatcher recvEvd = evd(EvdFlags.DTO);
         private final EventDispatcher reqEvd = evd(EvdFlags.DTO | EvdFlags.RMR_BIND);
         private final EventDispatcher connEvd = evd(EvdFlags.CONNECTION);
@@ -1100,22 +1099,11 @@ class TcpHostilePeerTest {
         private static final int QLEN = 16;
 
         private EventDispatcher evd(int flags) {
-            return target.ia.createEventDispatcher(QLEN, null, flags | EvdFlags.SOFTWARE);
+            return target.ia.createEventDispatcher(QLEN, null, flags);
         }
 
-        /**
-         * Overwrites every slot of this side's EVDs with a software event. A slot keeps the
-         * references of the event dequeued from it until reused (SimEvd.take), so up to a queue
-         * length of closed Endpoints (about 150 KiB each, their request rings) stay reachable
-         * through each EVD: bounded, but not the same before and after the fuzz.
-         */
-        void rinse() {
-            for (EventDispatcher evd : List.of(recvEvd, reqEvd, connEvd, crEvd)) {
-                for (int i = 0; i < QLEN; i++) {
-                    ok(evd.postSoftwareEvent(null));
-                    ok(evd.dequeue(event));
-                }
-            }
+        /** Lets go of the last event this side dequeued, which holds its Endpoint, before a footprint is taken. */
+        void dropLastEvent() {
             event.clear();
         }
 
