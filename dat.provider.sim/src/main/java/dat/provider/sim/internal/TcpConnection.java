@@ -818,7 +818,9 @@ final class TcpConnection {
                 provider.cmLock.unlock();
             }
             boolean ready = s == TcpFrameReader.READY && reader.frame.opcode == TcpFrame.READY_TO_USE;
-            if (!ready && s != TcpFrameReader.EOF) {
+            if (!ready) {
+                // an end of stream between frames is the requester giving up (no reason, not
+                // counted); one inside the header cuts the answer short
                 protocolEnd(s == TcpFrameReader.READY ? "expected READY_TO_USE, got " + TcpFrame.opcodeName(reader.frame.opcode)
                         : reader.error());
             }

@@ -509,7 +509,7 @@ class TcpHostilePeerTest {
     void anAcceptWithoutReadyToUseFails() throws Exception {
         connectGoodPair();
         target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
             Endpoint ep = target.ia.createEndpoint(target.pz, target.recvEvd, target.reqEvd, target.connEvd, null);
             try (Socket s = new Socket(InetAddress.getByName("127.0.0.1"), target.address().getPort())) {
                 s.setSoTimeout(10_000);
@@ -517,10 +517,15 @@ class TcpHostilePeerTest {
                 target.expect(target.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(ep, null);
                 assertThat(s.getInputStream().readNBytes(TcpFrame.HEADER_BYTES)[3]).isEqualTo((byte) TcpFrame.ACCEPT);
                 assertThat(ep.getStatus().state()).isEqualTo(EpState.COMPLETION_PENDING);
+                long violations = transport().violations.get();
                 switch (i) {
                     case 0 -> s.shutdownOutput(); // the requester gave up
                     case 1 -> s.getOutputStream().write(header(TcpFrame.NOP, 0, 0, 0, 0, 0, 0)); // not the answer
-                    default -> s.getOutputStream().write(header(TcpFrame.SEND, 0, 0, 0, 0, 0, 0)); // data before it
+                    case 2 -> s.getOutputStream().write(header(TcpFrame.SEND, 0, 0, 0, 0, 0, 0)); // data before it
+                    default -> { // the answer cut short
+                        s.getOutputStream().write(header(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, 0), 0, 10);
+                        s.shutdownOutput();
+                    }
                 }
                 DatEvent e = target.next(target.connEvd);
                 assertThat(e.endpoint()).isSameAs(ep);
@@ -532,6 +537,8 @@ class TcpHostilePeerTest {
                 if (rest.length > 0) {
                     assertThat(rest[3]).isEqualTo((byte) TcpFrame.DISCONNECT);
                 }
+                // giving up is the requester's right; anything else is a violation, counted
+                assertThat(transport().violations.get() - violations).as("violations counted, case %d", i).isEqualTo(i == 0 ? 0 : 1);
             }
             ep.close();
         }
