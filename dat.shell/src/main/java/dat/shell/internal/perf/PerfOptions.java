@@ -41,11 +41,15 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
               --plot FILE.png    draw latency and bandwidth against message size
               --server           serve --client runs from other processes or hosts until stopped: a PSP on
                                  qualifier 7702 of IA and a NIO baseline server on port 7703 of its host;
-                                 it measures nothing: the options above are the client's
+                                 it measures nothing, and refuses the options above: they are the client's
               --client HOST:PORT measure against the --server whose IA address is HOST:PORT, beside NIO
                                  baselines between the same two processes (a TCP IA of the sim provider:
                                  ia_params tcp=HOST:PORT)
             """;
+
+    /** The options that say what to measure: the client's, or a one-process run's; not the server's. */
+    private static final java.util.Set<String> MEASURING = java.util.Set.of("--quick", "--sizes", "--latency-sizes", "--iterations",
+            "--time", "--depth", "--connections", "--json", "--plot");
 
     static PerfOptions parse(List<String> args, String defaultIa) {
         String ia = null;
@@ -55,7 +59,8 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         long warmup = 50_000_000;
         long measure = 200_000_000;
         int depth = PerfServer.DEFAULT_DEPTH;
-        boolean depthGiven = false;
+        // the first option given that says what to measure: a server measures nothing, and refuses it
+        String measuring = null;
         int connections = 200;
         Path json = null;
         Path plot = null;
@@ -63,6 +68,9 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         java.net.InetSocketAddress client = null;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
+            if (measuring == null && MEASURING.contains(arg)) {
+                measuring = arg;
+            }
             switch (arg) {
                 case "--quick" -> {
                     latency = List.of(8L, 4096L);
@@ -76,10 +84,7 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
                 case "--latency-sizes" -> latency = sizes(value(args, ++i, arg));
                 case "--iterations" -> iterations = positive(value(args, ++i, arg), arg);
                 case "--time" -> measure = positive(value(args, ++i, arg), arg) * 1_000_000L;
-                case "--depth" -> {
-                    depth = positive(value(args, ++i, arg), arg);
-                    depthGiven = true;
-                }
+                case "--depth" -> depth = positive(value(args, ++i, arg), arg);
                 case "--connections" -> connections = positive(value(args, ++i, arg), arg);
                 case "--json" -> json = Path.of(value(args, ++i, arg));
                 case "--plot" -> plot = Path.of(value(args, ++i, arg));
@@ -100,9 +105,9 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         if (server && client != null) {
             throw new IllegalArgumentException("--server and --client exclude each other\n" + USAGE);
         }
-        if (server && depthGiven) {
-            throw new IllegalArgumentException("--depth is not an option of --server: the server's Endpoints take the depth each"
-                    + " client asks for (the client's --depth)\n" + USAGE);
+        if (server && measuring != null) {
+            throw new IllegalArgumentException(measuring + " is not an option of --server, which measures nothing: each client's"
+                    + " options say what it measures (and the server's Endpoints take each client's --depth)\n" + USAGE);
         }
         return new PerfOptions(ia, latency, bandwidth, iterations, warmup, measure, depth, connections, json, plot, server, client);
     }

@@ -61,6 +61,19 @@ class PerfOptionsTest {
         assertThatThrownBy(() -> PerfOptions.parse(List.of("--depth", "0"), "sim0")).hasMessageContaining("--depth needs a positive number");
     }
 
+    /** A server measures nothing: an option that says what to measure is a mistake it names, not one it ignores. */
+    @Test
+    void aServerRefusesEveryMeasuringOption() {
+        for (List<String> option : List.of(List.of("--quick"), List.of("--sizes", "64K"), List.of("--latency-sizes", "8"),
+                List.of("--iterations", "10"), List.of("--time", "10"), List.of("--connections", "5"), List.of("--json", "f.json"),
+                List.of("--plot", "f.png"))) {
+            List<String> args = new java.util.ArrayList<>(List.of("tcpB", "--server"));
+            args.addAll(option);
+            assertThatThrownBy(() -> PerfOptions.parse(args, "sim0")).hasMessageStartingWith(option.get(0) + " is not an option of --server");
+            assertThat(PerfOptions.parse(option, "sim0").server()).isFalse(); // a one-process run takes it
+        }
+    }
+
     @Test
     void theCongestionControlIsReadWhereTheFileIsAndOmittedElsewhere(@TempDir Path dir) throws IOException {
         Path file = Files.writeString(dir.resolve("tcp_congestion_control"), "bbr\n");
