@@ -1064,9 +1064,9 @@ final class TcpConnection {
             // a frame a consumer handed on is the reader thread's: it wakes this one as it lets go
             // of the role; not unlockReadRole, which would wake this consumer now, and again
             refusedDriver = evd;
+            driverLease = 0; // before the role is free: not over the lease of a driver that comes after the frame
             readRole.unlock();
             dropReadViewsUnlessTaken();
-            driverLease = 0;
             unparkReader();
             return false;
         }
