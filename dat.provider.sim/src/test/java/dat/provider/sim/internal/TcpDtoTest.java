@@ -112,22 +112,22 @@ class TcpDtoTest {
      */
     @Test
     void receivesPrepostedBeyondTheHardWatermark_breakTheConnectionOnceEstablished_activeSide_overTcp() {
-        ok(a.ep.postRecv(0, null, 1, 0));
-        ok(a.ep.postRecv(0, null, 2, 0));
-        a.ep.setWatermark(dat.api.DatConstants.WATERMARK_INFINITE, 1);
-        connect(b.ep);
-        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
-        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        prepostBeyondTheHardWatermarkAndConnect(a, b);
     }
 
     @Test
     void receivesPrepostedBeyondTheHardWatermark_breakTheConnectionOnceEstablished_passiveSide_overTcp() {
-        ok(b.ep.postRecv(0, null, 1, 0));
-        ok(b.ep.postRecv(0, null, 2, 0));
-        b.ep.setWatermark(dat.api.DatConstants.WATERMARK_INFINITE, 1);
+        prepostBeyondTheHardWatermarkAndConnect(b, a);
+    }
+
+    /** Two receives on {@code side}'s Endpoint, its hard watermark 1, then a and b connect: both sides break, {@code side} first. */
+    private void prepostBeyondTheHardWatermarkAndConnect(Fabric.Side side, Fabric.Side peer) {
+        ok(side.ep.postRecv(0, null, 1, 0));
+        ok(side.ep.postRecv(0, null, 2, 0));
+        side.ep.setWatermark(dat.api.DatConstants.WATERMARK_INFINITE, 1);
         connect(b.ep);
-        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
-        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        side.expect(side.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+        peer.expect(peer.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
     }
 
     /**
