@@ -15,6 +15,11 @@ final class ConnectionBatches {
      * @param spread the batches' means, in microseconds per connection
      */
     record Timing(double micros, Spread spread) {
+
+        /** The connection setup figure of {@code series}, beside OFED uDAPL's published dtestcm figure (BENCHMARKS.md). */
+        Figure figure(String series) {
+            return new Figure(series, 0, "us/conn", micros, null, "OFED dtestcm ucm on FDR (published)", 71.85, false, spread);
+        }
     }
 
     private ConnectionBatches() {

@@ -453,9 +453,8 @@ final class PerfClient {
             connectAndDisconnect();
             warmups++;
         }
-        ConnectionBatches.Timing timing = ConnectionBatches.time(connections, this::connectAndDisconnect);
-        return new Figure("connection setup, 2 processes (create, connect, accept, established, disconnect)", 0, "us/conn",
-                timing.micros(), null, "OFED dtestcm ucm on FDR (published)", 71.85, false, timing.spread());
+        return ConnectionBatches.time(connections, this::connectAndDisconnect)
+                .figure("connection setup, 2 processes (create, connect, accept, established, disconnect)");
     }
 
     private void connectAndDisconnect() {

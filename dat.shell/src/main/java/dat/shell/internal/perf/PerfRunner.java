@@ -468,9 +468,8 @@ final class PerfRunner {
         for (int i = 0; i < connections / 4 || System.nanoTime() - warmupEnd < 0; i++) {
             connectAndDisconnect(pair);
         }
-        ConnectionBatches.Timing timing = ConnectionBatches.time(connections, () -> connectAndDisconnect(pair));
-        return new Figure("connection setup (create, connect, accept, established, disconnect)", 0, "us/conn", timing.micros(), null,
-                "OFED dtestcm ucm on FDR (published)", 71.85, false, timing.spread());
+        return ConnectionBatches.time(connections, () -> connectAndDisconnect(pair))
+                .figure("connection setup (create, connect, accept, established, disconnect)");
     }
 
     private static void connectAndDisconnect(ConnectedPair pair) {
