@@ -290,14 +290,12 @@ final class TcpConnection {
      */
     static final long COARSE_WAIT_NANOS = 100_000_000;
     /**
-     * The most payload a consumer reading the connection reads from the socket itself; a frame
-     * with more (beyond what is read ahead) it hands to the reader thread at its header
-     * ({@link TcpFrameReader#holdHeader}). Its dat_evd_wait then ends in time however slowly a
-     * live peer sends the frame, where a frame read by a consumer must end within the liveness
-     * timeout of its wait. Smaller frames stay the consumer's: the hand-over costs two wake-ups,
-     * a sixth of a 1 MiB frame's time on loopback here.
+     * The socket's input stream, for {@code available()}: the bytes in its receive queue (Linux
+     * {@code FIONREAD}), which {@link #frameReceived} asks before a consumer reads a frame; made
+     * on first use. Never read from (the channel is non-blocking), never closed (that would close
+     * the socket).
      */
-    static final long CONSUMER_PAYLOAD_MAX = 1 << 20;
+    private java.io.InputStream receiveQueue;
     /** Frames read by consumers ({@link #drive}), for tests and statistics; written under the read role. */
     private volatile long framesReadByConsumers;
     private final Object selectorLock = new Object();
@@ -338,73 +336,33 @@ final class TcpConnection {
         }
     }
 
-    /** A frame's payload ran dry mid-frame: the ACKs for what was read go out, then the wait for more. */
+    /**
+     * A frame's payload ran dry mid-frame (the reader thread's: a consumer reads only frames
+     * received whole, see {@link #frameReceived}): the ACKs for what was read go out, then the wait
+     * for more.
+     */
     private void awaitMorePayload(SocketChannel ch) throws IOException {
+        if (Thread.currentThread() == driver) {
+            throw new IllegalStateException("a consumer reading the connection would wait inside a frame");
+        }
         flushAcksIfDue();
         awaitReady(ch, SelectionKey.OP_READ);
     }
 
     /**
-     * Waits until the channel is ready for {@code op}: the reader thread or a driving consumer for
+     * Waits until the channel is ready for {@code op}: the reader thread for
      * {@link SelectionKey#OP_READ}, the writer for {@link SelectionKey#OP_WRITE}, each on its own
      * selector.
      *
      * @throws AsynchronousCloseException when the connection closed (before or during the wait)
      */
     private void awaitReady(SocketChannel ch, int op) throws IOException {
-        boolean driving = Thread.currentThread() == driver;
-        Selector selector = selector(ch, op == SelectionKey.OP_WRITE ? WRITE_SELECTOR : driving ? DRIVE_SELECTOR : READ_SELECTOR);
-        long millis = driving && op == SelectionKey.OP_READ ? midFrameWaitMillis() : 0;
-        // a driver reads a frame to its end: its consumer's interrupt, which would make every wait
-        // return at once, waits until then
-        boolean interrupted = driving && Thread.interrupted();
-        try {
-            if (millis == 0) {
-                selector.select(READY); // close() wakes it
-            } else {
-                selector.select(READY, millis);
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        Selector selector = selector(ch, op == SelectionKey.OP_WRITE ? WRITE_SELECTOR : READ_SELECTOR);
+        selector.select(READY); // close() wakes it
         if (closed) {
             throw new AsynchronousCloseException();
         }
     }
-
-    /**
-     * A driving consumer waits for the rest of a frame: how long, in ms (0: no limit). While its
-     * own wait goes on, until its deadline; once the wait is over (its deadline, an event, an
-     * interrupt), the frame has the liveness timeout to end, after which the connection breaks.
-     * Bytes alone prove the peer alive, so a peer that trickles a frame would otherwise keep the
-     * consumer, and its EVD, for as long as it likes.
-     *
-     * @throws IOException when the frame outlasted the consumer's wait by the liveness timeout
-     */
-    private long midFrameWaitMillis() throws IOException {
-        boolean over = waitEnded(driveEvd, driveInfinite, driveDeadline);
-        long now = System.nanoTime();
-        if (!over) {
-            return driveInfinite ? 0 : Math.max(1, (driveDeadline - now + 999_999) / 1_000_000);
-        }
-        if (driveOverSince == 0) {
-            driveOverSince = now;
-        }
-        long left = transport.timeoutNanos - (now - driveOverSince);
-        if (left <= 0) {
-            throw new IOException("a frame outlasted its reader's wait by the liveness timeout");
-        }
-        return Math.max(1, (left + 999_999) / 1_000_000);
-    }
-
-    // The driving consumer's wait (drive), for its waits inside a frame: the driver's own.
-    private SimEvd driveEvd;
-    private boolean driveInfinite;
-    private long driveDeadline;
-    /** When the driver's wait was seen over inside a frame, 0 before. */
-    private long driveOverSince;
 
     private static final int READ_SELECTOR = 0;
     private static final int WRITE_SELECTOR = 1;
@@ -939,7 +897,7 @@ final class TcpConnection {
             }
             readMark++;
             if (byConsumer) {
-                if (s == TcpFrameReader.READY && reader.payloadOnTheSocket() > CONSUMER_PAYLOAD_MAX) {
+                if (s == TcpFrameReader.READY && !frameReceived(ch) && !awaitFrameReceived(ch, waitingOn, infinite, deadline)) {
                     reader.holdHeader(); // the reader thread's (drive)
                     return true;
                 }
@@ -953,6 +911,60 @@ final class TcpConnection {
                 return true;
             }
         }
+    }
+
+    /**
+     * Whether the frame whose header {@link #reader} just read is received whole: its payload read
+     * ahead, or in the socket's receive queue. A consumer reads only such frames, so it never waits
+     * inside one: its dat_evd_wait ends on time whatever the peer sends, and a frame still
+     * arriving is the reader thread's, which gives it as long as its bytes keep coming. Asks the
+     * kernel (one {@code ioctl}) only for a payload larger than what is read ahead.
+     */
+    private boolean frameReceived(SocketChannel ch) throws IOException {
+        long onTheSocket = reader.payloadOnTheSocket();
+        return onTheSocket == 0 || onTheSocket <= bytesInReceiveQueue(ch);
+    }
+
+    /**
+     * A driving consumer whose frame is still arriving: looks again, spinning, for up to
+     * {@link #FRAME_SPIN_NANOS} while its wait lasts, having read none of the payload yet (so that
+     * it can still hand the frame on whole).
+     *
+     * @return whether the frame came whole meanwhile
+     */
+    private boolean awaitFrameReceived(SocketChannel ch, SimEvd evd, boolean infinite, long deadline) throws IOException {
+        long until = System.nanoTime() + FRAME_SPIN_NANOS;
+        while (!waitEnded(evd, infinite, deadline) && System.nanoTime() - until < 0) {
+            Thread.onSpinWait();
+            if (frameReceived(ch)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * How long a driving consumer spins for the rest of a frame before it hands the frame on:
+     * about what the hand-over costs here (two wake-ups of another thread, 20-40 us each). A
+     * 256 KiB message over loopback comes in several segments, and the consumer wakes at the first;
+     * handed on every time, its round trip took half as long again.
+     */
+    private static final long FRAME_SPIN_NANOS = 100_000;
+
+    /** Bytes received and not read yet: in the socket's receive queue (Linux {@code FIONREAD}). */
+    private long bytesInReceiveQueue(SocketChannel ch) throws IOException {
+        java.io.InputStream queue = receiveQueue;
+        if (queue == null) {
+            queue = ch.socket().getInputStream();
+            receiveQueue = queue;
+        }
+        return queue.available();
+    }
+
+    /** {@link #bytesInReceiveQueue(SocketChannel)}, for tests: 0 once closed. */
+    long bytesInReceiveQueue() throws IOException {
+        SocketChannel ch = channel;
+        return ch == null || closed ? 0 : bytesInReceiveQueue(ch);
     }
 
     /** A driving consumer's wait is over: an event for it (or a state it must report), its deadline, an interrupt. */
@@ -1032,10 +1044,10 @@ final class TcpConnection {
      * itself until its wait is over: a message then wakes one thread, the consumer, as a plain
      * socket would, instead of the reader thread and then the consumer (the largest cost of a
      * round trip on a busy machine). The frames it meets are handled as the reader thread would,
-     * whatever EVD they feed. A frame whose payload is still in flight is read to its end even
-     * past the wait's deadline, and must end within the liveness timeout of the wait's end; a
-     * frame with more than {@link #CONSUMER_PAYLOAD_MAX} of payload on the socket is handed to the
-     * reader thread at its header instead, and the consumer parks. A wait with
+     * whatever EVD they feed, but only frames received whole ({@link #frameReceived}): one still
+     * arriving after a short spin ({@link #awaitFrameReceived}) is handed to the reader thread at
+     * its header, and the consumer parks until the reader thread lets go of the role. So a
+     * consumer never waits inside a frame. A wait with
      * {@link #COARSE_WAIT_NANOS} or more left at its first select ends up to
      * {@link TcpTransport#TICK_NANOS} past its deadline.
      *
@@ -1077,10 +1089,6 @@ final class TcpConnection {
             }
             Selector selector = selector(ch, DRIVE_SELECTOR);
             drivesBegun++; // under the read role: one writer at a time
-            driveEvd = evd;
-            driveInfinite = infinite;
-            driveDeadline = deadline;
-            driveOverSince = 0;
             driver = me;
             if (readerSelecting) {
                 // the reader thread went to wait before this driver came: out of that wait, it
@@ -1100,7 +1108,7 @@ final class TcpConnection {
                         return true;
                     }
                     if (reader.holdsHeader()) {
-                        return true; // a large frame, handed on (below)
+                        return true; // a frame still arriving, handed on (below)
                     }
                     // waitEnded, with one clock read for the deadline and the select's timeout
                     if (closed || evd.waitOver() || me.isInterrupted()) {
@@ -1137,7 +1145,6 @@ final class TcpConnection {
                 boolean handedOn = reader.holdsHeader();
                 driverLease = handedOn ? 0 : System.nanoTime() + DRIVER_LEASE_NANOS;
                 driver = null;
-                driveEvd = null;
                 if (readerParkedForDriver || handedOn) { // after "driver = null": see the flag's comment
                     unparkReader();
                 }

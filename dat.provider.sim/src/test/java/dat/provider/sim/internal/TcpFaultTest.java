@@ -744,11 +744,14 @@ class TcpFaultTest {
 
     /**
      * A peer that trickles a frame to a consumer reading the connection from its dat_evd_wait
-     * (each byte proof of life) keeps that consumer no longer than its wait plus the liveness
-     * timeout: then the connection breaks, and the consumer gets its receive back, flushed.
+     * (each byte proof of life): a consumer reads only frames received whole, so it hands this one
+     * to the reader thread at its header. Its wait ends on time, and the frame, which takes ten
+     * liveness timeouts to come but is never silent for one, lands whole on a connection that
+     * stays up, as when the reader thread meets it alone
+     * ({@link #aFrameSlowerThanTheTimeout_whileItsBytesFlow_isNotBroken}).
      */
     @Test
-    void aFrameTricklingToAWaitingConsumer_keepsItNoLongerThanItsWaitAndTheTimeout() throws Exception {
+    void aFrameTricklingToAWaitingConsumer_isTheReaderThreads_theWaitEndingOnTimeAndTheFrameLanding() throws Exception {
         try (Socket s = rawActivePeer()) {
             rawPeer = s;
             ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 1, 0));
@@ -756,31 +759,116 @@ class TcpFaultTest {
             assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
             ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 2, 0));
             DatEvent got = new DatEvent();
+            int[] code = {-1};
             long[] returnedAfter = {-1};
             Thread waiter = Thread.ofPlatform().start(() -> {
                 long began = System.nanoTime();
-                a.recvEvd.await(200_000, 1, got);
+                code[0] = a.recvEvd.await(200_000, 1, got);
                 returnedAfter[0] = (System.nanoTime() - began) / 1_000_000;
             });
             awaitDriven(a.recvEvd, true);
+            long readByConsumers = transport(a).framesReadByConsumers();
             byte[] send = header(TcpFrame.SEND, 64, 0, 0, 1, 0);
+            for (int i = TcpFrame.HEADER_BYTES; i < send.length; i++) {
+                send[i] = (byte) (i * 7);
+            }
             java.io.OutputStream out = s.getOutputStream();
             out.write(send, 0, TcpFrame.HEADER_BYTES);
-            for (int i = TcpFrame.HEADER_BYTES; i < send.length && waiter.isAlive(); i++) {
-                try {
-                    out.write(send[i]); // a byte each 50 ms: 3.2 s for the frame, the timeout 300 ms
-                    out.flush();
-                } catch (java.io.IOException closedByTheIa) {
-                    break;
-                }
-                Thread.sleep(50);
+            out.flush();
+            for (int i = TcpFrame.HEADER_BYTES; i < send.length; i++) {
+                Thread.sleep(50); // a byte each 50 ms: 3.2 s for the frame, the timeout 300 ms
+                out.write(send[i]);
+                out.flush();
             }
             waiter.join(5_000);
-            assertThat(returnedAfter[0]).as("ms in dat_evd_wait(200 ms)").isBetween(0L, 1_500L);
-            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
-            assertThat(got.userCookie()).isEqualTo(2);
-            assertThat(got.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+            Codes.isType(code[0], DatReturn.TIMEOUT_EXPIRED);
+            assertThat(returnedAfter[0]).as("ms in dat_evd_wait(200 ms)").isBetween(150L, 1_000L);
+            DatEvent r = a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT);
+            assertThat(r.userCookie()).isEqualTo(2);
+            assertThat(r.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(r.transferredLength()).isEqualTo(64);
+            for (int i = 0; i < 64; i++) {
+                assertThat(a.mem.get(ValueLayout.JAVA_BYTE, i)).as("byte %d", i).isEqualTo(send[TcpFrame.HEADER_BYTES + i]);
+            }
+            assertThat(a.connEvd.dequeue(a.event)).as("no connection event: not broken").isNotZero();
+            assertThat(a.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+            assertThat(transport(a).framesReadByConsumers()).as("frames read by consumers").isEqualTo(readByConsumers);
         }
+    }
+
+    /**
+     * A consumer reading the connection from its dat_evd_wait reads a frame only once it is
+     * received whole: a send larger than the frame reader reads ahead, all of it in the socket's
+     * receive queue, is the consumer's; the next, of which the peer sent half, is handed to the
+     * reader thread at its header, none of its payload landed, and lands once the rest comes. The
+     * test holds the read role as the reader thread would (the drives, on the same thread, still
+     * take it), so that only the drives read until it lets go.
+     */
+    @Test
+    void aDrivingConsumer_readsAFrameReceivedWhole_andHandsOnOneStillArriving() throws Exception {
+        try (Socket s = rawActivePeer()) {
+            rawPeer = s;
+            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 1, 0));
+            s.getOutputStream().write(header(TcpFrame.SEND, 8, 0, 0, 0, 0)); // lands: the connection feeds a's receive EVD
+            assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            int length = 48 << 10; // beyond the read-ahead
+            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, length)}, 2, 0));
+            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, length, length)}, 3, 0));
+            byte[] whole = header(TcpFrame.SEND, length, 0, 0, 1, 0);
+            byte[] halved = header(TcpFrame.SEND, length, 0, 0, 2, 0);
+            for (int i = TcpFrame.HEADER_BYTES; i < whole.length; i++) {
+                whole[i] = (byte) (i | 1);
+                halved[i] = (byte) (i * 3 | 1);
+            }
+            SimEvd evd = (SimEvd) a.recvEvd;
+            TcpConnection connection = evd.tcpFeeder;
+            java.io.OutputStream out = s.getOutputStream();
+            DatEvent got = new DatEvent();
+            long readBefore = connection.framesReadByConsumers();
+            connection.readRole.lock();
+            try {
+                out.write(whole);
+                out.flush();
+                awaitReceived(connection, whole.length);
+                assertThat(connection.drive(evd, false, System.nanoTime() - 1)).as("drove").isTrue();
+                ok(a.recvEvd.dequeue(got));
+                assertThat(got.userCookie()).isEqualTo(2);
+                assertThat(got.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+                assertThat(got.transferredLength()).isEqualTo(length);
+                assertThat(connection.framesReadByConsumers()).as("frames read by consumers").isEqualTo(readBefore + 1);
+
+                out.write(halved, 0, TcpFrame.HEADER_BYTES + length / 2);
+                out.flush();
+                awaitReceived(connection, TcpFrame.HEADER_BYTES + length / 2);
+                assertThat(connection.drive(evd, false, System.nanoTime() - 1)).as("drove").isTrue();
+                assertThat(a.recvEvd.dequeue(got)).as("no completion yet").isNotEqualTo(DatReturn.SUCCESS);
+                assertThat(connection.framesReadByConsumers()).as("frames read by consumers").isEqualTo(readBefore + 1);
+                assertThat(a.mem.get(ValueLayout.JAVA_BYTE, length)).as("nothing landed").isZero();
+            } finally {
+                connection.releaseReadRole();
+            }
+            out.write(halved, TcpFrame.HEADER_BYTES + length / 2, length - length / 2);
+            out.flush();
+            DatEvent r = a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT);
+            assertThat(r.userCookie()).isEqualTo(3);
+            assertThat(r.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(r.transferredLength()).isEqualTo(length);
+            for (int i = 0; i < length; i++) {
+                assertThat(a.mem.get(ValueLayout.JAVA_BYTE, i)).isEqualTo(whole[TcpFrame.HEADER_BYTES + i]);
+                assertThat(a.mem.get(ValueLayout.JAVA_BYTE, length + i)).isEqualTo(halved[TcpFrame.HEADER_BYTES + i]);
+            }
+            assertThat(connection.framesReadByConsumers()).as("frames read by consumers").isEqualTo(readBefore + 1);
+            assertThat(a.connEvd.dequeue(a.event)).as("no connection event").isNotZero();
+        }
+    }
+
+    /** Waits until the connection's socket holds at least {@code bytes} received and not read. */
+    private static void awaitReceived(TcpConnection connection, long bytes) throws Exception {
+        for (long deadline = System.nanoTime() + 5_000_000_000L;
+                connection.bytesInReceiveQueue() < bytes && System.nanoTime() < deadline;) {
+            Thread.sleep(1);
+        }
+        assertThat(connection.bytesInReceiveQueue()).as("bytes in the receive queue").isGreaterThanOrEqualTo(bytes);
     }
 
     /**
