@@ -754,9 +754,7 @@ class TcpFaultTest {
     void aFrameTricklingToAWaitingConsumer_isTheReaderThreads_theWaitEndingOnTimeAndTheFrameLanding() throws Exception {
         try (Socket s = rawActivePeer()) {
             rawPeer = s;
-            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 1, 0));
-            s.getOutputStream().write(header(TcpFrame.SEND, 8, 0, 0, 0, 0)); // lands: the connection feeds a's receive EVD
-            assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            feedReceiveEvd(s);
             ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 2, 0));
             DatEvent got = new DatEvent();
             int[] code = {-1};
@@ -808,9 +806,7 @@ class TcpFaultTest {
     void aDrivingConsumer_readsAFrameReceivedWhole_andHandsOnOneStillArriving() throws Exception {
         try (Socket s = rawActivePeer()) {
             rawPeer = s;
-            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 1, 0));
-            s.getOutputStream().write(header(TcpFrame.SEND, 8, 0, 0, 0, 0)); // lands: the connection feeds a's receive EVD
-            assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            feedReceiveEvd(s);
             int length = 48 << 10; // beyond the read-ahead
             ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, length)}, 2, 0));
             ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, length, length)}, 3, 0));
@@ -883,9 +879,7 @@ class TcpFaultTest {
         java.lang.foreign.MemorySegment target = fa.memory(length);
         try (Socket s = rawActivePeer(); var window = a.ia.registerMemory(target, a.pz, dat.api.MemPrivileges.ALL)) {
             rawPeer = s;
-            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 1, 0));
-            s.getOutputStream().write(header(TcpFrame.SEND, 8, 0, 0, 0, 0)); // lands: the connection feeds a's receive EVD
-            assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            feedReceiveEvd(s);
             DataInputStream in = new DataInputStream(s.getInputStream());
             assertThat(frame(in).getLong(16)).as("the send's ACK").isZero();
             DatEvent got = new DatEvent();
@@ -955,6 +949,13 @@ class TcpFaultTest {
             assertThat(transport(a).framesReadByConsumers()).as("frames the waiting consumer read").isGreaterThan(readByConsumers);
             assertThat(target.get(ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 0x4B);
         }
+    }
+
+    /** A send from the raw peer {@code s} lands in a receive of a's: the connection feeds a's receive EVD, whose waiters may read it. */
+    private void feedReceiveEvd(Socket s) throws Exception {
+        ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 1, 0));
+        s.getOutputStream().write(header(TcpFrame.SEND, 8, 0, 0, 0, 0));
+        assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
     }
 
     /** Waits until a consumer reads the connection from its wait on {@code evd}, or no longer does. */
