@@ -291,7 +291,7 @@ final class TcpConnection {
     static final long COARSE_WAIT_NANOS = 100_000_000;
     /**
      * The socket's input stream, for {@code available()}: the bytes in its receive queue (Linux
-     * {@code FIONREAD}), which {@link #frameReceived} asks before a consumer reads a frame; made
+     * {@code FIONREAD}), which {@link #payloadToCome} asks before a consumer reads a frame; made
      * on first use. Never read from (the channel is non-blocking), never closed (that would close
      * the socket).
      */
@@ -338,15 +338,29 @@ final class TcpConnection {
 
     /**
      * A frame's payload ran dry mid-frame (the reader thread's: a consumer reads only frames
-     * received whole, see {@link #frameReceived}): the ACKs for what was read go out, then the wait
+     * received whole, see {@link #payloadToCome}): the ACKs for what was read go out, then the wait
      * for more.
      */
     private void awaitMorePayload(SocketChannel ch) throws IOException {
         if (Thread.currentThread() == driver) {
-            throw new IllegalStateException("a consumer reading the connection would wait inside a frame");
+            throw new DriverInsideFrame();
         }
         flushAcksIfDue();
         awaitReady(ch, SelectionKey.OP_READ);
+    }
+
+    /**
+     * A defect: a consumer reading the connection would wait inside a frame. Not an
+     * IllegalStateException, which the handlers take for memory gone; {@link #drive} logs it and
+     * breaks the connection.
+     */
+    private static final class DriverInsideFrame extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        DriverInsideFrame() {
+            super("a consumer reading the connection would wait inside a frame");
+        }
     }
 
     /**
@@ -897,7 +911,8 @@ final class TcpConnection {
             }
             readMark++;
             if (byConsumer) {
-                if (s == TcpFrameReader.READY && !frameReceived(ch) && !awaitFrameReceived(ch, waitingOn, infinite, deadline)) {
+                long toCome = s == TcpFrameReader.READY ? payloadToCome(ch) : 0;
+                if (toCome > 0 && (toCome > FRAME_SPIN_BYTES || !awaitFrameReceived(ch, waitingOn, infinite, deadline))) {
                     reader.holdHeader(); // the reader thread's (drive)
                     return true;
                 }
@@ -914,15 +929,16 @@ final class TcpConnection {
     }
 
     /**
-     * Whether the frame whose header {@link #reader} just read is received whole: its payload read
-     * ahead, or in the socket's receive queue. A consumer reads only such frames, so it never waits
-     * inside one: its dat_evd_wait ends on time whatever the peer sends, and a frame still
-     * arriving is the reader thread's, which gives it as long as its bytes keep coming. Asks the
-     * kernel (one {@code ioctl}) only for a payload larger than what is read ahead.
+     * How many bytes of the frame whose header {@link #reader} just read are still to come: 0 when
+     * it is received whole, its payload read ahead or in the socket's receive queue. A consumer
+     * reads only such frames, so it never waits inside one: its dat_evd_wait ends on time whatever
+     * the peer sends, and a frame still arriving is the reader thread's, which gives it as long as
+     * its bytes keep coming. Asks the kernel (one {@code ioctl}) only for a payload larger than
+     * what is read ahead.
      */
-    private boolean frameReceived(SocketChannel ch) throws IOException {
+    private long payloadToCome(SocketChannel ch) throws IOException {
         long onTheSocket = reader.payloadOnTheSocket();
-        return onTheSocket == 0 || onTheSocket <= bytesInReceiveQueue(ch);
+        return onTheSocket == 0 ? 0 : Math.max(0, onTheSocket - bytesInReceiveQueue(ch));
     }
 
     /**
@@ -936,7 +952,7 @@ final class TcpConnection {
         long until = System.nanoTime() + FRAME_SPIN_NANOS;
         while (!waitEnded(evd, infinite, deadline) && System.nanoTime() - until < 0) {
             Thread.onSpinWait();
-            if (frameReceived(ch)) {
+            if (payloadToCome(ch) == 0) {
                 return true;
             }
         }
@@ -950,6 +966,11 @@ final class TcpConnection {
      * handed on every time, its round trip took half as long again.
      */
     private static final long FRAME_SPIN_NANOS = 100_000;
+    /**
+     * A frame with more than this still to come is handed on without a spin: about what loopback
+     * delivers here in {@link #FRAME_SPIN_NANOS}, and more than a socket may ever hold at once.
+     */
+    private static final long FRAME_SPIN_BYTES = 512 * 1024;
 
     /** Bytes received and not read yet: in the socket's receive queue (Linux {@code FIONREAD}). */
     private long bytesInReceiveQueue(SocketChannel ch) throws IOException {
@@ -1044,7 +1065,7 @@ final class TcpConnection {
      * itself until its wait is over: a message then wakes one thread, the consumer, as a plain
      * socket would, instead of the reader thread and then the consumer (the largest cost of a
      * round trip on a busy machine). The frames it meets are handled as the reader thread would,
-     * whatever EVD they feed, but only frames received whole ({@link #frameReceived}): one still
+     * whatever EVD they feed, but only frames received whole ({@link #payloadToCome}): one still
      * arriving after a short spin ({@link #awaitFrameReceived}) is handed to the reader thread at
      * its header, and the consumer parks until the reader thread lets go of the role. So a
      * consumer never waits inside a frame. A wait with
