@@ -145,7 +145,10 @@ final class TcpConnection {
     private int respCount;
     /** Whether the writer is sending the head response (under {@code respLock}). */
     private boolean headTaken;
-    /** Set once the target side refused something: the reader stops serving the peer. */
+    /**
+     * Set once the target side refused something (read role only): nothing more is served, and
+     * the reader thread ends the connection once the writer sent the refusal ({@link #endRefused}).
+     */
     private boolean refusing;
     // Liveness: marks that change with every sign of life (a frame read, a write done, progress of
     // the write in progress), and whether a write is in progress; the watchdog keeps the clock
@@ -343,23 +346,23 @@ final class TcpConnection {
      */
     private void awaitMorePayload(SocketChannel ch) throws IOException {
         if (Thread.currentThread() == driver) {
-            throw new DriverInsideFrame();
+            throw new DriverWouldWait("inside a frame");
         }
         flushAcksIfDue();
         awaitReady(ch, SelectionKey.OP_READ);
     }
 
     /**
-     * A defect: a consumer reading the connection would wait inside a frame. Not an
-     * IllegalStateException, which the handlers take for memory gone; {@link #drive} logs it and
-     * breaks the connection.
+     * A defect: a consumer reading the connection would wait (inside a frame, for a slot in the
+     * response ring). Not an IllegalStateException, which the handlers take for memory gone;
+     * {@link #drive} logs it and breaks the connection.
      */
-    private static final class DriverInsideFrame extends RuntimeException {
+    private static final class DriverWouldWait extends RuntimeException {
 
         private static final long serialVersionUID = 1L;
 
-        DriverInsideFrame() {
-            super("a consumer reading the connection would wait inside a frame");
+        DriverWouldWait(String where) {
+            super("a consumer reading the connection would wait " + where);
         }
     }
 
@@ -901,6 +904,14 @@ final class TcpConnection {
         boolean byConsumer = waitingOn != null;
         dropReadViewsIfStale();
         for (boolean first = true;; first = false) {
+            if (refusing) {
+                // after a refused access nothing more is served; a consumer hands the end on (drive)
+                if (byConsumer) {
+                    return true;
+                }
+                endRefused();
+                return false;
+            }
             // non-blocking: NEED_MORE between frames
             int s = first && readFirst ? reader.readHeader(ch) : reader.nextHeader(ch);
             if (s == TcpFrameReader.NEED_MORE) {
@@ -910,12 +921,15 @@ final class TcpConnection {
                 return true;
             }
             readMark++;
-            if (byConsumer) {
-                long toCome = s == TcpFrameReader.READY ? payloadToCome(ch) : 0;
-                if (toCome > 0 && (toCome > FRAME_SPIN_BYTES || !awaitFrameReceived(ch, waitingOn, infinite, deadline))) {
-                    reader.holdHeader(); // the reader thread's (drive)
+            if (byConsumer && s == TcpFrameReader.READY) {
+                long toCome = payloadToCome(ch);
+                if (toCome > 0 && (toCome > FRAME_SPIN_BYTES || !awaitFrameReceived(ch, waitingOn, infinite, deadline))
+                        || mayRespond(reader.frame.opcode) && responseRingFull()) {
+                    reader.holdHeader(); // the reader thread's (drive), which may wait where a consumer must not
                     return true;
                 }
+            }
+            if (byConsumer) {
                 framesReadByConsumers++;
             }
             if (!handleEstablished(s)) {
@@ -957,6 +971,27 @@ final class TcpConnection {
             }
         }
         return false;
+    }
+
+    /** Whether a frame with this opcode may queue a response ({@link #respond}): a request's ACK, refusal, or read response. */
+    private static boolean mayRespond(int opcode) {
+        return opcode == TcpFrame.SEND || opcode == TcpFrame.RDMA_WRITE || opcode == TcpFrame.RDMA_READ_REQUEST;
+    }
+
+    /**
+     * Whether the response ring has no free slot (the peer reads nothing of what the writer
+     * sends, and requests RDMA reads, whose responses are not merged as ACKs are). A consumer
+     * then hands on a request at its header, none of it handled: the reader thread waits for the
+     * slot, and the consumer's dat_evd_wait ends on time. Only the read role fills the ring, one
+     * response at most per frame, so a slot free now is free when the consumer queues into it.
+     */
+    private boolean responseRingFull() {
+        respLock.lock();
+        try {
+            return respCount == RESPONSES;
+        } finally {
+            respLock.unlock();
+        }
     }
 
     /**
@@ -1068,7 +1103,9 @@ final class TcpConnection {
      * whatever EVD they feed, but only frames received whole ({@link #payloadToCome}): one still
      * arriving after a short spin ({@link #awaitFrameReceived}) is handed to the reader thread at
      * its header, and the consumer parks until the reader thread lets go of the role. So a
-     * consumer never waits inside a frame. A wait with
+     * consumer never waits inside a frame; nor for a slot in the response ring (a request is
+     * handed on while it is full, {@link #responseRingFull}), nor for the writer to send a
+     * refusal ({@link #endRefused}). A wait with
      * {@link #COARSE_WAIT_NANOS} or more left at its first select ends up to
      * {@link TcpTransport#TICK_NANOS} past its deadline.
      *
@@ -1093,7 +1130,7 @@ final class TcpConnection {
             }
             refusedDriver = null;
         }
-        if (reader.holdsHeader()) {
+        if (handedOn()) {
             // a frame a consumer handed on is the reader thread's: it wakes this one as it lets go
             // of the role; not unlockReadRole, which would wake this consumer now, and again
             refusedDriver = evd;
@@ -1128,8 +1165,8 @@ final class TcpConnection {
                         close();
                         return true;
                     }
-                    if (reader.holdsHeader()) {
-                        return true; // a frame still arriving, handed on (below)
+                    if (handedOn()) {
+                        return true; // a frame, or the end after a refusal, handed on (below)
                     }
                     // waitEnded, with one clock read for the deadline and the select's timeout
                     if (closed || evd.waitOver() || me.isInterrupted()) {
@@ -1163,7 +1200,7 @@ final class TcpConnection {
                 }
                 evd.drivenBy = null;
                 // a frame handed on: the reader thread reads it now, not after the lease
-                boolean handedOn = reader.holdsHeader();
+                boolean handedOn = handedOn();
                 driverLease = handedOn ? 0 : System.nanoTime() + DRIVER_LEASE_NANOS;
                 driver = null;
                 if (readerParkedForDriver || handedOn) { // after "driver = null": see the flag's comment
@@ -1185,6 +1222,15 @@ final class TcpConnection {
         } finally {
             releaseReadRole();
         }
+    }
+
+    /**
+     * With the read role: what a consumer met is the reader thread's, which may wait where a
+     * consumer must not: a frame held at its header, or the end of the connection after a refusal
+     * ({@link #endRefused}).
+     */
+    private boolean handedOn() {
+        return reader.holdsHeader() || refusing;
     }
 
     private void unparkReader() {
@@ -1250,10 +1296,6 @@ final class TcpConnection {
 
     /** Handles one header read on an established connection; {@code false} when it ended. */
     private boolean handleEstablished(int s) throws IOException {
-        if (refusing) {
-            // after a refused access the connection is broken; the peer was told, nothing more is served
-            return false;
-        }
         if (s == TcpFrameReader.EOF) {
             protocolEnd(reader.error()); // a header cut short; none between frames
             lost(finQueued ? EventNumber.CONNECTION_EVENT_DISCONNECTED : EventNumber.CONNECTION_EVENT_BROKEN);
@@ -1321,24 +1363,31 @@ final class TcpConnection {
             return false;
         }
         if (why == REFUSED) {
-            // the refusal is queued; let the writer send it (and break the local side) before closing
-            refusing = true;
-            ConnectionThreads.Task w = writerTask;
-            try {
-                if (w != null) {
-                    w.join(2_000);
-                }
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-            }
-            // the writer breaks the Endpoint once the refusal is out; if it could not write it in
-            // time (the peer reads nothing), break it here, or it would stay CONNECTED to a closed wire
-            lost(EventNumber.CONNECTION_EVENT_BROKEN);
-            return false;
+            refusing = true; // the refusal is queued; the reader thread ends the connection (readAvailable)
+            return true;
         }
         protocolEnd(why);
         lost(EventNumber.CONNECTION_EVENT_BROKEN);
         return false;
+    }
+
+    /**
+     * The reader thread, after an access was refused ({@link #refusing}): lets the writer send
+     * the refusal (and break the local side) before the connection closes. A consumer that
+     * refused the access does not wait for this: it hands the end to the reader thread.
+     */
+    private void endRefused() {
+        ConnectionThreads.Task w = writerTask;
+        try {
+            if (w != null) {
+                w.join(2_000);
+            }
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        }
+        // the writer breaks the Endpoint once the refusal is out; if it could not write it in
+        // time (the peer reads nothing), break it here, or it would stay CONNECTED to a closed wire
+        lost(EventNumber.CONNECTION_EVENT_BROKEN);
     }
 
     /** The reason a target-side handler gives when it refused the access and queued the answer. */
@@ -1714,6 +1763,9 @@ final class TcpConnection {
                 return;
             }
             while (respCount == RESPONSES && !closed) {
+                if (Thread.currentThread() == driver) {
+                    throw new DriverWouldWait("for a slot in the response ring"); // see responseRingFull
+                }
                 kickForResponses(); // lazy ACKs among them: the writer must drain the ring
                 respNotFull.awaitUninterruptibly();
             }

@@ -953,9 +953,122 @@ class TcpFaultTest {
 
     /** A send from the raw peer {@code s} lands in a receive of a's: the connection feeds a's receive EVD, whose waiters may read it. */
     private void feedReceiveEvd(Socket s) throws Exception {
-        ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 1, 0));
+        feedReceiveEvd(a, s);
+    }
+
+    /**
+     * As {@link #feedReceiveEvd(Socket)}, for {@code side}; the send's sequence number is 0.
+     * Returns once the EVD knows its feeder, which the connection notes after the completion.
+     */
+    private static void feedReceiveEvd(Fabric.Side side, Socket s) throws Exception {
+        ok(side.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(side.lmr, 0, 64)}, 1, 0));
         s.getOutputStream().write(header(TcpFrame.SEND, 8, 0, 0, 0, 0));
-        assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(side.expect(side.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        SimEvd evd = (SimEvd) side.recvEvd;
+        for (long deadline = System.nanoTime() + 5_000_000_000L; evd.tcpFeeder == null && System.nanoTime() < deadline;) {
+            Thread.sleep(1);
+        }
+        assertThat(evd.tcpFeeder).as("the receive EVD's feeding connection").isNotNull();
+    }
+
+    /**
+     * A consumer in a 200 ms dat_evd_wait on {@code side}'s receive EVD, reading the connection
+     * from it: once it is driving, {@code frames} are written from the raw peer; returns the
+     * wait's return code and its length in ms once it returned (-1 if not within 5 s).
+     */
+    private static long[] waitWhilePeerSends(Fabric.Side side, Socket peer, byte[] frames) throws Exception {
+        long[] codeAndMs = {-1, -1};
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            long began = System.nanoTime();
+            codeAndMs[0] = side.recvEvd.await(200_000, 1, new DatEvent());
+            codeAndMs[1] = (System.nanoTime() - began) / 1_000_000;
+        });
+        awaitDriven(side.recvEvd, true);
+        peer.getOutputStream().write(frames);
+        peer.getOutputStream().flush();
+        waiter.join(5_000);
+        return codeAndMs;
+    }
+
+    /**
+     * A peer that requests more RDMA reads than the response ring holds (256) and reads nothing
+     * of the responses, while a consumer reads the connection from its dat_evd_wait: the consumer
+     * hands on the request that finds the ring full, at its header, so its wait ends on time
+     * (not when the connection breaks, as when it waited for a slot); the reader thread waits for
+     * the slot, and once the peer reads, every response comes, in order, on a connection that
+     * stayed up.
+     */
+    @Test
+    void aConsumerMeetingAFullResponseRing_handsTheRequestOn_itsWaitEndingOnTime() throws Exception {
+        try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0 tcp_timeout_ms=5000")) {
+            Fabric.Side side = f.new Side("tcpQ", null, 1 << 20);
+            try (Socket s = rawActivePeer(side)) {
+                feedReceiveEvd(side, s);
+                int requests = 400; // 100 MiB of responses: the socket takes a few MiB, the ring 256 more
+                int length = 256 << 10;
+                ByteBuffer frames = ByteBuffer.allocate(requests * TcpFrame.HEADER_BYTES);
+                for (int i = 1; i <= requests; i++) {
+                    RmrTriplet source = RmrTriplet.of(side.lmr, (long) (i % 4) * length, length);
+                    frames.put(header(TcpFrame.RDMA_READ_REQUEST, 0, source.rmrContext(), length, i, source.targetAddress()));
+                }
+                TcpConnection connection = ((SimEvd) side.recvEvd).tcpFeeder;
+                long readBefore = connection.framesReadByConsumers();
+
+                long[] wait = waitWhilePeerSends(side, s, frames.array());
+
+                assertThat(wait[1]).as("ms in dat_evd_wait(200 ms); -1: not returned in 5 s").isBetween(150L, 1_000L);
+                Codes.isType((int) wait[0], DatReturn.TIMEOUT_EXPIRED);
+                assertThat(connection.framesReadByConsumers() - readBefore).as("requests the consumer handled")
+                        .isBetween(1L, requests - 1L);
+                DataInputStream in = new DataInputStream(s.getInputStream());
+                assertThat(frame(in).getLong(16)).as("the send's ACK").isZero();
+                for (int i = 1; i <= requests; i++) {
+                    ByteBuffer response = frame(in);
+                    assertThat(response.get(3)).as("response %d", i).isEqualTo((byte) TcpFrame.RDMA_READ_RESPONSE);
+                    assertThat(response.getLong(16)).as("its sequence number").isEqualTo(i);
+                    assertThat(response.getInt(12)).as("its status").isEqualTo(TcpFrame.STATUS_OK);
+                    assertThat(Integer.toUnsignedLong(response.getInt(4))).as("its length").isEqualTo(length);
+                }
+                assertThat(side.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+                assertThat(side.connEvd.dequeue(side.event)).as("no connection event").isNotZero();
+            }
+        }
+    }
+
+    /**
+     * An access refused by a consumer reading the connection from its dat_evd_wait, while the
+     * writer cannot send the refusal (the peer reads none of the RDMA reads it requested): the
+     * consumer does not wait for the writer, its wait ends on time; the reader thread gives the
+     * writer its time and then breaks the Endpoint, as
+     * {@link #aRefusalTheWriterCannotSend_stillBreaksTheEndpoint} when it met the refusal itself.
+     */
+    @Test
+    void aConsumerRefusingAnAccess_leavesTheEndToTheReaderThread_itsWaitEndingOnTime() throws Exception {
+        try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0 tcp_timeout_ms=3600000")) {
+            Fabric.Side side = f.new Side("tcpR", null, 16 << 20);
+            try (Socket s = rawActivePeer(side)) {
+                feedReceiveEvd(side, s);
+                int reads = 16; // 16 MiB: more than the socket takes while the peer reads nothing
+                ByteBuffer frames = ByteBuffer.allocate((reads + 1) * TcpFrame.HEADER_BYTES);
+                for (int i = 0; i < reads; i++) {
+                    RmrTriplet source = RmrTriplet.of(side.lmr, (long) i << 20, 1 << 20);
+                    frames.put(header(TcpFrame.RDMA_READ_REQUEST, 0, source.rmrContext(), 1 << 20, i + 1, source.targetAddress()));
+                }
+                frames.put(header(TcpFrame.RDMA_WRITE, 0, 0x7777, 0, reads + 1, 0)); // an unknown RMR context
+                TcpConnection connection = ((SimEvd) side.recvEvd).tcpFeeder;
+                long readBefore = connection.framesReadByConsumers();
+
+                long[] wait = waitWhilePeerSends(side, s, frames.array());
+
+                assertThat(wait[1]).as("ms in dat_evd_wait(200 ms); -1: not returned in 5 s").isBetween(150L, 1_000L);
+                Codes.isType((int) wait[0], DatReturn.TIMEOUT_EXPIRED);
+                assertThat(connection.framesReadByConsumers() - readBefore).as("frames the consumer handled, the refused one too")
+                        .isEqualTo(reads + 1L);
+                DatEvent c = side.expect(side.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+                assertThat(c.endpoint()).isSameAs(side.ep);
+                assertThat(side.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+            }
+        }
     }
 
     /** Waits until a consumer reads the connection from its wait on {@code evd}, or no longer does. */
