@@ -293,6 +293,13 @@ final class TcpConnection {
      */
     static final long COARSE_WAIT_NANOS = 100_000_000;
     /**
+     * A select's timeout counts whole milliseconds. A driver selects for the whole milliseconds
+     * left of its wait, never past its deadline; for a rest shorter than this it gives up the
+     * role, and the caller parks precisely while the reader thread serves the socket. Rounded up
+     * instead, a wait of 100 us took a millisecond.
+     */
+    private static final long SELECT_TIMEOUT_NANOS = 1_000_000;
+    /**
      * The socket's input stream, for {@code available()}: the bytes in its receive queue (Linux
      * {@code FIONREAD}), which {@link #payloadToCome} asks before a consumer reads a frame; made
      * on first use. Never read from (the channel is non-blocking), never closed (that would close
@@ -1112,7 +1119,8 @@ final class TcpConnection {
      * @param evd the EVD waited on; a post from another thread wakes the driver ({@link #wakeDriver})
      * @param deadline System.nanoTime() at which the wait ends, unless {@code infinite}
      * @return {@code false} when it could not drive (the reader thread is inside a frame, another
-     *     consumer drives, the connection is closed): the caller parks as usual
+     *     consumer drives, the connection is closed), or when less of its wait is left than a
+     *     select can time ({@link #SELECT_TIMEOUT_NANOS}): the caller parks as usual
      */
     boolean drive(SimEvd evd, boolean infinite, long deadline) {
         SocketChannel ch = channel;
@@ -1159,6 +1167,7 @@ final class TcpConnection {
             }
             evd.drivenBy = this;
             boolean coarse = false;
+            boolean restParked = false;
             try {
                 for (boolean waited = false;; waited = true) {
                     if (!readAvailable(ch, evd, infinite, deadline, waited)) {
@@ -1188,10 +1197,26 @@ final class TcpConnection {
                         driverDeadline = deadline == NO_DEADLINE ? deadline + 1 : deadline;
                         transport.deadlineArmed();
                     }
+                    if (!infinite && !coarse && left < SELECT_TIMEOUT_NANOS) {
+                        // select times whole milliseconds: the rest of the wait is the caller's
+                        // precise park, while the reader thread serves the socket (lease 0, below);
+                        // first the read the first pass saved, as for a wait already over
+                        if (!waited) {
+                            if (!readAvailable(ch, evd, infinite, deadline, true)) {
+                                close();
+                                return true;
+                            }
+                            if (handedOn() || closed || evd.waitOver() || me.isInterrupted()) {
+                                return true;
+                            }
+                        }
+                        restParked = true;
+                        return false;
+                    }
                     if (infinite || coarse) {
                         selector.select(READY);
                     } else {
-                        selector.select(READY, (left + 999_999) / 1_000_000); // at least 1 ms: 0 would be forever
+                        selector.select(READY, left / SELECT_TIMEOUT_NANOS); // at least 1 (0 would be forever), not past the deadline
                     }
                 }
             } finally {
@@ -1199,8 +1224,8 @@ final class TcpConnection {
                     driverDeadline = NO_DEADLINE;
                 }
                 evd.drivenBy = null;
-                // a frame handed on: the reader thread reads it now, not after the lease
-                boolean handedOn = handedOn();
+                // a frame handed on, or the rest of the wait parked: the reader thread reads now, not after the lease
+                boolean handedOn = handedOn() || restParked;
                 driverLease = handedOn ? 0 : System.nanoTime() + DRIVER_LEASE_NANOS;
                 driver = null;
                 if (readerParkedForDriver || handedOn) { // after "driver = null": see the flag's comment

@@ -742,6 +742,35 @@ class TcpDtoTest {
         aSendStillArrives(3);
     }
 
+    /**
+     * A timed wait shorter than a millisecond that reads the connection ends at its timeout, not
+     * at the next whole millisecond, which is all a select can time: the driver parks the rest of
+     * the wait precisely and leaves the socket to the reader thread meanwhile. Twenty waits of
+     * 200 us; the median of those that read the connection (a wait that finds the reader thread
+     * in the role parks as it always did) must stay under a millisecond, which every such wait
+     * took when the select's timeout was rounded up.
+     */
+    @Test
+    void aTimedWaitShorterThanAMillisecond_readingTheConnection_endsAtItsTimeout() {
+        connectAndFeed();
+        TcpConnection wire = transport(b).connections.iterator().next();
+        java.util.List<Long> drivenMicros = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            long drives = wire.drivesBegun();
+            long start = System.nanoTime();
+            isType(b.recvEvd.await(200, 1, new DatEvent()), dat.api.DatReturn.TIMEOUT_EXPIRED);
+            long took = (System.nanoTime() - start) / 1000;
+            assertThat(took).as("us in dat_evd_wait(200 us)").isGreaterThanOrEqualTo(200);
+            if (wire.drivesBegun() > drives) {
+                drivenMicros.add(took);
+            }
+        }
+        assertThat(drivenMicros).as("waits that read the connection").hasSizeGreaterThanOrEqualTo(10);
+        java.util.Collections.sort(drivenMicros);
+        assertThat(drivenMicros.get(drivenMicros.size() / 2)).as("median us of those waits: %s", drivenMicros).isLessThan(1000);
+        aSendStillArrives(3);
+    }
+
     @Test
     void aLongTimedWaitReadingTheConnection_endsWithTIMEOUT_EXPIRED_whenTheWatchdogWokeIt() throws Exception {
         connectAndFeed();
