@@ -519,7 +519,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                         return DatReturn.error(DatReturn.TIMEOUT_EXPIRED, DatReturn.NO_SUBTYPE);
                     }
                     if (!drove(me, false, deadline)) {
-                        LockSupport.parkNanos(this, remaining);
+                        // the drive may have waited on the socket before it left the rest to this park
+                        LockSupport.parkNanos(this, deadline - System.nanoTime());
                     }
                 }
             }

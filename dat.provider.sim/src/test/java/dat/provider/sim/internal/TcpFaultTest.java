@@ -1064,6 +1064,8 @@ class TcpFaultTest {
                 Codes.isType((int) wait[0], DatReturn.TIMEOUT_EXPIRED);
                 assertThat(connection.framesReadByConsumers() - readBefore).as("frames the consumer handled, the refused one too")
                         .isEqualTo(reads + 1L);
+                // else the writer sent the refusal at once, and the test would prove nothing
+                assertThat(side.connEvd.dequeue(side.event)).as("not broken yet: the writer cannot send the refusal").isNotZero();
                 DatEvent c = side.expect(side.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
                 assertThat(c.endpoint()).isSameAs(side.ep);
                 assertThat(side.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
