@@ -199,8 +199,11 @@ final class SimEndpoint extends SimHandle implements Endpoint {
         return attrs.requestCompletionFlags() == CompletionFlags.UNSIGNALLED;
     }
 
-    /** Takes this Endpoint's current lock, following a switch to or from a connection's lock. */
-    private SpinLock acquire() {
+    /**
+     * Takes this Endpoint's current lock, following a switch to or from a connection's lock.
+     * Package-private: a test holds it as a flush would.
+     */
+    SpinLock acquire() {
         for (;;) {
             SpinLock l = lock;
             l.lock();

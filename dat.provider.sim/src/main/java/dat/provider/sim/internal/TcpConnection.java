@@ -2114,6 +2114,9 @@ final class TcpConnection {
                     }
                     written = ch.write(gather, first, end - first);
                 } catch (IllegalStateException | IndexOutOfBoundsException x) {
+                    // the write call is over: said before the Endpoint's lock is taken, for a flush
+                    // may hold that lock while it waits for the call to end (awaitWriteCall)
+                    writingRequests = false;
                     throw localMemoryGone(e, batchSeq[frameWithMemoryGone(gatherFrame[first], gatherFrame[end - 1])]);
                 } finally {
                     writingRequests = false;

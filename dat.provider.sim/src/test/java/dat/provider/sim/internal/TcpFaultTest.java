@@ -95,6 +95,99 @@ class TcpFaultTest {
         assertFlushedInOrder(posted);
     }
 
+    /**
+     * The writer's write call fails on memory gone (an arena closed under a request in its
+     * batch) while a flush holds the Endpoint's lock and waits for that write call to end
+     * ({@code awaitWriteCall}, as a disconnect or a break does): the call counts as ended before
+     * the writer takes the Endpoint's lock to fail the request, else each waits for the other
+     * for good. The batch stalls on a peer that reads nothing; the arena closes between two write
+     * calls; the test takes the Endpoint's lock; the peer reads, and the writer's next call fails.
+     */
+    @Test
+    void aWriteCallFailingOnMemoryGone_whileAFlushWaitsForIt_endsForTheFlush() throws Exception {
+        connectToRaw(rawAcceptor());
+        TcpConnection wire = transport(a).connections.iterator().next();
+        java.lang.foreign.Arena doomedArena = java.lang.foreign.Arena.ofShared();
+        var doomed = a.ia.registerMemory(doomedArena.allocate(4096), a.pz, dat.api.MemPrivileges.ALL);
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Thread writeLockHolder = Thread.ofPlatform().start(() -> {
+            wire.writeLock.lock();
+            try {
+                held.countDown();
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                wire.releaseWriteLock();
+            }
+        });
+        held.await();
+        int writes = 8; // 8 MiB, then the doomed request: one gathered batch, more than the socket takes
+        try {
+            for (int i = 0; i < writes; i++) {
+                ok(a.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 1 << 20)}, i,
+                        new RmrTriplet(1234, 0x1000, 1 << 20), 0));
+            }
+            ok(a.ep.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(doomed, 0, 4096)}, writes, new RmrTriplet(1234, 0x1000, 4096), 0));
+        } finally {
+            release.countDown();
+            writeLockHolder.join(5_000);
+        }
+        Thread.sleep(200); // the writer fills the socket and waits for room, between two write calls
+        for (long deadline = System.nanoTime() + 5_000_000_000L;;) {
+            try {
+                doomedArena.close();
+                break;
+            } catch (IllegalStateException inAWriteCall) {
+                assertThat(System.nanoTime() - deadline).as("the arena closed within 5 s").isNegative();
+                Thread.sleep(1);
+            }
+        }
+        SimEndpoint ep = (SimEndpoint) a.ep;
+        SpinLock lock = ep.acquire();
+        Thread flush = null;
+        try {
+            Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    rawPeer.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+                } catch (java.io.IOException closed) {
+                    // the connection broke
+                }
+            });
+            assertThat(awaitThreadIn("localMemoryGone")).as("the writer, its call failed, waits for the Endpoint's lock").isTrue();
+            flush = Thread.ofPlatform().daemon().start(wire::awaitWriteCall);
+            flush.join(5_000);
+            assertThat(flush.isAlive()).as("a flush waiting for the failed write call is still waiting").isFalse();
+        } finally {
+            lock.unlock();
+        }
+        for (int i = 0; i < writes; i++) {
+            DatEvent d = a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+            assertThat(d.userCookie()).isEqualTo(i);
+            assertThat(d.status()).as("write %d, never acknowledged", i).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        }
+        DatEvent d = a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+        assertThat(d.userCookie()).isEqualTo(writes);
+        assertThat(d.status()).as("the request whose memory went away").isEqualTo(DtoCompletionStatus.ERR_LOCAL_PROTECTION);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
+    }
+
+    /** Waits up to 5 s for a thread whose stack holds a call of {@code method}; whether one came. */
+    private static boolean awaitThreadIn(String method) throws InterruptedException {
+        for (long deadline = System.nanoTime() + 5_000_000_000L; System.nanoTime() < deadline;) {
+            for (StackTraceElement[] stack : Thread.getAllStackTraces().values()) {
+                for (StackTraceElement frame : stack) {
+                    if (frame.getMethodName().equals(method)) {
+                        return true;
+                    }
+                }
+            }
+            Thread.sleep(5);
+        }
+        return false;
+    }
+
     /** Writes 0 to {@code posted - 1} completed flushed, in posting order, nothing more; then the posted receive, flushed. */
     private void assertFlushedInOrder(int posted) {
         for (int i = 0; i < posted; i++) {
