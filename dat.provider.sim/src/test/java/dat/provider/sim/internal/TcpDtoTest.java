@@ -1026,7 +1026,7 @@ class TcpDtoTest {
             ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 40_000 + k * 500, 500)), 100 + k, 0));
         }
         CountDownLatch release = new CountDownLatch(1);
-        Thread holder = holdingTheWriteLock(wire, release);
+        Thread holder = Fabric.holdingTheWriteLock(wire, release);
         try {
             for (int i = 0; i < requests; i++) {
                 if (i % 8 == 7) {
@@ -1095,7 +1095,7 @@ class TcpDtoTest {
         // the batch takes milliseconds; tried again, should the batch have been quicker
         for (int attempt = 0; attempt < 5 && wire.acksBetweenFrames() == 0; attempt++) {
             CountDownLatch release = new CountDownLatch(1);
-            Thread holder = holdingTheWriteLock(wire, release);
+            Thread holder = Fabric.holdingTheWriteLock(wire, release);
             try {
                 for (int i = 0; i < chunks; i++) {
                     long at = (long) i * chunk;
@@ -1137,7 +1137,7 @@ class TcpDtoTest {
         MemorySegment doomedMemory = doomedArena.allocate(4096);
         LocalMemoryRegion doomed = a.ia.registerMemory(doomedMemory, a.pz, MemPrivileges.ALL);
         CountDownLatch release = new CountDownLatch(1);
-        Thread holder = holdingTheWriteLock(wire, release);
+        Thread holder = Fabric.holdingTheWriteLock(wire, release);
         try {
             for (int i = 0; i < 6; i++) {
                 LmrTriplet src = i == 4 ? LmrTriplet.of(doomed, 0, 1000) : LmrTriplet.of(a.lmr, i * 1000L, 1000);
@@ -1209,7 +1209,7 @@ class TcpDtoTest {
         // posted while the write lock is held, so that no post writes inline and the writer gathers
         // them (once, 20 posts that each found fewer than 4 requests in flight all went inline)
         CountDownLatch posted = new CountDownLatch(1);
-        Thread poster = holdingTheWriteLock(wire, posted);
+        Thread poster = Fabric.holdingTheWriteLock(wire, posted);
         try {
             for (int i = 0; i < 20; i++) {
                 ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(lmr, i * 1000L, 1000)), i, RmrTriplet.of(b.lmr, i * 1000L, 1000), 0));
@@ -1223,7 +1223,7 @@ class TcpDtoTest {
         }
         assertThat(wire.largestBatch()).as("the writer gathered frames (views of the memory)").isGreaterThan(1);
         CountDownLatch release = new CountDownLatch(1);
-        Thread holder = holdingTheWriteLock(wire, release);
+        Thread holder = Fabric.holdingTheWriteLock(wire, release);
         lmr.close();
         release.countDown();
         holder.join();
@@ -1253,27 +1253,6 @@ class TcpDtoTest {
         MemorySegment.Scope scope = memory.scope();
         lmr.close();
         return scope;
-    }
-
-    /**
-     * Holds {@code wire}'s write lock on a thread of its own until {@code release} counts down, so
-     * that the requests posted meanwhile queue for the writer thread; returns once it is held.
-     */
-    private static Thread holdingTheWriteLock(TcpConnection wire, CountDownLatch release) throws InterruptedException {
-        CountDownLatch held = new CountDownLatch(1);
-        Thread holder = Thread.ofPlatform().start(() -> {
-            wire.writeLock.lock();
-            try {
-                held.countDown();
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                wire.releaseWriteLock();
-            }
-        });
-        held.await();
-        return holder;
     }
 
     /** The source segments of request {@code i}: {@code n}, segment j of 50 + 25 j + i bytes at 400 i + 130 j. */

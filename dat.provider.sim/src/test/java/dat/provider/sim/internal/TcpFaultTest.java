@@ -109,20 +109,8 @@ class TcpFaultTest {
         TcpConnection wire = transport(a).connections.iterator().next();
         java.lang.foreign.Arena doomedArena = java.lang.foreign.Arena.ofShared();
         var doomed = a.ia.registerMemory(doomedArena.allocate(4096), a.pz, dat.api.MemPrivileges.ALL);
-        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        Thread writeLockHolder = Thread.ofPlatform().start(() -> {
-            wire.writeLock.lock();
-            try {
-                held.countDown();
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                wire.releaseWriteLock();
-            }
-        });
-        held.await();
+        Thread writeLockHolder = Fabric.holdingTheWriteLock(wire, release);
         int writes = 8; // 8 MiB, then the doomed request: one gathered batch, more than the socket takes
         try {
             for (int i = 0; i < writes; i++) {
@@ -1066,10 +1054,14 @@ class TcpFaultTest {
 
     /**
      * A consumer in a 200 ms dat_evd_wait on {@code side}'s receive EVD, reading the connection
-     * from it: once it is driving, {@code frames} are written from the raw peer; returns the
-     * wait's return code and its length in ms once it returned (-1 if not within 5 s).
+     * from it: once it is driving, {@code frames} are written from the raw peer. The wait must
+     * end on time, TIMEOUT_EXPIRED in 150-1000 ms, whatever the frames make the connection do.
+     *
+     * @return the frames the consumer read meanwhile
      */
-    private static long[] waitWhilePeerSends(Fabric.Side side, Socket peer, byte[] frames) throws Exception {
+    private static long framesReadByAWaitEndingOnTime(Fabric.Side side, Socket peer, byte[] frames) throws Exception {
+        TcpConnection connection = ((SimEvd) side.recvEvd).tcpFeeder;
+        long readBefore = connection.framesReadByConsumers();
         long[] codeAndMs = {-1, -1};
         Thread waiter = Thread.ofPlatform().start(() -> {
             long began = System.nanoTime();
@@ -1080,7 +1072,9 @@ class TcpFaultTest {
         peer.getOutputStream().write(frames);
         peer.getOutputStream().flush();
         waiter.join(5_000);
-        return codeAndMs;
+        assertThat(codeAndMs[1]).as("ms in dat_evd_wait(200 ms); -1: not returned in 5 s").isBetween(150L, 1_000L);
+        Codes.isType((int) codeAndMs[0], DatReturn.TIMEOUT_EXPIRED);
+        return connection.framesReadByConsumers() - readBefore;
     }
 
     /**
@@ -1104,14 +1098,7 @@ class TcpFaultTest {
                     RmrTriplet source = RmrTriplet.of(side.lmr, (long) (i % 4) * length, length);
                     frames.put(header(TcpFrame.RDMA_READ_REQUEST, 0, source.rmrContext(), length, i, source.targetAddress()));
                 }
-                TcpConnection connection = ((SimEvd) side.recvEvd).tcpFeeder;
-                long readBefore = connection.framesReadByConsumers();
-
-                long[] wait = waitWhilePeerSends(side, s, frames.array());
-
-                assertThat(wait[1]).as("ms in dat_evd_wait(200 ms); -1: not returned in 5 s").isBetween(150L, 1_000L);
-                Codes.isType((int) wait[0], DatReturn.TIMEOUT_EXPIRED);
-                assertThat(connection.framesReadByConsumers() - readBefore).as("requests the consumer handled")
+                assertThat(framesReadByAWaitEndingOnTime(side, s, frames.array())).as("requests the consumer handled")
                         .isBetween(1L, requests - 1L);
                 DataInputStream in = new DataInputStream(s.getInputStream());
                 assertThat(frame(in).getLong(16)).as("the send's ACK").isZero();
@@ -1148,14 +1135,7 @@ class TcpFaultTest {
                     frames.put(header(TcpFrame.RDMA_READ_REQUEST, 0, source.rmrContext(), 1 << 20, i + 1, source.targetAddress()));
                 }
                 frames.put(header(TcpFrame.RDMA_WRITE, 0, 0x7777, 0, reads + 1, 0)); // an unknown RMR context
-                TcpConnection connection = ((SimEvd) side.recvEvd).tcpFeeder;
-                long readBefore = connection.framesReadByConsumers();
-
-                long[] wait = waitWhilePeerSends(side, s, frames.array());
-
-                assertThat(wait[1]).as("ms in dat_evd_wait(200 ms); -1: not returned in 5 s").isBetween(150L, 1_000L);
-                Codes.isType((int) wait[0], DatReturn.TIMEOUT_EXPIRED);
-                assertThat(connection.framesReadByConsumers() - readBefore).as("frames the consumer handled, the refused one too")
+                assertThat(framesReadByAWaitEndingOnTime(side, s, frames.array())).as("frames the consumer handled, the refused one too")
                         .isEqualTo(reads + 1L);
                 // else the writer sent the refusal at once, and the test would prove nothing
                 assertThat(side.connEvd.dequeue(side.event)).as("not broken yet: the writer cannot send the refusal").isNotZero();
