@@ -928,15 +928,12 @@ final class TcpConnection {
                 return true;
             }
             readMark++;
-            if (byConsumer && s == TcpFrameReader.READY) {
-                long toCome = payloadToCome(ch);
-                if (toCome > 0 && (toCome > FRAME_SPIN_BYTES || !awaitFrameReceived(ch, waitingOn, infinite, deadline))
-                        || mayRespond(reader.frame.opcode) && responseRingFull()) {
+            if (byConsumer) {
+                if (s == TcpFrameReader.READY && (frameStillArriving(ch, waitingOn, infinite, deadline)
+                        || mayRespond(reader.frame.opcode) && responseRingFull())) {
                     reader.holdHeader(); // the reader thread's (drive), which may wait where a consumer must not
                     return true;
                 }
-            }
-            if (byConsumer) {
                 framesReadByConsumers++;
             }
             if (!handleEstablished(s)) {
@@ -960,6 +957,16 @@ final class TcpConnection {
     private long payloadToCome(SocketChannel ch) throws IOException {
         long onTheSocket = reader.payloadOnTheSocket();
         return onTheSocket == 0 ? 0 : Math.max(0, onTheSocket - bytesInReceiveQueue(ch));
+    }
+
+    /**
+     * Whether the frame whose header a driving consumer just read is still arriving after the
+     * spin of {@link #awaitFrameReceived} (at once when more than {@link #FRAME_SPIN_BYTES} are
+     * still to come).
+     */
+    private boolean frameStillArriving(SocketChannel ch, SimEvd evd, boolean infinite, long deadline) throws IOException {
+        long toCome = payloadToCome(ch);
+        return toCome > 0 && (toCome > FRAME_SPIN_BYTES || !awaitFrameReceived(ch, evd, infinite, deadline));
     }
 
     /**
@@ -1182,36 +1189,28 @@ final class TcpConnection {
                         return true;
                     }
                     long left = infinite ? Long.MAX_VALUE : deadline - System.nanoTime();
-                    if (left <= 0) {
-                        // over before its first select, and the first pass saves the read a drained
-                        // socket would make: one read now, else a run of very short waits, each
-                        // renewing the reader thread's lease, would leave the socket unread
+                    if (left <= 0 || !coarse && left < SELECT_TIMEOUT_NANOS) {
+                        // the wait is over, or less of it is left than a select can time (whole
+                        // milliseconds). Before its first select, one read now: the first pass saves
+                        // the read a drained socket would make, and a run of very short waits, each
+                        // renewing the reader thread's lease, would otherwise leave the socket unread
                         if (!waited && !readAvailable(ch, evd, infinite, deadline, true)) {
                             close();
+                            return true;
                         }
-                        return true;
+                        if (left <= 0 || handedOn() || closed || evd.waitOver() || me.isInterrupted()) {
+                            return true;
+                        }
+                        // the rest is the caller's precise park, while the reader thread serves the socket (lease 0, below)
+                        flushAcksIfDue();
+                        restParked = true;
+                        return false;
                     }
                     flushAcksIfDue();
                     if (!waited && !infinite && left >= COARSE_WAIT_NANOS) {
                         coarse = true;
                         driverDeadline = deadline == NO_DEADLINE ? deadline + 1 : deadline;
                         transport.deadlineArmed();
-                    }
-                    if (!infinite && !coarse && left < SELECT_TIMEOUT_NANOS) {
-                        // select times whole milliseconds: the rest of the wait is the caller's
-                        // precise park, while the reader thread serves the socket (lease 0, below);
-                        // first the read the first pass saved, as for a wait already over
-                        if (!waited) {
-                            if (!readAvailable(ch, evd, infinite, deadline, true)) {
-                                close();
-                                return true;
-                            }
-                            if (handedOn() || closed || evd.waitOver() || me.isInterrupted()) {
-                                return true;
-                            }
-                        }
-                        restParked = true;
-                        return false;
                     }
                     if (infinite || coarse) {
                         selector.select(READY);
