@@ -2,8 +2,8 @@ package dat.shell.internal.perf;
 
 /**
  * How the connection setup figure is timed: its connections in {@link #BATCHES} batches, one after
- * the other, so that the figure (all connections over all their time, as before batches) comes
- * with the spread of the batches' means, which a single mean hides.
+ * the other, so that the figure (the median batch's mean; until stop 32 all connections over all
+ * their time) comes with the spread of the batches' means, which a single mean hides.
  */
 final class ConnectionBatches {
 
@@ -11,7 +11,7 @@ final class ConnectionBatches {
     static final int BATCHES = 4;
 
     /**
-     * @param micros microseconds per connection over all batches
+     * @param micros microseconds per connection in the median batch (the mean of the middle two of an even count)
      * @param spread the batches' means, in microseconds per connection
      */
     record Timing(double micros, Spread spread) {
@@ -29,17 +29,14 @@ final class ConnectionBatches {
     static Timing time(int connections, Runnable connectAndDisconnect) {
         int[] sizes = sizes(connections, BATCHES);
         double[] means = new double[sizes.length];
-        long nanos = 0;
         for (int batch = 0; batch < sizes.length; batch++) {
             long start = System.nanoTime();
             for (int i = 0; i < sizes[batch]; i++) {
                 connectAndDisconnect.run();
             }
-            long elapsed = System.nanoTime() - start;
-            nanos += elapsed;
-            means[batch] = elapsed / 1e3 / sizes[batch];
+            means[batch] = (System.nanoTime() - start) / 1e3 / sizes[batch];
         }
-        return new Timing(nanos / 1e3 / connections, Spread.of(describe(sizes), means));
+        return new Timing(Spread.median(means), Spread.of(describe(sizes), means));
     }
 
     /** {@code connections} in up to {@code batches} batches, their sizes differing by one at most. */

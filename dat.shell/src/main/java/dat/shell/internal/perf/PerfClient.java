@@ -301,10 +301,10 @@ final class PerfClient {
     }
 
     /**
-     * RDMA write bandwidth and its NIO stream baseline, in {@link #BANDWIDTH_ROUNDS} alternating
-     * rounds (after a warm-up of each): a drift of this machine during the run (the host's
-     * scheduling of its virtual CPUs, another process) weighs on both alike. On a 2-core VM one
-     * NIO stream measured right before one DAT stream read anywhere from 2.2 to 5.6 GB/s.
+     * RDMA write bandwidth and its NIO stream baseline, in {@code --rounds} alternating rounds
+     * (after a warm-up of each): a drift of this machine during the run (the host's scheduling of
+     * its virtual CPUs, another process) weighs on both alike. On a 2-core VM one NIO stream
+     * measured right before one DAT stream read anywhere from 2.2 to 5.6 GB/s.
      *
      * <p>A third stream in each round frames its chunks as the sim provider's TCP transport does
      * (a header before each, the server reading the header on its own and then the chunk into a
@@ -317,7 +317,8 @@ final class PerfClient {
      * @return the rounds of the NIO, the DAT, the framed NIO and the non-blocking framed NIO streams
      */
     private Rounds[] bandwidths(long size) {
-        long perRound = Math.max(1, options.measureNanos() / BANDWIDTH_ROUNDS);
+        int rounds = options.rounds();
+        long perRound = Math.max(1, options.measureNanos() / rounds);
         Endpoint ep = connect(PerfServer.QUIET, size);
         try {
             WriteStream writes = new WriteStream(ep, size);
@@ -328,11 +329,11 @@ final class PerfClient {
                 writes.run(options.warmupNanos());
                 framedRaw.run(options.warmupNanos());
                 framedNonBlocking.run(options.warmupNanos());
-                Rounds nio = new Rounds();
-                Rounds dat = new Rounds();
-                Rounds framed = new Rounds();
-                Rounds nonBlocking = new Rounds();
-                for (int round = 0; round < BANDWIDTH_ROUNDS; round++) {
+                Rounds nio = new Rounds(rounds);
+                Rounds dat = new Rounds(rounds);
+                Rounds framed = new Rounds(rounds);
+                Rounds nonBlocking = new Rounds(rounds);
+                for (int round = 0; round < rounds; round++) {
                     nio.record(round, raw.run(perRound));
                     dat.record(round, writes.run(perRound));
                     framed.record(round, framedRaw.run(perRound));
@@ -347,8 +348,6 @@ final class PerfClient {
         }
     }
 
-    private static final int BANDWIDTH_ROUNDS = 4;
-
     /** RDMA writes in flight per stream of {@code size}, each from and to a slot of its own. */
     int window(long size) {
         return (int) Math.max(1, Math.min(depth, BUFFER / 2 / size));
@@ -356,23 +355,23 @@ final class PerfClient {
 
     /** One stream's bytes and nanoseconds, round by round. */
     private static final class Rounds {
-        private final long[] bytes = new long[BANDWIDTH_ROUNDS];
-        private final long[] nanos = new long[BANDWIDTH_ROUNDS];
+        private final long[] bytes;
+        private final long[] nanos;
+
+        Rounds(int rounds) {
+            bytes = new long[rounds];
+            nanos = new long[rounds];
+        }
 
         void record(int round, long[] bytesAndNanos) {
             bytes[round] = bytesAndNanos[0];
             nanos[round] = bytesAndNanos[1];
         }
 
-        /** GB/s over all rounds: all bytes over all time, so a short round weighs less than a long one. */
-        double pooled() {
-            return (double) java.util.Arrays.stream(bytes).sum() / java.util.Arrays.stream(nanos).sum();
-        }
-
         /** GB/s of each round. */
         double[] each() {
-            double[] gbs = new double[BANDWIDTH_ROUNDS];
-            for (int round = 0; round < BANDWIDTH_ROUNDS; round++) {
+            double[] gbs = new double[bytes.length];
+            for (int round = 0; round < bytes.length; round++) {
                 gbs[round] = (double) bytes[round] / nanos[round];
             }
             return gbs;
@@ -380,12 +379,15 @@ final class PerfClient {
     }
 
     /**
-     * A stream's figure beside the raw NIO stream: pooled over all rounds as before, with the spread
-     * of single rounds, each round's ratio against the raw stream of the same round.
+     * A stream's figure beside the raw NIO stream: the median round of each (until stop 32 all bytes
+     * over all time, on which one slow round of four weighed a quarter), with the spread of single
+     * rounds, each round's ratio against the raw stream of the same round.
      */
     private static Figure besideRaw(String series, long size, Rounds stream, Rounds raw) {
-        return new Figure(series, size, "GB/s", stream.pooled(), null, "NIO SocketChannel stream", raw.pooled(), true,
-                Spread.of(BANDWIDTH_ROUNDS + " alternating rounds", stream.each(), raw.each()));
+        double[] streamRounds = stream.each();
+        double[] rawRounds = raw.each();
+        return new Figure(series, size, "GB/s", Spread.median(streamRounds), null, "NIO SocketChannel stream", Spread.median(rawRounds),
+                true, Spread.of(streamRounds.length + " alternating rounds", streamRounds, rawRounds));
     }
 
     /** A window of RDMA writes of one size, each to its own slot of the server's buffer, over one connection. */

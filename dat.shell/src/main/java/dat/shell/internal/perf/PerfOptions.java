@@ -15,13 +15,14 @@ import java.util.List;
  * @param measureNanos time of each timed measurement
  * @param depth outstanding operations per Endpoint queue (with {@code client}: also the server's Endpoints')
  * @param connections connections set up for the connection rate
+ * @param rounds alternating rounds of each bandwidth point with {@code client} (each stream's figure is its median round)
  * @param json where to write the figures as JSON, or {@code null}
  * @param plot where to draw latency and bandwidth against size as PNG, or {@code null}
  * @param server whether to serve {@code --client} runs of other processes instead of measuring
  * @param client the IA address of a {@code --server} to measure against, or {@code null} for a run in one JVM
  */
 record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthSizes, int latencyIterations, long warmupNanos,
-        long measureNanos, int depth, int connections, Path json, Path plot, boolean server, java.net.InetSocketAddress client) {
+        long measureNanos, int depth, int connections, int rounds, Path json, Path plot, boolean server, java.net.InetSocketAddress client) {
 
     static final String USAGE = """
             usage: dat perf [IA] [options]
@@ -31,7 +32,9 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
               --latency-sizes LIST  latency sizes (default 8,64,512,4K,32K)
               --iterations N     round trips per latency point (default 20000)
               --time MS          measuring time per bandwidth point in ms (default 200; with --client,
-                                 that long for each of DAT and NIO, in four alternating rounds)
+                                 that long for each of DAT and NIO, split into --rounds alternating rounds)
+              --rounds N         with --client: alternating rounds per bandwidth point (default 4, at most
+                                 100); each stream's figure is its median round, the ratio that of the medians
               --depth N          outstanding operations per Endpoint queue (default 32): in one JVM the
                                  bandwidth window and the queues of both Endpoints; with --client the RDMA
                                  write window and the queues of this side's Endpoints and of the server's,
@@ -49,7 +52,7 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
 
     /** The options that say what to measure: the client's, or a one-process run's; not the server's. */
     private static final java.util.Set<String> MEASURING = java.util.Set.of("--quick", "--sizes", "--latency-sizes", "--iterations",
-            "--time", "--depth", "--connections", "--json", "--plot");
+            "--time", "--rounds", "--depth", "--connections", "--json", "--plot");
 
     static PerfOptions parse(List<String> args, String defaultIa) {
         String ia = null;
@@ -62,6 +65,8 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         // the first option given that says what to measure: a server measures nothing, and refuses it
         String measuring = null;
         int connections = 200;
+        int rounds = DEFAULT_ROUNDS;
+        boolean roundsGiven = false;
         Path json = null;
         Path plot = null;
         boolean server = false;
@@ -84,6 +89,13 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
                 case "--latency-sizes" -> latency = sizes(value(args, ++i, arg));
                 case "--iterations" -> iterations = positive(value(args, ++i, arg), arg);
                 case "--time" -> measure = positive(value(args, ++i, arg), arg) * 1_000_000L;
+                case "--rounds" -> {
+                    rounds = positive(value(args, ++i, arg), arg);
+                    if (rounds > MAX_ROUNDS) {
+                        throw new IllegalArgumentException("--rounds takes at most " + MAX_ROUNDS + ", not " + rounds);
+                    }
+                    roundsGiven = true;
+                }
                 case "--depth" -> depth = positive(value(args, ++i, arg), arg);
                 case "--connections" -> connections = positive(value(args, ++i, arg), arg);
                 case "--json" -> json = Path.of(value(args, ++i, arg));
@@ -109,8 +121,19 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
             throw new IllegalArgumentException(measuring + " is not an option of --server, which measures nothing: each client's"
                     + " options say what it measures (and the server's Endpoints take each client's --depth)\n" + USAGE);
         }
-        return new PerfOptions(ia, latency, bandwidth, iterations, warmup, measure, depth, connections, json, plot, server, client);
+        if (roundsGiven && client == null && !server) {
+            throw new IllegalArgumentException("--rounds is an option of --client: a run in one JVM measures each bandwidth point in one"
+                    + " piece\n" + USAGE);
+        }
+        return new PerfOptions(ia, latency, bandwidth, iterations, warmup, measure, depth, connections, rounds, json, plot, server,
+                client);
     }
+
+    /** Bandwidth rounds of a {@code --client} run unless {@code --rounds} says otherwise. */
+    static final int DEFAULT_ROUNDS = 4;
+
+    /** The most {@code --rounds}: a round of the default 200 ms then lasts 2 ms, a couple of 4 MiB writes. */
+    static final int MAX_ROUNDS = 100;
 
     static java.net.InetSocketAddress address(String text) {
         int colon = text.lastIndexOf(':');

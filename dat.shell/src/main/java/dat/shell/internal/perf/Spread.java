@@ -1,9 +1,9 @@
 package dat.shell.internal.perf;
 
 /**
- * How the parts of one figure's measurement spread. The figure pools its parts (all bytes over all
- * time, all connections over all time), which hides a drift of the machine or one bad round; the
- * spread shows how far single parts strayed.
+ * How the parts of one figure's measurement spread. The figure is its median part ({@link #median}),
+ * which one bad round cannot move far (medians with their min-max, as this project reports speed);
+ * the spread shows how far single parts strayed.
  *
  * @param parts what the parts were, e.g. "4 alternating rounds"
  * @param count how many parts there were
@@ -41,6 +41,21 @@ record Spread(String parts, int count, double min, double max, double baselineMi
     /** Whether the baseline was measured part by part (and so the ratio has a spread). */
     boolean hasBaseline() {
         return !Double.isNaN(baselineMin);
+    }
+
+    /**
+     * The median of {@code values}: the middle one, or the mean of the middle two of an even count.
+     * A round in which the host took a core, which would weigh a quarter of a pooled figure of four
+     * rounds, moves it only as far as the next round.
+     */
+    static double median(double[] values) {
+        if (values.length == 0) {
+            throw new IllegalArgumentException("no parts");
+        }
+        double[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        int middle = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
     }
 
     private static double min(double[] values) {

@@ -33,6 +33,19 @@ class ConnectionBatchesTest {
         assertThat(spread.hasBaseline()).isFalse();
     }
 
+    @Test
+    void theFigureIsTheMedianBatch_soOneSlowBatchMovesItNoFurtherThanTheNextBatch() {
+        AtomicInteger calls = new AtomicInteger();
+        // batches of 2 calls: 1 ms, 2 ms and 3 ms each, then 40 ms each (the host took the core)
+        ConnectionBatches.Timing timing = ConnectionBatches.time(8, () -> {
+            int batch = calls.getAndIncrement() / 2;
+            spin((batch == 3 ? 40 : batch + 1) * 1_000_000L);
+        });
+        // the median of 1, 2, 3 and 40 ms is 2.5 ms; all connections over all their time would read 11.5 ms
+        assertThat(timing.micros()).isGreaterThanOrEqualTo(2500).isLessThan(3000);
+        assertThat(timing.spread().max()).isGreaterThanOrEqualTo(40_000);
+    }
+
     private static void spin(long nanos) {
         long end = System.nanoTime() + nanos;
         while (System.nanoTime() - end < 0) {

@@ -50,6 +50,23 @@ class PerfOptionsTest {
     }
 
     @Test
+    void theRoundsReachAClient_andNothingElseTakesThem() {
+        String client = "127.0.0.1:7700";
+        assertThat(PerfOptions.parse(List.of("tcpA", "--client", client), "sim0").rounds()).isEqualTo(PerfOptions.DEFAULT_ROUNDS);
+        assertThat(PerfOptions.parse(List.of("tcpA", "--rounds", "8", "--client", client), "sim0").rounds()).isEqualTo(8);
+        assertThat(PerfOptions.parse(List.of("tcpA", "--client", client, "--rounds", "100"), "sim0").rounds()).isEqualTo(100);
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("tcpA", "--client", client, "--rounds", "101"), "sim0"))
+                .hasMessage("--rounds takes at most 100, not 101");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("tcpA", "--client", client, "--rounds", "0"), "sim0"))
+                .hasMessageContaining("--rounds needs a positive number");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("sim0", "--rounds", "8"), "sim0"))
+                .hasMessageStartingWith("--rounds is an option of --client");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("tcpB", "--server", "--rounds", "8"), "sim0"))
+                .hasMessageStartingWith("--rounds is not an option of --server");
+        assertThat(PerfOptions.USAGE).contains("--rounds N", "median round");
+    }
+
+    @Test
     void aServerRefusesTheDepth_itTakesEachClients() {
         assertThat(PerfOptions.parse(List.of("tcpB", "--server"), "sim0").depth()).isEqualTo(PerfServer.DEFAULT_DEPTH);
         assertThatThrownBy(() -> PerfOptions.parse(List.of("tcpB", "--server", "--depth", "8"), "sim0"))
@@ -65,12 +82,14 @@ class PerfOptionsTest {
     @Test
     void aServerRefusesEveryMeasuringOption() {
         for (List<String> option : List.of(List.of("--quick"), List.of("--sizes", "64K"), List.of("--latency-sizes", "8"),
-                List.of("--iterations", "10"), List.of("--time", "10"), List.of("--connections", "5"), List.of("--json", "f.json"),
+                List.of("--iterations", "10"), List.of("--time", "10"), List.of("--rounds", "8"), List.of("--connections", "5"), List.of("--json", "f.json"),
                 List.of("--plot", "f.png"))) {
             List<String> args = new java.util.ArrayList<>(List.of("tcpB", "--server"));
             args.addAll(option);
             assertThatThrownBy(() -> PerfOptions.parse(args, "sim0")).hasMessageStartingWith(option.get(0) + " is not an option of --server");
-            assertThat(PerfOptions.parse(option, "sim0").server()).isFalse(); // a one-process run takes it
+            if (!option.get(0).equals("--rounds")) {
+                assertThat(PerfOptions.parse(option, "sim0").server()).isFalse(); // a one-process run takes it
+            }
         }
     }
 

@@ -35,6 +35,18 @@ class PerfReportTest {
     }
 
     @Test
+    void theMedianOfTheParts_isTheMiddleOne_orTheMeanOfTheMiddleTwo() {
+        double[] odd = {5.0, 1.0, 4.0};
+        assertThat(Spread.median(odd)).isEqualTo(4.0);
+        assertThat(odd).containsExactly(5.0, 1.0, 4.0); // the parts keep their order
+        assertThat(Spread.median(new double[] {1.0, 1.2, 1.1, 1.1})).isCloseTo(1.1, within(1e-12));
+        assertThat(Spread.median(new double[] {4.8, 2.0, 4.6, 4.7})).isCloseTo(4.65, within(1e-12)); // one slow round
+        assertThat(Spread.median(new double[] {7.0})).isEqualTo(7.0);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Spread.median(new double[0]))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void aFigureMeasuredInRounds_printsTheirSpreadOnASecondLine() {
         String[] lines = PerfReport.line(bandwidth(ROUNDS)).split("\\R");
         assertThat(lines).hasSize(2);
