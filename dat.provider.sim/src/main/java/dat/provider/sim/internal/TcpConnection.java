@@ -356,8 +356,35 @@ final class TcpConnection {
             throw new DriverWouldWait("inside a frame");
         }
         flushAcksIfDue();
-        awaitReady(ch, SelectionKey.OP_READ);
+        int mark = ReceiveLowWater.forPayload(reader.payloadOnTheSocket());
+        if (lowWater == null || mark == 1) {
+            awaitReady(ch, SelectionKey.OP_READ);
+            return;
+        }
+        // registered before the mark is set, and the mark back at 1 before anyone else waits on
+        // the socket: a consumer reading it waits for any frame, and so does this thread between frames
+        Selector selector = selector(ch, READ_SELECTOR);
+        if (lowWater.set(ch, mark)) {
+            try {
+                // timed: a peer that trickles its payload, slower than the mark per quarter of the
+                // liveness timeout, is still read (and so still alive)
+                selector.select(READY, Math.max(1, transport.timeoutNanos / 4_000_000));
+            } finally {
+                if (!lowWater.set(ch, 1)) {
+                    // never expected; a mark left up could keep the next frame's wait from waking
+                    throw new java.io.IOException("SO_RCVLOWAT could not be set back to 1");
+                }
+            }
+        } else {
+            selector.select(READY);
+        }
+        if (closed) {
+            throw new AsynchronousCloseException();
+        }
     }
+
+    /** SO_RCVLOWAT while the reader thread waits for the rest of a large payload; {@code null} where unavailable. */
+    private final ReceiveLowWater lowWater = ReceiveLowWater.available() ? new ReceiveLowWater() : null;
 
     /**
      * A defect: a consumer reading the connection would wait (inside a frame, for a slot in the

@@ -54,6 +54,8 @@ class TcpCrossJvmTest {
 
     private Peer startPeer() throws Exception {
         String java = ProcessHandle.current().info().command().orElseThrow();
+        // without --add-exports java.base/sun.nio.ch: the peer's readers wait without SO_RCVLOWAT
+        // (ReceiveLowWater), as where an embedder does not pass it, while this JVM's use it
         ProcessBuilder pb = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
                 System.getProperty("java.class.path"), TcpPeerMain.class.getName(), Long.toString(QUAL));
         pb.redirectError(ProcessBuilder.Redirect.DISCARD);

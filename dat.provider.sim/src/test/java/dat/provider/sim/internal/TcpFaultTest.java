@@ -1032,6 +1032,50 @@ class TcpFaultTest {
         }
     }
 
+    /**
+     * The reader thread waits for the rest of a large payload with the socket's low-water mark
+     * ({@link ReceiveLowWater}) at what it still needs, and sets the mark back to one byte as each
+     * such wait ends: a small frame that comes later, alone, wakes it. Left at the payload's size,
+     * the mark kept it asleep until the liveness timeout broke the connection and flushed the
+     * receive. Nothing here waits in dat_evd_wait, so only the reader thread reads.
+     */
+    @Test
+    void aSmallFrameAfterALargeOne_wakesTheReaderThread_theLowWaterMarkBackAtOneByte() throws Exception {
+        int length = 1 << 20;
+        java.lang.foreign.MemorySegment target = fa.memory(length);
+        try (Socket s = rawActivePeer(); var window = a.ia.registerMemory(target, a.pz, dat.api.MemPrivileges.ALL)) {
+            rawPeer = s;
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            byte[] write = header(TcpFrame.RDMA_WRITE, length, window.rmrContext(), 0, 0, window.registeredAddress());
+            java.util.Arrays.fill(write, TcpFrame.HEADER_BYTES, write.length, (byte) 0x5D);
+            java.io.OutputStream out = s.getOutputStream();
+            out.write(write, 0, TcpFrame.HEADER_BYTES + length / 2);
+            out.flush();
+            Thread.sleep(50); // the reader thread waits for the other half: 512 KiB, the mark raised
+            out.write(write, TcpFrame.HEADER_BYTES + length / 2, length / 2);
+            out.flush();
+            ByteBuffer ack = frame(in);
+            assertThat(ack.get(3)).isEqualTo((byte) TcpFrame.ACK);
+            assertThat(ack.getInt(12)).as("the write's status").isEqualTo(TcpFrame.STATUS_OK);
+            assertThat(target.get(ValueLayout.JAVA_BYTE, length - 1)).isEqualTo((byte) 0x5D);
+
+            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 7, 0));
+            Thread.sleep(100); // the reader thread waits between frames, a third of the timeout
+            out.write(header(TcpFrame.SEND, 8, 0, 0, 1, 0));
+            out.flush();
+            DatEvent r = new DatEvent();
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (a.recvEvd.dequeue(r) != DatReturn.SUCCESS && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(r.eventNumber()).isEqualTo(EventNumber.DTO_COMPLETION_EVENT);
+            assertThat(r.userCookie()).isEqualTo(7);
+            assertThat(r.status()).as("the receive of the small send").isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(a.connEvd.dequeue(a.event)).as("no connection event: not broken").isNotZero();
+            assertThat(a.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+        }
+    }
+
     /** A send from the raw peer {@code s} lands in a receive of a's: the connection feeds a's receive EVD, whose waiters may read it. */
     private void feedReceiveEvd(Socket s) throws Exception {
         feedReceiveEvd(a, s);
