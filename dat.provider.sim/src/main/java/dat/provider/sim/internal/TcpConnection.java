@@ -361,16 +361,16 @@ final class TcpConnection {
             awaitReady(ch, SelectionKey.OP_READ);
             return;
         }
-        // registered before the mark is set, and the mark back at 1 before anyone else waits on
-        // the socket: a consumer reading it waits for any frame, and so does this thread between frames
+        // the mark goes back to 1 before anyone else waits on the socket: a consumer reading it
+        // waits for any frame, and so does this thread between frames
         Selector selector = selector(ch, READ_SELECTOR);
-        if (lowWater.set(ch, mark)) {
+        if (setLowWater(ch, selector, mark)) {
             try {
                 // timed: a peer that trickles its payload, slower than the mark per quarter of the
                 // liveness timeout, is still read (and so still alive)
                 selector.select(READY, Math.max(1, transport.timeoutNanos / 4_000_000));
             } finally {
-                if (!lowWater.set(ch, 1)) {
+                if (ch.keyFor(selector) != null && !lowWater.set(ch, 1)) {
                     // never expected; a mark left up could keep the next frame's wait from waking
                     throw new java.io.IOException("SO_RCVLOWAT could not be set back to 1");
                 }
@@ -381,6 +381,16 @@ final class TcpConnection {
         if (closed) {
             throw new AsynchronousCloseException();
         }
+    }
+
+    /**
+     * Sets the socket's low-water mark, only while {@code selector} (the reader thread's) holds
+     * the channel's registration: the JDK closes a registered channel's descriptor only once its
+     * last selector lets go, in a select, and no thread but this one selects on this selector; so
+     * the descriptor cannot meanwhile have been closed, and its number given to another file.
+     */
+    private boolean setLowWater(SocketChannel ch, Selector selector, int bytes) {
+        return ch.keyFor(selector) != null && lowWater.set(ch, bytes);
     }
 
     /** SO_RCVLOWAT while the reader thread waits for the rest of a large payload; {@code null} where unavailable. */
