@@ -54,7 +54,8 @@ final class ReceiveLowWater {
         String why = null;
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch", "");
-        if (!os.startsWith("linux") || !(arch.equals("amd64") || arch.equals("aarch64"))) {
+        boolean platform = os.startsWith("linux") && (arch.equals("amd64") || arch.equals("aarch64"));
+        if (!platform) {
             why = "not Linux on x86-64 or AArch64";
         } else if (!ReceiveLowWater.class.getModule().isNativeAccessEnabled()) {
             why = "native access is not enabled (--enable-native-access)"; // asked before a warning could be printed
@@ -67,7 +68,7 @@ final class ReceiveLowWater {
                 setsockopt = linker.downcallHandle(linker.defaultLookup().find("setsockopt").orElseThrow(),
                         FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
                                 ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-            } catch (ReflectiveOperationException | RuntimeException e) {
+            } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
                 fd = null;
                 setsockopt = null;
                 why = "no socket descriptor (--add-exports java.base/sun.nio.ch=ALL-UNNAMED): " + e;
@@ -76,15 +77,23 @@ final class ReceiveLowWater {
         FD = fd;
         SETSOCKOPT = setsockopt;
         UNAVAILABLE = why;
-        if (why != null) {
-            // once per JVM, as its first TCP connection is made: the one trace of a slower path
-            LOG.info("sim TCP: readers wait for large payloads without SO_RCVLOWAT, about a sixth slower: " + why);
+        if (setsockopt == null) {
+            // once per JVM, as its first TCP IA opens: the one trace of a slower path, at INFO
+            // where JVM options would give it (elsewhere nothing can)
+            String message = "sim TCP: readers wait for large payloads without SO_RCVLOWAT, about a sixth slower: " + why;
+            if (!platform) {
+                LOG.fine(message);
+            } else {
+                LOG.info(message);
+            }
         }
     }
 
     private final MemorySegment value = Arena.ofAuto().allocate(ValueLayout.JAVA_INT);
     /** What the socket holds now; 1 is the kernel's default. */
     private int current = 1;
+    /** How often the mark went above 1 (the reader thread's; read by tests). */
+    private volatile long raised;
 
     /** @return whether readers can set the low-water mark here */
     static boolean available() {
@@ -99,6 +108,11 @@ final class ReceiveLowWater {
     /** @return the mark a reader sets while {@code payloadLeft} bytes of a frame are still to come */
     static int forPayload(long payloadLeft) {
         return payloadLeft < MIN ? 1 : (int) Math.min(payloadLeft, CAP);
+    }
+
+    /** @return how often the mark went above 1 */
+    long raised() {
+        return raised;
     }
 
     /** @return the mark the socket holds now (as this object last set it) */
@@ -120,14 +134,14 @@ final class ReceiveLowWater {
             return false;
         }
         try {
-            int fd = (int) FD.invokeExact(channel);
-            if (fd < 0) {
-                return false; // closed
-            }
+            int fd = (int) FD.invokeExact(channel); // the channel's, for good: safe only as the class comment says
             value.set(ValueLayout.JAVA_INT, 0, bytes);
             int result = (int) SETSOCKOPT.invokeExact(fd, SOL_SOCKET, SO_RCVLOWAT, value, (int) ValueLayout.JAVA_INT.byteSize());
             if (result != 0) {
                 return false;
+            }
+            if (bytes > 1) {
+                raised++; // one writer, the reader thread
             }
             current = bytes;
             return true;

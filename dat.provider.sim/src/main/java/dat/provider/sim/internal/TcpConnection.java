@@ -366,9 +366,10 @@ final class TcpConnection {
         Selector selector = selector(ch, READ_SELECTOR);
         if (setLowWater(ch, selector, mark)) {
             try {
-                // timed: a peer that trickles its payload, slower than the mark per quarter of the
-                // liveness timeout, is still read (and so still alive)
-                selector.select(READY, Math.max(1, transport.timeoutNanos / 4_000_000));
+                // timed: a peer that trickles its payload more slowly than the mark is still read,
+                // as often as the watchdog looks (and so still alive), and a kernel that holds the
+                // wake-up back costs a wait no longer than that
+                selector.select(READY, Math.max(1, Math.min(LOW_WATER_WAIT_MILLIS, transport.timeoutNanos / 8_000_000)));
             } finally {
                 if (ch.keyFor(selector) != null && !lowWater.set(ch, 1)) {
                     // never expected; a mark left up could keep the next frame's wait from waking
@@ -395,6 +396,13 @@ final class TcpConnection {
 
     /** SO_RCVLOWAT while the reader thread waits for the rest of a large payload; {@code null} where unavailable. */
     private final ReceiveLowWater lowWater = ReceiveLowWater.available() ? new ReceiveLowWater() : null;
+    /** The longest wait with the mark up: a wake-up per 100 ms is nothing beside one per megabyte. */
+    private static final long LOW_WATER_WAIT_MILLIS = 100;
+
+    /** Waits of the reader thread with the low-water mark up, for tests. */
+    long lowWaterWaits() {
+        return lowWater == null ? 0 : lowWater.raised();
+    }
 
     /**
      * A defect: a consumer reading the connection would wait (inside a frame, for a slot in the

@@ -74,6 +74,7 @@ final class TcpTransport {
     TcpTransport(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs) {
         this.timeoutNanos = timeoutMs * 1_000_000;
         this.defaultIov = limits.defaultIov();
+        ReceiveLowWater.available(); // its setup (a downcall handle, a log line) here, not under the CM lock of a first connect
         try {
             server = ServerSocketChannel.open();
             try {
@@ -102,6 +103,15 @@ final class TcpTransport {
 
     Adapter adapter() {
         return adapter;
+    }
+
+    /** Waits of the reader threads with the socket's low-water mark up, over the open connections (tests). */
+    long lowWaterWaits() {
+        long n = 0;
+        for (TcpConnection c : connections) {
+            n += c.lowWaterWaits();
+        }
+        return n;
     }
 
     /** Frames that consumers waiting on an EVD read themselves, over the open connections. */

@@ -1041,6 +1041,7 @@ class TcpFaultTest {
      */
     @Test
     void aSmallFrameAfterALargeOne_wakesTheReaderThread_theLowWaterMarkBackAtOneByte() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(ReceiveLowWater.available(), ReceiveLowWater::unavailableReason);
         int length = 1 << 20;
         java.lang.foreign.MemorySegment target = fa.memory(length);
         try (Socket s = rawActivePeer(); var window = a.ia.registerMemory(target, a.pz, dat.api.MemPrivileges.ALL)) {
@@ -1049,18 +1050,25 @@ class TcpFaultTest {
             byte[] write = header(TcpFrame.RDMA_WRITE, length, window.rmrContext(), 0, 0, window.registeredAddress());
             java.util.Arrays.fill(write, TcpFrame.HEADER_BYTES, write.length, (byte) 0x5D);
             java.io.OutputStream out = s.getOutputStream();
+            long raised = transport(a).lowWaterWaits();
             out.write(write, 0, TcpFrame.HEADER_BYTES + length / 2);
             out.flush();
-            Thread.sleep(50); // the reader thread waits for the other half: 512 KiB, the mark raised
+            // the first half landed: the reader thread waits for the other, 512 KiB, the mark raised
+            for (long deadline = System.nanoTime() + 5_000_000_000L;
+                    target.get(ValueLayout.JAVA_BYTE, length / 2 - 1) != 0x5D && System.nanoTime() < deadline;) {
+                Thread.sleep(1);
+            }
+            Thread.sleep(20);
             out.write(write, TcpFrame.HEADER_BYTES + length / 2, length / 2);
             out.flush();
             ByteBuffer ack = frame(in);
+            assertThat(transport(a).lowWaterWaits()).as("waits with the mark up").isGreaterThan(raised);
             assertThat(ack.get(3)).isEqualTo((byte) TcpFrame.ACK);
             assertThat(ack.getInt(12)).as("the write's status").isEqualTo(TcpFrame.STATUS_OK);
             assertThat(target.get(ValueLayout.JAVA_BYTE, length - 1)).isEqualTo((byte) 0x5D);
 
             ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 7, 0));
-            Thread.sleep(100); // the reader thread waits between frames, a third of the timeout
+            Thread.sleep(100); // the reader thread waits between frames (a third of the timeout)
             out.write(header(TcpFrame.SEND, 8, 0, 0, 1, 0));
             out.flush();
             DatEvent r = new DatEvent();

@@ -42,7 +42,7 @@ class ConnectionBatchesTest {
             spin((batch == 3 ? 40 : batch + 1) * 1_000_000L);
         });
         // the median of 1, 2, 3 and 40 ms is 2.5 ms; all connections over all their time would read 11.5 ms
-        assertThat(timing.micros()).isGreaterThanOrEqualTo(2500).isLessThan(3000);
+        assertThat(timing.micros()).isGreaterThanOrEqualTo(2500).isLessThan(8000); // room for a preempted spin
         assertThat(timing.spread().max()).isGreaterThanOrEqualTo(40_000);
     }
 
