@@ -1226,11 +1226,7 @@ final class TcpConnection {
                         close();
                         return true;
                     }
-                    if (handedOn()) {
-                        return true; // a frame, or the end after a refusal, handed on (below)
-                    }
-                    // waitEnded, with one clock read for the deadline and the select's timeout
-                    if (closed || evd.waitOver() || me.isInterrupted()) {
+                    if (driveOver(evd, me)) {
                         return true;
                     }
                     long left = infinite ? Long.MAX_VALUE : deadline - System.nanoTime();
@@ -1243,7 +1239,7 @@ final class TcpConnection {
                             close();
                             return true;
                         }
-                        if (left <= 0 || handedOn() || closed || evd.waitOver() || me.isInterrupted()) {
+                        if (left <= 0 || driveOver(evd, me)) {
                             return true;
                         }
                         // the rest is the caller's precise park, while the reader thread serves the socket (lease 0, below)
@@ -1291,6 +1287,15 @@ final class TcpConnection {
         } finally {
             releaseReadRole();
         }
+    }
+
+    /**
+     * A drive ends here, its deadline aside: what it met is the reader thread's ({@link #handedOn},
+     * taken on below), the connection closed, or the wait is over ({@link #waitEnded} but for the
+     * deadline, which the drive reads once for that and for its select's timeout).
+     */
+    private boolean driveOver(SimEvd evd, Thread me) {
+        return handedOn() || closed || evd.waitOver() || me.isInterrupted();
     }
 
     /**

@@ -107,18 +107,18 @@ final class TcpTransport {
 
     /** Waits of the reader threads with the socket's low-water mark up, over the open connections (tests). */
     long lowWaterWaits() {
-        long n = 0;
-        for (TcpConnection c : connections) {
-            n += c.lowWaterWaits();
-        }
-        return n;
+        return overConnections(TcpConnection::lowWaterWaits);
     }
 
     /** Frames that consumers waiting on an EVD read themselves, over the open connections. */
     long framesReadByConsumers() {
+        return overConnections(TcpConnection::framesReadByConsumers);
+    }
+
+    private long overConnections(java.util.function.ToLongFunction<TcpConnection> count) {
         long n = 0;
         for (TcpConnection c : connections) {
-            n += c.framesReadByConsumers();
+            n += count.applyAsLong(c);
         }
         return n;
     }
