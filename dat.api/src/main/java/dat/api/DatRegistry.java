@@ -8,7 +8,8 @@ import org.osgi.annotation.versioning.ProviderType;
  * The DAT registry: the one place consumers find providers and open Interface Adapters. Inside
  * OSGi it is a service (providers register {@link DatIaFactory} services, and the registry tracks
  * them); outside OSGi the registry bundle's {@code dat.registry.DatRegistries} gives an instance that
- * finds providers with {@link java.util.ServiceLoader}.
+ * finds providers with {@link java.util.ServiceLoader}, and that its user closes when done with it
+ * ({@code dat.registry.StandaloneRegistry}).
  *
  * <p>Consumers never look IA factories up themselves: the registry applies the static registry
  * ({@code dat.conf}), version and thread-safety matching, and ranking between providers that offer

@@ -18,8 +18,8 @@ import org.osgi.annotation.versioning.ProviderType;
  * {@link DatRegistry#addProvider}. Inside OSGi, use the {@link DatRegistry} service instead.
  *
  * {@snippet :
- * DatRegistry registry = DatRegistries.create();       // ServiceLoader + dat.conf from -Ddat.conf / DAT_CONF
- * try (InterfaceAdapter ia = registry.openIa("sim0")) {
+ * try (StandaloneRegistry registry = DatRegistries.create();   // ServiceLoader + dat.conf from -Ddat.conf / DAT_CONF
+ *         InterfaceAdapter ia = registry.openIa("sim0")) {
  *     // ...
  * }
  * }
@@ -27,7 +27,8 @@ import org.osgi.annotation.versioning.ProviderType;
  * <p>The static registry is read once, when the registry is built, from the first of: the
  * builder's {@link Builder#staticRegistry(Path)}, the system property {@value #STATIC_REGISTRY_PROPERTY},
  * the environment variable {@value #STATIC_REGISTRY_ENV}. Each call builds a new, independent
- * registry with new provider instances; nothing is shared between registries.
+ * registry with new provider instances; nothing is shared between registries. Closing a registry
+ * ({@link StandaloneRegistry#close}) releases the provider instances it loaded.
  */
 @ProviderType
 public final class DatRegistries {
@@ -48,9 +49,9 @@ public final class DatRegistries {
      * A registry with the providers {@link java.util.ServiceLoader} finds through the thread's
      * context class loader and the static registry the system property or environment names.
      *
-     * @return a new registry
+     * @return a new registry, to close when done with it
      */
-    public static DatRegistry create() {
+    public static StandaloneRegistry create() {
         return builder().build();
     }
 
@@ -155,9 +156,9 @@ public final class DatRegistries {
          * {@link ProviderDTO#FAILURE_REASON_SERVICE_UNAVAILABLE}) and logged; neither stops the
          * others.
          *
-         * @return a new registry
+         * @return a new registry, to close when done with it
          */
-        public DatRegistry build() {
+        public StandaloneRegistry build() {
             String path;
             if (noStaticRegistry) {
                 path = null;

@@ -103,6 +103,57 @@ class DatRegistriesTest {
     }
 
     @Test
+    void closing_finisWhatTheStaticRegistrySetUp_thenClosesTheProvidersItLoaded_notThoseGiven(@TempDir Path dir)
+            throws IOException {
+        Path conf = dir.resolve("dat.conf");
+        Files.writeString(conf, """
+                conf0 u1.2 nonthreadsafe default recording rec.1.0 "mode=a" ""
+                conf1 u1.2 nonthreadsafe default given given.1.0 "mode=b" ""
+                """);
+        RecordingFactory given = new RecordingFactory("given");
+        RecordingFactory added = new RecordingFactory("added");
+        StandaloneRegistry registry = DatRegistries.builder().staticRegistry(conf).provider(given).build();
+        RecordingFactory loaded = RecordingFactory.LOADED.getLast();
+        registry.addProvider(added, new ProviderInfo("added0", 1, 2, false));
+        registry.openIa("conf0").close();
+        registry.openIa("conf1").close();
+        InterfaceAdapter stillOpen = registry.openIa("rec0");
+
+        registry.close();
+
+        assertThat(loaded.calls).containsExactly("init conf0 [mode=a]", "open conf0 [mode=a]", "open rec0 []", "fini conf0",
+                "close");
+        assertThat(given.calls).as("a provider given to the builder is the caller's").containsExactly(
+                "init conf1 [mode=b]", "open conf1 [mode=b]", "fini conf1");
+        assertThat(added.calls).as("a provider added with addProvider is the caller's").isEmpty();
+        assertThat(stillOpen.isOpen()).as("the registry closes no IA itself: the provider does as it closes").isTrue();
+        assertThat(registry.listProviders()).isEmpty();
+        assertThatThrownBy(() -> registry.openIa("rec0")).isInstanceOfSatisfying(DatException.class, e -> {
+            assertThat(e.type()).isEqualTo(DatReturn.PROVIDER_NOT_FOUND);
+            assertThat(e.getMessage()).contains("the registry is closed");
+        });
+        assertThatThrownBy(() -> registry.addProvider(new RecordingFactory("late"), new ProviderInfo("late0", 1, 2, false)))
+                .isInstanceOfSatisfying(DatException.class, e -> assertThat(e.type()).isEqualTo(DatReturn.INVALID_STATE));
+
+        registry.close();
+        assertThat(loaded.calls).as("closing again does nothing").filteredOn("close"::equals).hasSize(1);
+    }
+
+    @Test
+    void aStaticEntryWithAnIaOpen_isLeftToItsProvider_asItCloses(@TempDir Path dir) throws IOException {
+        Path conf = dir.resolve("dat.conf");
+        Files.writeString(conf, "conf0 u1.2 nonthreadsafe default recording rec.1.0 \"\" \"\"\n");
+        StandaloneRegistry registry = DatRegistries.builder().staticRegistry(conf).build();
+        RecordingFactory loaded = RecordingFactory.LOADED.getLast();
+        try (InterfaceAdapter open = registry.openIa("conf0")) {
+            registry.close();
+            assertThat(loaded.calls).as("no fini while the IA is open").containsExactly("init conf0 []", "open conf0 []",
+                    "close");
+            assertThat(open.isOpen()).as("the recording provider closes no IA as it closes").isTrue();
+        }
+    }
+
+    @Test
     void withoutServiceLoaderOnlyGivenProvidersCount() {
         DatRegistry registry = DatRegistries.builder().serviceLoader(false).noStaticRegistry()
                 .provider(new RecordingFactory("only", "only0")).build();

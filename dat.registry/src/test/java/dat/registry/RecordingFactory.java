@@ -18,9 +18,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A test IA factory: its IAs know their name, whether they are open, and close; every other
- * operation answers DAT_NOT_IMPLEMENTED. It records init, fini and open requests.
+ * operation answers DAT_NOT_IMPLEMENTED. It records init, fini, open requests and close.
  */
-public class RecordingFactory implements DatIaFactory {
+public class RecordingFactory implements DatIaFactory, AutoCloseable {
+
+    /** The instances the no-argument constructor made (ServiceLoader's), oldest first. */
+    public static final List<RecordingFactory> LOADED = Collections.synchronizedList(new ArrayList<>());
 
     public final Map<String, Object> properties = new LinkedHashMap<>();
     public final List<IaOpenRequest> opens = Collections.synchronizedList(new ArrayList<>());
@@ -29,8 +32,10 @@ public class RecordingFactory implements DatIaFactory {
     public volatile RuntimeException failOpen;
 
     /** A factory named "recording" offering IA "rec0" (the ServiceLoader test uses this one). */
+    @SuppressWarnings("this-escape") // a test's record of ServiceLoader's instances; nothing reads it before construction ends
     public RecordingFactory() {
         this("recording", "rec0");
+        LOADED.add(this);
     }
 
     public RecordingFactory(String providerName, String... iaNames) {
@@ -73,6 +78,11 @@ public class RecordingFactory implements DatIaFactory {
     @Override
     public void fini(ProviderInfo providerInfo) {
         calls.add("fini " + providerInfo.iaName());
+    }
+
+    @Override
+    public void close() {
+        calls.add("close");
     }
 
     /** A minimal IA: name, isOpen, close, handleType; the rest is not implemented. */

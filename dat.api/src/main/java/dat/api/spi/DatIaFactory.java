@@ -22,7 +22,9 @@ import org.osgi.annotation.versioning.ProviderType;
  *
  * <p>Outside OSGi, a provider jar lists its factory in
  * {@code META-INF/services/dat.api.spi.DatIaFactory} (with a public no-argument constructor) and
- * describes it through {@link #properties()}.
+ * describes it through {@link #properties()}. Each registry built there loads instances of its
+ * own; a factory that also implements {@link AutoCloseable} is closed when that registry closes,
+ * and its {@code close} is the hot swap above.
  *
  * <p>Consumers do not call factories: they go through {@link dat.api.DatRegistry}.
  *

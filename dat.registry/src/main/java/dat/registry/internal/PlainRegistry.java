@@ -1,9 +1,10 @@
 package dat.registry.internal;
 
-import dat.api.DatRegistry;
 import dat.api.ProviderDTO;
 import dat.api.spi.DatIaFactory;
+import dat.registry.StandaloneRegistry;
 import java.lang.System.Logger.Level;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceConfigurationError;
@@ -24,16 +25,19 @@ public final class PlainRegistry {
      * @param providers providers to register as ServiceLoader would
      * @param staticRegistryPath the static registry file, or {@code null}
      * @param maxAddedProviders the limit of {@code addProvider}
-     * @return the registry
+     * @return the registry, which owns the providers ServiceLoader made for it
      */
-    public static DatRegistry create(ClassLoader loader, List<DatIaFactory> providers, String staticRegistryPath,
+    public static StandaloneRegistry create(ClassLoader loader, List<DatIaFactory> providers, String staticRegistryPath,
             int maxAddedProviders) {
         Registry registry = new Registry(maxAddedProviders);
+        List<DatIaFactory> loaded = new ArrayList<>();
         if (loader != null) {
             for (ServiceLoader.Provider<DatIaFactory> provider : ServiceLoader.load(DatIaFactory.class, loader).stream().toList()) {
                 String source = "ServiceLoader (" + provider.type().getName() + ")";
                 try {
-                    register(registry, provider.get(), source);
+                    DatIaFactory factory = provider.get();
+                    loaded.add(factory);
+                    register(registry, factory, source);
                 } catch (ServiceConfigurationError | RuntimeException e) {
                     LOG.log(Level.WARNING, "DAT registry: cannot load provider " + provider.type().getName(), e);
                     registry.register(Registration.failed(registry.nextLocalId(), Registration.Kind.SERVICE_LOADER, source,
@@ -46,7 +50,7 @@ public final class PlainRegistry {
             register(registry, factory, "DatRegistries.Builder.provider (" + factory.getClass().getName() + ")");
         }
         registry.setStaticRegistry(StaticRegistry.load(staticRegistryPath));
-        return registry;
+        return new Standalone(registry, loaded);
     }
 
     private static void register(Registry registry, DatIaFactory factory, String source) {

@@ -50,7 +50,7 @@ public final class Registry implements DatRegistry {
     private final Map<Entry.Key, View.Failure> failures = new HashMap<>();
     private StaticRegistry staticRegistry = StaticRegistry.NONE;
     private long lastLocalId;
-    private boolean closed;
+    private volatile boolean closed; // written under lock; openIa reads it without
 
     private volatile View view = View.EMPTY;
 
@@ -283,6 +283,10 @@ public final class Registry implements DatRegistry {
         if (asyncEvd != null && asyncEvd != EventDispatcher.ASYNC_EXISTS && !asyncEvd.isOpen()) {
             throw DatException.of(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EVD_ASYNC, "asyncEvd",
                     "the async EVD is closed");
+        }
+        if (closed) {
+            throw DatException.of(DatReturn.PROVIDER_NOT_FOUND, DatReturn.NAME_NOT_REGISTERED, "iaName",
+                    "the registry is closed (IA '" + iaName + "')");
         }
         String name = iaName.startsWith(DatConstants.IA_NAME_RO_AWARE_PREFIX)
                 ? iaName.substring(DatConstants.IA_NAME_RO_AWARE_PREFIX.length()) : iaName;

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dat.api.CompletionFlags;
 import dat.api.ConnectFlags;
 import dat.api.DatEvent;
-import dat.api.DatRegistry;
 import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
@@ -26,6 +25,7 @@ import dat.api.ext.IaStatistics;
 import dat.api.ext.IaStatisticsSnapshot;
 import dat.api.ext.Operation;
 import dat.registry.DatRegistries;
+import dat.registry.StandaloneRegistry;
 import java.lang.foreign.Arena;
 import java.time.Duration;
 import java.util.Map;
@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class MeteredIaTest {
 
-    private final DatRegistry registry = DatRegistries.create();
+    private final StandaloneRegistry registry = DatRegistries.create();
     private final MeteredFactory factory = new MeteredFactory("metered-sim0", "sim0", registry);
     private final Arena arena = Arena.ofShared();
 
@@ -64,6 +64,7 @@ class MeteredIaTest {
 
     @AfterEach
     void free() {
+        registry.close();
         arena.close();
     }
 

@@ -54,7 +54,7 @@ import org.osgi.service.metatype.annotations.Option;
             DatProviderConstants.DAT_CAPABILITY + "=ep.recv_query"
         })
 @Designate(ocd = SimIaFactory.Config.class)
-public final class SimIaFactory implements DatIaFactory {
+public final class SimIaFactory implements DatIaFactory, AutoCloseable {
 
     /** The configuration PID. */
     public static final String PID = "dat.provider.sim";
@@ -144,6 +144,15 @@ public final class SimIaFactory implements DatIaFactory {
 
     @Deactivate
     void deactivate() {
+        shutdown();
+    }
+
+    /**
+     * Stops the provider, as {@link #deactivate} does: outside OSGi, the standalone registry that
+     * loaded this factory with ServiceLoader calls it as it closes.
+     */
+    @Override
+    public void close() {
         shutdown();
     }
 

@@ -2,9 +2,9 @@ package dat.shell.internal.perf;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dat.api.DatRegistry;
 import dat.provider.sim.internal.SimIaFactory;
 import dat.registry.DatRegistries;
+import dat.registry.StandaloneRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -24,7 +24,12 @@ class PerfClientServerTest {
 
     @Test
     void theClientsDepthReachesTheServer_andTheFiguresMeasuredInPartsComeWithTheirSpread(@TempDir Path dir) throws Exception {
-        DatRegistry registry = registry(dir);
+        try (SimIaFactory sim = new SimIaFactory(); StandaloneRegistry registry = registry(dir, sim)) {
+            run(registry);
+        }
+    }
+
+    private static void run(StandaloneRegistry registry) throws Exception {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
         try (PerfServer server = new PerfServer(registry.openIa("tcpB"), out, 0)) {
@@ -63,12 +68,15 @@ class PerfClientServerTest {
         }
     }
 
-    /** The plain-Java registry of the sim provider, with two TCP IAs on free loopback ports, as a dat.conf names them. */
-    private static DatRegistry registry(Path dir) throws IOException {
+    /**
+     * A plain-Java registry of the sim provider, with two TCP IAs on free loopback ports, as a dat.conf names them. The
+     * provider is given, so the caller closes it after the registry (which closes only what it loaded).
+     */
+    private static StandaloneRegistry registry(Path dir, SimIaFactory sim) throws IOException {
         Path conf = Files.writeString(dir.resolve("dat.conf"), """
                 tcpA u1.2 threadsafe default sim 1.0 "tcp=127.0.0.1:0" ""
                 tcpB u1.2 threadsafe default sim 1.0 "tcp=127.0.0.1:0" ""
                 """);
-        return DatRegistries.builder().serviceLoader(false).staticRegistry(conf).provider(new SimIaFactory()).build();
+        return DatRegistries.builder().serviceLoader(false).staticRegistry(conf).provider(sim).build();
     }
 }

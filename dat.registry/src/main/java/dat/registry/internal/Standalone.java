@@ -1,0 +1,104 @@
+package dat.registry.internal;
+
+import dat.api.DatRegistryListener;
+import dat.api.EventDispatcher;
+import dat.api.InterfaceAdapter;
+import dat.api.ProviderDTO;
+import dat.api.ProviderInfo;
+import dat.api.RegistryRuntimeDTO;
+import dat.api.spi.DatIaFactory;
+import dat.registry.StandaloneRegistry;
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The registry outside OSGi: a {@link Registry} and the provider instances it loaded, which its
+ * {@link #close} closes. A wrapper, not the Registry itself, so that the OSGi service (a Registry)
+ * cannot be closed by a consumer that casts it.
+ */
+final class Standalone implements StandaloneRegistry {
+
+    private static final System.Logger LOG = System.getLogger(Standalone.class.getName());
+
+    private final Registry registry;
+    private final List<DatIaFactory> loaded;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /**
+     * @param registry the registry
+     * @param loaded the provider instances ServiceLoader made for it, which it owns
+     */
+    Standalone(Registry registry, List<DatIaFactory> loaded) {
+        this.registry = registry;
+        this.loaded = List.copyOf(loaded);
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        registry.close(); // fini of the static entries set up, while their providers still run
+        for (DatIaFactory factory : loaded) {
+            if (factory instanceof AutoCloseable closeable) {
+                try {
+                    closeable.close();
+                } catch (Exception e) {
+                    LOG.log(Level.WARNING, "DAT registry: provider " + factory.getClass().getName() + " failed to close", e);
+                }
+            }
+        }
+    }
+
+    @Override
+    public List<ProviderInfo> listProviders() {
+        return registry.listProviders();
+    }
+
+    @Override
+    public int listProviders(int maxToReturn, ProviderInfo[] providerList) {
+        return registry.listProviders(maxToReturn, providerList);
+    }
+
+    @Override
+    public InterfaceAdapter openIa(String iaName, int asyncEvdMinQlen, EventDispatcher asyncEvd, int versionMajor,
+            int versionMinor, boolean threadSafe) {
+        return registry.openIa(iaName, asyncEvdMinQlen, asyncEvd, versionMajor, versionMinor, threadSafe);
+    }
+
+    @Override
+    public void addProvider(DatIaFactory provider, ProviderInfo providerInfo) {
+        registry.addProvider(provider, providerInfo);
+    }
+
+    @Override
+    public void removeProvider(DatIaFactory provider, ProviderInfo providerInfo) {
+        registry.removeProvider(provider, providerInfo);
+    }
+
+    @Override
+    public List<ProviderDTO> findProviders(String filter) {
+        return registry.findProviders(filter);
+    }
+
+    @Override
+    public RegistryRuntimeDTO getRuntimeDTO() {
+        return registry.getRuntimeDTO();
+    }
+
+    @Override
+    public void addListener(DatRegistryListener listener) {
+        registry.addListener(listener);
+    }
+
+    @Override
+    public void removeListener(DatRegistryListener listener) {
+        registry.removeListener(listener);
+    }
+
+    @Override
+    public String toString() {
+        return (closed.get() ? "closed " : "") + "standalone DAT registry, " + loaded.size() + " provider(s) loaded";
+    }
+}
