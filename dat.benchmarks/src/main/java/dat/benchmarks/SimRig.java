@@ -53,6 +53,7 @@ public final class SimRig implements AutoCloseable {
     public final Arena arena = Arena.ofShared();
     public final End a;
     public final End b;
+    private final DatIaFactory factory;
 
     /**
      * Builds and connects the two ends.
@@ -62,7 +63,7 @@ public final class SimRig implements AutoCloseable {
      * @param recvEventsOnB whether b's receives generate completion events
      */
     public SimRig(long bytes, EpAttributes attrs, boolean recvEventsOnB) {
-        DatIaFactory factory = ServiceLoader.load(DatIaFactory.class).stream().map(ServiceLoader.Provider::get)
+        factory = ServiceLoader.load(DatIaFactory.class).stream().map(ServiceLoader.Provider::get)
                 .filter(f -> "sim".equals(f.properties().get(DatProviderConstants.DAT_PROVIDER_NAME)))
                 .findFirst().orElseThrow(() -> new IllegalStateException("no sim provider on the class path"));
         a = new End(factory, arena, bytes, attrs, true);
@@ -101,5 +102,13 @@ public final class SimRig implements AutoCloseable {
         a.ia.close();
         b.ia.close();
         arena.close();
+        if (factory instanceof AutoCloseable provider) {
+            // this rig's own instance of the provider: its thread goes with it
+            try {
+                provider.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("the sim provider failed to close", e);
+            }
+        }
     }
 }

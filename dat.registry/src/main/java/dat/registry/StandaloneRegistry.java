@@ -27,19 +27,23 @@ public interface StandaloneRegistry extends DatRegistry, AutoCloseable {
     /**
      * Closes the registry, in this order:
      * <ol>
-     * <li>It lists no provider any more and tells its listeners nothing more; a later
+     * <li>It lists no provider any more, tells its listeners that each provider left
+     * ({@code providerRemoved}) and then nothing more; a later
      * {@link #openIa(String, int, dat.api.EventDispatcher, int, int, boolean) openIa} fails with
      * {@link dat.api.DatReturn#PROVIDER_NOT_FOUND}, a later {@link #addProvider} with
      * {@link dat.api.DatReturn#INVALID_STATE}.</li>
      * <li>Each IA name of the static registry that a provider set up ({@code init}) and that has no
-     * IA open is undone: {@code fini}, dat_provider_fini(3DAT).</li>
+     * IA open is undone: {@code fini}, dat_provider_fini(3DAT). One with an IA open is left to its
+     * provider, and not undone later.</li>
      * <li>Each provider it loaded with ServiceLoader that is {@link AutoCloseable} is closed: the
      * provider's hot swap ({@link dat.api.spi.DatIaFactory}), which fails the IAs still open with
      * {@code DAT_ASYNC_ERROR_IA_CATASTROPHIC} and releases their threads, sockets and memory.</li>
      * </ol>
      * Providers given to the builder or added with {@link #addProvider} are the caller's: they are
      * not closed. A provider that fails to close is logged; the others are closed all the same.
-     * Closing a closed registry does nothing.
+     * Closing a closed registry does nothing; a second caller returns once the first is done. An
+     * open under way as the registry closes may still reach a provider as it closes, as one may
+     * reach a provider bundle that stops.
      */
     @Override
     void close();

@@ -25,16 +25,17 @@ class DatRegistriesTest {
 
     @Test
     void findsProvidersWithServiceLoader() {
-        DatRegistry registry = DatRegistries.builder().noStaticRegistry().build();
-        assertThat(registry.listProviders()).containsExactly(new ProviderInfo("rec0", 1, 2, false));
-        try (InterfaceAdapter ia = registry.openIa("rec0")) {
-            assertThat(ia.name()).isEqualTo("rec0");
-            assertThat(ia.isOpen()).isTrue();
+        try (StandaloneRegistry registry = DatRegistries.builder().noStaticRegistry().build()) {
+            assertThat(registry.listProviders()).containsExactly(new ProviderInfo("rec0", 1, 2, false));
+            try (InterfaceAdapter ia = registry.openIa("rec0")) {
+                assertThat(ia.name()).isEqualTo("rec0");
+                assertThat(ia.isOpen()).isTrue();
+            }
+            ProviderDTO dto = registry.getRuntimeDTO().providers().getFirst();
+            assertThat(dto.source()).isEqualTo("ServiceLoader (dat.registry.RecordingFactory)");
+            assertThat(dto.id()).isEqualTo(-1);
+            assertThat(dto.transport()).isEqualTo("loopback");
         }
-        ProviderDTO dto = registry.getRuntimeDTO().providers().getFirst();
-        assertThat(dto.source()).isEqualTo("ServiceLoader (dat.registry.RecordingFactory)");
-        assertThat(dto.id()).isEqualTo(-1);
-        assertThat(dto.transport()).isEqualTo("loopback");
     }
 
     /**
@@ -59,6 +60,8 @@ class DatRegistriesTest {
             Class<?> iaType = plain.loadClass(InterfaceAdapter.class.getName());
             assertThat(iaType.getMethod("name").invoke(ia)).isEqualTo("rec0");
             assertThat(registryType.getMethod("listProviders").invoke(registry)).asString().contains("rec0");
+            plain.loadClass(StandaloneRegistry.class.getName()).getMethod("close").invoke(registry);
+            assertThat(registryType.getMethod("listProviders").invoke(registry)).asString().isEqualTo("[]");
         }
     }
 
@@ -68,11 +71,12 @@ class DatRegistriesTest {
 
     @Test
     void eachRegistryHasItsOwnProviders() {
-        DatRegistry one = DatRegistries.builder().noStaticRegistry().build();
-        DatRegistry two = DatRegistries.builder().noStaticRegistry().build();
-        one.addProvider(new RecordingFactory("extra"), new ProviderInfo("extra0", 1, 2, false));
-        assertThat(one.listProviders()).hasSize(2);
-        assertThat(two.listProviders()).hasSize(1);
+        try (StandaloneRegistry one = DatRegistries.builder().noStaticRegistry().build();
+                StandaloneRegistry two = DatRegistries.builder().noStaticRegistry().build()) {
+            one.addProvider(new RecordingFactory("extra"), new ProviderInfo("extra0", 1, 2, false));
+            assertThat(one.listProviders()).hasSize(2);
+            assertThat(two.listProviders()).hasSize(1);
+        }
     }
 
     @Test
@@ -85,21 +89,23 @@ class DatRegistriesTest {
                 broken line
                 """);
         RecordingFactory given = new RecordingFactory("given");
-        DatRegistry registry = DatRegistries.builder().staticRegistry(conf).provider(given).build();
-        assertThat(registry.listProviders()).extracting(ProviderInfo::iaName).containsExactly("conf0", "conf1", "rec0");
-        registry.openIa("conf1").close();
-        assertThat(given.calls).containsExactly("init conf1 [mode=b]", "open conf1 [mode=b]");
-        assertThat(registry.getRuntimeDTO().staticRegistryProblems())
-                .containsExactly(conf + ":4: expected 8 fields but found 2 (ia_name api_version threadsafe|nonthreadsafe"
-                        + " default|nondefault provider provider_version ia_params platform_params)");
+        try (StandaloneRegistry registry = DatRegistries.builder().staticRegistry(conf).provider(given).build()) {
+            assertThat(registry.listProviders()).extracting(ProviderInfo::iaName).containsExactly("conf0", "conf1", "rec0");
+            registry.openIa("conf1").close();
+            assertThat(given.calls).containsExactly("init conf1 [mode=b]", "open conf1 [mode=b]");
+            assertThat(registry.getRuntimeDTO().staticRegistryProblems())
+                    .containsExactly(conf + ":4: expected 8 fields but found 2 (ia_name api_version threadsafe|nonthreadsafe"
+                            + " default|nondefault provider provider_version ia_params platform_params)");
+        }
     }
 
     @Test
     void aMissingStaticRegistryMakesListingAnInternalError(@TempDir Path dir) {
-        DatRegistry registry = DatRegistries.builder().staticRegistry(dir.resolve("absent.conf")).build();
-        assertThatThrownBy(registry::listProviders).isInstanceOfSatisfying(DatException.class,
-                e -> assertThat(e.type()).isEqualTo(DatReturn.INTERNAL_ERROR));
-        assertThat(registry.openIa("rec0").name()).isEqualTo("rec0");
+        try (StandaloneRegistry registry = DatRegistries.builder().staticRegistry(dir.resolve("absent.conf")).build()) {
+            assertThatThrownBy(registry::listProviders).isInstanceOfSatisfying(DatException.class,
+                    e -> assertThat(e.type()).isEqualTo(DatReturn.INTERNAL_ERROR));
+            assertThat(registry.openIa("rec0").name()).isEqualTo("rec0");
+        }
     }
 
     @Test
@@ -112,7 +118,9 @@ class DatRegistriesTest {
                 """);
         RecordingFactory given = new RecordingFactory("given");
         RecordingFactory added = new RecordingFactory("added");
+        int loadedBefore = RecordingFactory.LOADED.size();
         StandaloneRegistry registry = DatRegistries.builder().staticRegistry(conf).provider(given).build();
+        assertThat(RecordingFactory.LOADED).as("ServiceLoader's instance for this registry").hasSize(loadedBefore + 1);
         RecordingFactory loaded = RecordingFactory.LOADED.getLast();
         registry.addProvider(added, new ProviderInfo("added0", 1, 2, false));
         registry.openIa("conf0").close();
@@ -143,7 +151,9 @@ class DatRegistriesTest {
     void aStaticEntryWithAnIaOpen_isLeftToItsProvider_asItCloses(@TempDir Path dir) throws IOException {
         Path conf = dir.resolve("dat.conf");
         Files.writeString(conf, "conf0 u1.2 nonthreadsafe default recording rec.1.0 \"\" \"\"\n");
+        int loadedBefore = RecordingFactory.LOADED.size();
         StandaloneRegistry registry = DatRegistries.builder().staticRegistry(conf).build();
+        assertThat(RecordingFactory.LOADED).as("ServiceLoader's instance for this registry").hasSize(loadedBefore + 1);
         RecordingFactory loaded = RecordingFactory.LOADED.getLast();
         try (InterfaceAdapter open = registry.openIa("conf0")) {
             registry.close();
@@ -155,8 +165,9 @@ class DatRegistriesTest {
 
     @Test
     void withoutServiceLoaderOnlyGivenProvidersCount() {
-        DatRegistry registry = DatRegistries.builder().serviceLoader(false).noStaticRegistry()
-                .provider(new RecordingFactory("only", "only0")).build();
-        assertThat(registry.listProviders()).extracting(ProviderInfo::iaName).containsExactly("only0");
+        try (StandaloneRegistry registry = DatRegistries.builder().serviceLoader(false).noStaticRegistry()
+                .provider(new RecordingFactory("only", "only0")).build()) {
+            assertThat(registry.listProviders()).extracting(ProviderInfo::iaName).containsExactly("only0");
+        }
     }
 }

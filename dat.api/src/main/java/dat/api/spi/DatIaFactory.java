@@ -18,7 +18,10 @@ import org.osgi.annotation.versioning.ProviderType;
  * bundle stops), the provider must, for each such IA: post
  * {@link dat.api.EventNumber#ASYNC_ERROR_IA_CATASTROPHIC} to its async EVD, complete every posted
  * DTO as flushed, make every handle answer {@link dat.api.DatReturn#INVALID_HANDLE}, wake every
- * waiter, and release its memory, native resources and threads. No call may block forever.
+ * waiter, and release its memory, native resources and threads. No call may block forever. An
+ * {@link #openIa}, {@link #init} or {@link #fini} may be under way as the provider stops, or come
+ * after it: it then fails ({@link dat.api.DatReturn#PROVIDER_NOT_FOUND}) or does nothing, and
+ * never sets up again what the stop released.
  *
  * <p>Outside OSGi, a provider jar lists its factory in
  * {@code META-INF/services/dat.api.spi.DatIaFactory} (with a public no-argument constructor) and

@@ -10,7 +10,6 @@ import dat.api.spi.DatIaFactory;
 import dat.registry.StandaloneRegistry;
 import java.lang.System.Logger.Level;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The registry outside OSGi: a {@link Registry} and the provider instances it loaded, which its
@@ -23,7 +22,7 @@ final class Standalone implements StandaloneRegistry {
 
     private final Registry registry;
     private final List<DatIaFactory> loaded;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private boolean closed; // guarded by this
 
     /**
      * @param registry the registry
@@ -34,18 +33,27 @@ final class Standalone implements StandaloneRegistry {
         this.loaded = List.copyOf(loaded);
     }
 
+    /**
+     * Synchronized: a second caller returns once the first has released everything. An open or a
+     * fini already under way may still reach a provider as it closes, as one may reach a provider
+     * bundle that stops (the hot swap contract of {@link DatIaFactory} covers both).
+     */
     @Override
-    public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
+    public synchronized void close() {
+        if (closed) {
+            return; // also a listener that closes the registry from its providerRemoved, as this closes it
         }
-        registry.close(); // fini of the static entries set up, while their providers still run
-        for (DatIaFactory factory : loaded) {
-            if (factory instanceof AutoCloseable closeable) {
-                try {
-                    closeable.close();
-                } catch (Exception e) {
-                    LOG.log(Level.WARNING, "DAT registry: provider " + factory.getClass().getName() + " failed to close", e);
+        closed = true;
+        try {
+            registry.close(); // fini of the static entries set up, while their providers still run
+        } finally {
+            for (DatIaFactory factory : loaded) {
+                if (factory instanceof AutoCloseable closeable) {
+                    try {
+                        closeable.close();
+                    } catch (Exception | LinkageError e) {
+                        LOG.log(Level.WARNING, "DAT registry: provider " + factory.getClass().getName() + " failed to close", e);
+                    }
                 }
             }
         }
@@ -99,6 +107,10 @@ final class Standalone implements StandaloneRegistry {
 
     @Override
     public String toString() {
-        return (closed.get() ? "closed " : "") + "standalone DAT registry, " + loaded.size() + " provider(s) loaded";
+        boolean isClosed;
+        synchronized (this) {
+            isClosed = closed;
+        }
+        return (isClosed ? "closed " : "") + "standalone DAT registry, " + loaded.size() + " provider(s) loaded";
     }
 }

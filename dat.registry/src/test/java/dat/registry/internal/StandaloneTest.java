@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class StandaloneTest {
 
     @Test
-    void aProviderFailingToClose_isLogged_andTheOthersCloseAllTheSame() {
+    void aProviderFailingToClose_leavesTheOthersToCloseAllTheSame() {
         RecordingFactory failing = new RecordingFactory("failing", "fail0") {
             @Override
             public void close() {

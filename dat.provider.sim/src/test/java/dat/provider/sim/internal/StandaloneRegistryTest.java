@@ -47,8 +47,8 @@ class StandaloneRegistryTest {
         registry.close();
 
         assertThat(held.isOpen()).as("the IA left open fails as its provider closes").isFalse();
-        assertThat(accepts(kept)).as("the listening socket of " + kept).isFalse();
-        assertThat(accepts(heldAddress)).as("the listening socket of " + heldAddress).isFalse();
+        assertThat(accepts(kept)).as("the listening socket of " + kept + ", its IA name undone (fini)").isFalse();
+        assertThat(accepts(heldAddress)).as("the listening socket of " + heldAddress + ", its provider closed").isFalse();
         for (Thread thread : started) {
             thread.join(10_000);
             assertThat(thread.isAlive()).as(thread.getName() + " ended").isFalse();
