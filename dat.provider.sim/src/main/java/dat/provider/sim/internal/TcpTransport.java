@@ -226,7 +226,7 @@ final class TcpTransport {
                 // out of file descriptors or buffers, for now: the IA goes on listening, and the
                 // requests waiting meanwhile in the backlog are accepted once it can
                 if (!failing) {
-                    LOG.log(java.util.logging.Level.WARNING, "sim TCP IA " + address + " cannot accept a connection (retrying)", e);
+                    warnQuietly("sim TCP IA " + address + " cannot accept a connection (retrying)", e);
                 }
                 failing = true;
                 java.util.concurrent.locks.LockSupport.parkNanos(ACCEPT_RETRY_NANOS);
@@ -236,9 +236,10 @@ final class TcpTransport {
             TcpConnection c;
             try {
                 c = new TcpConnection(this, ch, null);
-            } catch (RuntimeException | OutOfMemoryError e) {
-                // no direct memory for its buffers: this request is lost, not the IA
-                LOG.log(java.util.logging.Level.WARNING, "sim TCP IA " + address + " cannot serve a connection", e);
+            } catch (RuntimeException | Error e) {
+                // no direct memory for its buffers, or a class that could not be read (out of
+                // descriptors): this request is lost, not the IA
+                warnQuietly("sim TCP IA " + address + " cannot serve a connection", e);
                 TcpConnection.closeQuietly(ch);
                 java.util.concurrent.locks.LockSupport.parkNanos(ACCEPT_RETRY_NANOS);
                 continue;
@@ -248,11 +249,24 @@ final class TcpTransport {
             }
             try {
                 c.startPassive();
-            } catch (RuntimeException | OutOfMemoryError e) {
+            } catch (RuntimeException | Error e) {
                 // no thread for it ("unable to create native thread"): this request is lost, not the IA
-                LOG.log(java.util.logging.Level.WARNING, "sim TCP IA " + address + " cannot serve a connection", e);
+                warnQuietly("sim TCP IA " + address + " cannot serve a connection", e);
                 c.close();
             }
+        }
+    }
+
+    /**
+     * The acceptor's warning, which must not end it: logging can fail where the acceptor does, out
+     * of descriptors. JUL's first record in a JVM reads the time zone data from a file, and that
+     * failed with an Error, which ended the acceptor and with it the IA's listening for good.
+     */
+    private static void warnQuietly(String message, Throwable cause) {
+        try {
+            LOG.log(java.util.logging.Level.WARNING, message, cause);
+        } catch (RuntimeException | Error loggingFailed) {
+            // unreported: the IA goes on listening, and retries what failed
         }
     }
 
