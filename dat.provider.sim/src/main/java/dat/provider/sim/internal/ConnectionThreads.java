@@ -228,7 +228,7 @@ final class ConnectionThreads {
                 body.run();
                 return true;
             } catch (RuntimeException | Error e) {
-                LOG.log(Level.SEVERE, "sim TCP thread " + name + " failed", e);
+                TcpTransport.logQuietly(LOG, Level.SEVERE, "sim TCP thread " + name + " failed", e);
                 return false;
             } finally {
                 body = null;

@@ -2913,10 +2913,11 @@ final class TcpConnection {
     /**
      * A reader or writer task, or a consumer driving the reads, met an exception no frame or peer
      * should cause (a defect): it is logged, and the connection breaks, so that its Endpoint sees
-     * BROKEN and its DTOs complete instead of waiting for a thread that has ended.
+     * BROKEN and its DTOs complete instead of waiting for a thread that has ended (and so a
+     * failure to log it must not stop that either).
      */
     private void unexpected(Throwable e) {
-        LOG.log(Level.WARNING, "dat.provider.sim: " + describe() + " breaks on an unexpected exception", e);
+        TcpTransport.logQuietly(LOG, Level.WARNING, "dat.provider.sim: " + describe() + " breaks on an unexpected exception", e);
     }
 
     /**

@@ -169,7 +169,7 @@ final class TcpTransport {
                         c.checkLiveness(now, timeoutNanos);
                     } catch (RuntimeException | Error e) {
                         // the watchdog must go on: the drivers' long waits end only by its ticks
-                        LOG.log(java.util.logging.Level.WARNING, "liveness check of a connection failed", e);
+                        logQuietly(LOG, java.util.logging.Level.WARNING, "liveness check of a connection failed", e);
                     }
                 }
                 nextCheck = now + period;
@@ -257,16 +257,21 @@ final class TcpTransport {
         }
     }
 
-    /**
-     * The acceptor's warning, which must not end it: logging can fail where the acceptor does, out
-     * of descriptors. JUL's first record in a JVM reads the time zone data from a file, and that
-     * failed with an Error, which ended the acceptor and with it the IA's listening for good.
-     */
     private static void warnQuietly(String message, Throwable cause) {
+        logQuietly(LOG, java.util.logging.Level.WARNING, message, cause);
+    }
+
+    /**
+     * Logs a failure from a provider thread that must go on (the acceptor, the watchdog, a pooled
+     * connection thread): logging can fail where the thread did, out of descriptors. JUL's first
+     * record in a JVM reads the time zone data from a file, and that failed with an Error, which
+     * ended the acceptor, and with it the IA's listening for good.
+     */
+    static void logQuietly(java.util.logging.Logger log, java.util.logging.Level level, String message, Throwable cause) {
         try {
-            LOG.log(java.util.logging.Level.WARNING, message, cause);
+            log.log(level, message, cause);
         } catch (RuntimeException | Error loggingFailed) {
-            // unreported: the IA goes on listening, and retries what failed
+            // unreported: the thread goes on, and what failed is retried or ended as before
         }
     }
 
