@@ -2,15 +2,9 @@ package dat.registry.internal;
 
 import dat.api.DatRegistry;
 import dat.api.DatRegistryListener;
-import dat.api.EventDispatcher;
-import dat.api.InterfaceAdapter;
-import dat.api.ProviderDTO;
-import dat.api.ProviderInfo;
-import dat.api.RegistryRuntimeDTO;
 import dat.api.spi.DatIaFactory;
 import dat.registry.DatRegistries;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
@@ -42,7 +36,7 @@ import org.osgi.util.tracker.ServiceTrackerCustomizer;
 @Component(service = DatRegistry.class, immediate = true, configurationPid = RegistryComponent.PID,
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = RegistryComponent.Config.class)
-public final class RegistryComponent implements DatRegistry {
+public final class RegistryComponent extends RegistryFacade {
 
     /** The Configuration Admin PID of the registry. */
     public static final String PID = "dat.registry";
@@ -74,7 +68,6 @@ public final class RegistryComponent implements DatRegistry {
     }
 
     private final BundleContext context;
-    private final Registry registry;
     private final ServiceTracker<DatIaFactory, FactoryService> factories;
     private final ServiceTracker<DatRegistryListener, DatRegistryListener> listeners;
 
@@ -86,8 +79,8 @@ public final class RegistryComponent implements DatRegistry {
      */
     @Activate
     public RegistryComponent(BundleContext context, Config config) {
+        super(new Registry(Math.max(0, config.max_added_providers())));
         this.context = context;
-        this.registry = new Registry(Math.max(0, config.max_added_providers()));
         registry.setStaticRegistry(StaticRegistry.load(staticRegistryPath(context, config)));
         this.factories = new ServiceTracker<>(context, DatIaFactory.class, new FactoryCustomizer());
         this.listeners = new ServiceTracker<>(context, DatRegistryListener.class,
@@ -222,55 +215,5 @@ public final class RegistryComponent implements DatRegistry {
                 }
             }
         }
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // DatRegistry, by the registry
-    // ---------------------------------------------------------------------------------------------
-
-    @Override
-    public List<ProviderInfo> listProviders() {
-        return registry.listProviders();
-    }
-
-    @Override
-    public int listProviders(int maxToReturn, ProviderInfo[] providerList) {
-        return registry.listProviders(maxToReturn, providerList);
-    }
-
-    @Override
-    public InterfaceAdapter openIa(String iaName, int asyncEvdMinQlen, EventDispatcher asyncEvd, int versionMajor,
-            int versionMinor, boolean threadSafe) {
-        return registry.openIa(iaName, asyncEvdMinQlen, asyncEvd, versionMajor, versionMinor, threadSafe);
-    }
-
-    @Override
-    public void addProvider(DatIaFactory provider, ProviderInfo providerInfo) {
-        registry.addProvider(provider, providerInfo);
-    }
-
-    @Override
-    public void removeProvider(DatIaFactory provider, ProviderInfo providerInfo) {
-        registry.removeProvider(provider, providerInfo);
-    }
-
-    @Override
-    public List<ProviderDTO> findProviders(String filter) {
-        return registry.findProviders(filter);
-    }
-
-    @Override
-    public RegistryRuntimeDTO getRuntimeDTO() {
-        return registry.getRuntimeDTO();
-    }
-
-    @Override
-    public void addListener(DatRegistryListener listener) {
-        registry.addListener(listener);
-    }
-
-    @Override
-    public void removeListener(DatRegistryListener listener) {
-        registry.removeListener(listener);
     }
 }

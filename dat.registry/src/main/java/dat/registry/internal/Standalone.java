@@ -1,11 +1,5 @@
 package dat.registry.internal;
 
-import dat.api.DatRegistryListener;
-import dat.api.EventDispatcher;
-import dat.api.InterfaceAdapter;
-import dat.api.ProviderDTO;
-import dat.api.ProviderInfo;
-import dat.api.RegistryRuntimeDTO;
 import dat.api.spi.DatIaFactory;
 import dat.registry.StandaloneRegistry;
 import java.lang.System.Logger.Level;
@@ -13,14 +7,12 @@ import java.util.List;
 
 /**
  * The registry outside OSGi: a {@link Registry} and the provider instances it loaded, which its
- * {@link #close} closes. A wrapper, not the Registry itself, so that the OSGi service (a Registry)
- * cannot be closed by a consumer that casts it.
+ * {@link #close} closes.
  */
-final class Standalone implements StandaloneRegistry {
+final class Standalone extends RegistryFacade implements StandaloneRegistry {
 
     private static final System.Logger LOG = System.getLogger(Standalone.class.getName());
 
-    private final Registry registry;
     private final List<DatIaFactory> loaded;
     private boolean closed; // guarded by this
 
@@ -29,7 +21,7 @@ final class Standalone implements StandaloneRegistry {
      * @param loaded the provider instances ServiceLoader made for it, which it owns
      */
     Standalone(Registry registry, List<DatIaFactory> loaded) {
-        this.registry = registry;
+        super(registry);
         this.loaded = List.copyOf(loaded);
     }
 
@@ -57,52 +49,6 @@ final class Standalone implements StandaloneRegistry {
                 }
             }
         }
-    }
-
-    @Override
-    public List<ProviderInfo> listProviders() {
-        return registry.listProviders();
-    }
-
-    @Override
-    public int listProviders(int maxToReturn, ProviderInfo[] providerList) {
-        return registry.listProviders(maxToReturn, providerList);
-    }
-
-    @Override
-    public InterfaceAdapter openIa(String iaName, int asyncEvdMinQlen, EventDispatcher asyncEvd, int versionMajor,
-            int versionMinor, boolean threadSafe) {
-        return registry.openIa(iaName, asyncEvdMinQlen, asyncEvd, versionMajor, versionMinor, threadSafe);
-    }
-
-    @Override
-    public void addProvider(DatIaFactory provider, ProviderInfo providerInfo) {
-        registry.addProvider(provider, providerInfo);
-    }
-
-    @Override
-    public void removeProvider(DatIaFactory provider, ProviderInfo providerInfo) {
-        registry.removeProvider(provider, providerInfo);
-    }
-
-    @Override
-    public List<ProviderDTO> findProviders(String filter) {
-        return registry.findProviders(filter);
-    }
-
-    @Override
-    public RegistryRuntimeDTO getRuntimeDTO() {
-        return registry.getRuntimeDTO();
-    }
-
-    @Override
-    public void addListener(DatRegistryListener listener) {
-        registry.addListener(listener);
-    }
-
-    @Override
-    public void removeListener(DatRegistryListener listener) {
-        registry.removeListener(listener);
     }
 
     @Override
