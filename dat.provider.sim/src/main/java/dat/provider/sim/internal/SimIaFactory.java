@@ -1,5 +1,6 @@
 package dat.provider.sim.internal;
 
+import dat.provider.sim.internal.core.*;
 import dat.api.DatConstants;
 import dat.api.DatException;
 import dat.api.DatReturn;
@@ -131,7 +132,7 @@ public final class SimIaFactory implements DatIaFactory, AutoCloseable {
     }
 
     /** For tests and embedders: a factory with the given settings. */
-    SimIaFactory(ProviderSettings settings) {
+    public SimIaFactory(ProviderSettings settings) {
         this.settings = settings;
     }
 
@@ -161,7 +162,7 @@ public final class SimIaFactory implements DatIaFactory, AutoCloseable {
      *
      * @return whether the provider's thread ended
      */
-    boolean shutdown() {
+    public boolean shutdown() {
         SimProvider p;
         synchronized (lock) {
             deactivated = true;
@@ -185,14 +186,14 @@ public final class SimIaFactory implements DatIaFactory, AutoCloseable {
     }
 
     /** The running provider, started on first use. */
-    SimProvider provider() {
+    public SimProvider provider() {
         synchronized (lock) {
             if (deactivated) {
                 throw DatException.of(DatReturn.PROVIDER_NOT_FOUND, DatReturn.NAME_NOT_REGISTERED, null,
                         "the sim provider has stopped");
             }
             if (provider == null) {
-                provider = new SimProvider(settings, "dat-sim-conductor");
+                provider = new SimProvider(settings, "dat-sim-conductor", new SimTransports());
             }
             return provider;
         }

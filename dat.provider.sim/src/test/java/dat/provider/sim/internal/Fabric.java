@@ -1,5 +1,6 @@
 package dat.provider.sim.internal;
 
+import dat.provider.sim.internal.core.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.DatEvent;
@@ -26,33 +27,33 @@ import java.util.List;
  * Test fixture: a sim provider with IAs {@code sim0} and {@code sim1}, and helpers to build
  * connected Endpoint pairs. Closing it stops the provider.
  */
-final class Fabric implements AutoCloseable {
+public final class Fabric implements AutoCloseable {
 
-    static final long WAIT = 5_000_000; // µs
+    public static final long WAIT = 5_000_000; // µs
 
-    final SimIaFactory factory;
-    final Arena arena = Arena.ofShared();
+    public final SimIaFactory factory;
+    public final Arena arena = Arena.ofShared();
     /** The ia_params of IAs opened by a name the provider does not serve already. */
     private final String iaParams;
 
-    Fabric() {
+    public Fabric() {
         this(ProviderSettings.defaults().limits());
     }
 
-    Fabric(SimLimits limits) {
+    public Fabric(SimLimits limits) {
         this(limits, "");
     }
 
-    Fabric(SimLimits limits, String iaParams) {
+    public Fabric(SimLimits limits, String iaParams) {
         factory = new SimIaFactory(new ProviderSettings(List.of("sim0", "sim1"), limits, "backoff", 1000, 49152, 16384));
         this.iaParams = iaParams;
     }
 
-    InterfaceAdapter open(String name) {
+    public InterfaceAdapter open(String name) {
         return factory.openIa(new IaOpenRequest(name, 64, null, name.startsWith("sim") ? "" : iaParams));
     }
 
-    MemorySegment memory(long size) {
+    public MemorySegment memory(long size) {
         return arena.allocate(size, 64);
     }
 
@@ -63,19 +64,19 @@ final class Fabric implements AutoCloseable {
     }
 
     /** One side: IA, PZ, EVDs, an Endpoint and a registered buffer. */
-    final class Side {
-        final InterfaceAdapter ia;
-        final ProtectionZone pz;
-        final EventDispatcher recvEvd;
-        final EventDispatcher reqEvd;
-        final EventDispatcher connEvd;
-        final EventDispatcher crEvd;
-        final Endpoint ep;
-        final MemorySegment mem;
-        final LocalMemoryRegion lmr;
-        final DatEvent event = new DatEvent();
+    public final class Side {
+        public final InterfaceAdapter ia;
+        public final ProtectionZone pz;
+        public final EventDispatcher recvEvd;
+        public final EventDispatcher reqEvd;
+        public final EventDispatcher connEvd;
+        public final EventDispatcher crEvd;
+        public final Endpoint ep;
+        public final MemorySegment mem;
+        public final LocalMemoryRegion lmr;
+        public final DatEvent event = new DatEvent();
 
-        Side(String name, EpAttributes attrs, long bytes) {
+        public Side(String name, EpAttributes attrs, long bytes) {
             ia = open(name);
             pz = ia.createProtectionZone();
             recvEvd = ia.createEventDispatcher(256, null, EvdFlags.DTO);
@@ -87,27 +88,27 @@ final class Fabric implements AutoCloseable {
             lmr = ia.registerMemory(mem, pz, MemPrivileges.ALL);
         }
 
-        InetSocketAddress address() {
+        public InetSocketAddress address() {
             return ia.query().iaAttributes().iaAddress();
         }
 
-        DatEvent next(EventDispatcher evd) {
+        public DatEvent next(EventDispatcher evd) {
             return next(evd, event);
         }
 
-        DatEvent expect(EventDispatcher evd, int eventNumber) {
+        public DatEvent expect(EventDispatcher evd, int eventNumber) {
             return expect(evd, eventNumber, event);
         }
 
         /** {@link #next(EventDispatcher)} into {@code into}: for a thread other than the one that uses {@link #event}. */
-        static DatEvent next(EventDispatcher evd, DatEvent into) {
+        public static DatEvent next(EventDispatcher evd, DatEvent into) {
             int rc = evd.await(WAIT, 1, into);
             assertThat(DatReturn.describe(rc)).isEqualTo(DatReturn.describe(DatReturn.SUCCESS));
             return into;
         }
 
         /** {@link #expect(EventDispatcher, int)} into {@code into}. */
-        static DatEvent expect(EventDispatcher evd, int eventNumber, DatEvent into) {
+        public static DatEvent expect(EventDispatcher evd, int eventNumber, DatEvent into) {
             DatEvent e = next(evd, into);
             assertThat(EventNumber.name(e.eventNumber())).isEqualTo(EventNumber.name(eventNumber));
             return e;
@@ -120,7 +121,7 @@ final class Fabric implements AutoCloseable {
      * {@code big}'s more than 200: big accepts small's request with 100 bytes, small accepts big's
      * with 64 after a request of 200; both connections establish with the data whole.
      */
-    static void privateDataBeyondThePeersMaximumArrives(Side small, Side big) {
+    public static void privateDataBeyondThePeersMaximumArrives(Side small, Side big) {
         assertThat(small.ia.query().providerAttributes().maxPrivateDataSize()).isEqualTo(64);
         assertThat(big.ia.query().providerAttributes().maxPrivateDataSize()).isGreaterThanOrEqualTo(200);
         big.ia.createPublicServicePoint(41, big.crEvd, PspFlag.CONSUMER);
@@ -152,16 +153,16 @@ final class Fabric implements AutoCloseable {
     }
 
     /** Two connected Endpoints on sim0 (active) and sim1 (passive). */
-    final class Pair {
-        final Side a;
-        final Side b;
-        final PublicServicePoint psp;
+    public final class Pair {
+        public final Side a;
+        public final Side b;
+        public final PublicServicePoint psp;
 
-        Pair() {
+        public Pair() {
             this(null, 1 << 16);
         }
 
-        Pair(EpAttributes attrs, long bytes) {
+        public Pair(EpAttributes attrs, long bytes) {
             a = new Side("sim0", attrs, bytes);
             b = new Side("sim1", attrs, bytes);
             psp = b.ia.createPublicServicePoint(1000, b.crEvd, PspFlag.CONSUMER);
@@ -172,26 +173,5 @@ final class Fabric implements AutoCloseable {
             DatEvent est = a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
             assertThat(est.privateData()).containsExactly(9);
         }
-    }
-
-    /**
-     * Holds {@code wire}'s write lock on a thread of its own until {@code release} counts down, so
-     * that the requests posted meanwhile queue for the writer thread; returns once it is held.
-     */
-    static Thread holdingTheWriteLock(TcpConnection wire, java.util.concurrent.CountDownLatch release) throws InterruptedException {
-        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
-        Thread holder = Thread.ofPlatform().start(() -> {
-            wire.writeLock.lock();
-            try {
-                held.countDown();
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                wire.releaseWriteLock();
-            }
-        });
-        held.await();
-        return holder;
     }
 }

@@ -1,5 +1,6 @@
 package dat.provider.sim.internal;
 
+import dat.provider.sim.internal.core.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.InterfaceAdapter;

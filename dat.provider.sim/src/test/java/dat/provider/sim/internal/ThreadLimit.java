@@ -1,5 +1,6 @@
 package dat.provider.sim.internal;
 
+import dat.provider.sim.internal.core.*;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -13,7 +14,7 @@ import java.util.Optional;
  * native thread", as a process at its limit would; closing moves the process back. Only where the
  * hierarchy is mounted and writable (as root), else {@link #open} answers empty.
  */
-final class ThreadLimit implements AutoCloseable {
+public final class ThreadLimit implements AutoCloseable {
 
     private static final Path PIDS = Path.of("/sys/fs/cgroup/pids");
 
@@ -25,7 +26,7 @@ final class ThreadLimit implements AutoCloseable {
         this.group = group;
     }
 
-    static Optional<ThreadLimit> open() {
+    public static Optional<ThreadLimit> open() {
         try {
             Path home = home();
             if (home == null || !Files.isWritable(home.resolve("cgroup.procs"))) {

@@ -1,0 +1,782 @@
+package dat.provider.sim.internal.core;
+
+import dat.api.AsyncErrorReason;
+import dat.api.ConsumerNotificationObject;
+import dat.api.DatConstants;
+import dat.api.DatEvent;
+import dat.api.DatEventHandler;
+import dat.api.DatHandle;
+import dat.api.DatReturn;
+import dat.api.EventDispatcher;
+import dat.api.EventNumber;
+import dat.api.EvdFlags;
+import dat.api.EvdParamMask;
+import dat.api.EvdParams;
+import dat.api.EvdState;
+import dat.api.HandleType;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * An Event Dispatcher: dat_evd_create (udat.h), dat_evd_dequeue(3DAT), dat_evd_wait(3DAT),
+ * dat_evd_post_se(3DAT), dat_evd_query(3DAT), dat_evd_resize(3DAT), dat_evd_modify_cno(3DAT),
+ * dat_evd_enable/disable(3DAT), dat_evd_set/clear_unwaitable(3DAT), dat_evd_free(3DAT).
+ *
+ * <p>The queue is a ring of pre-allocated event slots. Producers (any thread completing a DTO or
+ * a connection step) copy fields into a slot under a per-EVD spin lock; {@link #dequeue} copies
+ * a slot into the consumer's {@link DatEvent}. An empty queue is seen without the lock, so a
+ * busy-polling consumer does not slow its producers down. Nothing here allocates per event.
+ *
+ * <p>A full queue loses the event and reports {@link EventNumber#ASYNC_ERROR_EVD_OVERFLOW} on the
+ * IA's async EVD (once per overflow, until the queue has room again); software events on a full
+ * queue fail with {@link DatReturn#QUEUE_FULL} instead (dat_evd_post_se(3DAT)).
+ */
+public final class SimEvd extends SimHandle implements EventDispatcher {
+
+    /** One queued event: the fields of every event kind, reused. */
+    static final class Slot {
+        int number;
+        boolean notify;
+        SimEndpoint ep;
+        long cookie;
+        int status;
+        long length;
+        SimRmr rmr;
+        DatHandle sp;
+        InetSocketAddress address;
+        long qual;
+        SimCr cr;
+        byte[] privateData;
+        DatHandle handle;
+        int reason;
+        Object pointer;
+        SimSrq srq;
+
+        void clear() {
+            ep = null;
+            rmr = null;
+            sp = null;
+            address = null;
+            cr = null;
+            privateData = null;
+            handle = null;
+            pointer = null;
+            srq = null;
+        }
+    }
+
+    private static final int QUEUE_EMPTY = DatReturn.error(DatReturn.QUEUE_EMPTY, DatReturn.NO_SUBTYPE);
+    private static final int QUEUE_FULL = DatReturn.error(DatReturn.QUEUE_FULL, DatReturn.NO_SUBTYPE);
+    private static final int WAITER_STATE = DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_WAITER);
+    /** Clears {@link #driver} only if it still holds the driver that closed. */
+    private static final VarHandle DRIVER;
+    /** {@link #notifiedTail}: opaque, so that a waiter reading it without the lock never sees a torn long. */
+    private static final VarHandle NOTIFIED_TAIL;
+
+    static {
+        try {
+            DRIVER = MethodHandles.lookup().findVarHandle(SimEvd.class, "driver", WaitDriver.class);
+            NOTIFIED_TAIL = MethodHandles.lookup().findVarHandle(SimEvd.class, "notifiedTail", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final SimIa ia;
+    private final int flags;
+    private final SpinLock lock = new SpinLock();
+    private Slot[] slots;
+    // head is written by consumers, tail by producers: padding keeps them on separate cache lines
+    private volatile long head;
+    @SuppressWarnings("unused")
+    private long h1, h2, h3, h4, h5, h6, h7;
+    private volatile long tail;
+    /**
+     * The tail just past the last notification event published (0: none yet): the queue holds one
+     * while it is above head. A waiter's wait ends only on one (dat_evd_wait(3DAT)); written under
+     * the lock before the tail, on the producers' line.
+     */
+    @SuppressWarnings("unused") // through NOTIFIED_TAIL
+    private long notifiedTail;
+    @SuppressWarnings("unused")
+    private long t1, t2, t3, t4, t5, t6;
+    private volatile boolean enabled = true;
+    private volatile boolean waitable = true;
+    /**
+     * Bumped by each dat_evd_set_unwaitable: a waiter compares it with the value it saw as it
+     * began, so a clear that follows at once still lets it see the set (dat_evd_set_unwaitable(3DAT)).
+     */
+    private volatile int unwaitableSets;
+    /** {@link #unwaitableSets} as the waiter began; written and read by the waiter's thread. */
+    private int waiterUnwaitableSets;
+    private volatile SimCno cno;
+    private volatile Thread waiter;
+    private volatile int waitThreshold = 1;
+    /**
+     * The transport work that last fed a completion here: a waiter does it itself instead of
+     * parking ({@link WaitDriver#drive}), so a message wakes one thread instead of two.
+     */
+    private volatile WaitDriver driver;
+    /** The driver the waiter drives now: a post from another thread wakes it there. */
+    private volatile WaitDriver drivenBy;
+    /** An overflow was reported and the queue had no room since; guarded by the lock. */
+    private boolean overflowReported;
+    /** Endpoints, Service Points and IAs that send events here: dat_evd_free(3DAT) refuses while any. */
+    final AtomicInteger feeders = new AtomicInteger();
+    /** DTO streams configured UNSIGNALLED or SOLICITED_WAIT: then wait thresholds above 1 are refused. */
+    final AtomicInteger consumerNotifiedStreams = new AtomicInteger();
+    /** Endpoint DTO streams (request and receive completions) among the feeders, and the UNSIGNALLED ones of them. */
+    final AtomicInteger dtoStreams = new AtomicInteger();
+    final AtomicInteger unsignalledStreams = new AtomicInteger();
+    final AtomicInteger solicitedStreams = new AtomicInteger();
+    final AtomicInteger thresholdStreams = new AtomicInteger();
+
+    SimEvd(SimIa ia, int qlen, SimCno cno, int flags) {
+        super(HandleType.EVD, DatReturn.NO_SUBTYPE);
+        this.ia = ia;
+        this.flags = flags;
+        this.cno = cno;
+        this.slots = newSlots(qlen);
+        ia.registered(this);
+    }
+
+    private static Slot[] newSlots(int qlen) {
+        Slot[] s = new Slot[qlen];
+        for (int i = 0; i < qlen; i++) {
+            s[i] = new Slot();
+        }
+        return s;
+    }
+
+    @Override
+    SimIa ia() {
+        return ia;
+    }
+
+    int flags() {
+        return flags;
+    }
+
+    int count() {
+        return (int) (tail - head);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // producers
+    // ---------------------------------------------------------------------------------------------
+
+    /** Claims the next slot with the lock held; {@code null} when the queue is full. */
+    private Slot claim() {
+        long t = tail;
+        if (t - head >= slots.length) {
+            return null;
+        }
+        Slot s = slots[(int) (t % slots.length)];
+        s.clear();
+        return s;
+    }
+
+    /** Publishes the claimed slot; call with the lock held. */
+    private void publish(Slot s, int number, boolean notify) {
+        s.number = number;
+        s.notify = notify;
+        long t = tail + 1;
+        if (notify) {
+            NOTIFIED_TAIL.setOpaque(this, t);
+        }
+        tail = t;
+    }
+
+    void postDto(SimEndpoint ep, long cookie, int status, long length, boolean notify, SimSrq srq) {
+        if (freed) {
+            lost(srq);
+            return;
+        }
+        lock.lock();
+        Slot s = claim();
+        if (s == null) {
+            overflowUnlock(srq);
+            return;
+        }
+        s.ep = ep;
+        s.cookie = cookie;
+        s.status = status;
+        s.length = length;
+        s.srq = srq;
+        publish(s, EventNumber.DTO_COMPLETION_EVENT, notify);
+        lock.unlock();
+        signal(notify);
+    }
+
+    /**
+     * A receive completion no consumer will dequeue (the EVD overflowed or is gone): its SRQ buffer
+     * stops counting as outstanding now, as the dequeue would have made it, or the SRQ would refuse
+     * posts and resizes for it for good.
+     */
+    private static void lost(SimSrq srq) {
+        if (srq != null) {
+            srq.reaped();
+        }
+    }
+
+    void postRmrBind(SimRmr rmr, long cookie, int status, boolean notify) {
+        if (freed) {
+            return;
+        }
+        lock.lock();
+        Slot s = claim();
+        if (s == null) {
+            overflowUnlock(null);
+            return;
+        }
+        s.rmr = rmr;
+        s.cookie = cookie;
+        s.status = status;
+        publish(s, EventNumber.RMR_BIND_COMPLETION_EVENT, notify);
+        lock.unlock();
+        signal(notify);
+    }
+
+    /**
+     * Queues a connection request arrival.
+     *
+     * @return {@code false} when the queue is full (the PSP's backlog is full)
+     */
+    boolean postConnectionRequest(DatHandle sp, InetSocketAddress localAddress, long qual, SimCr cr) {
+        if (freed) {
+            return false;
+        }
+        lock.lock();
+        Slot s = claim();
+        if (s == null) {
+            lock.unlock();
+            return false;
+        }
+        s.sp = sp;
+        s.address = localAddress;
+        s.qual = qual;
+        s.cr = cr;
+        publish(s, EventNumber.CONNECTION_REQUEST_EVENT, true);
+        lock.unlock();
+        signal(true);
+        return true;
+    }
+
+    void postConnection(int number, SimEndpoint ep, byte[] privateData) {
+        if (freed) {
+            return;
+        }
+        lock.lock();
+        Slot s = claim();
+        if (s == null) {
+            overflowUnlock(null);
+            return;
+        }
+        s.ep = ep;
+        s.privateData = privateData;
+        publish(s, number, true);
+        lock.unlock();
+        signal(true);
+    }
+
+    void postAsync(int number, DatHandle handle, int reason) {
+        if (freed) {
+            return;
+        }
+        lock.lock();
+        Slot s = claim();
+        if (s == null) {
+            overflowReported = true; // the async EVD itself overflowed: nowhere to report it
+            lock.unlock();
+            return;
+        }
+        s.handle = handle;
+        s.reason = reason;
+        publish(s, number, true);
+        lock.unlock();
+        signal(true);
+    }
+
+    /**
+     * An event was lost, no slot free, with the lock held: lets go of the lock, gives back the SRQ
+     * buffer of a lost receive completion ({@code srq}, or {@code null}), and reports the overflow
+     * on the async EVD, once per overflow (the first loss since the queue had room: decided under
+     * the lock, so two producers do not both report it).
+     */
+    private void overflowUnlock(SimSrq srq) {
+        boolean report = !overflowReported;
+        overflowReported = true;
+        lock.unlock();
+        lost(srq);
+        SimEvd async = report ? ia.asyncEvd() : null;
+        if (async != null && async != this) {
+            async.postAsync(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this, AsyncErrorReason.EVD_OVERFLOW_ERROR);
+        }
+    }
+
+    /** Wakes the waiter, parked or reading a TCP connection; a waiter posting to its own EVD needs no wake-up. */
+    private void wake(Thread w) {
+        if (w == Thread.currentThread()) {
+            return;
+        }
+        LockSupport.unpark(w);
+        WaitDriver driven = drivenBy;
+        if (driven != null) {
+            driven.wakeDriver();
+        }
+    }
+
+    /**
+     * Whether the queue holds {@code threshold} events and a notification event among them: what
+     * wakes a parked waiter ({@link #signal}). The waiter alone dequeues, so once true it stays so.
+     */
+    private boolean notified(int threshold) {
+        long t = tail; // first: the mark stored before this tail is then seen
+        long h = head;
+        return t - h >= threshold && (long) NOTIFIED_TAIL.getOpaque(this) - h > 0;
+    }
+
+    /**
+     * For a waiter reading a TCP connection: whether its wait is over, exactly when a parked one
+     * would be woken (a notification event meets its threshold, or a state it must report): an
+     * unsignalled or unsolicited completion does not end it.
+     */
+    public boolean waitOver() {
+        return notified(waitThreshold) || freed || unwaitableSince(waiterUnwaitableSets) || !ia.usable();
+    }
+
+    /** Whether the EVD is unwaitable, or was made so since {@code sets} was read. */
+    private boolean unwaitableSince(int sets) {
+        return !waitable || unwaitableSets != sets;
+    }
+
+    /** Wakes a waiter whose threshold is met, or triggers the CNO: dat_evd_wait(3DAT), dat_evd_enable(3DAT). */
+    private void signal(boolean notify) {
+        if (!notify) {
+            return;
+        }
+        Thread w = waiter;
+        if (w != null) {
+            if (tail - head >= waitThreshold) {
+                wake(w);
+            }
+            return; // a direct waiter preempts the CNO
+        }
+        SimCno c = cno;
+        if (c != null && enabled) {
+            c.trigger(this);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // consumers
+    // ---------------------------------------------------------------------------------------------
+
+    /** Whether dequeue may run: open, or dead with events left to drain (the hot swap). */
+    private int dequeueCheck() {
+        if (freed) {
+            return invalidCode();
+        }
+        if (!ia.usable() && !(ia.dead() && tail != head)) {
+            return invalidCode();
+        }
+        return DatReturn.SUCCESS;
+    }
+
+    @Override
+    public int dequeue(DatEvent event) {
+        int check = dequeueCheck();
+        if (check != DatReturn.SUCCESS) {
+            return check;
+        }
+        if (event == null) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        }
+        if (waiter != null) {
+            return WAITER_STATE;
+        }
+        if (tail == head) {
+            return QUEUE_EMPTY;
+        }
+        return take(event) ? DatReturn.SUCCESS : QUEUE_EMPTY;
+    }
+
+    /** Moves the first event into {@code event}; {@code false} if the queue was empty. */
+    private boolean take(DatEvent event) {
+        SimSrq srq;
+        lock.lock();
+        try {
+            long h = head;
+            if (tail == h) {
+                return false;
+            }
+            Slot s = slots[(int) (h % slots.length)];
+            switch (s.number) {
+                case EventNumber.DTO_COMPLETION_EVENT -> event.setDtoCompletion(this, s.ep, s.cookie, s.status, s.length);
+                case EventNumber.RMR_BIND_COMPLETION_EVENT -> event.setRmrBindCompletion(this, s.rmr, s.cookie, s.status);
+                case EventNumber.CONNECTION_REQUEST_EVENT -> event.setConnectionRequest(this, s.sp, s.address, s.qual, s.cr);
+                case EventNumber.SOFTWARE_EVENT -> event.setSoftwareEvent(this, s.pointer);
+                default -> {
+                    if (EventNumber.isConnectionEvent(s.number)) {
+                        event.setConnectionEvent(s.number, this, s.ep, s.privateData);
+                    } else {
+                        event.setAsyncError(s.number, this, s.handle, s.reason);
+                    }
+                }
+            }
+            srq = s.srq;
+            // the slot lets go of the event's objects now, not when it is reused: an EVD would
+            // otherwise keep up to its queue length of closed Endpoints (and their connections'
+            // buffers) and consumer objects reachable
+            s.clear();
+            head = h + 1;
+            if (overflowReported) {
+                overflowReported = false;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (srq != null) {
+            srq.reaped();
+        }
+        return true;
+    }
+
+    @Override
+    public int await(long timeoutMicros, int threshold, DatEvent event) {
+        int check = dequeueCheck();
+        if (check != DatReturn.SUCCESS) {
+            return check;
+        }
+        if (!DatConstants.isValidTimeout(timeoutMicros)) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        }
+        if (threshold <= 0 || threshold > slots.length) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
+        }
+        if (event == null) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG4);
+        }
+        if (threshold > 1 && consumerNotifiedStreams.get() > 0) {
+            // dat_evd_wait(3DAT): with UNSIGNALLED or SOLICITED_WAIT streams the threshold must be 1
+            return DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_CONFIG_THRESHOLD);
+        }
+        int sets = unwaitableSets; // before the look at waitable: a set after it ends the wait
+        if (!waitable) {
+            return DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_UNWAITABLE);
+        }
+        Thread me = Thread.currentThread();
+        synchronized (this) {
+            if (waiter != null) {
+                return WAITER_STATE;
+            }
+            waitThreshold = threshold;
+            waiterUnwaitableSets = sets;
+            waiter = me;
+        }
+        try {
+            boolean infinite = timeoutMicros == DatConstants.TIMEOUT_INFINITE;
+            // the first look at the deadline uses the clock read for it: one read less per wait
+            long now = infinite ? 0 : System.nanoTime();
+            long deadline = now + timeoutMicros * 1000;
+            for (boolean first = true;; first = false) {
+                if (freed) {
+                    return DatReturn.error(DatReturn.ABORT, DatReturn.NO_SUBTYPE);
+                }
+                if (!ia.usable()) {
+                    // IA closed or the provider went away: drain what is there, else abort
+                    if (ia.dead() && tail != head && take(event)) {
+                        event.setMoreEvents(count());
+                        return DatReturn.SUCCESS;
+                    }
+                    return DatReturn.error(DatReturn.ABORT, DatReturn.NO_SUBTYPE);
+                }
+                if (unwaitableSince(sets)) {
+                    return DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_UNWAITABLE);
+                }
+                // what was queued before the wait counts; after, only a notification ends it, as a
+                // wake-up may have another cause (the read role came free, a spurious one)
+                if ((first ? count() >= threshold : notified(threshold)) && take(event)) {
+                    event.setMoreEvents(count());
+                    return DatReturn.SUCCESS;
+                }
+                if (me.isInterrupted()) {
+                    return DatReturn.error(DatReturn.INTERRUPTED_CALL, DatReturn.NO_SUBTYPE);
+                }
+                if (infinite) {
+                    if (!drove(me, true, 0)) {
+                        LockSupport.park(this);
+                    }
+                } else {
+                    long remaining = deadline - (first ? now : System.nanoTime());
+                    if (remaining <= 0) {
+                        // dat_evd_wait(3DAT): it times out with fewer than threshold events queued
+                        if (count() >= threshold && take(event)) {
+                            event.setMoreEvents(count());
+                            return DatReturn.SUCCESS;
+                        }
+                        event.clear().setMoreEvents(count());
+                        return DatReturn.error(DatReturn.TIMEOUT_EXPIRED, DatReturn.NO_SUBTYPE);
+                    }
+                    if (!drove(me, false, deadline)) {
+                        // the drive may have waited on the socket before it left the rest to this park
+                        LockSupport.parkNanos(this, deadline - System.nanoTime());
+                    }
+                }
+            }
+        } finally {
+            waiter = null;
+        }
+    }
+
+    /** A TCP connection's read role came free: a waiter that could not take it looks again (see {@link #drove}). */
+    public void wakeWaiter() {
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
+    }
+
+    /** A driver that fed a completion here: a waiter drives it from now on. */
+    public void noteDriver(WaitDriver d) {
+        if (driver != d) {
+            driver = d;
+        }
+    }
+
+    /** The driver a waiter would drive now, or {@code null}. */
+    public WaitDriver driver() {
+        return driver;
+    }
+
+    /** A driver that closed: the EVD no longer holds it (nor its Endpoint and buffers). */
+    public void forgetDriver(WaitDriver closed) {
+        DRIVER.compareAndSet(this, closed, null);
+    }
+
+    /** The waiter drives {@code d} now ({@code null}: no longer); a post from another thread wakes it there. */
+    public void drivenBy(WaitDriver d) {
+        drivenBy = d;
+    }
+
+    /** The driver the waiter drives now, or {@code null}. */
+    public WaitDriver drivenBy() {
+        return drivenBy;
+    }
+
+    /**
+     * The waiter, instead of parking: reads the TCP connection that feeds this EVD, if it can.
+     * Not on a virtual thread, whose wait in a selector would pin its carrier.
+     *
+     * @return whether it did (then the caller looks again); {@code false}: the caller parks
+     */
+    private boolean drove(Thread me, boolean infinite, long deadline) {
+        WaitDriver feeder = driver;
+        if (feeder == null || me.isVirtual()) {
+            return false;
+        }
+        if (feeder.drive(this, infinite, deadline)) {
+            return true;
+        }
+        if (feeder.isClosed()) {
+            DRIVER.compareAndSet(this, feeder, null); // not a newer one noted meanwhile
+        }
+        return false;
+    }
+
+    @Override
+    public int poll(DatEventHandler handler, int limit) {
+        int check = dequeueCheck();
+        if (check != DatReturn.SUCCESS) {
+            return check;
+        }
+        if (handler == null) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        }
+        if (limit < 0) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
+        }
+        if (waiter != null) {
+            return WAITER_STATE;
+        }
+        DatEvent event = ia.provider.pollEvent();
+        int n = 0;
+        while (n < limit && tail != head && take(event)) {
+            n++;
+            handler.onEvent(event);
+        }
+        return n;
+    }
+
+    @Override
+    public int postSoftwareEvent(Object pointer) {
+        if (!isOpen()) {
+            return invalidCode();
+        }
+        if ((flags & EvdFlags.SOFTWARE) == 0) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        }
+        lock.lock();
+        Slot s = claim();
+        if (s == null) {
+            lock.unlock();
+            return QUEUE_FULL; // the event is not queued; no overflow (dat_evd_post_se(3DAT))
+        }
+        s.pointer = pointer;
+        publish(s, EventNumber.SOFTWARE_EVENT, true);
+        lock.unlock();
+        signal(true);
+        return DatReturn.SUCCESS;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // control
+    // ---------------------------------------------------------------------------------------------
+
+    @Override
+    public EvdParams query(int evdParamMask) {
+        checkOpen();
+        if (!EvdParamMask.isValid(evdParamMask)) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "evdParamMask", "undefined bits 0x" + Integer.toHexString(evdParamMask));
+        }
+        int state = (enabled ? EvdState.ENABLED : EvdState.DISABLED) | (waitable ? EvdState.WAITABLE : EvdState.UNWAITABLE);
+        if (solicitedStreams.get() > 0) {
+            state |= EvdState.CONFIG_SOLICITED;
+        } else if (thresholdStreams.get() > 0) {
+            state |= EvdState.CONFIG_THRESHOLD;
+        } else {
+            state |= EvdState.CONFIG_NOTIFY;
+        }
+        return new EvdParams(ia, slots.length, state, cno, flags);
+    }
+
+    @Override
+    public void resize(int minQlen) {
+        checkOpen();
+        if (minQlen <= 0 || minQlen > ia.limits().maxEvdQlen()) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "minQlen", "must be 1.." + ia.limits().maxEvdQlen());
+        }
+        Slot[] fresh = newSlots(minQlen);
+        lock.lock();
+        try {
+            int n = count();
+            if (n > minQlen) {
+                throw invalidState(DatReturn.NO_SUBTYPE, n + " events are queued, more than " + minQlen + " (dat_evd_resize(3DAT))");
+            }
+            long h = head;
+            for (int i = 0; i < n; i++) {
+                fresh[i] = slots[(int) ((h + i) % slots.length)]; // queued events move to 0..n-1
+            }
+            slots = fresh;
+            long notifiedAt = (long) NOTIFIED_TAIL.getOpaque(this) - h; // the queue moves to 0..n-1
+            NOTIFIED_TAIL.setOpaque(this, notifiedAt > 0 ? notifiedAt : 0);
+            head = 0;
+            tail = n;
+            if (n < minQlen) {
+                overflowReported = false; // room again: the next loss is a new overflow
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void modifyCno(ConsumerNotificationObject newCno) {
+        checkOpen();
+        SimCno c = ia.cno(newCno, "cno");
+        synchronized (this) {
+            SimCno old = cno;
+            if (old == c) {
+                return;
+            }
+            if (c != null) {
+                c.attach();
+            }
+            cno = c;
+            if (old != null) {
+                old.detach(false);
+            }
+        }
+    }
+
+    @Override
+    public void enable() {
+        checkOpen();
+        enabled = true;
+    }
+
+    @Override
+    public void disable() {
+        checkOpen();
+        enabled = false;
+    }
+
+    @Override
+    public void setUnwaitable() {
+        checkOpen();
+        synchronized (this) { // one bump per set, even when two race
+            waitable = false;
+            unwaitableSets++;
+        }
+        Thread w = waiter;
+        if (w != null) {
+            wake(w);
+        }
+    }
+
+    @Override
+    public void clearUnwaitable() {
+        checkOpen();
+        waitable = true;
+    }
+
+    /** Wakes the waiter so it sees the IA's new state. */
+    void wakeAll() {
+        Thread w = waiter;
+        if (w != null) {
+            wake(w);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (freed) {
+            return;
+        }
+        checkOpen();
+        ia.provider.cmLock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            if (feeders.get() > 0) {
+                throw invalidState(DatReturn.INVALID_STATE_EVD_IN_USE,
+                        "the EVD is fed by " + feeders.get() + " Endpoint(s), Service Point(s) or IA(s) (dat_evd_free(3DAT))");
+            }
+            destroy();
+        } finally {
+            ia.provider.cmLock.unlock();
+        }
+    }
+
+    void destroy() {
+        if (freed) {
+            return;
+        }
+        freed = true;
+        SimCno c;
+        synchronized (this) {
+            c = cno;
+            cno = null;
+        }
+        if (c != null) {
+            c.detach(true);
+        }
+        wakeAll();
+        ia.evds.remove(this);
+        ia.adapter.evds.decrementAndGet();
+    }
+}

@@ -1,0 +1,117 @@
+package dat.provider.sim.internal.core;
+
+import dat.api.DatReturn;
+import dat.api.EpState;
+import dat.api.EventNumber;
+import dat.api.HandleType;
+import dat.api.PspFlag;
+import dat.api.PspParamMask;
+import dat.api.PspParams;
+import dat.api.PublicServicePoint;
+
+/**
+ * A persistent Public Service Point: dat_psp_create(3DAT), dat_psp_create_any(3DAT),
+ * dat_psp_query(3DAT), dat_psp_free(3DAT). Its EVD's queue is its backlog: a request that finds
+ * the queue full is rejected as {@link EventNumber#CONNECTION_EVENT_NON_PEER_REJECTED}. With
+ * {@link PspFlag#PROVIDER} each request comes with a provider-created Endpoint in
+ * {@link EpState#TENTATIVE_CONNECTION_PENDING}, with no PZ and no EVDs.
+ */
+final class SimPsp extends SimHandle implements PublicServicePoint, ServicePoint {
+
+    private final SimIa ia;
+    private final long connQual;
+    private final SimEvd evd;
+    private final PspFlag flag;
+
+    /** Creates and registers the PSP; under the CM lock, the qualifier checked free. */
+    SimPsp(SimIa ia, long connQual, SimEvd evd, PspFlag flag) {
+        super(HandleType.PSP, DatReturn.INVALID_HANDLE_PSP);
+        this.ia = ia;
+        this.connQual = connQual;
+        this.evd = evd;
+        this.flag = flag;
+        ia.adapter.servicePoints.put(connQual, this);
+        evd.feeders.incrementAndGet();
+        ia.psps.add(this);
+    }
+
+    @Override
+    SimIa ia() {
+        return ia;
+    }
+
+    @Override
+    public long connQual() {
+        return connQual;
+    }
+
+    @Override
+    public void onRequest(ConnectAttempt attempt) {
+        if (freed || !ia.usable()) {
+            attempt.fail(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+            return;
+        }
+        SimEndpoint providerEp = null;
+        if (flag == PspFlag.PROVIDER) {
+            providerEp = ia.providerEndpoint(attempt.activeAttributes);
+            if (providerEp == null) {
+                attempt.fail(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+                return;
+            }
+            providerEp.connection.providerOwned = true;
+            providerEp.setState(EpState.TENTATIVE_CONNECTION_PENDING);
+        }
+        SimCr cr = new SimCr(ia, this, attempt, providerEp, connQual);
+        if (!evd.postConnectionRequest(this, ia.adapter.address, connQual, cr)) {
+            // the backlog (the EVD's queue) is full
+            cr.discard();
+            if (providerEp != null) {
+                providerEp.destroy();
+            }
+            attempt.fail(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+            return;
+        }
+        if (providerEp != null) {
+            providerEp.connection.pendingCr = cr;
+        }
+        attempt.state = ConnectAttempt.State.DELIVERED;
+        attempt.cr = cr;
+    }
+
+    @Override
+    public PspParams query(int pspParamMask) {
+        checkOpen();
+        if (!PspParamMask.isValid(pspParamMask)) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "pspParamMask", "undefined bits 0x" + Integer.toHexString(pspParamMask));
+        }
+        return new PspParams(ia, connQual, evd, flag);
+    }
+
+    @Override
+    public void close() {
+        if (freed) {
+            return;
+        }
+        ia.provider.cmLock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            checkOpen();
+            destroy();
+        } finally {
+            ia.provider.cmLock.unlock();
+        }
+    }
+
+    /** Stops listening; requests already delivered stay valid (dat_psp_free(3DAT)). Under the CM lock. */
+    void destroy() {
+        if (freed) {
+            return;
+        }
+        freed = true;
+        ia.adapter.servicePoints.remove(connQual, this);
+        evd.feeders.decrementAndGet();
+        ia.psps.remove(this);
+    }
+}

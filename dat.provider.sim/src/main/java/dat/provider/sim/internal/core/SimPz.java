@@ -1,0 +1,77 @@
+package dat.provider.sim.internal.core;
+
+import dat.api.DatReturn;
+import dat.api.HandleType;
+import dat.api.ProtectionZone;
+import dat.api.PzParamMask;
+import dat.api.PzParams;
+import dat.api.RemoteMemoryRegion;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** A Protection Zone: dat_pz_create(3DAT), dat_pz_query(3DAT), dat_pz_free(3DAT). */
+public final class SimPz extends SimHandle implements ProtectionZone {
+
+    private final SimIa ia;
+    /** Endpoints, LMRs, RMRs and SRQs in this PZ. */
+    final AtomicInteger users = new AtomicInteger();
+
+    SimPz(SimIa ia) {
+        super(HandleType.PZ, DatReturn.INVALID_HANDLE_PZ);
+        this.ia = ia;
+    }
+
+    @Override
+    SimIa ia() {
+        return ia;
+    }
+
+    @Override
+    public RemoteMemoryRegion createRemoteMemoryRegion() {
+        checkOpen();
+        Adapter adapter = ia.adapter;
+        if (!Adapter.reserve(adapter.rmrs, adapter.limits.maxRmrs())) {
+            throw insufficient(DatReturn.RESOURCE_MEMORY_REGION, "max_rmrs " + adapter.limits.maxRmrs() + " reached");
+        }
+        SimRmr rmr = new SimRmr(ia, this);
+        ia.rmrs.add(rmr);
+        return rmr;
+    }
+
+    @Override
+    public PzParams query(int pzParamMask) {
+        checkOpen();
+        if (!PzParamMask.isValid(pzParamMask)) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "pzParamMask", "undefined bits 0x" + Integer.toHexString(pzParamMask));
+        }
+        return new PzParams(ia);
+    }
+
+    @Override
+    public void close() {
+        if (freed) {
+            return;
+        }
+        ia.provider.cmLock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            checkOpen();
+            if (users.get() > 0) {
+                throw invalidState(DatReturn.INVALID_STATE_PZ_IN_USE,
+                        "the PZ is used by " + users.get() + " Endpoint(s), LMR(s), RMR(s) or SRQ(s) (dat_pz_free(3DAT))");
+            }
+            destroy();
+        } finally {
+            ia.provider.cmLock.unlock();
+        }
+    }
+
+    void destroy() {
+        if (!freed) {
+            freed = true;
+            ia.pzs.remove(this);
+            ia.adapter.pzs.decrementAndGet();
+        }
+    }
+}

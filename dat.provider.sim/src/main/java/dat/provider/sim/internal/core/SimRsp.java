@@ -1,0 +1,124 @@
+package dat.provider.sim.internal.core;
+
+import dat.api.DatReturn;
+import dat.api.EpState;
+import dat.api.EventNumber;
+import dat.api.HandleType;
+import dat.api.ReservedServicePoint;
+import dat.api.RspParamMask;
+import dat.api.RspParams;
+
+/**
+ * A Reserved Service Point: dat_rsp_create(3DAT), dat_rsp_query(3DAT), dat_rsp_free(3DAT). It
+ * reserves its Endpoint ({@link EpState#RESERVED}) and is destroyed by the one connection request
+ * it reports, which moves the Endpoint to {@link EpState#PASSIVE_CONNECTION_PENDING}.
+ */
+final class SimRsp extends SimHandle implements ReservedServicePoint, ServicePoint {
+
+    private final SimIa ia;
+    private final long connQual;
+    private final SimEndpoint ep;
+    private final SimEvd evd;
+
+    /** Creates and registers the RSP; under the CM lock, the qualifier checked free. */
+    SimRsp(SimIa ia, long connQual, SimEndpoint ep, SimEvd evd) {
+        super(HandleType.RSP, DatReturn.INVALID_HANDLE_RSP);
+        this.ia = ia;
+        this.connQual = connQual;
+        this.ep = ep;
+        this.evd = evd;
+        ep.setState(EpState.RESERVED);
+        ep.connection.reservedBy = this;
+        ia.adapter.servicePoints.put(connQual, this);
+        evd.feeders.incrementAndGet();
+        ia.rsps.add(this);
+    }
+
+    @Override
+    SimIa ia() {
+        return ia;
+    }
+
+    @Override
+    public long connQual() {
+        return connQual;
+    }
+
+    @Override
+    public void onRequest(ConnectAttempt attempt) {
+        if (freed || !ia.usable()) {
+            attempt.fail(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+            return;
+        }
+        SimCr cr = new SimCr(ia, null, attempt, ep, connQual);
+        // The request destroys the RSP and hands its Endpoint to the CR before the event becomes
+        // visible: a consumer woken by it, without the CM lock, must already see both.
+        freed = true;
+        ep.connection.reservedBy = null;
+        ep.connection.pendingCr = cr;
+        ep.setState(EpState.PASSIVE_CONNECTION_PENDING);
+        if (!evd.postConnectionRequest(null, ia.adapter.address, connQual, cr)) {
+            // no room for the event: the request is refused and the RSP stays as it was
+            ep.connection.pendingCr = null;
+            ep.connection.reservedBy = this;
+            ep.setState(EpState.RESERVED);
+            freed = false;
+            cr.discard();
+            attempt.fail(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+            return;
+        }
+        unregister();
+        attempt.state = ConnectAttempt.State.DELIVERED;
+        attempt.cr = cr;
+    }
+
+    @Override
+    public RspParams query(int rspParamMask) {
+        checkOpen();
+        if (!RspParamMask.isValid(rspParamMask)) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "rspParamMask", "undefined bits 0x" + Integer.toHexString(rspParamMask));
+        }
+        return new RspParams(ia, connQual, evd, ep);
+    }
+
+    @Override
+    public void close() {
+        if (freed) {
+            return;
+        }
+        ia.provider.cmLock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            checkOpen();
+            destroy();
+        } finally {
+            ia.provider.cmLock.unlock();
+        }
+    }
+
+    /** Stops listening; the Endpoint returns to the consumer, UNCONNECTED. Under the CM lock. */
+    void destroy() {
+        if (freed) {
+            return;
+        }
+        unregister();
+        if (ep.connection.reservedBy == this) {
+            ep.connection.reservedBy = null;
+            if (ep.state() == EpState.RESERVED) {
+                ep.setState(EpState.UNCONNECTED);
+            }
+            if (ep.connection.providerOwned) {
+                ep.destroy(); // the Endpoint the provider made for this RSP
+            }
+        }
+    }
+
+    private void unregister() {
+        freed = true;
+        ia.adapter.servicePoints.remove(connQual, this);
+        evd.feeders.decrementAndGet();
+        ia.rsps.remove(this);
+    }
+}

@@ -1,0 +1,246 @@
+package dat.provider.sim.internal.core;
+
+import dat.api.AsyncErrorReason;
+import dat.api.DatReturn;
+import dat.api.EventNumber;
+import dat.api.HandleType;
+import dat.api.LmrTriplet;
+import dat.api.MemPrivileges;
+import dat.api.SharedReceiveQueue;
+import dat.api.SrqParamMask;
+import dat.api.SrqParams;
+import dat.api.SrqState;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A Shared Receive Queue: dat_srq_create(3DAT), dat_srq_post_recv(3DAT), dat_srq_query(3DAT),
+ * dat_srq_resize(3DAT), dat_srq_set_lw(3DAT), dat_srq_free(3DAT).
+ *
+ * <p>Buffers wait in a ring of pre-allocated slots; an Endpoint that receives a message takes the
+ * first one. A buffer counts as outstanding from its post until the consumer dequeues its
+ * completion (dat_srq_query(3DAT)'s example). The low-watermark event is
+ * {@link EventNumber#ASYNC_ERROR_PROVIDER_INTERNAL_ERROR} on the async EVD with this SRQ as handle
+ * and {@link AsyncErrorReason#SRQ_LOW_WATERMARK_EVENT} as reason (DAT 1.2 defines no event number
+ * of its own for it).
+ */
+final class SimSrq extends SimHandle implements SharedReceiveQueue {
+
+    private final SimIa ia;
+    final SimPz pz;
+    final int maxRecvIov;
+    private final SpinLock lock = new SpinLock();
+    private Wr.Recv[] ring;
+    private int head;
+    private volatile int available;
+    private final AtomicInteger outstanding = new AtomicInteger();
+    private volatile int lowWatermark;
+    private volatile boolean lowWatermarkArmed;
+    private volatile SimEndpoint[] attached = new SimEndpoint[0];
+
+    SimSrq(SimIa ia, SimPz pz, int maxRecvDtos, int maxRecvIov, int lowWatermark) {
+        super(HandleType.SRQ, DatReturn.INVALID_HANDLE_SRQ);
+        this.ia = ia;
+        this.pz = pz;
+        this.maxRecvIov = maxRecvIov;
+        this.ring = newRing(maxRecvDtos, maxRecvIov);
+        this.lowWatermark = lowWatermark;
+        this.lowWatermarkArmed = lowWatermark > 0;
+        pz.users.incrementAndGet();
+    }
+
+    private static Wr.Recv[] newRing(int size, int maxIov) {
+        Wr.Recv[] r = new Wr.Recv[size];
+        for (int i = 0; i < size; i++) {
+            r[i] = new Wr.Recv(maxIov);
+        }
+        return r;
+    }
+
+    @Override
+    SimIa ia() {
+        return ia;
+    }
+
+    int attachedCount() {
+        return attached.length;
+    }
+
+    synchronized void attach(SimEndpoint ep) {
+        SimEndpoint[] a = Arrays.copyOf(attached, attached.length + 1);
+        a[a.length - 1] = ep;
+        attached = a;
+    }
+
+    synchronized void detach(SimEndpoint ep) {
+        SimEndpoint[] a = attached;
+        for (int i = 0; i < a.length; i++) {
+            if (a[i] == ep) {
+                SimEndpoint[] b = new SimEndpoint[a.length - 1];
+                System.arraycopy(a, 0, b, 0, i);
+                System.arraycopy(a, i + 1, b, i, a.length - i - 1);
+                attached = b;
+                return;
+            }
+        }
+    }
+
+    @Override
+    public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie) {
+        if (!isOpen()) {
+            return invalidCode();
+        }
+        lock.lock();
+        try {
+            if (outstanding.get() >= ring.length) {
+                return DatReturn.error(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_SRQ);
+            }
+            Wr.Recv slot = ring[(head + available) % ring.length];
+            int code = slot.load(ia, pz, numSegments, localIov, maxRecvIov, MemPrivileges.LOCAL_WRITE);
+            if (code != Wr.OK) {
+                return code;
+            }
+            slot.cookie = userCookie;
+            slot.flags = 0;
+            slot.srq = this;
+            outstanding.incrementAndGet();
+            available = available + 1;
+        } finally {
+            lock.unlock();
+        }
+        // Endpoints whose peers wait for a receive can go on now
+        SimEndpoint[] eps = attached;
+        for (SimEndpoint ep : eps) {
+            if (ep.inboundStalled) {
+                ep.resumeInbound();
+            }
+        }
+        return DatReturn.SUCCESS;
+    }
+
+    /**
+     * Takes the first buffer for an Endpoint.
+     *
+     * @param into the Endpoint's scratch slot, filled with the buffer
+     * @return {@code false} when the SRQ is empty
+     */
+    boolean take(Wr.Recv into) {
+        boolean fire = false;
+        lock.lock();
+        try {
+            if (available == 0) {
+                return false;
+            }
+            Wr.Recv slot = ring[head];
+            into.copyFrom(slot);
+            into.srq = this;
+            slot.release();
+            head = (head + 1) % ring.length;
+            available = available - 1;
+            if (lowWatermarkArmed && available < lowWatermark) {
+                lowWatermarkArmed = false;
+                fire = true;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (fire) {
+            ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, AsyncErrorReason.SRQ_LOW_WATERMARK_EVENT);
+        }
+        return true;
+    }
+
+    /** The consumer dequeued the completion of one of this SRQ's buffers (or it had no EVD). */
+    void reaped() {
+        outstanding.decrementAndGet();
+    }
+
+    @Override
+    public SrqParams query(int srqParamMask) {
+        checkOpen();
+        if (!SrqParamMask.isValid(srqParamMask)) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "srqParamMask", "undefined bits 0x" + Integer.toHexString(srqParamMask));
+        }
+        lock.lock();
+        try {
+            return new SrqParams(ia, SrqState.OPERATIONAL, pz, ring.length, maxRecvIov, lowWatermark, available, outstanding.get());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void resize(int maxRecvDtos) {
+        checkOpen();
+        if (maxRecvDtos <= 0 || maxRecvDtos > ia.limits().maxRecvPerSrq()) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "maxRecvDtos", "must be 1.." + ia.limits().maxRecvPerSrq());
+        }
+        Wr.Recv[] fresh = newRing(maxRecvDtos, maxRecvIov);
+        lock.lock();
+        try {
+            if (outstanding.get() > maxRecvDtos) {
+                throw invalidState(DatReturn.NO_SUBTYPE, outstanding.get() + " receives are outstanding (dat_srq_resize(3DAT))");
+            }
+            if (maxRecvDtos < lowWatermark) {
+                throw invalidState(DatReturn.NO_SUBTYPE, "below the low watermark " + lowWatermark + " (dat_srq_resize(3DAT))");
+            }
+            for (int i = 0; i < available; i++) {
+                fresh[i] = ring[(head + i) % ring.length];
+            }
+            ring = fresh;
+            head = 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void setLowWatermark(int newLowWatermark) {
+        checkOpen();
+        if (newLowWatermark < 0 || newLowWatermark > ring.length) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "lowWatermark", "must be 0.." + ring.length);
+        }
+        boolean fire;
+        lock.lock();
+        try {
+            lowWatermark = newLowWatermark;
+            fire = newLowWatermark > 0 && available < newLowWatermark;
+            lowWatermarkArmed = newLowWatermark > 0 && !fire;
+        } finally {
+            lock.unlock();
+        }
+        if (fire) {
+            ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, AsyncErrorReason.SRQ_LOW_WATERMARK_EVENT);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (freed) {
+            return;
+        }
+        checkOpen();
+        ia.provider.cmLock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            if (attached.length > 0) {
+                throw invalidState(DatReturn.INVALID_STATE_SRQ_IN_USE, attached.length + " Endpoint(s) use the SRQ (dat_srq_free(3DAT))");
+            }
+            destroy();
+        } finally {
+            ia.provider.cmLock.unlock();
+        }
+    }
+
+    void destroy() {
+        if (freed) {
+            return;
+        }
+        freed = true;
+        pz.users.decrementAndGet();
+        ia.srqs.remove(this);
+        ia.adapter.srqs.decrementAndGet();
+    }
+}

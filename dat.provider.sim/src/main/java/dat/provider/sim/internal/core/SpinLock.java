@@ -1,0 +1,61 @@
+package dat.provider.sim.internal.core;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A test-and-test-and-set lock for the data path: critical sections are a few field writes or one
+ * memory copy, so spinning beats parking, and unlike {@code ReentrantLock} it never allocates a
+ * queue node under contention. Not reentrant. After a while of spinning it yields, so that a
+ * holder preempted on the same core can finish.
+ */
+public final class SpinLock {
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(SpinLock.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    // padding keeps the hot lock word off the cache lines of neighbouring objects
+    @SuppressWarnings("unused")
+    private long p1, p2, p3, p4, p5, p6, p7;
+    private volatile int state;
+    @SuppressWarnings("unused")
+    private long q1, q2, q3, q4, q5, q6, q7;
+
+    public void lock() {
+        if (STATE.compareAndSet(this, 0, 1)) {
+            return;
+        }
+        int spins = 0;
+        for (;;) {
+            while (state != 0) {
+                if (++spins < 200) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
+            }
+            if (STATE.compareAndSet(this, 0, 1)) {
+                return;
+            }
+        }
+    }
+
+    public boolean tryLock() {
+        return state == 0 && STATE.compareAndSet(this, 0, 1);
+    }
+
+    public void unlock() {
+        STATE.setRelease(this, 0);
+    }
+
+    public boolean isLocked() {
+        return state != 0;
+    }
+}

@@ -1,0 +1,153 @@
+package dat.provider.sim.internal.fabric;
+
+import dat.api.CompletionFlags;
+import dat.api.DtoCompletionStatus;
+import dat.api.EpState;
+import dat.provider.sim.internal.core.RemoteWindow;
+import dat.provider.sim.internal.core.SimEndpoint;
+import dat.provider.sim.internal.core.Wire;
+import dat.provider.sim.internal.core.Wr;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A connection between two Endpoints of this JVM: a request executes on the thread that posts it
+ * (or that posts the receive it waited for), with the two Endpoints' shared lock held. A send
+ * copies into the peer's first posted receive; an RDMA write or read checks the target side
+ * ({@link SimEndpoint#remoteWindow}) and copies. One-sided operations so complete without the
+ * target consumer calling into the provider, and every request is one memory copy.
+ */
+final class FabricWire implements Wire {
+
+    private static final int DONE = 0;
+    private static final int STALLED = 1;
+    private static final int BROKEN = 2;
+
+    private final SimEndpoint a;
+    private final SimEndpoint b;
+
+    FabricWire(SimEndpoint a, SimEndpoint b) {
+        this.a = a;
+        this.b = b;
+    }
+
+    @Override
+    public SimEndpoint localPeer(SimEndpoint ep) {
+        return ep == a ? b : a;
+    }
+
+    @Override
+    public boolean requestsQueued(SimEndpoint ep, boolean posted) {
+        drain(ep);
+        return false;
+    }
+
+    @Override
+    public void receivesAvailable(SimEndpoint ep) {
+        SimEndpoint sender = localPeer(ep);
+        if (sender.requestCount() > 0) {
+            drain(sender); // a send waiting for this receive goes on
+        }
+    }
+
+    @Override
+    public Wr.Recv leave(SimEndpoint ep, boolean broken) {
+        return null; // nothing in flight: every request executes under the lock
+    }
+
+    /**
+     * Executes queued requests in order until the queue is empty or its head waits for a receive;
+     * a graceful disconnect whose requests finished then proceeds. With the shared lock held.
+     */
+    private void drain(SimEndpoint ep) {
+        while (ep.requestCount() > 0) {
+            EpState s = ep.state();
+            if (s != EpState.CONNECTED && s != EpState.DISCONNECT_PENDING) {
+                ep.flushRequests();
+                return;
+            }
+            Wr.Request wr = ep.requestAt(0);
+            int r = switch (wr.op) {
+                case Wr.Request.SEND -> executeSend(ep, wr);
+                case Wr.Request.RDMA_WRITE, Wr.Request.RDMA_READ -> executeRdma(ep, wr);
+                default -> {
+                    ep.completeHead(DtoCompletionStatus.SUCCESS, 0); // a bind: local
+                    yield DONE;
+                }
+            };
+            if (r == STALLED) {
+                return;
+            }
+            if (r == BROKEN) {
+                ep.breakConnection();
+                return;
+            }
+        }
+        ep.finishGraceful();
+    }
+
+    private int executeSend(SimEndpoint ep, Wr.Request wr) {
+        SimEndpoint p = localPeer(ep);
+        Wr.Recv rv = p.takeRecv();
+        if (rv == null) {
+            return STALLED;
+        }
+        if (!wr.memoryValid()) {
+            ep.completeHead(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
+            p.completeRecv(rv, DtoCompletionStatus.ERR_FLUSHED, 0, false);
+            return BROKEN;
+        }
+        if (!rv.memoryValid()) {
+            p.completeRecv(rv, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, false);
+            ep.completeHead(DtoCompletionStatus.ERR_REMOTE_ACCESS, 0);
+            return BROKEN;
+        }
+        if (wr.total > rv.total) {
+            // the message is larger than the receive: the receiver sees LOCAL_LENGTH, the sender a
+            // remote error, and the connection breaks (as an RC queue pair goes to error)
+            p.completeRecv(rv, DtoCompletionStatus.ERR_LOCAL_LENGTH, 0, false);
+            ep.completeHead(DtoCompletionStatus.ERR_REMOTE_RESPONDER, 0);
+            return BROKEN;
+        }
+        try {
+            Wr.copy(wr, rv, wr.total);
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            p.completeRecv(rv, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, false);
+            ep.completeHead(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
+            return BROKEN;
+        }
+        long len = wr.total;
+        boolean solicited = (wr.flags & CompletionFlags.SOLICITED_WAIT) != 0;
+        p.completeRecv(rv, DtoCompletionStatus.SUCCESS, len, solicited);
+        ep.completeHead(DtoCompletionStatus.SUCCESS, len);
+        return DONE;
+    }
+
+    private int executeRdma(SimEndpoint ep, Wr.Request wr) {
+        SimEndpoint target = localPeer(ep);
+        boolean write = wr.op == Wr.Request.RDMA_WRITE;
+        long len = write ? wr.total : wr.remoteLength;
+        RemoteWindow w = target.remoteWindow(wr.remoteContext, wr.remoteAddress, len, write);
+        if (w == null) {
+            ep.completeHead(DtoCompletionStatus.ERR_REMOTE_ACCESS, 0);
+            return BROKEN;
+        }
+        if (!wr.memoryValid()) {
+            ep.completeHead(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
+            return BROKEN;
+        }
+        MemorySegment mem = w.windowMemory();
+        long offset = wr.remoteAddress - w.memoryBase();
+        try {
+            if (write) {
+                Wr.gather(wr, mem, offset);
+            } else {
+                Wr.scatter(mem, offset, len, wr);
+            }
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            ep.completeHead(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
+            return BROKEN;
+        }
+        ep.completeHead(DtoCompletionStatus.SUCCESS, len);
+        return DONE;
+    }
+}

@@ -1,0 +1,690 @@
+package dat.provider.sim.internal.tcp;
+
+import dat.provider.sim.internal.Codes;
+import dat.provider.sim.internal.Fabric;
+import dat.provider.sim.internal.ThreadLimit;
+import dat.provider.sim.internal.core.*;
+
+import static dat.provider.sim.internal.Codes.ok;
+import static dat.provider.sim.internal.Codes.throwsCode;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dat.api.ConnectionRequest;
+import dat.api.CrParams;
+import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.DtoCompletionStatus;
+import dat.api.Endpoint;
+import dat.api.EpState;
+import dat.api.EventNumber;
+import dat.api.PspFlag;
+import dat.api.Qos;
+import dat.api.CloseFlag;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Connection management over the TCP transport: two providers (two fabrics, so no in-JVM
+ * shortcut exists between them), each with one IA listening on 127.0.0.1, port chosen by the OS.
+ * The same outcomes as the in-JVM {@link ConnectionTest}.
+ */
+@Timeout(30)
+class TcpConnectionTest {
+
+    private static final String TCP = "tcp=127.0.0.1:0";
+
+    private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), TCP);
+    private final Fabric fb = new Fabric(ProviderSettings.defaults().limits(), TCP);
+    private final Fabric.Side a = fa.new Side("tcpA", null, 4096);
+    private final Fabric.Side b = fb.new Side("tcpB", null, 4096);
+
+    @AfterEach
+    void close() {
+        fa.close();
+        fb.close();
+        // the acceptor threads and the kept connection threads are platform threads named after
+        // their IA; all must be gone
+        assertThat(Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName))
+                .noneMatch(n -> n.startsWith("dat-sim-tcp-accept-tcp") || n.startsWith("dat-sim-tcp-idle-tcp"));
+    }
+
+    private static TcpTransport transport(Fabric.Side side) {
+        return ((TcpTransport) ((SimIa) side.ia).adapter().transport());
+    }
+
+    /**
+     * dat_ia_open of a TCP IA starts its acceptor and liveness threads on the consumer's thread:
+     * they take none of its settings (here its context class loader and priority), which would
+     * otherwise stay with the IA.
+     */
+    @Test
+    void theThreadsATcpIaStartsOnAConsumersThread_takeNoneOfItsSettings() throws InterruptedException {
+        ClassLoader consumerLoader = new ClassLoader(null) {
+        };
+        java.util.concurrent.atomic.AtomicReference<Fabric.Side> opened = new java.util.concurrent.atomic.AtomicReference<>();
+        try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), TCP)) {
+            Thread consumer = Thread.ofPlatform().priority(Thread.MAX_PRIORITY)
+                    .unstarted(() -> opened.set(f.new Side("tcpT", null, 4096)));
+            consumer.setContextClassLoader(consumerLoader);
+            consumer.start();
+            consumer.join(10_000);
+            assertThat(opened.get()).as("the IA opened").isNotNull();
+            java.util.List<Thread> threads = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("dat-sim-tcp-accept-tcpT") || t.getName().equals("dat-sim-tcp-liveness-tcpT"))
+                    .toList();
+            assertThat(threads).hasSize(2).allSatisfy(t -> {
+                assertThat(t.getContextClassLoader()).as(t.getName()).isSameAs(ConnectionThreads.class.getClassLoader());
+                assertThat(t.getPriority()).as(t.getName()).isEqualTo(Thread.NORM_PRIORITY);
+                assertThat(t.isDaemon()).as(t.getName()).isTrue();
+            });
+        }
+    }
+
+    @Test
+    void connectionsOneAfterTheOther_runOnTheThreadsTheFirstOneStarted() throws InterruptedException {
+        b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
+        ConnectionThreads active = transport(a).threads;
+        ConnectionThreads passive = transport(b).threads;
+        long activeBefore = active.started();
+        long passiveBefore = passive.started();
+        for (int i = 0; i < 5; i++) {
+            Endpoint x = i == 0 ? a.ep : a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, null);
+            x.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+            Endpoint y = i == 0 ? b.ep : b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd, null);
+            request().accept(y, null);
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            x.disconnect(CloseFlag.ABRUPT);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            // the connection's reader and writer are back for the next one on both sides
+            ConnectionThreadsTest.awaitIdle(active, 2);
+            ConnectionThreadsTest.awaitIdle(passive, 2);
+            assertThat(active.idle()).as("active side's idle threads after connection %d", i).isGreaterThanOrEqualTo(2);
+            assertThat(passive.idle()).as("passive side's idle threads after connection %d", i).isGreaterThanOrEqualTo(2);
+        }
+        // a reader and a writer on each side, started for the first connection only
+        assertThat(active.started() - activeBefore).isEqualTo(2);
+        assertThat(passive.started() - passiveBefore).isEqualTo(2);
+    }
+
+    /**
+     * An accept that fails, here because the process is out of file descriptors, does not end the
+     * IA's listening, nor does a failure to log it: once descriptors are free again it accepts the
+     * requests that waited, and connections establish.
+     */
+    @Test
+    void anIaOutOfFileDescriptors_acceptsAgainOnceItCan() throws Throwable {
+        java.nio.file.Path fds = java.nio.file.Path.of("/proc/self/fd");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isDirectory(fds), "needs Linux's /proc");
+        b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
+        // one whole connection first: while descriptors are out, no class of these paths may
+        // have to be loaded from a file
+        establish(9);
+        a.ep.disconnect(CloseFlag.ABRUPT);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        a.ep.reset();
+        b.ep.reset();
+
+        java.util.List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(TcpTransport.class.getName());
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                warnings.add(r.getMessage());
+                // as JUL's own formatter failed when this was the JVM's first record (it read the
+                // time zone data from a file): a failing log must not end the acceptor
+                throw new Error("a log handler out of file descriptors");
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        // another process's connections, so that they wait in the backlog however few descriptors are left here
+        Process clients = new ProcessBuilder("bash", "-c", "read go; for i in $(seq 16); do exec {fd}<>/dev/tcp/127.0.0.1/"
+                + b.address().getPort() + " || exit 1; done; sleep 2").redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        log.addHandler(capture);
+        java.util.List<java.nio.channels.FileChannel> fillers = new java.util.ArrayList<>();
+        try (FileLimit limit = new FileLimit()) {
+            int highest;
+            try (java.util.stream.Stream<java.nio.file.Path> open = java.nio.file.Files.list(fds)) {
+                highest = open.mapToInt(f -> Integer.parseInt(f.getFileName().toString())).max().orElseThrow();
+            }
+            limit.setSoft(highest + 1); // only the gaps below the highest descriptor are left
+            // Take all gaps but two: after the tests before this one there may be enough of them to
+            // accept all 16 connections, and then the acceptor never failed (this test flaked so).
+            java.nio.file.Path devNull = java.nio.file.Path.of("/dev/null");
+            try {
+                while (fillers.size() <= highest) {
+                    fillers.add(java.nio.channels.FileChannel.open(devNull));
+                }
+            } catch (java.io.IOException outOfDescriptors) {
+                // every gap taken
+            }
+            assertThat(fillers).as("descriptors left below the limit").hasSizeLessThanOrEqualTo(highest);
+            for (int spare = 0; spare < 2 && !fillers.isEmpty(); spare++) {
+                fillers.removeLast().close();
+            }
+            clients.getOutputStream().write('\n');
+            clients.getOutputStream().flush();
+            for (long deadline = System.nanoTime() + 5_000_000_000L;
+                    warnings.stream().noneMatch(m -> m.contains("cannot accept")) && System.nanoTime() < deadline;) {
+                Thread.sleep(10);
+            }
+        } finally {
+            for (java.nio.channels.FileChannel filler : fillers) {
+                filler.close();
+            }
+            log.removeHandler(capture);
+        }
+        assertThat(clients.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        establish(9);
+        assertThat(warnings).as("the acceptor met the failure, and said so").anyMatch(m -> m.contains("cannot accept"));
+    }
+
+    /**
+     * dat_ep_connect over TCP starts the connection's thread on the caller's: where the process can
+     * start no thread, it answers DAT_INSUFFICIENT_RESOURCES and leaves the Endpoint as it was,
+     * UNCONNECTED and free to connect once threads can start again.
+     */
+    @Test
+    void aConnectWithoutAThreadForIt_isRefused_andLeavesTheEndpointUnconnected() {
+        b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
+        // a whole connection first, on an IA of its own, so that nothing these paths need is left
+        // to load or start (the provider's conductor among them)
+        establish(9);
+        Fabric.Side c = fa.new Side("tcpC", null, 4096); // its transport keeps no thread yet
+        try (ThreadLimit limit = ThreadLimit.open().orElse(null)) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(limit != null, "needs the cgroup v1 pids hierarchy, writable");
+            throwsCode(() -> c.ep.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0),
+                    DatReturn.INSUFFICIENT_RESOURCES, DatReturn.NO_SUBTYPE);
+            assertThat(c.ep.getStatus().state()).isEqualTo(EpState.UNCONNECTED);
+        }
+        assertThat(transport(c).connections).as("the connection that got no thread").isEmpty();
+        c.ep.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        request().accept(b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd, null), null);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        c.expect(c.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    /**
+     * A connection request whose passive thread cannot start is closed, and the active side hears
+     * of it at once; the IA goes on accepting once threads can start again.
+     */
+    @Test
+    void aRequestWithoutAThreadToServeIt_isClosed_andTheIaServesTheNext() throws InterruptedException {
+        b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
+        establish(9); // a's transport keeps the two threads of this connection for its next
+        a.ep.disconnect(CloseFlag.ABRUPT);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        ConnectionThreadsTest.awaitIdle(transport(a).threads, 2);
+        a.ep.reset();
+        Fabric.Side d = fb.new Side("tcpD", null, 4096); // its transport keeps no thread yet
+        d.ia.createPublicServicePoint(9, d.crEvd, PspFlag.CONSUMER);
+        try (ThreadLimit limit = ThreadLimit.open().orElse(null)) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(limit != null, "needs the cgroup v1 pids hierarchy, writable");
+            a.ep.connect(d.address(), 9, dat.api.DatConstants.TIMEOUT_INFINITE, null, Qos.BEST_EFFORT, 0);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+        }
+        for (long deadline = System.nanoTime() + 5_000_000_000L; !transport(d).connections.isEmpty()
+                && System.nanoTime() < deadline;) {
+            Thread.sleep(10);
+        }
+        assertThat(transport(d).connections).as("the connection that got no thread").isEmpty();
+        a.ep.reset();
+        a.ep.connect(d.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        d.expect(d.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(d.ep, null);
+        d.expect(d.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    /**
+     * The active side's thread sends the request, then cannot start the connection's writer: the
+     * Error ends the attempt with its event at once, though the connect's timeout is infinite, and
+     * the IA connects again once threads can start.
+     */
+    @Test
+    void anActiveSideThatCannotStartItsWriter_endsTheAttemptWithItsEvent() throws Exception {
+        b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
+        establish(9); // a's transport: two threads, both busy
+        int refused;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            refused = s.getLocalPort();
+        }
+        Endpoint lone = a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, null);
+        lone.connect(new InetSocketAddress("127.0.0.1", refused), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_UNREACHABLE);
+        ConnectionThreadsTest.awaitIdle(transport(a).threads, 1); // that attempt's one thread, kept
+        assertThat(transport(a).threads.idle()).isEqualTo(1);
+        // a passive IA with threads to serve the request, so that only the active side lacks one
+        Fabric.Side d = fb.new Side("tcpD", null, 4096);
+        d.ia.createPublicServicePoint(9, d.crEvd, PspFlag.CONSUMER);
+        Fabric.Side c = fa.new Side("tcpC", null, 4096);
+        c.ep.connect(d.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        d.expect(d.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(d.ep, null);
+        c.expect(c.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        d.expect(d.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        c.ep.disconnect(CloseFlag.ABRUPT);
+        c.expect(c.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        d.expect(d.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        ConnectionThreadsTest.awaitIdle(transport(d).threads, 2);
+
+        Endpoint x = a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, null);
+        try (ThreadLimit limit = ThreadLimit.open().orElse(null)) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(limit != null, "needs the cgroup v1 pids hierarchy, writable");
+            x.connect(d.address(), 9, dat.api.DatConstants.TIMEOUT_INFINITE, null, Qos.BEST_EFFORT, 0);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+        }
+        assertThat(x.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        x.reset();
+        x.connect(d.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        for (;;) { // the request of the failed attempt may have reached d before its socket closed
+            ConnectionRequest r = d.expect(d.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest();
+            Endpoint y = d.ia.createEndpoint(d.pz, d.recvEvd, d.reqEvd, d.connEvd, null);
+            r.accept(y, null);
+            if (d.next(d.connEvd).eventNumber() == EventNumber.CONNECTION_EVENT_ESTABLISHED) {
+                break;
+            }
+        }
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    /**
+     * A dat_ia_open that races the provider's hot swap makes no adapter once the provider has
+     * stopped: no TCP listener, acceptor or watchdog outlives the provider.
+     */
+    @Test
+    void aStoppedProvider_opensNoTcpAdapter() {
+        try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), TCP)) {
+            SimProvider p = f.factory.provider();
+            assertThat(p.shutdown()).isTrue();
+            Codes.throwsCode(() -> p.adapter("tcpLate", TCP), DatReturn.PROVIDER_NOT_FOUND, DatReturn.NAME_NOT_REGISTERED);
+            assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+                    .noneMatch(n -> n.endsWith("-tcpLate"));
+        }
+    }
+
+    /** A connect on an IA whose transport has closed meanwhile ends with an event, even without a timeout. */
+    @Test
+    void aConnectOnAClosedTransport_isUnreachable() {
+        assertThat(transport(a).close()).isTrue();
+        a.ep.connect(b.address(), 9, dat.api.DatConstants.TIMEOUT_INFINITE, null, Qos.BEST_EFFORT, 0);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_UNREACHABLE);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
+    /** getrlimit and setrlimit of RLIMIT_NOFILE through the C library: no descriptor needed, as a process would need one. */
+    private static final class FileLimit implements AutoCloseable {
+        private static final int RLIMIT_NOFILE = 7; // Linux
+        private final java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined();
+        private final java.lang.foreign.MemorySegment rlimit = arena.allocate(16, 8);
+        private final java.lang.invoke.MethodHandle set;
+        private final long soft;
+        private final long hard;
+
+        @SuppressWarnings("restricted") // getrlimit and setrlimit only; the tests run with native access enabled
+        FileLimit() throws Throwable {
+            java.lang.foreign.Linker linker = java.lang.foreign.Linker.nativeLinker();
+            java.lang.foreign.FunctionDescriptor call = java.lang.foreign.FunctionDescriptor.of(
+                    java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.ADDRESS);
+            java.lang.invoke.MethodHandle get = linker.downcallHandle(linker.defaultLookup().find("getrlimit").orElseThrow(), call);
+            set = linker.downcallHandle(linker.defaultLookup().find("setrlimit").orElseThrow(), call);
+            assertThat((int) get.invokeExact(RLIMIT_NOFILE, rlimit)).isZero();
+            soft = rlimit.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0);
+            hard = rlimit.get(java.lang.foreign.ValueLayout.JAVA_LONG, 8);
+            setSoft(soft); // linked and run once now, before descriptors run out
+        }
+
+        void setSoft(long limit) throws Throwable {
+            rlimit.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, limit);
+            rlimit.set(java.lang.foreign.ValueLayout.JAVA_LONG, 8, hard);
+            if ((int) set.invokeExact(RLIMIT_NOFILE, rlimit) != 0) {
+                throw new IllegalStateException("setrlimit failed");
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                setSoft(soft);
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            } finally {
+                arena.close();
+            }
+        }
+    }
+
+    /** a's Endpoint connects to b's PSP on {@code qual}, b accepts into its Endpoint: established on both. */
+    private void establish(long qual) {
+        a.ep.connect(b.address(), qual, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        request().accept(b.ep, null);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    private ConnectionRequest request() {
+        return b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest();
+    }
+
+    @Test
+    void theIaAddressIsTheListeningSocketsAddress() throws Exception {
+        InetSocketAddress addr = a.address();
+        assertThat(addr.getAddress()).isEqualTo(InetAddress.getByName("127.0.0.1"));
+        assertThat(addr.getPort()).isPositive();
+        assertThat(b.address().getPort()).isNotEqualTo(addr.getPort());
+        assertThat(a.ia.query().iaAttributes().iaAddress()).isEqualTo(addr);
+    }
+
+    @Test
+    void connect_establishes_withPrivateDataBothWays_thenDisconnectReachesBothSides() {
+        b.ia.createPublicServicePoint(7, b.crEvd, PspFlag.CONSUMER);
+        a.ep.connect(b.address(), 7, Fabric.WAIT, new byte[] {1, 2, 3}, Qos.BEST_EFFORT, 0);
+        DatEvent e = b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
+        assertThat(e.connQual()).isEqualTo(7);
+        assertThat(e.localIaAddress()).isEqualTo(b.address());
+        ConnectionRequest request = e.connectionRequest();
+        CrParams cr = request.query();
+        assertThat(cr.privateData()).containsExactly(1, 2, 3);
+        // the active IA's address, not the socket's ephemeral port
+        assertThat(cr.remoteIaAddress()).isEqualTo(a.address());
+        request.accept(b.ep, new byte[] {4, 5});
+        assertThat(b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED).privateData()).isEmpty();
+        assertThat(a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED).privateData()).containsExactly(4, 5);
+        assertThat(b.ep.query().state()).isEqualTo(EpState.CONNECTED);
+        assertThat(b.ep.query().remoteIaAddress()).isEqualTo(a.address());
+        assertThat(a.ep.query().remoteIaAddress()).isEqualTo(b.address());
+        assertThat(a.ep.query().remotePortQual()).isEqualTo(7);
+
+        a.ep.disconnect(CloseFlag.GRACEFUL);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
+    /**
+     * An active IA bound to another IP than the one its route to the peer leaves from (127.0.0.2
+     * to 127.0.0.1 on Linux's loopback) connects from its own IP: the passive side reports the
+     * active IA's address, where it listens, in dat_cr_query and in its Endpoint's remote address.
+     */
+    @Test
+    void theRemoteIaAddress_isTheActiveIasOwn_whenItIsBoundToAnIpOtherThanTheRoutesSource() {
+        try (Fabric fc = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.2:0")) {
+            Fabric.Side c = fc.new Side("tcpC", null, 4096);
+            assertThat(c.address().getAddress().getHostAddress()).isEqualTo("127.0.0.2");
+            b.ia.createPublicServicePoint(31, b.crEvd, PspFlag.CONSUMER);
+            c.ep.connect(b.address(), 31, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+            ConnectionRequest cr = request();
+            assertThat(cr.query().remoteIaAddress()).isEqualTo(c.address());
+            cr.accept(b.ep, null);
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            c.expect(c.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            assertThat(b.ep.query().remoteIaAddress()).isEqualTo(c.address());
+        }
+    }
+
+    /**
+     * A wildcard-bound IA reports 0.0.0.0 and its port, no address to connect to; its connections
+     * leave from the IP the kernel picks, one it listens on: the passive side reports that IP
+     * with the IA's port, and a connection to that address reaches the IA.
+     */
+    @Test
+    void aWildcardBoundActiveIa_isReportedAtTheSourceIpItListensOn() {
+        try (Fabric fc = new Fabric(ProviderSettings.defaults().limits(), "tcp=0.0.0.0:0")) {
+            Fabric.Side c = fc.new Side("tcpC", null, 4096);
+            assertThat(c.address().getAddress().isAnyLocalAddress()).isTrue();
+            b.ia.createPublicServicePoint(32, b.crEvd, PspFlag.CONSUMER);
+            c.ep.connect(b.address(), 32, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+            ConnectionRequest cr = request();
+            InetSocketAddress reported = cr.query().remoteIaAddress();
+            assertThat(reported).isEqualTo(new InetSocketAddress(b.address().getAddress(), c.address().getPort()));
+            cr.reject();
+            c.expect(c.connEvd, EventNumber.CONNECTION_EVENT_PEER_REJECTED);
+            // and back: B reaches C at the reported address
+            c.ia.createPublicServicePoint(33, c.crEvd, PspFlag.CONSUMER);
+            b.ep.connect(reported, 33, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+            c.expect(c.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().reject();
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_PEER_REJECTED);
+        }
+    }
+
+    @Test
+    void thePassiveSideDisconnects_andPostedReceivesAreFlushedOnBoth() {
+        b.ia.createPublicServicePoint(8, b.crEvd, PspFlag.CONSUMER);
+        ok(a.ep.postRecv(0, null, 1, 0));
+        ok(b.ep.postRecv(0, null, 2, 0));
+        establish(8);
+        b.ep.disconnect(CloseFlag.ABRUPT);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        assertThat(b.expect(b.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+    }
+
+    @Test
+    void connectionQualifiersAreMultiplexedOnOnePort() {
+        Fabric.Side b2 = fb.new Side("tcpB", null, 4096);
+        b.ia.createPublicServicePoint(21, b.crEvd, PspFlag.CONSUMER);
+        b2.ia.createPublicServicePoint(22, b2.crEvd, PspFlag.CONSUMER);
+        assertThat(b2.address()).isEqualTo(b.address());
+        Fabric.Side a2 = fa.new Side("tcpA", null, 4096);
+        a.ep.connect(b.address(), 21, Fabric.WAIT, new byte[] {21}, Qos.BEST_EFFORT, 0);
+        a2.ep.connect(b.address(), 22, Fabric.WAIT, new byte[] {22}, Qos.BEST_EFFORT, 0);
+        ConnectionRequest r1 = request();
+        ConnectionRequest r2 = b2.expect(b2.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest();
+        assertThat(r1.query().privateData()).containsExactly(21);
+        assertThat(r2.query().privateData()).containsExactly(22);
+        r1.accept(b.ep, null);
+        r2.accept(b2.ep, null);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a2.expect(a2.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        // one connection ends, the other stays
+        a.ep.disconnect(CloseFlag.ABRUPT);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        assertThat(a2.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+        // the passive side is connected once its ESTABLISHED (the active side's READY_TO_USE) arrived
+        b2.expect(b2.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        assertThat(b2.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+    }
+
+    @Test
+    void reservedServicePoint_acceptWithNullUsesTheReservedEndpoint() {
+        b.ia.createReservedServicePoint(17, b.ep, b.crEvd);
+        a.ep.connect(b.address(), 17, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        DatEvent e = b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
+        assertThat(e.servicePoint()).isNull();
+        assertThat(b.ep.getStatus().state()).isEqualTo(EpState.PASSIVE_CONNECTION_PENDING);
+        e.connectionRequest().accept(null, null);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    @Test
+    void providerPsp_createsTheEndpoint() {
+        b.ia.createPublicServicePoint(18, b.crEvd, PspFlag.PROVIDER);
+        a.ep.connect(b.address(), 18, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        ConnectionRequest r = request();
+        assertThat(r.query().localEp()).isNotNull();
+        r.accept(null, null);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    /**
+     * dat_psp_create(3DAT): with the provider flag, "the Provider sets up Endpoint attributes to
+     * match the Active side connection request". Over TCP the request now carries the active
+     * Endpoint's attributes; before, the provider's Endpoint had its IA's defaults.
+     */
+    @Test
+    void providerPsp_givesItsEndpointTheActiveEndpointsAttributes() {
+        dat.api.EpAttributes wanted = dat.api.EpAttributes.builder().maxRecvDtos(7).maxRequestDtos(5)
+                .maxMessageSize(8192).maxRdmaSize(16384).maxRecvIov(3).maxRequestIov(2).build();
+        Endpoint x = a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, wanted);
+        b.ia.createPublicServicePoint(19, b.crEvd, PspFlag.PROVIDER);
+        x.connect(b.address(), 19, Fabric.WAIT, new byte[] {4, 5}, Qos.BEST_EFFORT, 0);
+        ConnectionRequest r = request();
+        assertThat(r.query().privateData()).containsExactly(4, 5);
+        dat.api.EpAttributes got = r.query().localEp().query().attributes();
+        dat.api.EpAttributes active = x.query().attributes();
+        assertThat(got.maxRecvDtos()).isEqualTo(active.maxRecvDtos()).isEqualTo(7);
+        assertThat(got.maxRequestDtos()).isEqualTo(active.maxRequestDtos()).isEqualTo(5);
+        assertThat(got.maxMessageSize()).isEqualTo(active.maxMessageSize()).isEqualTo(8192);
+        assertThat(got.maxRdmaSize()).isEqualTo(active.maxRdmaSize()).isEqualTo(16384);
+        assertThat(got.maxRecvIov()).isEqualTo(active.maxRecvIov());
+        assertThat(got.maxRequestIov()).isEqualTo(active.maxRequestIov());
+        r.accept(null, null);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    @Test
+    void PEER_REJECTED_whenTheConsumerRejects() {
+        b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
+        a.ep.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        request().reject();
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_PEER_REJECTED);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
+    @Test
+    void NON_PEER_REJECTED_whenNobodyListensOnTheQualifier() {
+        a.ep.connect(b.address(), 4242, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
+    @Test
+    void UNREACHABLE_whenNothingListensAtTheAddress() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            port = s.getLocalPort();
+        }
+        a.ep.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port), 1, Fabric.WAIT, null, 0, 0);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_UNREACHABLE);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
+    /**
+     * dat_ep_connect(3DAT): a remote host that does not respond within the timeout is UNREACHABLE.
+     * A listener that never accepts, its accept queue full: Linux drops further SYNs, so the
+     * active side's TCP handshake is still pending when the 300 ms timeout expires (the SYN's
+     * retransmissions are dropped too, however late the timeout runs). With the handshake done
+     * and the passive consumer silent it is TIMED_OUT (the next test).
+     */
+    @Test
+    void UNREACHABLE_whenTheTimeoutExpiresBeforeTheTcpHandshakeCompletes() throws Exception {
+        java.util.List<java.net.Socket> fillers = new java.util.ArrayList<>();
+        try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            // connections the queue takes complete at once on loopback; the first it does not take waits
+            for (boolean queued = true; queued;) {
+                assertThat(fillers).as("connections the listener's queue took").hasSizeLessThan(16);
+                java.net.Socket s = new java.net.Socket();
+                fillers.add(s);
+                try {
+                    s.connect(full.getLocalSocketAddress(), 2_000);
+                } catch (java.net.SocketTimeoutException e) {
+                    queued = false;
+                }
+            }
+            a.ep.connect((InetSocketAddress) full.getLocalSocketAddress(), 1, 300_000, null, Qos.BEST_EFFORT, 0);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_UNREACHABLE);
+            assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        } finally {
+            for (java.net.Socket s : fillers) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    void TIMED_OUT_whenThePassiveSideNeverAnswers_thenTheAcceptFails() {
+        b.ia.createPublicServicePoint(12, b.crEvd, PspFlag.CONSUMER);
+        a.ep.connect(b.address(), 12, 50_000, null, Qos.BEST_EFFORT, 0);
+        ConnectionRequest cr = request();
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_TIMED_OUT);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        ok(b.ep.postRecv(0, null, 1, 0));
+        cr.accept(b.ep, null);
+        // the passive IA learns of the timeout when the closed socket reaches it, before the accept
+        // or after it: either way the accept fails, as in one JVM (the passive side is
+        // established only by the READY_TO_USE that the timed-out active side never sends)
+        DatEvent e = b.next(b.connEvd);
+        assertThat(EventNumber.name(e.eventNumber()))
+                .isEqualTo(EventNumber.name(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR));
+        assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        assertThat(b.expect(b.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+    }
+
+    @Test
+    void disconnectDuringActiveConnectionPendingAbortsIt() {
+        b.ia.createPublicServicePoint(13, b.crEvd, PspFlag.CONSUMER);
+        a.ep.connect(b.address(), 13, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        ConnectionRequest cr = request();
+        a.ep.disconnect(CloseFlag.ABRUPT);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        cr.reject();
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
+    /**
+     * Frames carry private data up to the protocol's ceiling, not up to the receiving IA's
+     * max_private_data_size: as in one JVM ({@link ConnectionTest}), data beyond the peer's
+     * maximum arrives, and no frame counts as a violation.
+     */
+    @Test
+    void privateDataBeyondThePeersMaximum_arrivesAsInOneJvm() {
+        try (Fabric fs = new Fabric(ProviderSettings.defaults().limits(), TCP + " max_private_data=64")) {
+            Fabric.Side s = fs.new Side("tcpS", null, 4096);
+            Fabric.privateDataBeyondThePeersMaximumArrives(s, b);
+            assertThat(transport(s).violations.get()).isZero();
+            assertThat(transport(b).violations.get()).isZero();
+        }
+    }
+
+    @Test
+    void aTcpIaRejectsAnAddrParameter_andABadBindAddress() {
+        refusedAtOpen("tcpX", "tcp=127.0.0.1:0 addr=127.77.9.9");
+        refusedAtOpen("tcpY", "tcp=example.org:0");
+    }
+
+    /** A frame's payload moves through one ByteBuffer view: a TCP IA's sizes stop at 2 GiB - 1. */
+    @Test
+    void aTcpIaRefusesSizesBeyondOneFrame() {
+        refusedAtOpen("tcpZ", "tcp=127.0.0.1:0 max_rdma_size=2147483648");
+        refusedAtOpen("tcpW", "tcp=127.0.0.1:0 max_message_size=4294967296");
+        try (var ia = fa.factory.openIa(new dat.api.spi.IaOpenRequest("tcpV", 64, null, "tcp=127.0.0.1:0 max_rdma_size=2147483647"))) {
+            assertThat(ia.query().iaAttributes().maxRdmaSize()).isEqualTo(Integer.MAX_VALUE);
+        }
+    }
+
+    private void refusedAtOpen(String name, String iaParams) {
+        throwsCode(() -> fa.factory.openIa(new dat.api.spi.IaOpenRequest(name, 64, null, iaParams)),
+                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+    }
+
+    @Test
+    void theHotSwapEndsConnectionsAndThreads() {
+        b.ia.createPublicServicePoint(14, b.crEvd, PspFlag.CONSUMER);
+        ok(a.ep.postRecv(0, null, 1, 0));
+        a.ep.connect(b.address(), 14, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        request().accept(b.ep, null);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        // provider B goes away: A's connection ends (its peer's socket closed)
+        assertThat(fb.factory.shutdown()).isTrue();
+        DatEvent e = a.next(a.connEvd);
+        assertThat(EventNumber.name(e.eventNumber())).isIn(EventNumber.name(EventNumber.CONNECTION_EVENT_BROKEN),
+                EventNumber.name(EventNumber.CONNECTION_EVENT_DISCONNECTED));
+        assertThat(a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+}
