@@ -43,7 +43,7 @@ class StandaloneRegistryTest {
         Set<Thread> started = new HashSet<>(providerThreads());
         started.removeAll(before);
         assertThat(started).extracting(Thread::getName).as("the provider's threads")
-                .contains("dat-sim-conductor", "dat-sim-tcp-accept-tcpKept", "dat-sim-tcp-accept-tcpHeld");
+                .contains("dat-sim-conductor", "dat-sim-tcp-tcpKept", "dat-sim-tcp-tcpHeld");
 
         registry.close();
 

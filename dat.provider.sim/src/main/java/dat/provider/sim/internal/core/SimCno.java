@@ -19,7 +19,9 @@ import java.util.concurrent.locks.LockSupport;
  * <p>An enabled EVD without a direct waiter triggers its CNO when a notification event arrives.
  * A trigger wakes the CNO's waiters (or is kept for the next wait) and calls the wait-proxy agent,
  * if any, on the provider's conductor thread. The agent stays associated after a call (as the
- * reference implementation does; dat_cno_modify_agent(3DAT) passes "any trigger" to it).
+ * reference implementation does; dat_cno_modify_agent(3DAT) passes "any trigger" to it). When the
+ * last EVD attached is freed, or the IA is destroyed (closed abruptly, or gone with the provider),
+ * the waiters and the agent are unblocked with a null EVD (dat_cno_wait(3DAT), dat_ia_close(3DAT)).
  *
  * <p>Waiters park ({@link LockSupport}) outside the monitor, each in its slot of {@link #parked},
  * and a change they wait for unparks them all: a timed wait then lasts its timeout to the
@@ -38,6 +40,8 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
     private SimEvd pending;
     /** Bumped when the last attached EVD goes away or the CNO dies: waiters then return null. */
     private long releaseGeneration;
+    /** The agent was called with a null EVD since the last attach: not again for the same release. */
+    private boolean agentReleased;
 
     SimCno(SimIa ia, WaitProxyAgent agent) {
         super(HandleType.CNO, DatReturn.INVALID_HANDLE_CNO);
@@ -53,6 +57,7 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
     void attach() {
         synchronized (monitor) {
             attached++;
+            agentReleased = false;
         }
     }
 
@@ -65,10 +70,23 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
         synchronized (monitor) {
             attached--;
             if (attached == 0 && freed) {
-                // dat_cno_wait(3DAT): waiters unblock with a null EVD when all EVDs are freed
+                // dat_cno_wait(3DAT): waiters, and the agent, unblock with a null EVD when all EVDs are freed
                 releaseGeneration++;
                 unparkWaiters();
+                releaseAgent();
             }
+        }
+    }
+
+    /**
+     * The OS Wait Proxy Agent, if any, is called with a null EVD, once per release, on the
+     * provider's thread; with the monitor held.
+     */
+    private void releaseAgent() {
+        WaitProxyAgent a = agent;
+        if (a != null && !agentReleased) {
+            agentReleased = true;
+            ia.provider.conductor.submit(() -> a.notify(null));
         }
     }
 
@@ -91,11 +109,12 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
         }
     }
 
-    /** Wakes every waiter with a null EVD (IA closed or dead). */
+    /** Wakes every waiter, and the agent, with a null EVD (IA closed or dead). */
     void wakeAll() {
         synchronized (monitor) {
             releaseGeneration++;
             unparkWaiters();
+            releaseAgent();
         }
     }
 
@@ -181,11 +200,15 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
                 throw invalidState(DatReturn.INVALID_STATE_CNO_IN_USE,
                         "the CNO is used by " + attached + " EVD(s) and " + waiters + " waiter(s) (dat_cno_free(3DAT))");
             }
-            destroy();
+            destroy(false);
         }
     }
 
-    void destroy() {
+    /**
+     * Destroys the CNO: dat_cno_free, or the abrupt close of its IA ({@code iaDestroyed}), which
+     * also unblocks the agent with a null EVD (dat_ia_close(3DAT)).
+     */
+    void destroy(boolean iaDestroyed) {
         synchronized (monitor) {
             if (freed) {
                 return;
@@ -193,6 +216,9 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
             freed = true;
             releaseGeneration++;
             unparkWaiters();
+            if (iaDestroyed) {
+                releaseAgent();
+            }
         }
         ia.cnos.remove(this);
         ia.adapter.cnos.decrementAndGet();

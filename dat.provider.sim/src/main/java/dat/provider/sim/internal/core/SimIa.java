@@ -263,6 +263,7 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
             }
             return; // closing a closed IA does nothing
         }
+        List<SimLmr> freedLmrs;
         provider.cmLock.lock();
         try {
             if (state != State.OPEN) {
@@ -272,10 +273,14 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
                 throw invalidState(DatReturn.INVALID_STATE_IA_IN_USE,
                         "the IA still has objects the consumer created (dat_ia_close(3DAT), graceful)");
             }
+            freedLmrs = List.copyOf(lmrs);
             destroyAll();
             state = State.CLOSED;
         } finally {
             provider.cmLock.unlock();
+        }
+        for (SimLmr lmr : freedLmrs) {
+            lmr.fence(); // no connection touches their memory once the close returns
         }
         releaseAsyncEvd();
         adapter.openIas.remove(this);
@@ -318,7 +323,7 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
             evd.destroy();
         }
         for (SimCno cno : List.copyOf(cnos)) {
-            cno.destroy();
+            cno.destroy(true);
         }
         for (SimPz pz : List.copyOf(pzs)) {
             pz.destroy();

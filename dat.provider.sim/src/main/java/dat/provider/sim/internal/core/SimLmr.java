@@ -130,8 +130,18 @@ public final class SimLmr extends SimHandle implements LocalMemoryRegion, Remote
         } finally {
             ia.provider.cmLock.unlock();
         }
+        fence();
     }
 
+    /**
+     * Returns once no transport moves bytes of the freed memory: after {@link #destroy}, without the
+     * CM lock (a transport's thread may need it to finish the frame the fence waits for).
+     */
+    void fence() {
+        ia.adapter.transport.fence(memory());
+    }
+
+    /** Frees the LMR; the caller then calls {@link #fence} once it let go of the CM lock. */
     void destroy() {
         if (freed) {
             return;
@@ -148,7 +158,6 @@ public final class SimLmr extends SimHandle implements LocalMemoryRegion, Remote
         }
         ia.lmrs.remove(this);
         ia.adapter.lmrs.decrementAndGet();
-        ia.adapter.transport.fence(memory()); // no connection touches the region once the free returns
     }
 
     // RemoteWindow: the whole registered range under rmr_context

@@ -1,35 +1,43 @@
 package dat.provider.sim.internal.tcp;
 
-import dat.provider.sim.internal.core.*;
 import dat.api.DatException;
 import dat.api.DatReturn;
+import dat.api.EventNumber;
+import dat.provider.sim.internal.core.Adapter;
+import dat.provider.sim.internal.core.ConnectAttempt;
+import dat.provider.sim.internal.core.RemoteWindow;
+import dat.provider.sim.internal.core.SimLimits;
+import dat.provider.sim.internal.core.Transport;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
- * The TCP transport of one adapter: its one listening socket (its IA address is the socket's bound
- * address), the acceptor thread, and its live connections. Connection qualifiers are multiplexed
- * over the one port: a connection's first frame names the qualifier it wants.
- *
- * <p>Threads: one platform acceptor thread per IA, a liveness watchdog (a platform thread: it
- * ticks every few milliseconds while consumers wait with long deadlines, and a virtual thread's
- * timed park wakes two threads per tick), and a platform
- * reader thread (plus a platform writer thread, once the peer proved to speak the protocol) per
- * connection, taken from the transport's {@link ConnectionThreads}, which keeps a few for the next
- * connection; all ended by {@link #close()}, which the provider's hot swap calls. A connection's reader performs the target side's work, so nothing waits for the local
- * consumer to call into the provider.
+ * The TCP transport of one IA: its one listening socket (the IA address is the socket's bound
+ * address), its live connections, and the {@link IoAgent} whose one thread accepts, connects,
+ * reads, writes and watches liveness for all of them. Connection qualifiers are multiplexed over
+ * the one port: a connection's first frame names the qualifier it wants. A connection, and an
+ * accepted socket that has not finished its handshake, costs no thread; such a socket is closed
+ * once the liveness timeout passes without its request.
  */
 public final class TcpTransport implements Transport.Bound {
 
-    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(TcpTransport.class.getName());
+    private static final Logger LOG = Logger.getLogger(TcpTransport.class.getName());
+    /** Liveness: a connection that shows no life (no frame, no write progress) this long breaks. */
+    public static final long DEFAULT_TIMEOUT_MS = 10_000;
+    /** How long the agent stops accepting after a failed accept (out of descriptors, for now). */
+    private static final long ACCEPT_RETRY_NANOS = 50_000_000L;
 
     private volatile Adapter adapter;
     /**
@@ -39,49 +47,40 @@ public final class TcpTransport implements Transport.Bound {
     final int defaultIov;
     private final ServerSocketChannel server;
     private final InetSocketAddress address;
-    private final Thread acceptor;
-    /** The connections' reader and writer threads, kept for the next connection. */
-    final ConnectionThreads threads;
+    private final IoAgent agent;
+    private SelectionKey serverKey;
     final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
-    /** Liveness: a connection that shows no life (no frame, no write progress) this long breaks. */
-    public static final long DEFAULT_TIMEOUT_MS = 10_000;
     final long timeoutNanos;
-    private final Thread watchdog;
-    /**
-     * The watchdog's period while drivers wait with deadlines it keeps for them
-     * ({@link TcpConnection#COARSE_WAIT_NANOS}): how late such a wait ends at most, scheduling and
-     * the watchdog's other work (a connection it breaks) aside.
-     */
-    static final long TICK_NANOS = 5_000_000;
-    /** Ticks without such a deadline after which the watchdog goes back to its liveness period. */
-    private static final int IDLE_TICKS = 20;
-    /**
-     * The watchdog ticks for drivers' deadlines: set by a driver that arms one (and by the watchdog
-     * when it finds one after it cleared the flag), cleared by the watchdog after idle ticks.
-     */
-    private volatile boolean ticking;
     /** Connections ended for a protocol violation (malformed or misplaced frame): what the fuzz test counts. */
-    final java.util.concurrent.atomic.AtomicLong violations = new java.util.concurrent.atomic.AtomicLong();
+    final AtomicLong violations = new AtomicLong();
+    private final ReceiveLowWater lowWater;
+    private boolean acceptFailing;
+    /** Made at construction: a process out of descriptors cannot read the class of a lambda's target. */
+    private final Runnable resumeAccepting = this::resumeAccepting;
 
     /**
      * Binds the listening socket.
      *
      * @param bind the address to bind (loopback unless the configuration says otherwise)
      * @param limits the IA's limits (its default IOV sizes; frames are checked against {@link TcpFrame.Limits#WIRE})
-     * @param adapterName for thread names
+     * @param adapterName for the agent's thread name
+     * @param timeoutMs the liveness timeout
      * @throws DatException {@link DatReturn#INVALID_PARAMETER} when the address cannot be bound
      */
     public TcpTransport(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs) {
         this.timeoutNanos = timeoutMs * 1_000_000;
         this.defaultIov = limits.defaultIov();
-        ReceiveLowWater.available(); // its setup (a downcall handle, a log line) here, not under the CM lock of a first connect
+        this.lowWater = ReceiveLowWater.available() ? new ReceiveLowWater() : null;
         try {
             server = ServerSocketChannel.open();
             try {
                 server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
                 server.bind(bind, 128);
+                server.configureBlocking(false);
                 address = (InetSocketAddress) server.getLocalAddress();
+                long period = Math.max(1_000_000, Math.min(100_000_000, timeoutNanos / 8));
+                agent = new IoAgent("dat-sim-tcp-" + adapterName, period, this::periodic, () -> connections.size() <= 1);
             } catch (IOException | RuntimeException e) {
                 server.close();
                 throw e;
@@ -90,116 +89,83 @@ public final class TcpTransport implements Transport.Bound {
             throw new DatException(DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2), "ia_params",
                     "cannot listen on " + bind + ": " + e.getMessage(), e);
         }
-        threads = new ConnectionThreads(adapterName);
-        // made on the thread of the dat_ia_open that opens the adapter: they take nothing of it
-        acceptor = ConnectionThreads.providerThread("dat-sim-tcp-accept-" + adapterName, this::acceptLoop);
-        watchdog = ConnectionThreads.providerThread("dat-sim-tcp-liveness-" + adapterName, this::watch);
-    }
-
-
-    Adapter adapter() {
-        return adapter;
-    }
-
-    /** Waits of the reader threads with the socket's low-water mark up, over the open connections (tests). */
-    long lowWaterWaits() {
-        return overConnections(TcpConnection::lowWaterWaits);
-    }
-
-    /** Frames that consumers waiting on an EVD read themselves, over the open connections. */
-    long framesReadByConsumers() {
-        return overConnections(TcpConnection::framesReadByConsumers);
-    }
-
-    private long overConnections(java.util.function.ToLongFunction<TcpConnection> count) {
-        long n = 0;
-        for (TcpConnection c : connections) {
-            n += count.applyAsLong(c);
-        }
-        return n;
     }
 
     /** Starts accepting; separate from construction so the adapter exists before any request arrives. */
     @Override
     public void start(Adapter owner) {
         this.adapter = owner;
-        acceptor.start();
-        watchdog.start();
+        agent.execute(this::listen);
+        agent.start();
     }
 
-    /**
-     * The liveness watchdog: several times per timeout, every established connection that has been
-     * quiet for a third of it gets a NOP, and one that showed no life for the whole timeout (no
-     * frame read while the local side waits on the peer, or a write that made no progress: a peer
-     * that stopped reading) breaks with {@link dat.api.EventNumber#CONNECTION_EVENT_BROKEN}.
-     * While consumers wait on connections with deadlines left to it, it also ticks every
-     * {@link #TICK_NANOS} and wakes those past their deadline.
-     */
-    private void watch() {
-        long period = Math.max(1_000_000, timeoutNanos / 8);
-        long nextCheck = System.nanoTime() + period;
-        int idleTicks = 0;
-        while (!closed) {
-            long sleep = nextCheck - System.nanoTime();
-            if (ticking) {
-                sleep = Math.min(sleep, TICK_NANOS);
-            }
-            if (sleep > 0) {
-                java.util.concurrent.locks.LockSupport.parkNanos(this, sleep);
-            }
-            long now = System.nanoTime();
-            if (ticking) {
-                if (wakeDriversPastDeadline(now)) {
-                    idleTicks = 0;
-                } else if (++idleTicks >= IDLE_TICKS) {
-                    idleTicks = 0;
-                    ticking = false;
-                    // a driver that armed its deadline before it could see the flag cleared: tick on
-                    // (never stores false over a driver's true: a driver that armed later set it)
-                    if (wakeDriversPastDeadline(now)) {
-                        ticking = true;
-                    }
+    private void listen() {
+        try {
+            serverKey = agent.register(server, SelectionKey.OP_ACCEPT, new IoAgent.Handler() {
+                @Override
+                public void ready(int readyOps) {
+                    acceptAll();
                 }
-            }
-            if (now - nextCheck >= 0) {
-                for (TcpConnection c : connections) {
-                    try {
-                        c.checkLiveness(now, timeoutNanos);
-                    } catch (RuntimeException | Error e) {
-                        // the watchdog must go on: the drivers' long waits end only by its ticks
-                        logQuietly(LOG, java.util.logging.Level.WARNING, "liveness check of a connection failed", e);
-                    }
+
+                @Override
+                public void agentEnded() {
+                    TcpConnection.closeQuietly(server);
                 }
-                nextCheck = now + period;
-            }
+
+                @Override
+                public void failed() {
+                    pauseAccepting(); // the IA goes on listening
+                }
+            });
+        } catch (IOException e) {
+            warnQuietly("sim TCP IA " + address + " cannot listen", e);
         }
     }
 
-    /** Whether the watchdog ticks for drivers' deadlines now (for tests). */
-    boolean ticking() {
-        return ticking;
+    Adapter adapter() {
+        return adapter;
     }
 
-    /** @return whether any driver waits with a deadline left to the watchdog */
-    private boolean wakeDriversPastDeadline(long now) {
-        boolean any = false;
+    IoAgent agent() {
+        return agent;
+    }
+
+    ReceiveLowWater lowWater() {
+        return lowWater;
+    }
+
+    /** Waits with the socket's low-water mark up, for tests. */
+    long lowWaterWaits() {
+        return lowWater == null ? 0 : lowWater.raised();
+    }
+
+    /** The threads of the transport: its I/O agent's, for tests. */
+    int threads() {
+        return 1;
+    }
+
+    /** Frames that consumers waiting on an EVD read themselves, over the open connections. */
+    long framesReadByConsumers() {
+        long n = 0;
         for (TcpConnection c : connections) {
-            any |= c.wakeDriverPastDeadline(now);
+            n += c.framesReadByConsumers();
         }
-        return any;
+        return n;
     }
 
-    /**
-     * A driver armed a deadline for the watchdog to keep ({@link TcpConnection#COARSE_WAIT_NANOS}):
-     * makes it tick, unless it does. The driver stores its deadline before it looks at the flag,
-     * the watchdog clears the flag before it looks at the deadlines once more: one of the two sees
-     * the other's store.
-     */
-    void deadlineArmed() {
-        if (!ticking) {
-            ticking = true;
-            java.util.concurrent.locks.LockSupport.unpark(watchdog);
-        }
+    /** Duty cycles consumers ran from their waits, for tests and statistics. */
+    long drivenCycles() {
+        return agent.drivenCycles();
+    }
+
+    /** Drives begun by waiting consumers, for tests. */
+    long drivesBegun() {
+        return agent.drivesBegun();
+    }
+
+    /** The agent's thread's looks while consumers drove, for tests. */
+    long agentLooksWhileDriven() {
+        return agent.looksWhileDriven();
     }
 
     @Override
@@ -216,133 +182,139 @@ public final class TcpTransport implements Transport.Bound {
         return closed;
     }
 
-    private void acceptLoop() {
-        boolean failing = false;
-        while (!closed) {
+    /** On the agent: takes every connection waiting in the backlog. */
+    private void acceptAll() {
+        for (;;) {
             SocketChannel ch;
             try {
                 ch = server.accept();
             } catch (IOException e) {
                 if (closed || !server.isOpen()) {
-                    return; // closed by close(): nothing more to accept
+                    return;
                 }
                 // out of file descriptors or buffers, for now: the IA goes on listening, and the
                 // requests waiting meanwhile in the backlog are accepted once it can
-                if (!failing) {
+                if (!acceptFailing) {
                     warnQuietly("sim TCP IA " + address + " cannot accept a connection (retrying)", e);
                 }
-                failing = true;
-                java.util.concurrent.locks.LockSupport.parkNanos(ACCEPT_RETRY_NANOS);
-                continue;
+                acceptFailing = true;
+                pauseAccepting();
+                return;
             }
-            failing = false;
+            if (ch == null) {
+                acceptFailing = false;
+                return;
+            }
             TcpConnection c;
             try {
                 c = new TcpConnection(this, ch, null);
-            } catch (RuntimeException | Error e) {
-                // no direct memory for its buffers, or a class that could not be read (out of
+                connections.add(c);
+                c.accepted();
+            } catch (IOException | RuntimeException | Error e) {
+                // no memory for its buffers, or a class that could not be read (out of
                 // descriptors): this request is lost, not the IA
                 warnQuietly("sim TCP IA " + address + " cannot serve a connection", e);
                 TcpConnection.closeQuietly(ch);
-                java.util.concurrent.locks.LockSupport.parkNanos(ACCEPT_RETRY_NANOS);
-                continue;
-            }
-            if (!register(c)) {
+                pauseAccepting();
                 return;
             }
-            try {
-                c.startPassive();
-            } catch (RuntimeException | Error e) {
-                // no thread for it ("unable to create native thread"): this request is lost, not the IA
-                warnQuietly("sim TCP IA " + address + " cannot serve a connection", e);
-                c.close();
-            }
+        }
+    }
+
+    /** No accept for a while: the listening socket stays ready, and the agent must not spin on it. */
+    private void pauseAccepting() {
+        SelectionKey k = serverKey;
+        if (k != null && k.isValid()) {
+            k.interestOps(0);
+            agent.at(System.nanoTime() + ACCEPT_RETRY_NANOS, resumeAccepting);
+        }
+    }
+
+    private void resumeAccepting() {
+        SelectionKey k = serverKey;
+        if (k != null && k.isValid()) {
+            k.interestOps(SelectionKey.OP_ACCEPT);
         }
     }
 
     private static void warnQuietly(String message, Throwable cause) {
-        logQuietly(LOG, java.util.logging.Level.WARNING, message, cause);
+        logQuietly(LOG, Level.WARNING, message, cause);
     }
 
     /**
-     * Logs a failure from a provider thread that must go on (the acceptor, the watchdog, a pooled
-     * connection thread): logging can fail where the thread did, out of descriptors. JUL's first
-     * record in a JVM reads the time zone data from a file, and that failed with an Error, which
-     * ended the acceptor, and with it the IA's listening for good.
+     * Logs a failure from the agent, which must go on: logging can fail where the agent did, out of
+     * descriptors (JUL's first record in a JVM reads the time zone data from a file).
      */
-    static void logQuietly(java.util.logging.Logger log, java.util.logging.Level level, String message, Throwable cause) {
+    static void logQuietly(Logger log, Level level, String message, Throwable cause) {
         try {
             log.log(level, message, cause);
         } catch (RuntimeException | Error loggingFailed) {
-            // unreported: the thread goes on, and what failed is retried or ended as before
+            // unreported: the agent goes on
         }
     }
 
-    /** How long the acceptor waits before it tries again after a failed accept. */
-    private static final long ACCEPT_RETRY_NANOS = 50_000_000L;
-
-    /** Adds a connection unless the transport closed meanwhile (then closes it). */
-    boolean register(TcpConnection c) {
-        connections.add(c);
-        if (closed) {
-            c.close();
-            return false;
+    /** The agent's periodic work: every connection's liveness. */
+    private void periodic(long now) {
+        for (TcpConnection c : connections) {
+            try {
+                c.periodic(now, timeoutNanos);
+            } catch (RuntimeException | Error e) {
+                logQuietly(LOG, Level.WARNING, "liveness check of a connection failed", e);
+            }
         }
-        return true;
+    }
+
+    /** The agent is done with a closed connection. */
+    void forget(TcpConnection c) {
+        connections.remove(c);
     }
 
     /**
-     * Starts the active side of a connection attempt over TCP; returns at once (called from
-     * dat_ep_connect with the CM lock held, so the blocking connect happens on the connection's thread).
+     * Starts the active side of a connection attempt: opens the socket and starts connecting,
+     * without waiting (called from dat_ep_connect with the CM lock held).
      */
     @Override
     public void connect(ConnectAttempt attempt) {
+        if (closed) {
+            attempt.fail(EventNumber.CONNECTION_EVENT_UNREACHABLE); // the IA's transport closed meanwhile
+            return;
+        }
         TcpConnection c = new TcpConnection(this, null, attempt);
         attempt.link = c;
-        if (register(c)) {
-            c.startActive();
-        } else {
-            attempt.fail(dat.api.EventNumber.CONNECTION_EVENT_UNREACHABLE); // the IA's transport closed meanwhile
+        connections.add(c);
+        try {
+            c.open();
+        } catch (IOException e) {
+            connections.remove(c);
+            c.close();
+            throw new IllegalStateException("no socket for the connection: " + e.getMessage(), e);
         }
     }
 
     /**
-     * Stops listening, closes every connection and waits for the acceptor, the watchdog and the
-     * connections' threads to end.
+     * Stops listening, closes every connection and ends the agent.
      *
-     * @return whether the acceptor, every connection's task and every kept thread ended within the time
+     * @return whether the agent's thread ended in time
      */
     @Override
     public boolean close() {
         closed = true;
-        try {
-            server.close();
-        } catch (IOException e) {
-            // closing anyway; the acceptor ends on the closed channel
-        }
+        TcpConnection.closeQuietly(server);
         List<TcpConnection> open = new ArrayList<>(connections);
         for (TcpConnection c : open) {
             c.close();
         }
-        boolean ended = true;
-        java.util.concurrent.locks.LockSupport.unpark(watchdog);
         try {
-            acceptor.join(5_000);
-            ended = !acceptor.isAlive() && watchdog.join(java.time.Duration.ofSeconds(5));
-            for (TcpConnection c : open) {
-                ended &= c.join(5_000);
-            }
-            ended &= threads.close(5_000);
+            return agent.close(5_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
         }
-        return ended;
     }
 
     /**
      * An RMR's binding was revoked (dat_rmr_bind, dat_rmr_free): returns once no connection copies
-     * through it any more, which waits for copies in progress only (see {@link TcpConnection#awaitCopiesThrough}).
+     * through it any more, which waits for copies in progress only.
      */
     @Override
     public void awaitCopiesThrough(RemoteWindow w) {

@@ -54,7 +54,7 @@ final class TcpWire implements Wire {
     @Override
     public boolean requestsQueued(SimEndpoint e, boolean posted) {
         int queued = e.requestCount();
-        if (posted && txCount + 1 == queued && txCount < TcpConnection.INLINE_MAX_IN_FLIGHT) {
+        if (posted && txCount + 1 == queued && txCount < Output.INLINE_MAX_IN_FLIGHT) {
             // the only request not on the wire, behind few in flight: the posting thread may write
             // it (a deeper pipeline is the writer's, which gathers frames into one write)
             return true;

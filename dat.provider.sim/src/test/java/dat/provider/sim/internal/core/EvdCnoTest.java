@@ -494,6 +494,63 @@ class EvdCnoTest {
         throwsCode(() -> cno.query(0x8), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
     }
 
+    /** dat_cno_wait(3DAT): when all EVDs the CNO is associated with are freed, the OS Wait Proxy Agent is called with NULL. */
+    @Test
+    void theAgentIsCalledWithNull_whenTheLastEvdOfItsCnoIsFreed_once() throws Exception {
+        java.util.concurrent.BlockingQueue<java.util.Optional<EventDispatcher>> calls = new java.util.concurrent.LinkedBlockingQueue<>();
+        ConsumerNotificationObject cno = ia.createNotificationObject(e -> calls.add(java.util.Optional.ofNullable(e)));
+        EventDispatcher first = ia.createEventDispatcher(4, cno, EvdFlags.SOFTWARE);
+        EventDispatcher second = ia.createEventDispatcher(4, cno, EvdFlags.SOFTWARE);
+        first.close();
+        Thread.sleep(50); // the conductor runs agents: give a wrong call the time to come
+        assertThat(calls).as("calls while one EVD is left").isEmpty();
+        second.close();
+        assertThat(calls.poll(5, TimeUnit.SECONDS)).as("the call once the last EVD is freed").isEqualTo(java.util.Optional.empty());
+        Thread.sleep(50);
+        assertThat(calls).as("further calls").isEmpty();
+        // moving an EVD to another CNO is not a free: no call
+        EventDispatcher third = ia.createEventDispatcher(4, cno, EvdFlags.SOFTWARE);
+        third.modifyCno(null);
+        Thread.sleep(50);
+        assertThat(calls).as("calls after the last EVD moved away").isEmpty();
+        cno.close();
+        third.close();
+    }
+
+    /** dat_ia_close(3DAT): an abrupt close unblocks the OS Wait Proxy Agents of all CNOs with NULL, EVDs attached or not. */
+    @Test
+    void anAbruptIaClose_callsEveryCnosAgentWithNull() throws Exception {
+        java.util.concurrent.BlockingQueue<String> calls = new java.util.concurrent.LinkedBlockingQueue<>();
+        InterfaceAdapter other = f.open("sim1");
+        ConsumerNotificationObject withEvd = other.createNotificationObject(e -> calls.add("withEvd:" + e));
+        ConsumerNotificationObject alone = other.createNotificationObject(e -> calls.add("alone:" + e));
+        other.createEventDispatcher(4, withEvd, EvdFlags.SOFTWARE);
+        other.close(dat.api.CloseFlag.ABRUPT);
+        java.util.List<String> got = new java.util.ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            String call = calls.poll(5, TimeUnit.SECONDS);
+            assertThat(call).as("call %d", i).isNotNull();
+            got.add(call);
+        }
+        Thread.sleep(50);
+        assertThat(calls).as("further calls").isEmpty();
+        assertThat(got).containsExactlyInAnyOrder("withEvd:null", "alone:null");
+        assertThat(alone.isOpen()).isFalse();
+    }
+
+    /** The hot swap destroys the IA: its CNOs' agents are called with NULL too. */
+    @Test
+    void theHotSwap_callsTheCnosAgentWithNull() throws Exception {
+        java.util.concurrent.BlockingQueue<String> calls = new java.util.concurrent.LinkedBlockingQueue<>();
+        try (Fabric g = new Fabric()) {
+            InterfaceAdapter doomed = g.open("sim0");
+            ConsumerNotificationObject cno = doomed.createNotificationObject(e -> calls.add(String.valueOf(e)));
+            doomed.createEventDispatcher(4, cno, EvdFlags.SOFTWARE);
+            assertThat(g.factory.shutdown()).isTrue();
+        }
+        assertThat(calls.poll(5, TimeUnit.SECONDS)).isEqualTo("null");
+    }
+
     @Test
     void dat_cno_free_INVALID_STATE_whileAnEvdUsesIt() {
         ConsumerNotificationObject cno = ia.createNotificationObject(null);

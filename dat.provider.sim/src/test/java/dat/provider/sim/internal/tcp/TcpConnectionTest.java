@@ -46,10 +46,9 @@ class TcpConnectionTest {
     void close() {
         fa.close();
         fb.close();
-        // the acceptor threads and the kept connection threads are platform threads named after
-        // their IA; all must be gone
+        // the I/O agents are platform threads named after their IA; all must be gone
         assertThat(Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName))
-                .noneMatch(n -> n.startsWith("dat-sim-tcp-accept-tcp") || n.startsWith("dat-sim-tcp-idle-tcp"));
+                .noneMatch(n -> n.startsWith("dat-sim-tcp-tcp"));
     }
 
     private static TcpTransport transport(Fabric.Side side) {
@@ -57,12 +56,12 @@ class TcpConnectionTest {
     }
 
     /**
-     * dat_ia_open of a TCP IA starts its acceptor and liveness threads on the consumer's thread:
-     * they take none of its settings (here its context class loader and priority), which would
-     * otherwise stay with the IA.
+     * dat_ia_open of a TCP IA starts its I/O agent's thread on the consumer's thread: it takes none
+     * of its settings (here its context class loader and priority), which would otherwise stay
+     * with the IA.
      */
     @Test
-    void theThreadsATcpIaStartsOnAConsumersThread_takeNoneOfItsSettings() throws InterruptedException {
+    void theThreadATcpIaStartsOnAConsumersThread_takesNoneOfItsSettings() throws InterruptedException {
         ClassLoader consumerLoader = new ClassLoader(null) {
         };
         java.util.concurrent.atomic.AtomicReference<Fabric.Side> opened = new java.util.concurrent.atomic.AtomicReference<>();
@@ -74,42 +73,38 @@ class TcpConnectionTest {
             consumer.join(10_000);
             assertThat(opened.get()).as("the IA opened").isNotNull();
             java.util.List<Thread> threads = Thread.getAllStackTraces().keySet().stream()
-                    .filter(t -> t.getName().equals("dat-sim-tcp-accept-tcpT") || t.getName().equals("dat-sim-tcp-liveness-tcpT"))
-                    .toList();
-            assertThat(threads).hasSize(2).allSatisfy(t -> {
-                assertThat(t.getContextClassLoader()).as(t.getName()).isSameAs(ConnectionThreads.class.getClassLoader());
+                    .filter(t -> t.getName().endsWith("-tcpT")).toList();
+            assertThat(threads).hasSize(1).allSatisfy(t -> {
+                assertThat(t.getName()).isEqualTo("dat-sim-tcp-tcpT");
+                assertThat(t.getContextClassLoader()).as(t.getName()).isSameAs(ProviderThreads.class.getClassLoader());
                 assertThat(t.getPriority()).as(t.getName()).isEqualTo(Thread.NORM_PRIORITY);
                 assertThat(t.isDaemon()).as(t.getName()).isTrue();
             });
         }
     }
 
+    /** Connections one after the other start no thread: the IA's I/O agent serves them all. */
     @Test
-    void connectionsOneAfterTheOther_runOnTheThreadsTheFirstOneStarted() throws InterruptedException {
+    void connectionsOneAfterTheOther_startNoThread() {
         b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
-        ConnectionThreads active = transport(a).threads;
-        ConnectionThreads passive = transport(b).threads;
-        long activeBefore = active.started();
-        long passiveBefore = passive.started();
+        establish(9); // the first connection loads what the path needs
+        a.ep.disconnect(CloseFlag.ABRUPT);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
         for (int i = 0; i < 5; i++) {
-            Endpoint x = i == 0 ? a.ep : a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, null);
+            Endpoint x = a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, null);
             x.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
-            Endpoint y = i == 0 ? b.ep : b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd, null);
+            Endpoint y = b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd, null);
             request().accept(y, null);
             b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
             a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
             x.disconnect(CloseFlag.ABRUPT);
             a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
             b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
-            // the connection's reader and writer are back for the next one on both sides
-            ConnectionThreadsTest.awaitIdle(active, 2);
-            ConnectionThreadsTest.awaitIdle(passive, 2);
-            assertThat(active.idle()).as("active side's idle threads after connection %d", i).isGreaterThanOrEqualTo(2);
-            assertThat(passive.idle()).as("passive side's idle threads after connection %d", i).isGreaterThanOrEqualTo(2);
         }
-        // a reader and a writer on each side, started for the first connection only
-        assertThat(active.started() - activeBefore).isEqualTo(2);
-        assertThat(passive.started() - passiveBefore).isEqualTo(2);
+        assertThat(Thread.getAllStackTraces().keySet()).as("threads after five connections")
+                .noneMatch(t -> !before.contains(t) && t.getName().startsWith("dat-sim"));
     }
 
     /**
@@ -193,55 +188,50 @@ class TcpConnectionTest {
     }
 
     /**
-     * dat_ep_connect over TCP starts the connection's thread on the caller's: where the process can
-     * start no thread, it answers DAT_INSUFFICIENT_RESOURCES and leaves the Endpoint as it was,
-     * UNCONNECTED and free to connect once threads can start again.
+     * dat_ep_connect over TCP needs no thread: where the process can start none, a connection
+     * still establishes, on the I/O agents both IAs started as they opened.
      */
     @Test
-    void aConnectWithoutAThreadForIt_isRefused_andLeavesTheEndpointUnconnected() {
+    void aConnectWhereNoThreadCanStart_establishes() {
         b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
-        // a whole connection first, on an IA of its own, so that nothing these paths need is left
-        // to load or start (the provider's conductor among them)
+        // a whole connection first, so that nothing these paths need is left to load or start
         establish(9);
-        Fabric.Side c = fa.new Side("tcpC", null, 4096); // its transport keeps no thread yet
+        Fabric.Side c = fa.new Side("tcpC", null, 4096);
         try (ThreadLimit limit = ThreadLimit.open().orElse(null)) {
             org.junit.jupiter.api.Assumptions.assumeTrue(limit != null, "needs the cgroup v1 pids hierarchy, writable");
-            throwsCode(() -> c.ep.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0),
-                    DatReturn.INSUFFICIENT_RESOURCES, DatReturn.NO_SUBTYPE);
-            assertThat(c.ep.getStatus().state()).isEqualTo(EpState.UNCONNECTED);
+            c.ep.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+            request().accept(b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd, null), null);
+            b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            c.expect(c.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         }
-        assertThat(transport(c).connections).as("the connection that got no thread").isEmpty();
-        c.ep.connect(b.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
-        request().accept(b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd, null), null);
-        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        c.expect(c.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        assertThat(c.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
     }
 
     /**
-     * A connection request whose passive thread cannot start is closed, and the active side hears
-     * of it at once; the IA goes on accepting once threads can start again.
+     * A connection request needs no thread on the passive side either: served where no thread can
+     * start, and the IA serves the next.
      */
     @Test
-    void aRequestWithoutAThreadToServeIt_isClosed_andTheIaServesTheNext() throws InterruptedException {
+    void aRequestWhereNoThreadCanStart_isServed_andTheIaServesTheNext() {
         b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
-        establish(9); // a's transport keeps the two threads of this connection for its next
+        establish(9);
         a.ep.disconnect(CloseFlag.ABRUPT);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
-        ConnectionThreadsTest.awaitIdle(transport(a).threads, 2);
         a.ep.reset();
-        Fabric.Side d = fb.new Side("tcpD", null, 4096); // its transport keeps no thread yet
+        Fabric.Side d = fb.new Side("tcpD", null, 4096);
         d.ia.createPublicServicePoint(9, d.crEvd, PspFlag.CONSUMER);
         try (ThreadLimit limit = ThreadLimit.open().orElse(null)) {
             org.junit.jupiter.api.Assumptions.assumeTrue(limit != null, "needs the cgroup v1 pids hierarchy, writable");
             a.ep.connect(d.address(), 9, dat.api.DatConstants.TIMEOUT_INFINITE, null, Qos.BEST_EFFORT, 0);
-            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+            d.expect(d.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(d.ep, null);
+            d.expect(d.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         }
-        for (long deadline = System.nanoTime() + 5_000_000_000L; !transport(d).connections.isEmpty()
-                && System.nanoTime() < deadline;) {
-            Thread.sleep(10);
-        }
-        assertThat(transport(d).connections).as("the connection that got no thread").isEmpty();
+        a.ep.disconnect(CloseFlag.ABRUPT);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        d.expect(d.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         a.ep.reset();
+        d.ep.reset();
         a.ep.connect(d.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
         d.expect(d.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(d.ep, null);
         d.expect(d.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
@@ -249,59 +239,27 @@ class TcpConnectionTest {
     }
 
     /**
-     * The active side's thread sends the request, then cannot start the connection's writer: the
-     * Error ends the attempt with its event at once, though the connect's timeout is infinite, and
-     * the IA connects again once threads can start.
+     * A connect to a port where nothing listens ends with UNREACHABLE on the I/O agent, after
+     * dat_ep_connect returned; the IA connects elsewhere at once after it.
      */
     @Test
-    void anActiveSideThatCannotStartItsWriter_endsTheAttemptWithItsEvent() throws Exception {
+    void aConnectRefusedAtOnce_endsTheAttemptWithItsEvent_andTheIaConnectsAgain() throws Exception {
         b.ia.createPublicServicePoint(9, b.crEvd, PspFlag.CONSUMER);
-        establish(9); // a's transport: two threads, both busy
         int refused;
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             refused = s.getLocalPort();
         }
         Endpoint lone = a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, null);
-        lone.connect(new InetSocketAddress("127.0.0.1", refused), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        lone.connect(new InetSocketAddress("127.0.0.1", refused), 9, dat.api.DatConstants.TIMEOUT_INFINITE, null,
+                Qos.BEST_EFFORT, 0);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_UNREACHABLE);
-        ConnectionThreadsTest.awaitIdle(transport(a).threads, 1); // that attempt's one thread, kept
-        assertThat(transport(a).threads.idle()).isEqualTo(1);
-        // a passive IA with threads to serve the request, so that only the active side lacks one
-        Fabric.Side d = fb.new Side("tcpD", null, 4096);
-        d.ia.createPublicServicePoint(9, d.crEvd, PspFlag.CONSUMER);
-        Fabric.Side c = fa.new Side("tcpC", null, 4096);
-        c.ep.connect(d.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
-        d.expect(d.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(d.ep, null);
-        c.expect(c.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        d.expect(d.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        c.ep.disconnect(CloseFlag.ABRUPT);
-        c.expect(c.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
-        d.expect(d.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
-        ConnectionThreadsTest.awaitIdle(transport(d).threads, 2);
-
-        Endpoint x = a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, null);
-        try (ThreadLimit limit = ThreadLimit.open().orElse(null)) {
-            org.junit.jupiter.api.Assumptions.assumeTrue(limit != null, "needs the cgroup v1 pids hierarchy, writable");
-            x.connect(d.address(), 9, dat.api.DatConstants.TIMEOUT_INFINITE, null, Qos.BEST_EFFORT, 0);
-            a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
-        }
-        assertThat(x.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
-        x.reset();
-        x.connect(d.address(), 9, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
-        for (;;) { // the request of the failed attempt may have reached d before its socket closed
-            ConnectionRequest r = d.expect(d.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest();
-            Endpoint y = d.ia.createEndpoint(d.pz, d.recvEvd, d.reqEvd, d.connEvd, null);
-            r.accept(y, null);
-            if (d.next(d.connEvd).eventNumber() == EventNumber.CONNECTION_EVENT_ESTABLISHED) {
-                break;
-            }
-        }
-        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        assertThat(lone.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        establish(9);
     }
 
     /**
      * A dat_ia_open that races the provider's hot swap makes no adapter once the provider has
-     * stopped: no TCP listener, acceptor or watchdog outlives the provider.
+     * stopped: no TCP listener or I/O agent outlives the provider.
      */
     @Test
     void aStoppedProvider_opensNoTcpAdapter() {

@@ -250,7 +250,7 @@ class TcpDtoTest {
         ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 0, CompletionFlags.SOLICITED_WAIT));
         assertThat(dto(b, true).userCookie()).isEqualTo(10);
         assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
-        assertThat(((TcpConnection) ((SimEvd) b.recvEvd).driver())).as("the receive EVD's feeder").isNotNull();
+        assertThat(((SimEvd) b.recvEvd).driver()).as("the receive EVD\'s driver").isNotNull();
         ok(solicited.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 11, 0));
         ok(solicited.postRecv(1, iov(LmrTriplet.of(b.lmr, 64, 64)), 12, 0));
         DatEvent got = new DatEvent();
@@ -304,44 +304,49 @@ class TcpDtoTest {
     }
 
     /**
-     * A connection is never noted as an EVD's feeder once closed: the reader (or a driver) that
-     * handled a send before another thread's close() notes the feeder after it, as here.
+     * The driver an EVD notes is its IA's I/O agent, not a connection: an EVD keeps no connection
+     * (nor its Endpoint and buffers) reachable once that connection closed.
      */
     @Test
-    void aConnectionNotedAsFeederAfterItClosed_isNoFeeder() {
+    void anEvdsDriverIsItsIasAgent_whichKeepsNoClosedConnection() {
         connectAndFeed();
-        TcpConnection connection = ((TcpConnection) ((SimEvd) b.recvEvd).driver());
+        TcpConnection connection = transport(b).connections.iterator().next();
+        assertThat(((SimEvd) b.recvEvd).driver()).as("the receive EVD's driver").isInstanceOf(IoAgent.class);
         connection.close();
-        assertThat(((TcpConnection) ((SimEvd) b.recvEvd).driver())).as("forgotten by close").isNull();
-        connection.feeds((SimEvd) b.recvEvd); // as the reader, still inside handleEstablished
-        assertThat(((TcpConnection) ((SimEvd) b.recvEvd).driver())).as("the receive EVD's feeder after a late note").isNull();
+        for (long deadline = System.nanoTime() + 5_000_000_000L;
+                transport(b).connections.contains(connection) && System.nanoTime() < deadline;) {
+            Thread.onSpinWait();
+        }
+        assertThat(transport(b).connections).as("the agent's connections after the close").doesNotContain(connection);
+        assertThat(((SimEvd) b.recvEvd).driver()).as("the receive EVD's driver after the close").isInstanceOf(IoAgent.class);
     }
 
     /**
      * A drive whose wait is over before it looked at the socket (a wait of 1 us, say) still reads
-     * it once, without waiting: else a run of such waits, each renewing the reader thread's lease,
-     * leaves the socket unread. The test holds the read role as the reader thread would (the
-     * drives, on the same thread, still take it), so that only the drives can read.
+     * it once, without waiting: else a run of such waits, each renewing the agent's lease, leaves
+     * the socket unread. The test holds the agent's role as the agent's thread would (the drives,
+     * on the same thread, still take it), so that only the drives can read.
      */
     @Test
     void aDriveWhoseWaitIsOverBeforeItLooked_stillReadsTheSocketOnce() {
         connectAndFeed();
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 6, 0));
-        TcpConnection connection = ((TcpConnection) ((SimEvd) b.recvEvd).driver());
+        IoAgent agent = transport(b).agent();
         DatEvent got = new DatEvent();
         int rc;
         int drives = 0;
-        connection.readRole.lock();
+        agent.role().lock();
         try {
             ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 0, 0));
             long end = System.nanoTime() + 5_000_000_000L;
             do {
-                assertThat(connection.drive((SimEvd) b.recvEvd, false, System.nanoTime() - 1)).as("drove").isTrue();
+                assertThat(agent.drive((SimEvd) b.recvEvd, false, System.nanoTime() - 1)).as("drove").isTrue();
                 drives++;
                 rc = b.recvEvd.dequeue(got);
             } while (rc != dat.api.DatReturn.SUCCESS && System.nanoTime() < end);
         } finally {
-            connection.releaseReadRole();
+            agent.role().unlock();
+            agent.roleReleased();
         }
         ok(rc);
         assertThat(got.userCookie()).as("after %d drives", drives).isEqualTo(6);
@@ -387,26 +392,26 @@ class TcpDtoTest {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // a consumer waiting on an EVD reads the TCP connection that feeds it (TcpConnection.drive)
+    // a consumer waiting on an EVD runs its IA's I/O agent (IoAgent.drive)
     // ---------------------------------------------------------------------------------------------
 
     private static TcpTransport transport(Fabric.Side s) {
         return ((TcpTransport) ((SimIa) s.ia).adapter().transport());
     }
 
-    /** The first send makes the connection b's receive EVD's feeder: b's next waits read it themselves. */
+    /** The first send makes b's I/O agent b's receive EVD's driver: b's next waits run it themselves. */
     private void connectAndFeed() {
         connect(b.ep);
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 0, 0));
         ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 0, 0));
         assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
         assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
-        assertThat(((TcpConnection) ((SimEvd) b.recvEvd).driver())).as("the receive EVD's feeder").isNotNull();
+        assertThat(((SimEvd) b.recvEvd).driver()).as("the receive EVD\'s driver").isNotNull();
     }
 
-    /** A connection that closed is no EVD's feeder any more: the EVD does not keep it, its Endpoint and buffers. */
+    /** A connection that closed is reachable from no EVD: the EVD does not keep it, its Endpoint and buffers. */
     @Test
-    void aClosedConnectionIsNoLongerItsEvdsFeeder() {
+    void aClosedConnectionIsReachableFromNoEvd() {
         connectAndFeed();
         a.ep.disconnect(dat.api.CloseFlag.GRACEFUL);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
@@ -415,8 +420,9 @@ class TcpDtoTest {
                 !(transport(a).connections.isEmpty() && transport(b).connections.isEmpty()) && System.nanoTime() < deadline;) {
             Thread.onSpinWait();
         }
-        assertThat(((TcpConnection) ((SimEvd) b.recvEvd).driver())).as("b's receive EVD's feeder").isNull();
-        assertThat(((TcpConnection) ((SimEvd) a.reqEvd).driver())).as("a's request EVD's feeder").isNull();
+        // the EVDs' driver is the agent, whose connections are all that it keeps
+        assertThat(((SimEvd) b.recvEvd).driver()).as("b's receive EVD's driver").isSameAs(transport(b).agent());
+        assertThat(((SimEvd) a.reqEvd).driver()).as("a's request EVD's driver").isSameAs(transport(a).agent());
     }
 
     /** Waits until a consumer thread reads a connection from its dat_evd_wait on {@code evd}, while {@code waiterWaits}. */
@@ -458,8 +464,8 @@ class TcpDtoTest {
 
     /**
      * Connects {@code x} to {@code y} and feeds each side's request EVD from the connection (one
-     * small write each way, acknowledged), so that a wait on either reads the connection
-     * ({@link TcpConnection#drive}).
+     * small write each way, acknowledged), so that a wait on either runs the IA's agent
+     * ({@link IoAgent#drive}).
      */
     private static void connectLarge(Fabric.Side x, Fabric.Side y) {
         y.ia.createPublicServicePoint(200, y.crEvd, PspFlag.CONSUMER);
@@ -472,10 +478,10 @@ class TcpDtoTest {
             assertThat(pair[0].expect(pair[0].reqEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
             SimEvd evd = (SimEvd) pair[0].reqEvd;
             // noted by the reader right after it posted the completion
-            for (long deadline = System.nanoTime() + 5_000_000_000L; ((TcpConnection) evd.driver()) == null && System.nanoTime() < deadline;) {
+            for (long deadline = System.nanoTime() + 5_000_000_000L; evd.driver() == null && System.nanoTime() < deadline;) {
                 Thread.onSpinWait();
             }
-            assertThat(((TcpConnection) evd.driver())).as("the request EVD's feeder").isNotNull();
+            assertThat(evd.driver()).as("the request EVD's driver").isNotNull();
         }
     }
 
@@ -663,37 +669,36 @@ class TcpDtoTest {
     }
 
     @Test
-    void aConsumerThatStopsWaiting_leavesTheConnectionToTheReaderThread() {
+    void aConsumerThatStopsWaiting_leavesTheConnectionToTheAgentsThread() {
         connectAndFeed();
         // b's consumer waited last and now calls in no more
         bsReaderThreadServesOneSidedOperationsAndASendFromA();
     }
 
     @Test
-    void aConsumerInALongWait_doesNotMakeTheReaderThreadPoll_whichTakesOverWhenTheWaitEnds() throws InterruptedException {
+    void aConsumerInALongWait_doesNotMakeTheAgentsThreadPoll_whichTakesOverWhenTheWaitEnds() throws InterruptedException {
         connectAndFeed();
-        TcpConnection wire = transport(b).connections.iterator().next();
+        TcpTransport t = transport(b);
         long looks = 0;
         boolean drove = false;
-        // a wait that finds the reader thread inside a frame (the ACK of the feeding send) parks
-        // instead of reading the connection: then it is tried again
+        // a wait that finds the agent's thread in its cycle parks instead of running it: then it is tried again
         for (int attempt = 0; attempt < 5 && !drove; attempt++) {
             Thread.sleep(20);
-            long before = wire.readerLooksWhileDriven();
-            long drives = wire.drivesBegun();
-            // nothing comes: b's consumer reads the connection from its wait for all of it
+            long before = t.agentLooksWhileDriven();
+            long drives = t.drivesBegun();
+            // nothing comes: b's consumer runs the agent from its wait for all of it
             isType(b.recvEvd.await(600_000, 1, new DatEvent()), dat.api.DatReturn.TIMEOUT_EXPIRED);
-            drove = wire.drivesBegun() > drives;
-            looks = wire.readerLooksWhileDriven() - before;
+            drove = t.drivesBegun() > drives;
+            looks = t.agentLooksWhileDriven() - before;
         }
-        assertThat(drove).as("b's waiting consumer read its connection").isTrue();
-        // a look per millisecond would be about 600; the reader thread parks after a few, until the driver leaves
-        assertThat(looks).as("the reader thread's looks while b's consumer waited 600 ms").isLessThan(60);
-        // the driver woke it when it left: b's reader thread serves the connection again
+        assertThat(drove).as("b's waiting consumer ran the agent").isTrue();
+        // a look per millisecond would be about 600; the agent's thread parks after a few, until the driver leaves
+        assertThat(looks).as("the agent's thread's looks while b's consumer waited 600 ms").isLessThan(60);
+        // the driver woke it when it left: b's agent's thread serves the connection again
         bsReaderThreadServesOneSidedOperationsAndASendFromA();
     }
 
-    /** a's one-sided operations and its send complete while b's consumer calls in no more: b's reader thread serves them. */
+    /** a's one-sided operations and its send complete while b's consumer calls in no more: b's agent's thread serves them. */
     private void bsReaderThreadServesOneSidedOperationsAndASendFromA() {
         fill(a.mem, 0, 5000, 41);
         fill(b.mem, 20_000, 3000, 42);
@@ -751,7 +756,7 @@ class TcpDtoTest {
     /**
      * A timed wait shorter than a millisecond that reads the connection ends at its timeout, not
      * at the next whole millisecond, which is all a select can time: the driver parks the rest of
-     * the wait precisely and leaves the socket to the reader thread meanwhile. Twenty waits of
+     * the wait precisely and leaves the socket to the agent's thread meanwhile. Twenty waits of
      * 200 us; the median of those that read the connection must stay under a millisecond, which
      * every such wait took when the select's timeout was rounded up.
      */
@@ -777,11 +782,11 @@ class TcpDtoTest {
     /**
      * Waits {@code waits} times for {@code timeoutMicros} on b's receive EVD, on which nothing
      * comes; each must end TIMEOUT_EXPIRED, no sooner than its timeout. Returns the median length
-     * of those that read the connection (a wait that finds the reader thread in the role parks as
-     * it always did), at least half of them.
+     * of those that ran the agent (a wait that finds the agent's thread in the role parks as it
+     * always did), at least half of them.
      */
     private long medianOfDrivenWaits(long timeoutMicros, int waits) {
-        TcpConnection wire = transport(b).connections.iterator().next();
+        TcpTransport wire = transport(b);
         java.util.List<Long> drivenMicros = new java.util.ArrayList<>();
         for (int i = 0; i < waits; i++) {
             long drives = wire.drivesBegun();
@@ -800,20 +805,17 @@ class TcpDtoTest {
         return median;
     }
 
+    /**
+     * A long timed wait that runs the agent selects for the whole milliseconds left, never past its
+     * deadline, with nothing coming on the connection: it ends TIMEOUT_EXPIRED, on time.
+     */
     @Test
-    void aLongTimedWaitReadingTheConnection_endsWithTIMEOUT_EXPIRED_whenTheWatchdogWokeIt() throws Exception {
+    void aLongTimedWaitReadingTheConnection_endsWithTIMEOUT_EXPIRED_onTime() throws Exception {
         connectAndFeed();
-        TcpTransport watched = transport(b);
-        long timeoutMicros = TcpConnection.COARSE_WAIT_NANOS / 1000 * 2;
+        long timeoutMicros = 200_000;
         int drivenWaits = 0;
-        // a wait that finds the reader thread still holding the socket parks instead of reading it
-        // (the reader may be sending its ACK): such a try does not count
+        // a wait that finds the agent's thread holding the role parks instead: such a try does not count
         for (int tries = 0; drivenWaits < 2 && tries < 10; tries++) {
-            // the watchdog idles (not yet, then again after a wait): the wait must make it tick
-            for (long end = System.nanoTime() + 5_000_000_000L; watched.ticking() && System.nanoTime() < end;) {
-                Thread.sleep(1);
-            }
-            assertThat(watched.ticking()).as("the watchdog idles before a wait").isFalse();
             int[] rc = {-1};
             long[] took = {-1};
             Thread waiter = Thread.ofPlatform().start(() -> {
@@ -822,11 +824,8 @@ class TcpDtoTest {
                 took[0] = System.nanoTime() - start;
             });
             boolean sawDriving = false;
-            boolean sawTicking = false;
-            // nothing comes on the connection: only the watchdog can end a driving wait's select
             for (long end = System.nanoTime() + 10_000_000_000L; waiter.isAlive() && System.nanoTime() < end;) {
                 sawDriving |= ((SimEvd) b.recvEvd).drivenBy() != null;
-                sawTicking |= watched.ticking();
                 Thread.sleep(1);
             }
             waiter.join(1_000);
@@ -835,11 +834,10 @@ class TcpDtoTest {
             assertThat(took[0]).as("the wait lasted its timeout, and ended soon after").isBetween(timeoutMicros * 1000,
                     timeoutMicros * 1000 + 3_000_000_000L);
             if (sawDriving) {
-                assertThat(sawTicking).as("the watchdog kept the deadline of a wait that read the connection").isTrue();
                 drivenWaits++;
             }
         }
-        assertThat(drivenWaits).as("waits that read the connection").isEqualTo(2);
+        assertThat(drivenWaits).as("waits that ran the agent").isEqualTo(2);
         aSendStillArrives(3);
     }
 
@@ -863,25 +861,26 @@ class TcpDtoTest {
     }
 
     /**
-     * A consumer that comes to wait while the reader thread holds the read role (inside a frame)
-     * reads the connection itself once the role is free, rather than leaving it to the reader
-     * thread for the rest of its wait.
+     * A consumer that comes to wait while the agent's thread holds the role (in its cycle) runs the
+     * agent itself once the role is free, rather than leaving it to the agent's thread for the
+     * rest of its wait.
      */
     @Test
-    void aConsumerRefusedTheReadRole_readsTheConnectionOnceItIsFree() throws Exception {
+    void aConsumerRefusedTheRole_runsTheAgentOnceItIsFree() throws Exception {
         connectAndFeed();
-        TcpConnection connection = ((TcpConnection) ((SimEvd) b.recvEvd).driver());
+        IoAgent agent = transport(b).agent();
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 7, 0));
         DatEvent got = new DatEvent();
         int[] rc = {-1};
         Thread waiter;
-        connection.readRole.lock(); // as the reader thread inside a frame
+        agent.role().lock(); // as the agent's thread in its cycle
         try {
             waiter = Thread.ofPlatform().start(() -> rc[0] = b.recvEvd.await(Fabric.WAIT, 1, got));
             Thread.sleep(100);
             assertThat(((SimEvd) b.recvEvd).drivenBy()).as("refused the role").isNull();
         } finally {
-            connection.releaseReadRole();
+            agent.role().unlock();
+            agent.roleReleased();
         }
         awaitDriving(b.recvEvd, waiter::isAlive);
         ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 8, 0));
@@ -934,7 +933,7 @@ class TcpDtoTest {
     @Test
     void anUnexpectedExceptionOnTheReader_breaksBothSides_insteadOfLeavingThemWaiting() throws Exception {
         connect(b.ep);
-        plantDefect("rx", new Wr.Recv(1)); // the reader's copy of a receive, too small for the receive it takes
+        plantDefect("receiver.rx", new Wr.Recv(1)); // the receiver's copy of a receive, too small for the receive it takes
         ok(b.ep.postRecv(2, iov(LmrTriplet.of(b.lmr, 0, 8), LmrTriplet.of(b.lmr, 64, 8)), 1, 0));
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 128, 8)), 2, 0));
         sendIntoTheDefect();
@@ -949,18 +948,25 @@ class TcpDtoTest {
     @Test
     void aDefectWhileASendLands_flushesTheReceiveItTook() throws Exception {
         connect(b.ep);
-        plantDefect("rxView", null);
+        plantDefect("landing.view", null);
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 8)), 1, 0));
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 64, 8)), 2, 0));
         sendIntoTheDefect();
     }
 
-    /** A defect on purpose: a field of b's connection set by reflection. */
-    private void plantDefect(String field, Object value) throws ReflectiveOperationException {
-        TcpConnection wire = transport(b).connections.iterator().next();
-        java.lang.reflect.Field f = TcpConnection.class.getDeclaredField(field);
-        f.setAccessible(true);
-        f.set(wire, value);
+    /** A defect on purpose: a field of a part of b's connection ("receiver.rx", "landing.view") set by reflection. */
+    private void plantDefect(String path, Object value) throws ReflectiveOperationException {
+        Object owner = transport(b).connections.iterator().next();
+        String[] names = path.split("\\.");
+        for (int i = 0; i < names.length; i++) {
+            java.lang.reflect.Field f = owner.getClass().getDeclaredField(names[i]);
+            f.setAccessible(true);
+            if (i == names.length - 1) {
+                f.set(owner, value);
+            } else {
+                owner = f.get(owner);
+            }
+        }
     }
 
     /** a's send meets b's defect: both sides break; the send and b's receives 1 and 2 complete flushed. */
@@ -1539,13 +1545,13 @@ class TcpDtoTest {
         connect(b.ep);
         LocalMemoryRegion spare = a.ia.registerMemory(fa.memory(64), a.pz, MemPrivileges.ALL);
         TcpConnection target = transport(b).connections.iterator().next();
-        target.writeLock.lock(); // b's writer holds the response back until the LMR is freed
+        target.output.lock.lock(); // b's output holds the response back until the LMR is freed
         try {
             ok(a.ep.postRdmaRead(2, iov(LmrTriplet.of(a.lmr, 0, 64), LmrTriplet.of(spare, 0, 64)), 7,
                     RmrTriplet.of(b.lmr, 0, 64), 0));
             spare.close();
         } finally {
-            target.writeLock.unlock();
+            target.output.unlock();
         }
         target.kick(); // the connection may be gone already: the response went out at the unlock
         DatEvent r = dto(a, false);

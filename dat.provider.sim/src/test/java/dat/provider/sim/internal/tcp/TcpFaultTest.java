@@ -829,15 +829,14 @@ class TcpFaultTest {
     }
 
     /**
-     * A peer that trickles a frame to a consumer reading the connection from its dat_evd_wait
-     * (each byte proof of life): a consumer reads only frames received whole, so it hands this one
-     * to the reader thread at its header. Its wait ends on time, and the frame, which takes ten
-     * liveness timeouts to come but is never silent for one, lands whole on a connection that
-     * stays up, as when the reader thread meets it alone
-     * ({@link #aFrameSlowerThanTheTimeout_whileItsBytesFlow_isNotBroken}).
+     * A peer that trickles a frame to a consumer running the agent from its dat_evd_wait (each
+     * byte proof of life): the consumer lands what comes and never waits for the rest. Its wait
+     * ends on time, and the frame, which takes ten liveness timeouts to come but is never silent
+     * for one, lands whole on a connection that stays up, as when the agent's thread meets it
+     * alone ({@link #aFrameSlowerThanTheTimeout_whileItsBytesFlow_isNotBroken}).
      */
     @Test
-    void aFrameTricklingToAWaitingConsumer_isTheReaderThreads_theWaitEndingOnTimeAndTheFrameLanding() throws Exception {
+    void aFrameTricklingToAWaitingConsumer_theWaitEndsOnTime_andTheFrameLands() throws Exception {
         try (Socket s = rawActivePeer()) {
             rawPeer = s;
             feedReceiveEvd(s);
@@ -851,7 +850,6 @@ class TcpFaultTest {
                 returnedAfter[0] = (System.nanoTime() - began) / 1_000_000;
             });
             awaitDriven(a.recvEvd, true);
-            long readByConsumers = transport(a).framesReadByConsumers();
             byte[] send = header(TcpFrame.SEND, 64, 0, 0, 1, 0);
             for (int i = TcpFrame.HEADER_BYTES; i < send.length; i++) {
                 send[i] = (byte) (i * 7);
@@ -876,20 +874,19 @@ class TcpFaultTest {
             }
             assertThat(a.connEvd.dequeue(a.event)).as("no connection event: not broken").isNotZero();
             assertThat(a.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
-            assertThat(transport(a).framesReadByConsumers()).as("frames read by consumers").isEqualTo(readByConsumers);
         }
     }
 
     /**
-     * A consumer reading the connection from its dat_evd_wait reads a frame only once it is
-     * received whole: a send larger than the frame reader reads ahead, all of it in the socket's
-     * receive queue, is the consumer's; the next, of which the peer sent half, is handed to the
-     * reader thread at its header, none of its payload landed, and lands once the rest comes. The
-     * test holds the read role as the reader thread would (the drives, on the same thread, still
-     * take it), so that only the drives read until it lets go.
+     * A consumer running the agent from its dat_evd_wait lands what the socket holds and never
+     * waits for more: a send larger than the frame reader reads ahead, all of it received,
+     * completes; of the next, half received, that half lands and nothing completes; the rest
+     * completes it once it comes, whoever runs the agent then. The test holds the agent's role as
+     * the agent's thread would (the drives, on the same thread, still take it), so that only the
+     * drives read until it lets go.
      */
     @Test
-    void aDrivingConsumer_readsAFrameReceivedWhole_andHandsOnOneStillArriving() throws Exception {
+    void aDrivingConsumer_landsWhatTheSocketHolds_withoutWaitingForTheRest() throws Exception {
         try (Socket s = rawActivePeer()) {
             rawPeer = s;
             feedReceiveEvd(s);
@@ -903,16 +900,17 @@ class TcpFaultTest {
                 halved[i] = (byte) (i * 3 | 1);
             }
             SimEvd evd = (SimEvd) a.recvEvd;
-            TcpConnection connection = ((TcpConnection) evd.driver());
+            TcpConnection connection = transport(a).connections.iterator().next();
+            IoAgent agent = transport(a).agent();
             java.io.OutputStream out = s.getOutputStream();
             DatEvent got = new DatEvent();
             long readBefore = connection.framesReadByConsumers();
-            connection.readRole.lock();
+            agent.role().lock();
             try {
                 out.write(whole);
                 out.flush();
                 awaitReceived(connection, whole.length);
-                assertThat(connection.drive(evd, false, System.nanoTime() - 1)).as("drove").isTrue();
+                assertThat(agent.drive(evd, false, System.nanoTime() - 1)).as("drove").isTrue();
                 ok(a.recvEvd.dequeue(got));
                 assertThat(got.userCookie()).isEqualTo(2);
                 assertThat(got.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
@@ -922,12 +920,14 @@ class TcpFaultTest {
                 out.write(halved, 0, TcpFrame.HEADER_BYTES + length / 2);
                 out.flush();
                 awaitReceived(connection, TcpFrame.HEADER_BYTES + length / 2);
-                assertThat(connection.drive(evd, false, System.nanoTime() - 1)).as("drove").isTrue();
+                assertThat(agent.drive(evd, false, System.nanoTime() - 1)).as("drove").isTrue();
                 assertThat(a.recvEvd.dequeue(got)).as("no completion yet").isNotEqualTo(DatReturn.SUCCESS);
-                assertThat(connection.framesReadByConsumers()).as("frames read by consumers").isEqualTo(readBefore + 1);
-                assertThat(a.mem.get(ValueLayout.JAVA_BYTE, length)).as("nothing landed").isZero();
+                assertThat(connection.framesReadByConsumers()).as("frames read by consumers").isEqualTo(readBefore + 2);
+                assertThat(a.mem.get(ValueLayout.JAVA_BYTE, length)).as("the half received landed")
+                        .isEqualTo(halved[TcpFrame.HEADER_BYTES]);
             } finally {
-                connection.releaseReadRole();
+                agent.role().unlock();
+                agent.roleReleased();
             }
             out.write(halved, TcpFrame.HEADER_BYTES + length / 2, length - length / 2);
             out.flush();
@@ -939,7 +939,6 @@ class TcpFaultTest {
                 assertThat(a.mem.get(ValueLayout.JAVA_BYTE, i)).isEqualTo(whole[TcpFrame.HEADER_BYTES + i]);
                 assertThat(a.mem.get(ValueLayout.JAVA_BYTE, length + i)).isEqualTo(halved[TcpFrame.HEADER_BYTES + i]);
             }
-            assertThat(connection.framesReadByConsumers()).as("frames read by consumers").isEqualTo(readBefore + 1);
             assertThat(a.connEvd.dequeue(a.event)).as("no connection event").isNotZero();
         }
     }
@@ -955,12 +954,12 @@ class TcpFaultTest {
 
     /**
      * A large frame that a live peer sends more slowly than the liveness timeout allows a waiting
-     * consumer (a slow link, not a hostile peer): the consumer that meets its header hands it to
-     * the reader thread, so its dat_evd_wait ends at its timeout, not when the frame does, and the
+     * consumer (a slow link, not a hostile peer): the consumer lands what comes and never waits
+     * for the rest, so its dat_evd_wait ends at its timeout, not when the frame does, and the
      * connection does not break; the write lands whole and the peer gets its ACK.
      */
     @Test
-    void aLargeFrameArrivingSlowly_isReadByTheReaderThread_neitherHoldingTheWaitNorBreaking() throws Exception {
+    void aLargeFrameArrivingSlowly_neitherHoldsTheWaitNorBreaks() throws Exception {
         int length = 2 << 20;
         java.lang.foreign.MemorySegment target = fa.memory(length);
         try (Socket s = rawActivePeer(); var window = a.ia.registerMemory(target, a.pz, dat.api.MemPrivileges.ALL)) {
@@ -1008,8 +1007,7 @@ class TcpFaultTest {
             }
             assertThat(target.get(ValueLayout.JAVA_BYTE, length - 1)).isEqualTo((byte) 0x3C);
 
-            // a consumer whose wait outlasts such a frame reads the connection again once the
-            // reader thread is through with it: woken as the role comes free, not by an event
+            // a consumer whose wait outlasts such a frame runs the agent through it, and the send behind it ends the wait
             ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 2, 0));
             code[0] = -1;
             Thread longWaiter = Thread.ofPlatform().start(() -> code[0] = a.recvEvd.await(10_000_000, 1, got));
@@ -1018,7 +1016,6 @@ class TcpFaultTest {
             ByteBuffer.wrap(write).putLong(16, 2); // seq 2
             out.write(write, 0, TcpFrame.HEADER_BYTES);
             out.flush();
-            awaitDriven(a.recvEvd, false); // handed on
             for (int at = TcpFrame.HEADER_BYTES; at < write.length; at += chunk) {
                 Thread.sleep(5);
                 out.write(write, at, Math.min(chunk, write.length - at));
@@ -1103,10 +1100,10 @@ class TcpFaultTest {
         s.getOutputStream().write(header(TcpFrame.SEND, 8, 0, 0, 0, 0));
         assertThat(side.expect(side.recvEvd, EventNumber.DTO_COMPLETION_EVENT).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
         SimEvd evd = (SimEvd) side.recvEvd;
-        for (long deadline = System.nanoTime() + 5_000_000_000L; ((TcpConnection) evd.driver()) == null && System.nanoTime() < deadline;) {
+        for (long deadline = System.nanoTime() + 5_000_000_000L; evd.driver() == null && System.nanoTime() < deadline;) {
             Thread.sleep(1);
         }
-        assertThat(((TcpConnection) evd.driver())).as("the receive EVD's feeding connection").isNotNull();
+        assertThat(evd.driver()).as("the receive EVD's driver").isNotNull();
     }
 
     /**
@@ -1117,7 +1114,7 @@ class TcpFaultTest {
      * @return the frames the consumer read meanwhile
      */
     private static long framesReadByAWaitEndingOnTime(Fabric.Side side, Socket peer, byte[] frames) throws Exception {
-        TcpConnection connection = ((TcpConnection) ((SimEvd) side.recvEvd).driver());
+        TcpConnection connection = ((TcpTransport) ((SimIa) side.ia).adapter().transport()).connections.iterator().next();
         long readBefore = connection.framesReadByConsumers();
         long[] codeAndMs = {-1, -1};
         Thread waiter = Thread.ofPlatform().start(() -> {

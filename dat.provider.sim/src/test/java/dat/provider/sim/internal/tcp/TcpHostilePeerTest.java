@@ -371,23 +371,21 @@ class TcpHostilePeerTest {
          */
         void assertFlat(TcpTransport t, String what) throws InterruptedException {
             Footprint now = measure();
-            // the transport keeps up to IDLE_LIMIT threads of ended connections for the next ones,
-            // beside the good pair's reader and writer
-            assertThat(t.threads.threads()).as("transport threads after %s", what).isLessThanOrEqualTo(ConnectionThreads.IDLE_LIMIT + 2);
-            assertThat(now.threads).as("platform threads after %s", what).isLessThanOrEqualTo(threads + 2 + ConnectionThreads.IDLE_LIMIT);
+            // the transport's one I/O agent serves every connection: no thread per connection
+            assertThat(t.threads()).as("transport threads after %s", what).isEqualTo(1);
+            assertThat(now.threads).as("platform threads after %s", what).isLessThanOrEqualTo(threads);
             // thousands of connections leave nothing behind: a leak of even one small object per
             // frame would be several MiB
             assertThat(now.heap - heap).as("heap growth after %s, bytes", what).isLessThan(2L << 20);
-            // each connection has a socket and up to three selectors (two descriptors each), all
-            // closed when it ends: a leak of one per connection would be thousands; the slack is
+            // each connection has a socket, closed when it ends: a leak of one per connection would
+            // be thousands; the slack is
             // for descriptors the JVM opens lazily (class files, /proc)
             if (fds >= 0) {
                 assertThat(now.fds - fds).as("open file descriptors added by %s", what).isLessThanOrEqualTo(16);
             }
             // a connection's direct buffers (an 8 KiB read-ahead, a 16 KiB scratch buffer once it
-            // skips a payload, headers) go with it; the idle threads kept and the NIO's per-thread
-            // temporary buffers hold a few KiB each; one leaked read-ahead per connection would be
-            // tens of MiB
+            // skips a payload, headers) go with it; the NIO's per-thread temporary buffers hold a few
+            // KiB; one leaked read-ahead per connection would be tens of MiB
             assertThat(now.direct - direct).as("direct buffer memory added by %s, bytes", what).isLessThan(1L << 20);
         }
     }
