@@ -122,26 +122,40 @@ final class Discovery {
         locals.sort((a, b) -> Boolean.compare(!(a instanceof Inet4Address), !(b instanceof Inet4Address)));
         Map<String, InetAddress> byPort = new LinkedHashMap<>();
         for (InetAddress address : locals) {
-            MemorySegment id;
-            try {
-                id = verbs.createId(MemorySegment.NULL, 0);
-            } catch (NativeException e) {
-                return byPort;
-            }
-            try (Arena arena = Arena.ofConfined()) {
-                verbs.bindAddr(id, Sockaddr.of(arena, address, 0));
-                MemorySegment context = id.get(ADDRESS, Structs.CM_ID_VERBS);
-                if (!context.equals(MemorySegment.NULL)) {
-                    MemorySegment device = context.reinterpret(Structs.IBV_CONTEXT.byteSize()).get(ADDRESS, Structs.CONTEXT_DEVICE);
-                    int port = Byte.toUnsignedInt(id.get(JAVA_BYTE, Structs.CM_ID_PORT_NUM));
-                    byPort.putIfAbsent(verbs.deviceName(device) + "/" + port, address);
-                }
-            } catch (NativeException notRdma) {
-                // this address is on no RDMA netdev
-            } finally {
-                verbs.destroyId(id);
+            String port = portOf(verbs, address);
+            if (port != null) {
+                byPort.putIfAbsent(port, address);
             }
         }
         return byPort;
+    }
+
+    /**
+     * Which device port rdma_cm maps a local address to: binds a synchronous {@code rdma_cm_id}
+     * to it and reads the device and port it landed on.
+     *
+     * @return {@code "device/port"}, or {@code null} when the address is on no RDMA netdev
+     */
+    static String portOf(Verbs verbs, InetAddress address) {
+        MemorySegment id;
+        try {
+            id = verbs.createId(MemorySegment.NULL, 0);
+        } catch (NativeException e) {
+            return null;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            verbs.bindAddr(id, Sockaddr.of(arena, address, 0));
+            MemorySegment context = id.get(ADDRESS, Structs.CM_ID_VERBS);
+            if (context.equals(MemorySegment.NULL)) {
+                return null;
+            }
+            MemorySegment device = context.reinterpret(Structs.IBV_CONTEXT.byteSize()).get(ADDRESS, Structs.CONTEXT_DEVICE);
+            int port = Byte.toUnsignedInt(id.get(JAVA_BYTE, Structs.CM_ID_PORT_NUM));
+            return verbs.deviceName(device) + "/" + port;
+        } catch (NativeException notRdma) {
+            return null; // this address is on no RDMA netdev
+        } finally {
+            verbs.destroyId(id);
+        }
     }
 }

@@ -632,15 +632,13 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             throw Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNSUPPORTED, "remoteIaAddress",
                     "an IP address is needed");
         }
-        if (remoteConnQual < 1 || remoteConnQual > 0xFFFF) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "remoteConnQual", "not a port 1..65535");
-        }
+        ConnQual.check(remoteConnQual, DatReturn.INVALID_ARG3, "remoteConnQual");
         if (!DatConstants.isValidTimeout(timeoutMicros)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "timeoutMicros", "negative");
         }
-        if (privateData != null && privateData.length > CmEvents.MAX_PRIVATE_DATA) {
+        if (privateData != null && privateData.length > CmEvents.REQUEST_PRIVATE_DATA) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG5, "privateData",
-                    privateData.length + " bytes, at most " + CmEvents.MAX_PRIVATE_DATA);
+                    privateData.length + " bytes, at most " + CmEvents.REQUEST_PRIVATE_DATA);
         }
         if (!Qos.isValid(qos) || qos != Qos.BEST_EFFORT) {
             throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "qos", "only BEST_EFFORT");
@@ -673,7 +671,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             requestSent = false;
             try (Arena local = Arena.ofConfined()) {
                 ia.verbs.resolveAddr(id, Sockaddr.of(local, ia.port.address(), 0),
-                        Sockaddr.of(local, remoteIaAddress.getAddress(), (int) remoteConnQual), resolveTimeoutMs);
+                        Sockaddr.of(local, remoteIaAddress.getAddress(), ConnQual.port(remoteConnQual)), resolveTimeoutMs);
             } catch (NativeException e) {
                 dropCmId();
                 state = EpState.UNCONNECTED;
@@ -791,9 +789,9 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
 
     private MemorySegment connParam(Arena local, byte[] privateData) {
         MemorySegment param = local.allocate(Structs.RDMA_CONN_PARAM);
-        MemorySegment data = local.allocate(CmEvents.MAX_PRIVATE_DATA + 1);
-        int length = CmEvents.frame(privateData, data);
-        param.set(ADDRESS, Structs.CONN_PRIVATE_DATA, data);
+        MemorySegment data = local.allocate(CmEvents.REQUEST_PRIVATE_DATA);
+        int length = CmEvents.copy(privateData, data);
+        param.set(ADDRESS, Structs.CONN_PRIVATE_DATA, length == 0 ? MemorySegment.NULL : data);
         param.set(JAVA_BYTE, Structs.CONN_PRIVATE_DATA_LEN, (byte) length);
         param.set(JAVA_BYTE, Structs.CONN_RESPONDER_RESOURCES, (byte) attributes.maxRdmaReadIn());
         param.set(JAVA_BYTE, Structs.CONN_INITIATOR_DEPTH, (byte) attributes.maxRdmaReadOut());

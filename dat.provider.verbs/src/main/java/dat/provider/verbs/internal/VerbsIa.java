@@ -458,7 +458,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 return;
             }
             int type = event.get(JAVA_INT, Structs.CM_EVENT_EVENT);
-            int status = type == CmEvents.REJECTED && CmEvents.isProviderReject(event)
+            int status = type == CmEvents.REJECTED && !CmEvents.isConsumerReject(event)
                     ? CmEvents.REJECT_PROVIDER : event.get(JAVA_INT, Structs.CM_EVENT_STATUS);
             MemorySegment id = event.get(ADDRESS, Structs.CM_EVENT_ID).reinterpret(Structs.RDMA_CM_ID.byteSize());
             MemorySegment listenId = event.get(ADDRESS, Structs.CM_EVENT_LISTEN_ID);
@@ -589,6 +589,9 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         }
     }
 
+    /** The deviation naming the private-data areas of InfiniBand/RoCE CM messages. */
+    static final String PRIVATE_DATA_AREA = "private_data_area";
+
     /** {@code RXE_VENDOR_ID}: the vendor id soft-RoCE (the rdma_rxe driver) reports (older kernels reported 0). */
     static final int SOFT_ROCE_VENDOR_ID = 0xFFFFFF;
 
@@ -600,10 +603,12 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         Map<String, String> attributes = new LinkedHashMap<>();
         attributes.put("ia.transport", port.transport());
         attributes.put("rmr", "not implemented");
-        attributes.put(ProviderAttributes.DEVIATION_PREFIX + "max_private_data_size", CmEvents.MAX_PRIVATE_DATA
+        attributes.put(ProviderAttributes.DEVIATION_PREFIX + "max_private_data_size", CmEvents.REQUEST_PRIVATE_DATA
                 + " bytes, not the 64 of dat_ia_query(3DAT): rdma_cm carries 56 bytes of private data in an InfiniBand/RoCE"
-                + " connect request (the CM REQ's 92 less rdma_cm's 36-byte header), one of which holds the length; the provider"
-                + " keeps that limit on every transport");
+                + " connect request (the CM REQ's 92 less rdma_cm's 36-byte header), as OFED uDAPL's cma provider reports");
+        attributes.put(ProviderAttributes.DEVIATION_PREFIX + PRIVATE_DATA_AREA, "the receiver gets the whole private-data area"
+                + " the CM message carries (56 bytes in a connect request, 196 in a reply, 144 after the version header of a"
+                + " reject): the sender's bytes, then zeros, as OFED uDAPL hands it over; the upper-level protocol knows the length");
         if (vendorId == SOFT_ROCE_VENDOR_ID) {
             attributes.put(ProviderAttributes.DEVIATION_PREFIX + "recv_length_error", "DAT_DTO_ERR_LOCAL_EP: soft-RoCE (rdma_rxe)"
                     + " completes a receive too small for its message with IBV_WC_LOC_QP_OP_ERR, not IBV_WC_LOC_LEN_ERR (Linux 6.1"
@@ -625,7 +630,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 .completionFlagsSupported(CompletionFlags.SUPPRESS | CompletionFlags.SOLICITED_WAIT
                         | CompletionFlags.UNSIGNALLED | CompletionFlags.BARRIER_FENCE)
                 .threadSafe(true)
-                .maxPrivateDataSize(CmEvents.MAX_PRIVATE_DATA)
+                .maxPrivateDataSize(CmEvents.REQUEST_PRIVATE_DATA)
                 .supportsMultipath(false)
                 .epCreator(EpCreatorForPsp.NEVER)
                 .pzSupport(PzSupport.UNIQUE)
@@ -703,7 +708,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
             ep.destroy();
         }
         for (VerbsCr cr : List.copyOf(crs)) {
-            cr.destroy();
+            cr.destroy(false);
         }
         for (VerbsServicePoint sp : List.copyOf(servicePoints)) {
             sp.destroy();
@@ -877,10 +882,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     public PublicServicePoint createPublicServicePoint(long connQual, EventDispatcher crEvd, PspFlag flag) {
         checkOpen();
         checkPspFlag(flag);
-        if (connQual < 1 || connQual > 0xFFFF) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "connQual",
-                    "rdma_cm qualifiers are TCP port-space ports 1..65535, not " + connQual);
-        }
+        ConnQual.check(connQual, DatReturn.INVALID_ARG2, "connQual");
         return VerbsServicePoint.psp(this, connQual, VerbsEvd.check(this, crEvd, EvdFlags.CR, DatReturn.INVALID_HANDLE_EVD_CR,
                 "crEvd"), flag);
     }
@@ -906,10 +908,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     @Override
     public ReservedServicePoint createReservedServicePoint(long connQual, Endpoint ep, EventDispatcher crEvd) {
         checkOpen();
-        if (connQual < 1 || connQual > 0xFFFF) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "connQual",
-                    "rdma_cm qualifiers are TCP port-space ports 1..65535, not " + connQual);
-        }
+        ConnQual.check(connQual, DatReturn.INVALID_ARG2, "connQual");
         VerbsEp verbsEp = VerbsEp.check(this, ep, "ep");
         return VerbsServicePoint.rsp(this, connQual, verbsEp,
                 VerbsEvd.check(this, crEvd, EvdFlags.CR, DatReturn.INVALID_HANDLE_EVD_CR, "crEvd"));

@@ -21,8 +21,8 @@ class DeclaredDeviationsTest {
     void softRoceDeclaresItsReceiveLengthError() {
         ProviderAttributes attributes = VerbsIa.providerAttributes(PORT, true, VerbsIa.SOFT_ROCE_VENDOR_ID);
         assertThat(attributes.providerSpecificAttributes().get(RECV_LENGTH)).startsWith("DAT_DTO_ERR_LOCAL_EP:");
-        assertThat(attributes.providerSpecificAttributes().get(PRIVATE_DATA)).startsWith(CmEvents.MAX_PRIVATE_DATA + " bytes");
-        assertThat(attributes.maxPrivateDataSize()).isEqualTo(CmEvents.MAX_PRIVATE_DATA);
+        assertThat(attributes.providerSpecificAttributes().get(PRIVATE_DATA)).startsWith(CmEvents.REQUEST_PRIVATE_DATA + " bytes");
+        assertThat(attributes.maxPrivateDataSize()).isEqualTo(CmEvents.REQUEST_PRIVATE_DATA);
     }
 
     @Test
