@@ -41,6 +41,8 @@ final class Discovery {
     private static final int IBV_PORT_ACTIVE = 4;
     private static final int IBV_LINK_LAYER_ETHERNET = 2;
     private static final int IBV_DEVICE_MEM_WINDOW = 1 << 17;
+    private static final int IBV_DEVICE_MEM_WINDOW_TYPE_2A = 1 << 23;
+    private static final int IBV_DEVICE_MEM_WINDOW_TYPE_2B = 1 << 24;
 
     static Result discover(Verbs verbs) {
         try (Arena arena = Arena.ofConfined()) {
@@ -71,7 +73,11 @@ final class Discovery {
                     MemorySegment deviceAttr = arena.allocate(Structs.IBV_DEVICE_ATTR);
                     verbs.queryDevice(context, deviceAttr);
                     int ports = Byte.toUnsignedInt(deviceAttr.get(JAVA_BYTE, Structs.DEVICE_ATTR_PHYS_PORT_CNT));
-                    boolean windows = (deviceAttr.get(JAVA_INT, Structs.DEVICE_ATTR_CAP_FLAGS) & IBV_DEVICE_MEM_WINDOW) != 0;
+                    int caps = deviceAttr.get(JAVA_INT, Structs.DEVICE_ATTR_CAP_FLAGS);
+                    int windows = deviceAttr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_MW) <= 0 ? 0
+                            : (caps & (IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B)) != 0 ? 2
+                            : (caps & IBV_DEVICE_MEM_WINDOW) != 0 ? 1 : 0;
+                    boolean atomics = deviceAttr.get(JAVA_INT, Structs.DEVICE_ATTR_ATOMIC_CAP) != 0;
                     MemorySegment portAttr = arena.allocate(Structs.IBV_PORT_ATTR);
                     for (int port = 1; port <= ports; port++) {
                         verbs.queryPort(context, port, portAttr);
@@ -81,7 +87,7 @@ final class Discovery {
                         }
                         String transport = portAttr.get(JAVA_BYTE, Structs.PORT_ATTR_LINK_LAYER) == IBV_LINK_LAYER_ETHERNET
                                 ? "roce" : "ib";
-                        candidates.add(new PortCandidate(name, port, transport, windows));
+                        candidates.add(new PortCandidate(name, port, transport, windows, atomics));
                     }
                 } catch (NativeException e) {
                     inactive.put(name + " (" + e.getMessage() + ")", 0);
@@ -96,7 +102,7 @@ final class Discovery {
                 if (address == null) {
                     inactive.put(c.device + " port " + c.port + " has no IP address on its netdev (rdma_cm cannot use it)", c.port);
                 } else {
-                    usable.add(new DevicePort(c.device, c.port, address, c.transport, c.windows));
+                    usable.add(new DevicePort(c.device, c.port, address, c.transport, c.windows, c.atomics));
                 }
             }
             String reason = usable.isEmpty() ? "no usable RDMA port: " + String.join("; ", inactive.keySet()) : null;
@@ -104,7 +110,7 @@ final class Discovery {
         }
     }
 
-    private record PortCandidate(String device, int port, String transport, boolean windows) {
+    private record PortCandidate(String device, int port, String transport, int windows, boolean atomics) {
     }
 
     /** Binds an rdma_cm id to each local address: "device/port" to the first (IPv4 first) address mapped to it. */

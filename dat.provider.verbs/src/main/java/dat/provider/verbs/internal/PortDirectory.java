@@ -29,10 +29,55 @@ final class PortDirectory {
 
     private final Verbs verbs;
     private final List<DevicePort> ports;
+    /** What {@link WindowProbe} found, by device: probed once, by the first IA opened on the device. */
+    private final java.util.concurrent.ConcurrentHashMap<String, Boolean> windowBounds = new java.util.concurrent.ConcurrentHashMap<>();
 
     PortDirectory(Verbs verbs, List<DevicePort> ports) {
         this.verbs = verbs;
         this.ports = List.copyOf(ports);
+    }
+
+    /**
+     * Whether the device of a port confines accesses through a memory window to the window's
+     * range: probed ({@link WindowProbe}) on the first call for the device, remembered after.
+     *
+     * @param port the port
+     * @param context an open context of its device
+     */
+    boolean windowBoundsEnforced(DevicePort port, java.lang.foreign.MemorySegment context) {
+        return windowBounds.computeIfAbsent(port.deviceName(), device -> WindowProbe.enforcesBounds(verbs, context, port));
+    }
+
+    /** The memory of each SHARED_VIRTUAL cookie registered: address, size and users, by the cookie's hex form. */
+    private final java.util.Map<String, long[]> sharedRegions = new java.util.HashMap<>();
+
+    /**
+     * Records a registration of shared memory under its cookie: every registration of one cookie
+     * in this runtime must name the same memory (dat_lmr_create(3DAT): the cookie identifies the
+     * shared region; each process maps it where it maps it, and registers its own mapping).
+     *
+     * @throws DatException {@code DAT_INVALID_STATE} when the cookie names other memory already
+     */
+    synchronized void attachShared(byte[] cookie, long address, long size) {
+        String key = java.util.HexFormat.of().formatHex(cookie);
+        long[] region = sharedRegions.get(key);
+        if (region == null) {
+            sharedRegions.put(key, new long[] {address, size, 1});
+        } else if (region[0] != address || region[1] != size) {
+            throw DatException.of(DatReturn.INVALID_STATE, DatReturn.NO_SUBTYPE, "region", "the cookie names shared memory at 0x"
+                    + Long.toHexString(region[0]) + " (" + region[1] + " bytes) in this process, not this region");
+        } else {
+            region[2]++;
+        }
+    }
+
+    /** Ends a registration of {@link #attachShared}. */
+    synchronized void detachShared(byte[] cookie) {
+        String key = java.util.HexFormat.of().formatHex(cookie);
+        long[] region = sharedRegions.get(key);
+        if (region != null && --region[2] == 0) {
+            sharedRegions.remove(key);
+        }
     }
 
     /** @return the usable ports, each with the address discovery chose */
@@ -94,7 +139,7 @@ final class PortDirectory {
             String landed = Discovery.portOf(verbs, address);
             for (DevicePort port : ports) {
                 if ((port.deviceName() + "/" + port.port()).equals(landed)) {
-                    return new DevicePort(port.deviceName(), port.port(), address, port.transport(), port.memoryWindows());
+                    return port.at(address);
                 }
             }
         }

@@ -28,6 +28,11 @@ import dat.api.ProtectionZone;
 import dat.api.Qos;
 import dat.api.RmrTriplet;
 import dat.api.ServiceType;
+import dat.api.ext.AtomicEndpoint;
+import dat.api.ext.IaCounters;
+import dat.api.ext.IbExtension;
+import dat.api.ext.ImmediateDataEndpoint;
+import dat.api.ext.Operation;
 import dat.provider.verbs.internal.ffi.Errno;
 import dat.provider.verbs.internal.ffi.Inline;
 import dat.provider.verbs.internal.ffi.NativeException;
@@ -58,7 +63,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * One lock per Endpoint keeps a concurrent free from destroying the QP under a post.
  */
 @SuppressWarnings("restricted") // ibv_qp pointers are given their C size
-final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
+final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, ImmediateDataEndpoint, VerbsIa.CmTarget {
 
     /** The most segments one work request may carry, whatever the device allows. */
     static final int MAX_IOV = 16;
@@ -76,13 +81,13 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     private static final int IBV_ACCESS_LOCAL_WRITE = 1;
     private static final int IBV_ACCESS_REMOTE_WRITE = 2;
     private static final int IBV_ACCESS_REMOTE_READ = 4;
-    static final int IBV_WR_RDMA_WRITE = 0;
-    static final int IBV_WR_SEND = 2;
-    static final int IBV_WR_RDMA_READ = 4;
-    private static final int IBV_SEND_FENCE = 1;
-    private static final int IBV_SEND_SIGNALED = 2;
-    private static final int IBV_SEND_SOLICITED = 4;
-    private static final int IBV_SEND_INLINE = 8;
+    private static final int IBV_ACCESS_REMOTE_ATOMIC = 8;
+
+    /** What the QP lets its peer do: RDMA read and write, and atomics where the device has them. */
+    private static int qpAccess(VerbsIa ia) {
+        return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ
+                | (ia.atomics() ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+    }
     /**
      * The inline data each QP asks for: sends and RDMA writes up to this size are copied into the
      * work request at post time ({@code IBV_SEND_INLINE}, as OFED uDAPL does for small sends),
@@ -90,7 +95,6 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
      * without inline data.
      */
     static final int INLINE_BYTES = 64;
-    private static final long SGE_SIZE = Structs.IBV_SGE.byteSize();
 
     /** The INVALID_STATE code of each EP state, indexed by {@link EpState#value()}. */
     private static final int[] STATE_CODES = new int[EpState.values().length];
@@ -122,7 +126,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     private volatile VerbsEvd connectEvd;
     final VerbsSrq srq;
     private volatile EpAttributes attributes;
-    private final int ownerId;
+    final int ownerId;
     volatile WorkSlots sendSlots;
     volatile WorkSlots recvSlots;
 
@@ -131,18 +135,13 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     /** The inline data of {@link #qp}: {@link #INLINE_BYTES}, or 0 where the device refused it. */
     private volatile int maxInline;
     private int qpNum;
-    private final MemorySegment postSendFn;
-    private final MemorySegment postRecvFn;
+    final MemorySegment postSendFn;
+    final MemorySegment postRecvFn;
     private MemorySegment discardCq;
     private boolean hasDiscardCq;
     private final MemorySegment discardPollFn;
-    private final MemorySegment sendWr;
-    private final MemorySegment sendSge;
-    private final MemorySegment recvWr;
-    private final MemorySegment recvSge;
-    private final MemorySegment badWr;
-    private final MemorySegment discardWc;
-    private final ReentrantLock postLock = new ReentrantLock();
+    final EpRequests requests;
+    final ReentrantLock postLock = new ReentrantLock();
 
     // connection state: written under ia.cmLock, read anywhere
     private volatile EpState state = EpState.UNCONNECTED;
@@ -157,6 +156,10 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     private volatile InetSocketAddress remoteAddress;
     private volatile long remoteQual;
     private volatile long localQual;
+    // dat_ep_set_watermark, on the receive buffers held
+    private volatile int softWatermark = DatConstants.WATERMARK_INFINITE;
+    private volatile int hardWatermark = DatConstants.WATERMARK_INFINITE;
+    private final java.util.concurrent.atomic.AtomicBoolean softArmed = new java.util.concurrent.atomic.AtomicBoolean();
     volatile VerbsServicePoint reservedBy;
     volatile VerbsCr offeredTo;
 
@@ -182,15 +185,8 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         this.postSendFn = Inline.op(context, Structs.CONTEXT_OPS_POST_SEND);
         this.postRecvFn = Inline.op(context, Structs.CONTEXT_OPS_POST_RECV);
         this.discardPollFn = Inline.op(context, Structs.CONTEXT_OPS_POLL_CQ);
-        this.sendWr = arena.allocate(Structs.IBV_SEND_WR);
-        this.sendSge = arena.allocate(SGE_SIZE * MAX_IOV, 8);
-        this.recvWr = arena.allocate(Structs.IBV_RECV_WR);
-        this.recvSge = arena.allocate(SGE_SIZE * MAX_IOV, 8);
-        this.badWr = arena.allocate(ADDRESS);
-        this.discardWc = arena.allocate(Structs.IBV_WC, 16);
-        sendWr.set(ADDRESS, Structs.SEND_WR_SG_LIST, sendSge);
-        recvWr.set(ADDRESS, Structs.RECV_WR_SG_LIST, recvSge);
         this.ownerId = ia.addOwner(this);
+        this.requests = new EpRequests(this, arena);
         ia.epsByQpNum.put(qpNum, this);
         for (VerbsEvd evd : new VerbsEvd[] {recvEvd, requestEvd, connectEvd}) {
             if (evd != null) {
@@ -250,7 +246,8 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             init.set(ADDRESS, Structs.QP_INIT_SEND_CQ, requestEvd != null ? requestEvd.cq : cq);
             init.set(ADDRESS, Structs.QP_INIT_RECV_CQ, recvEvd != null ? recvEvd.cq : cq);
             init.set(ADDRESS, Structs.QP_INIT_SRQ, srq != null ? srq.srq : MemorySegment.NULL);
-            init.set(JAVA_INT, Structs.QP_INIT_MAX_SEND_WR, attributes.maxRequestDtos());
+            // twice the request DTOs: a bind of a bound type 2 window takes two work requests (invalidate, bind)
+            init.set(JAVA_INT, Structs.QP_INIT_MAX_SEND_WR, Math.min(ia.maxQpWr, 2 * attributes.maxRequestDtos()));
             init.set(JAVA_INT, Structs.QP_INIT_MAX_RECV_WR, srq != null ? 0 : attributes.maxRecvDtos());
             init.set(JAVA_INT, Structs.QP_INIT_MAX_SEND_SGE, Math.max(attributes.maxRequestIov(), attributes.maxRdmaReadIov()));
             init.set(JAVA_INT, Structs.QP_INIT_MAX_RECV_SGE, srq != null ? 0 : attributes.maxRecvIov());
@@ -270,7 +267,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             attr.set(JAVA_SHORT, Structs.QP_ATTR_PKEY_INDEX, (short) 0);
             attr.set(JAVA_BYTE, Structs.QP_ATTR_PORT_NUM, (byte) ia.port.port());
             attr.set(JAVA_INT, Structs.QP_ATTR_ACCESS_FLAGS,
-                    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+                    qpAccess(ia));
             ia.verbs.modifyQp(queuePair, attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
             return new NewQp(queuePair, cq, inline);
         } catch (NativeException e) {
@@ -350,265 +347,95 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         return v;
     }
 
-    // ---- data path ---------------------------------------------------------------------------------
+    // ---- data path: EpRequests fills and posts the work requests; the counters count them ----------
 
     @Override
     public int postSend(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
-        return postRequest(WorkSlots.SEND, IBV_WR_SEND, numSegments, localIov, userCookie, null, completionFlags);
+        return ia.counters.post(Operation.SEND, IaCounters.iovBytes(numSegments, localIov),
+                requests.postRequest(WorkSlots.SEND, EpRequests.IBV_WR_SEND, numSegments, localIov, userCookie, null,
+                        completionFlags, 0));
     }
 
     @Override
     public int postRdmaWrite(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        if (remoteBuffer == null) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG5);
-        }
-        return postRequest(WorkSlots.RDMA_WRITE, IBV_WR_RDMA_WRITE, numSegments, localIov, userCookie, remoteBuffer,
-                completionFlags);
+        int code = remoteBuffer == null ? Codes.invalidParameter(DatReturn.INVALID_ARG5)
+                : requests.postRequest(WorkSlots.RDMA_WRITE, EpRequests.IBV_WR_RDMA_WRITE, numSegments, localIov, userCookie,
+                        remoteBuffer, completionFlags, 0);
+        return ia.counters.post(Operation.RDMA_WRITE, IaCounters.iovBytes(numSegments, localIov), code);
     }
 
     @Override
     public int postRdmaRead(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        if (remoteBuffer == null) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG5);
-        }
-        return postRequest(WorkSlots.RDMA_READ, IBV_WR_RDMA_READ, numSegments, localIov, userCookie, remoteBuffer,
-                completionFlags);
-    }
-
-    private int postRequest(byte kind, int opcode, int numSegments, LmrTriplet[] iov, long cookie, RmrTriplet remote,
-            int completionFlags) {
-        postLock.lock();
-        try {
-            if (freed || !ia.isUsable()) {
-                return invalidHandleCode();
-            }
-            EpState s = state;
-            if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
-                return STATE_CODES[s.value()];
-            }
-            if (!CompletionFlags.isValid(completionFlags) || (completionFlags & CompletionFlags.EVD_THRESHOLD) != 0
-                    || ((completionFlags & CompletionFlags.UNSIGNALLED) != 0
-                            && (attributes.requestCompletionFlags() & CompletionFlags.UNSIGNALLED) == 0)) {
-                return Codes.invalidParameter(remote == null ? DatReturn.INVALID_ARG5 : DatReturn.INVALID_ARG6);
-            }
-            if (s == EpState.DISCONNECTED) {
-                return flushAtOnce(requestEvd, numSegments, iov, cookie, remote == null ? DatReturn.INVALID_ARG3
-                        : DatReturn.INVALID_ARG3, kind == WorkSlots.RDMA_READ);
-            }
-            int maxIov = kind == WorkSlots.RDMA_READ ? attributes.maxRdmaReadIov()
-                    : kind == WorkSlots.RDMA_WRITE ? attributes.maxRdmaWriteIov() : attributes.maxRequestIov();
-            long limit = kind == WorkSlots.RDMA_READ ? remote.segmentLength() : Long.MAX_VALUE;
-            long total = fillSges(sendSge, numSegments, iov, maxIov, kind == WorkSlots.RDMA_READ, limit);
-            if (total < 0) {
-                return (int) total;
-            }
-            int sges = (int) (total >>> 40);
-            total &= (1L << 40) - 1;
-            if (remote != null) {
-                if (kind == WorkSlots.RDMA_WRITE ? total > remote.segmentLength() : remote.segmentLength() > total) {
-                    return Codes.LENGTH_ERROR;
-                }
-                if (total > attributes.maxRdmaSize()) {
-                    return Codes.LENGTH_ERROR;
-                }
-            } else if (total > attributes.maxMessageSize()) {
-                return Codes.LENGTH_ERROR;
-            }
-            int slot = sendSlots.acquire();
-            if (slot < 0 && requestEvd != null) {
-                requestEvd.reclaim(); // suppressed completions nobody dequeued still hold their slots
-                slot = sendSlots.acquire();
-            }
-            if (slot < 0) {
-                return Codes.INSUFFICIENT_RESOURCES;
-            }
-            sendSlots.cookies[slot] = cookie;
-            sendSlots.lengths[slot] = total;
-            sendSlots.kinds[slot] = kind;
-            sendSlots.suppress[slot] = (completionFlags & (CompletionFlags.SUPPRESS | CompletionFlags.UNSIGNALLED)) != 0;
-            int sendFlags = IBV_SEND_SIGNALED;
-            if ((completionFlags & CompletionFlags.SOLICITED_WAIT) != 0) {
-                sendFlags |= IBV_SEND_SOLICITED;
-            }
-            if ((completionFlags & CompletionFlags.BARRIER_FENCE) != 0) {
-                sendFlags |= IBV_SEND_FENCE;
-            }
-            if (kind != WorkSlots.RDMA_READ && total <= maxInline) {
-                sendFlags |= IBV_SEND_INLINE; // the segments were checked above: the copy reads only registered memory
-            }
-            MemorySegment wr = sendWr;
-            wr.set(JAVA_LONG, Structs.SEND_WR_WR_ID, ((long) ownerId << 32) | slot);
-            wr.set(ADDRESS, Structs.SEND_WR_NEXT, MemorySegment.NULL);
-            wr.set(JAVA_INT, Structs.SEND_WR_NUM_SGE, sges);
-            wr.set(JAVA_INT, Structs.SEND_WR_OPCODE, opcode);
-            wr.set(JAVA_INT, Structs.SEND_WR_SEND_FLAGS, sendFlags);
-            if (remote != null) {
-                wr.set(JAVA_LONG, Structs.SEND_WR_REMOTE_ADDR, remote.targetAddress());
-                wr.set(JAVA_INT, Structs.SEND_WR_RKEY, remote.rmrContext());
-            }
-            drainDiscarded();
-            int result;
-            try {
-                result = (int) Inline.POST_SEND.invokeExact(postSendFn, qp, wr, badWr);
-            } catch (Throwable t) {
-                sendSlots.release(slot);
-                return Codes.INTERNAL_ERROR;
-            }
-            if (result != 0) {
-                sendSlots.release(slot);
-                return result == Errno.ENOMEM ? Codes.INSUFFICIENT_RESOURCES : Codes.INTERNAL_ERROR;
-            }
-            return Codes.SUCCESS;
-        } finally {
-            postLock.unlock();
-        }
+        int code = remoteBuffer == null ? Codes.invalidParameter(DatReturn.INVALID_ARG5)
+                : requests.postRequest(WorkSlots.RDMA_READ, EpRequests.IBV_WR_RDMA_READ, numSegments, localIov, userCookie,
+                        remoteBuffer, completionFlags, 0);
+        return ia.counters.post(Operation.RDMA_READ, IaCounters.iovBytes(numSegments, localIov), code);
     }
 
     @Override
     public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
-        postLock.lock();
-        try {
-            if (freed || !ia.isUsable()) {
-                return invalidHandleCode();
-            }
-            if (srq != null) {
-                return Codes.INVALID_STATE;
-            }
-            if ((completionFlags != CompletionFlags.DEFAULT && completionFlags != CompletionFlags.UNSIGNALLED)
-                    || (completionFlags == CompletionFlags.UNSIGNALLED
-                            && (attributes.recvCompletionFlags() & CompletionFlags.UNSIGNALLED) == 0)) {
-                return Codes.invalidParameter(DatReturn.INVALID_ARG5);
-            }
-            if (state == EpState.DISCONNECTED) {
-                return flushAtOnce(recvEvd, numSegments, localIov, userCookie, DatReturn.INVALID_ARG3, true);
-            }
-            long total = fillSges(recvSge, numSegments, localIov, attributes.maxRecvIov(), true, Long.MAX_VALUE);
-            if (total < 0) {
-                return (int) total;
-            }
-            int slot = recvSlots.acquire();
-            if (slot < 0 && recvEvd != null) {
-                recvEvd.reclaim();
-                slot = recvSlots.acquire();
-            }
-            if (slot < 0) {
-                return Codes.INSUFFICIENT_RESOURCES;
-            }
-            recvSlots.cookies[slot] = userCookie;
-            recvSlots.lengths[slot] = total & ((1L << 40) - 1);
-            recvSlots.kinds[slot] = WorkSlots.RECV;
-            recvSlots.suppress[slot] = false;
-            MemorySegment wr = recvWr;
-            wr.set(JAVA_LONG, Structs.RECV_WR_WR_ID, ((long) ownerId << 32) | WorkSlots.RECV_QUEUE | slot);
-            wr.set(ADDRESS, Structs.RECV_WR_NEXT, MemorySegment.NULL);
-            wr.set(JAVA_INT, Structs.RECV_WR_NUM_SGE, (int) (total >>> 40));
-            drainDiscarded();
-            int result;
-            try {
-                result = (int) Inline.POST_RECV.invokeExact(postRecvFn, qp, wr, badWr);
-            } catch (Throwable t) {
-                recvSlots.release(slot);
-                return Codes.INTERNAL_ERROR;
-            }
-            if (result != 0) {
-                recvSlots.release(slot);
-                return result == Errno.ENOMEM ? Codes.INSUFFICIENT_RESOURCES : Codes.INTERNAL_ERROR;
-            }
-            return Codes.SUCCESS;
-        } finally {
-            postLock.unlock();
+        int code = requests.postRecv(numSegments, localIov, userCookie, completionFlags);
+        if (code == Codes.SUCCESS && (softWatermark != DatConstants.WATERMARK_INFINITE || hardWatermark != DatConstants.WATERMARK_INFINITE)) {
+            checkWatermarks();
         }
+        return ia.counters.post(Operation.RECEIVE, IaCounters.iovBytes(numSegments, localIov), code);
+    }
+
+    /** {@code dat_ib_post_rdma_write_immed}: {@link ImmediateDataEndpoint}. */
+    @Override
+    public int postRdmaWriteImmediate(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
+            int immediateData, int completionFlags) {
+        int code = remoteBuffer == null ? Codes.invalidParameter(DatReturn.INVALID_ARG5)
+                : requests.postRequest(WorkSlots.RDMA_WRITE_IMM, EpRequests.IBV_WR_RDMA_WRITE_WITH_IMM, numSegments, localIov,
+                        userCookie, remoteBuffer, completionFlags, immediateData);
+        return ia.counters.post(Operation.RDMA_WRITE_IMMEDIATE, IaCounters.iovBytes(numSegments, localIov), code);
+    }
+
+    /** {@code dat_ib_post_fetch_and_add}: {@link AtomicEndpoint}. */
+    @Override
+    public int postFetchAndAdd(long addValue, LmrTriplet localBuffer, long userCookie, RmrTriplet remoteBuffer,
+            int completionFlags) {
+        return ia.counters.post(Operation.FETCH_AND_ADD, IbExtension.ATOMIC_OPERAND_SIZE, requests.postAtomic(WorkSlots.FETCH_AND_ADD,
+                addValue, 0, localBuffer, userCookie, remoteBuffer, completionFlags, DatReturn.INVALID_ARG3));
+    }
+
+    /** {@code dat_ib_post_cmp_and_swap}: {@link AtomicEndpoint}. */
+    @Override
+    public int postCompareAndSwap(long compareValue, long swapValue, LmrTriplet localBuffer, long userCookie,
+            RmrTriplet remoteBuffer, int completionFlags) {
+        return ia.counters.post(Operation.COMPARE_AND_SWAP, IbExtension.ATOMIC_OPERAND_SIZE, requests.postAtomic(
+                WorkSlots.CMP_AND_SWAP, compareValue, swapValue, localBuffer, userCookie, remoteBuffer, completionFlags,
+                DatReturn.INVALID_ARG4));
     }
 
     /**
-     * A DTO posted on a disconnected Endpoint is flushed at once (dat_ep_post_send(3DAT),
-     * dat_ep_post_recv(3DAT)): its IOV is still checked, then its completion goes straight to the
-     * EVD with {@code DAT_DTO_ERR_FLUSHED}, without touching the QP.
+     * The extensions an Endpoint offers where the IA offers them: {@link AtomicEndpoint} where the
+     * device has atomics, {@link ImmediateDataEndpoint} always (RC RDMA write with immediate data).
      */
-    private int flushAtOnce(VerbsEvd evd, int numSegments, LmrTriplet[] iov, long cookie, int iovArg, boolean writes) {
-        long checked = fillSges(writes ? recvSge : sendSge, numSegments, iov, MAX_IOV, writes, Long.MAX_VALUE);
-        if (checked < 0) {
-            return (int) checked;
+    @Override
+    public <T> java.util.Optional<T> extension(Class<T> type) {
+        if ((type == AtomicEndpoint.class && ia.atomics()) || type == ImmediateDataEndpoint.class) {
+            return java.util.Optional.of(type.cast(this));
         }
-        if (evd != null) {
-            evd.postEvent(new DatEvent().setDtoCompletion(evd, this, cookie, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0));
-        }
-        return Codes.SUCCESS;
+        return java.util.Optional.empty();
     }
 
-    /**
-     * Checks an IOV and writes its non-empty segments as {@code ibv_sge}s. Shared with the SRQ.
-     *
-     * @param writes whether the DTO writes the local memory (receive, RDMA read target)
-     * @param limit the most bytes to describe (an RDMA read reads no more than the remote buffer)
-     * @return the SGE count in bits 40.. and the byte total in bits 0..39, or a negative DAT error code
-     */
-    static long fillSges(VerbsIa ia, VerbsPz pz, MemorySegment sges, int numSegments, LmrTriplet[] iov, int maxIov,
-            boolean writes, long limit) {
-        if (numSegments < 0 || numSegments > maxIov) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG2);
-        }
-        if (numSegments > 0 && (iov == null || iov.length < numSegments)) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG3);
-        }
-        long total = 0;
-        int count = 0;
-        for (int i = 0; i < numSegments; i++) {
-            LmrTriplet t = iov[i];
-            if (t == null) {
-                return Codes.invalidParameter(DatReturn.INVALID_ARG3);
-            }
-            long length = t.segmentLength();
-            if (length == 0) {
-                continue;
-            }
-            if (length < 0 || length > 0xFFFF_FFFFL) {
-                return Codes.invalidParameter(DatReturn.INVALID_ARG3);
-            }
-            VerbsLmr lmr = ia.lmrsByLkey.get(t.lmrContext());
-            if (lmr == null || lmr.freed) {
-                return Codes.PRIVILEGES_UNKNOWN;
-            }
-            if (lmr.pz != pz) {
-                return Codes.PROTECTION_VIOLATION;
-            }
-            if (!lmr.contains(t.virtualAddress(), length)) {
-                return Codes.invalidParameter(DatReturn.INVALID_ARG3);
-            }
-            if (writes ? !lmr.localWrite : !lmr.localRead) {
-                return writes ? Codes.PRIVILEGES_WRITE : Codes.PRIVILEGES_READ;
-            }
-            if (total + length > limit) {
-                length = limit - total;
-                if (length <= 0) {
-                    break;
-                }
-            }
-            long at = count * SGE_SIZE;
-            sges.set(JAVA_LONG, at + Structs.SGE_ADDR, t.virtualAddress());
-            sges.set(JAVA_INT, at + Structs.SGE_LENGTH, (int) length);
-            sges.set(JAVA_INT, at + Structs.SGE_LKEY, lmr.lkey);
-            total += length;
-            count++;
-        }
-        return ((long) count << 40) | total;
+    /** The INVALID_STATE code of a state. */
+    static int stateCode(EpState s) {
+        return STATE_CODES[s.value()];
     }
 
-    private long fillSges(MemorySegment sges, int numSegments, LmrTriplet[] iov, int maxIov, boolean writes, long limit) {
-        return fillSges(ia, pz, sges, numSegments, iov, maxIov, writes, limit);
-    }
-
-    /** Completions of a missing EVD are dropped, as DAT has it; drained so the private CQ never overflows. */
-    private void drainDiscarded() {
+    /** Completions of a missing EVD are dropped, as DAT has it; drained so the private CQ never overflows (post lock held). */
+    void drainDiscarded(MemorySegment wc) {
         if (!hasDiscardCq) {
             return;
         }
         for (;;) {
             int n;
             try {
-                n = (int) Inline.POLL_CQ.invokeExact(discardPollFn, discardCq, 16, discardWc);
+                n = (int) Inline.POLL_CQ.invokeExact(discardPollFn, discardCq, 16, wc);
             } catch (Throwable t) {
                 return;
             }
@@ -616,10 +443,34 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                 return;
             }
             for (int i = 0; i < n; i++) {
-                long wrId = discardWc.get(JAVA_LONG, i * Structs.IBV_WC.byteSize() + Structs.WC_WR_ID);
+                long wrId = wc.get(JAVA_LONG, i * Structs.IBV_WC.byteSize() + Structs.WC_WR_ID);
                 (WorkSlots.isRecv(wrId) ? recvSlots : sendSlots).release(WorkSlots.slot(wrId));
             }
         }
+    }
+
+    MemorySegment qp() {
+        return qp;
+    }
+
+    int maxInline() {
+        return maxInline;
+    }
+
+    EpAttributes attributes() {
+        return attributes;
+    }
+
+    VerbsPz pz() {
+        return pz;
+    }
+
+    VerbsEvd requestEvd() {
+        return requestEvd;
+    }
+
+    VerbsEvd recvEvd() {
+        return recvEvd;
     }
 
     // ---- connection management (ia.cmLock) ---------------------------------------------------------
@@ -850,11 +701,13 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                     ia.verbs.establish(id);
                     state = EpState.CONNECTED;
                     post(EventNumber.CONNECTION_EVENT_ESTABLISHED, privateData);
+                    breakIfOverHardWatermark(); // "ready to generate a connection broken event as soon as the connection is established"
                 }
                 case CmEvents.ESTABLISHED -> {
                     if (state == EpState.COMPLETION_PENDING) {
                         state = EpState.CONNECTED;
                         post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
+                        breakIfOverHardWatermark();
                     }
                 }
                 case CmEvents.REJECTED -> failConnection(state == EpState.COMPLETION_PENDING
@@ -1010,7 +863,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                     attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_INIT);
                     attr.set(JAVA_BYTE, Structs.QP_ATTR_PORT_NUM, (byte) ia.port.port());
                     attr.set(JAVA_INT, Structs.QP_ATTR_ACCESS_FLAGS,
-                            IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+                            qpAccess(ia));
                     ia.verbs.modifyQp(qp, attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
                 }
             } catch (NativeException e) {
@@ -1197,19 +1050,65 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "ep", "ep_recv_info_supported is 0");
     }
 
+    /**
+     * dat_ep_set_watermark(3DAT) on the receive buffers the Endpoint holds: those posted to it and
+     * not yet completed. Crossing the soft watermark posts, once per setting, an asynchronous
+     * event with reason {@code DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT}; a connected Endpoint holding more
+     * than the hard watermark is broken ({@code DAT_CONNECTION_EVENT_BROKEN}). An Endpoint of an
+     * SRQ holds a buffer only while the device fills it, which verbs reports with the completion:
+     * it is counted as holding none.
+     */
     @Override
     public void setWatermark(int softHighWatermark, int hardHighWatermark) {
         checkOpen();
-        if (softHighWatermark < DatConstants.WATERMARK_INFINITE) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "softHighWatermark", "negative");
+        if (softHighWatermark < 0 && softHighWatermark != DatConstants.WATERMARK_INFINITE) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "softHighWatermark", "negative watermark " + softHighWatermark);
         }
-        if (hardHighWatermark < DatConstants.WATERMARK_INFINITE) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "hardHighWatermark", "negative");
+        if (hardHighWatermark < 0 && hardHighWatermark != DatConstants.WATERMARK_INFINITE) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "hardHighWatermark", "negative watermark " + hardHighWatermark);
         }
-        if (softHighWatermark != DatConstants.WATERMARK_INFINITE || hardHighWatermark != DatConstants.WATERMARK_INFINITE) {
-            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "ep",
-                    "no Endpoint watermarks on verbs: only DAT_WATERMARK_INFINITE");
+        hardWatermark = hardHighWatermark;
+        softWatermark = softHighWatermark;
+        softArmed.set(softHighWatermark != DatConstants.WATERMARK_INFINITE);
+        checkWatermarks();
+    }
+
+    /** The receive buffers held: posted and not completed; none for an Endpoint of an SRQ (see {@link #setWatermark}). */
+    private int buffersHeld() {
+        return srq == null ? recvSlots.outstanding() : 0;
+    }
+
+    /** Posts the soft watermark's event or breaks for the hard one when the buffers held exceed them (no lock held). */
+    private void checkWatermarks() {
+        int held = buffersHeld();
+        if (held > softWatermark && softWatermark != DatConstants.WATERMARK_INFINITE && softArmed.compareAndSet(true, false)) {
+            ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, dat.api.AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
         }
+        if (hardWatermark != DatConstants.WATERMARK_INFINITE && held > hardWatermark && state == EpState.CONNECTED) {
+            ia.cmLock.lock();
+            try {
+                breakIfOverHardWatermark();
+            } finally {
+                ia.cmLock.unlock();
+            }
+        }
+    }
+
+    /** Breaks a connected Endpoint that holds more receive buffers than its hard watermark (ia.cmLock held). */
+    private void breakIfOverHardWatermark() {
+        int hard = hardWatermark;
+        if (freed || state != EpState.CONNECTED || hard == DatConstants.WATERMARK_INFINITE || buffersHeld() <= hard) {
+            return;
+        }
+        toError();
+        try {
+            ia.verbs.disconnect(cmId);
+        } catch (NativeException ignored) {
+            // the peer sees the connection break instead
+        }
+        state = EpState.DISCONNECTED;
+        post(EventNumber.CONNECTION_EVENT_BROKEN, null);
+        ia.postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, this, dat.api.AsyncErrorReason.EP_OTHER_ERROR);
     }
 
     @Override

@@ -41,6 +41,10 @@ import dat.api.ReservedServicePoint;
 import dat.api.SharedReceiveQueue;
 import dat.api.SrqAttributes;
 import dat.api.WaitProxyAgent;
+import dat.api.ext.IaCounters;
+import dat.api.ext.IaStatistics;
+import dat.api.ext.IbExtension;
+import dat.provider.verbs.internal.ffi.Libc;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
 import dat.provider.verbs.internal.ffi.Verbs;
@@ -114,6 +118,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     final Set<VerbsServicePoint> servicePoints = ConcurrentHashMap.newKeySet();
     final Set<VerbsSrq> srqs = ConcurrentHashMap.newKeySet();
     final Set<VerbsLmr> lmrs = ConcurrentHashMap.newKeySet();
+    final Set<VerbsRmr> rmrs = ConcurrentHashMap.newKeySet();
     final Set<VerbsEvd> evds = ConcurrentHashMap.newKeySet();
     final Set<VerbsCno> cnos = ConcurrentHashMap.newKeySet();
     final Set<VerbsPz> pzs = ConcurrentHashMap.newKeySet();
@@ -138,6 +143,10 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     private final int vendorId;
     private final int hardwareVersion;
     private final String firmware;
+    /** The IA's counters, kept from its open ({@link IaStatistics}); the data path adds to them. */
+    final IaCounters counters;
+    /** Whether a window's range confines the accesses through it on this device ({@link WindowProbe}). */
+    private final boolean windowBoundsEnforced;
 
     /**
      * A timeout the event thread runs, with {@link #cmLock} held, once its deadline passed: the
@@ -170,7 +179,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         timers.add(timer);
         if (timers.peek() == timer && Thread.currentThread() != eventThread) {
             try (Arena local = Arena.ofConfined()) {
-                verbs.signal(wakeFd, local.allocate(8, 8), Verbs.allocateCapture(local)); // poll(2) again, sooner
+                Libc.signal(wakeFd, local.allocate(8, 8), Libc.allocateCapture(local)); // poll(2) again, sooner
             }
         }
         return timer;
@@ -228,6 +237,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         this.verbs = verbs;
         this.port = port;
         this.name = name;
+        this.counters = new IaCounters(name);
         MemorySegment ctx = MemorySegment.NULL;
         MemorySegment comp = MemorySegment.NULL;
         MemorySegment cm = MemorySegment.NULL;
@@ -259,17 +269,18 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
             verbs.queryPort(ctx, port.port(), portAttr);
             maxMessageSize = Integer.toUnsignedLong(portAttr.get(JAVA_INT, Structs.PORT_ATTR_MAX_MSG_SZ));
             comp = verbs.createCompChannel(ctx);
-            verbs.setNonBlocking(comp.get(JAVA_INT, Structs.COMP_CHANNEL_FD));
+            Libc.setNonBlocking(comp.get(JAVA_INT, Structs.COMP_CHANNEL_FD));
             cm = verbs.createEventChannel();
-            verbs.setNonBlocking(cm.get(JAVA_INT, Structs.EVENT_CHANNEL_FD));
-            verbs.setNonBlocking(ctx.get(JAVA_INT, Structs.CONTEXT_ASYNC_FD));
-            wake = verbs.eventfd();
+            Libc.setNonBlocking(cm.get(JAVA_INT, Structs.EVENT_CHANNEL_FD));
+            Libc.setNonBlocking(ctx.get(JAVA_INT, Structs.CONTEXT_ASYNC_FD));
+            wake = Libc.eventfd();
         } catch (NativeException e) {
             release(verbs, ctx, comp, cm, wake);
             arena.close();
             throw Codes.fromNative(e, "ia");
         }
         this.context = ctx;
+        this.windowBoundsEnforced = port.windowType() > 0 && factory.windowBoundsEnforced(port, verbs, ctx);
         this.compChannel = comp;
         this.cmChannel = cm;
         this.wakeFd = wake;
@@ -308,7 +319,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
 
     private static void release(Verbs verbs, MemorySegment ctx, MemorySegment comp, MemorySegment cm, int wake) {
         if (wake >= 0) {
-            verbs.closeFd(wake);
+            Libc.closeFd(wake);
         }
         if (!cm.equals(MemorySegment.NULL)) {
             verbs.destroyEventChannel(cm);
@@ -386,9 +397,31 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         return asyncEvd instanceof VerbsEvd evd ? evd : null;
     }
 
+    /** The memory windows RMRs use: 2, 1, or 0 where the device has none ({@link DevicePort#windowType()}). */
+    int windowType() {
+        return port.windowType();
+    }
+
+    /** Whether the device confines an access through a window to the window's range. */
+    boolean windowBoundsEnforced() {
+        return windowBoundsEnforced;
+    }
+
+    /** Whether the device performs remote atomics: {@code AtomicEndpoint} is offered. */
+    boolean atomics() {
+        return port.atomics();
+    }
+
+    /** The IA's counters: {@link IaStatistics}. */
+    @Override
+    public <T> java.util.Optional<T> extension(Class<T> type) {
+        return type == IaStatistics.class ? java.util.Optional.of(type.cast(counters)) : java.util.Optional.empty();
+    }
+
     /** Posts an asynchronous error on the IA's async EVD, if it is in scope. */
     void postAsync(int eventNumber, dat.api.DatHandle handle, int reason) {
         VerbsEvd evd = asyncEvd();
+        counters.asyncError();
         if (evd != null) {
             evd.postEvent(new DatEvent().setAsyncError(eventNumber, evd, handle, reason));
         }
@@ -406,16 +439,16 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 fds.set(JAVA_INT, i * size + Structs.POLLFD_FD, fd[i]);
                 fds.set(JAVA_SHORT, i * size + Structs.POLLFD_EVENTS, (short) 1); // POLLIN
             }
-            MemorySegment capture = Verbs.allocateCapture(loop);
+            MemorySegment capture = Libc.allocateCapture(loop);
             MemorySegment scratch = loop.allocate(64, 8);
             MemorySegment asyncEvent = loop.allocate(Structs.IBV_ASYNC_EVENT);
             while (state == OPEN) {
                 for (int i = 0; i < 4; i++) {
                     fds.set(JAVA_SHORT, i * size + Structs.POLLFD_REVENTS, (short) 0);
                 }
-                verbs.poll(fds, 4, nextTimeoutMs(), capture);
+                Libc.poll(fds, 4, nextTimeoutMs(), capture);
                 if (fds.get(JAVA_SHORT, Structs.POLLFD_REVENTS) != 0) {
-                    verbs.drain(wakeFd, scratch, capture);
+                    Libc.drain(wakeFd, scratch, capture);
                 }
                 if (state != OPEN) {
                     break;
@@ -540,7 +573,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         if (!ProviderAttrMask.isValid(providerAttrMask)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "providerAttrMask", "undefined bits");
         }
-        return new IaQuery(asyncEvd, iaAttributes(), providerAttributes(port, maxSrq > 0, vendorId));
+        return new IaQuery(asyncEvd, iaAttributes(), providerAttributes(port, maxSrq > 0, vendorId, windowBoundsEnforced));
     }
 
     IaAttributes iaAttributes() {
@@ -564,8 +597,8 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 .maxPzs(maxPd)
                 .maxMessageSize(maxMessageSize)
                 .maxRdmaSize(maxMessageSize)
-                .maxRmrs(0)
-                .maxRmrTargetAddress(0)
+                .maxRmrs(windowType() > 0 ? maxMw : 0)
+                .maxRmrTargetAddress(windowType() > 0 ? -1L : 0)
                 .maxSrqs(maxSrq)
                 .maxEpPerSrq(maxQp)
                 .maxRecvPerSrq(maxSrqWr)
@@ -599,10 +632,22 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
      * Where this provider departs from the pages, declared under
      * {@link ProviderAttributes#DEVIATION_PREFIX}, with the provider's other named attributes.
      */
-    static Map<String, String> providerSpecificAttributes(DevicePort port, int vendorId) {
+    static Map<String, String> providerSpecificAttributes(DevicePort port, int vendorId, boolean windowBoundsEnforced) {
         Map<String, String> attributes = new LinkedHashMap<>();
         attributes.put("ia.transport", port.transport());
-        attributes.put("rmr", "not implemented");
+        String atomics = port.atomics() ? "TRUE" : "FALSE";
+        attributes.put(IbExtension.ATTR_FETCH_AND_ADD, atomics);
+        attributes.put(IbExtension.ATTR_CMP_AND_SWAP, atomics);
+        attributes.put(IbExtension.ATTR_IMMED_DATA, "TRUE");
+        attributes.put("rmr", port.windowType() == 0 ? "none: the device has no memory windows"
+                : "memory windows of type " + port.windowType() + (windowBoundsEnforced ? ""
+                        : ", each bound to a memory region of exactly its range (verbs.window_bounds)"));
+        if (port.windowType() > 0 && !windowBoundsEnforced) {
+            attributes.put("verbs.window_bounds", "the device lets an access through a memory window reach past the window"
+                    + " within the memory region the window is bound to (found by a probe at the first IA open; soft-RoCE checks"
+                    + " the region's range only), so each bind registers a memory region over exactly the window's range, whose"
+                    + " range the device checks: an ibv_reg_mr per dat_rmr_bind");
+        }
         attributes.put(ProviderAttributes.DEVIATION_PREFIX + "max_private_data_size", CmEvents.REQUEST_PRIVATE_DATA
                 + " bytes, not the 64 of dat_ia_query(3DAT): rdma_cm carries 56 bytes of private data in an InfiniBand/RoCE"
                 + " connect request (the CM REQ's 92 less rdma_cm's 36-byte header), as OFED uDAPL's cma provider reports");
@@ -617,7 +662,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         return attributes;
     }
 
-    static ProviderAttributes providerAttributes(DevicePort port, boolean srq, int vendorId) {
+    static ProviderAttributes providerAttributes(DevicePort port, boolean srq, int vendorId, boolean windowBoundsEnforced) {
         return ProviderAttributes.builder()
                 .providerName("verbs")
                 .providerVersionMajor(1)
@@ -650,7 +695,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 .lmrSyncRequired(false)
                 .dtoAsyncReturnGuaranteed(true)
                 .rdmaWriteForRdmaReadRequired(false)
-                .providerSpecificAttributes(providerSpecificAttributes(port, vendorId))
+                .providerSpecificAttributes(providerSpecificAttributes(port, vendorId, windowBoundsEnforced))
                 .build();
     }
 
@@ -665,7 +710,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         if (flag == CloseFlag.GRACEFUL) {
             boolean asyncOnly = evds.size() == (ownsAsyncEvd ? 1 : 0);
             if (!eps.isEmpty() || !crs.isEmpty() || !servicePoints.isEmpty() || !srqs.isEmpty()
-                    || !lmrs.isEmpty() || !asyncOnly || !cnos.isEmpty() || !pzs.isEmpty()) {
+                    || !lmrs.isEmpty() || !rmrs.isEmpty() || !asyncOnly || !cnos.isEmpty() || !pzs.isEmpty()) {
                 throw Codes.invalidState(DatReturn.INVALID_STATE_IA_IN_USE, "the IA still has objects");
             }
         }
@@ -716,6 +761,9 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         for (VerbsSrq srq : List.copyOf(srqs)) {
             srq.destroy();
         }
+        for (VerbsRmr rmr : List.copyOf(rmrs)) {
+            rmr.destroy(); // windows before the MRs they are bound to
+        }
         for (VerbsLmr lmr : List.copyOf(lmrs)) {
             lmr.destroy();
         }
@@ -744,7 +792,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
             return;
         }
         try (Arena local = Arena.ofConfined()) {
-            verbs.signal(wakeFd, local.allocate(8, 8), Verbs.allocateCapture(local));
+            Libc.signal(wakeFd, local.allocate(8, 8), Libc.allocateCapture(local));
         }
         try {
             thread.join(TimeUnit.SECONDS.toMillis(10));
@@ -806,8 +854,8 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         }
         if (memType == MemoryType.SHARED_VIRTUAL) {
             // memory the platform shares between processes: in Java a mapped file. Each consumer's
-            // registration is its own MR over its own mapping (the page allows, not requires, one
-            // registration per cookie); the pages are the same
+            // registration is its own MR over its own mapping; in one process, every registration
+            // of a cookie must name the same memory
             if (!(region instanceof RegionDescription.SharedMemory shared)) {
                 throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region",
                         "DAT_MEM_TYPE_SHARED_VIRTUAL needs shared memory and a cookie");
@@ -816,7 +864,17 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 throw Codes.exception(DatReturn.INVALID_STATE, DatReturn.NO_SUBTYPE, "region",
                         "DAT_MEM_TYPE_SHARED_VIRTUAL memory must be shared by the platform: a mapped file (FileChannel.map)");
             }
-            return new VerbsLmr(this, VerbsPz.check(this, pz, "pz"), shared.memory(), length, memPrivileges, region, memType);
+            VerbsPz verbsPz = VerbsPz.check(this, pz, "pz");
+            byte[] cookie = shared.cookie() == null ? new byte[0] : shared.cookie().clone();
+            factory.directory().attachShared(cookie, shared.memory().address(), length);
+            try {
+                VerbsLmr lmr = new VerbsLmr(this, verbsPz, shared.memory(), length, memPrivileges, region, memType);
+                lmr.onDestroy(() -> factory.directory().detachShared(cookie));
+                return lmr;
+            } catch (RuntimeException e) {
+                factory.directory().detachShared(cookie);
+                throw e;
+            }
         }
         if (memType != MemoryType.VIRTUAL) {
             throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "memType",

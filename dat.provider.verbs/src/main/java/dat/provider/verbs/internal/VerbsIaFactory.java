@@ -3,6 +3,9 @@ package dat.provider.verbs.internal;
 import dat.api.DatReturn;
 import dat.api.InterfaceAdapter;
 import dat.api.ProviderInfo;
+import dat.api.ext.AtomicEndpoint;
+import dat.api.ext.IaStatistics;
+import dat.api.ext.ImmediateDataEndpoint;
 import dat.api.spi.DatIaFactory;
 import dat.api.spi.DatProviderConstants;
 import dat.api.spi.IaOpenRequest;
@@ -79,6 +82,16 @@ final class VerbsIaFactory implements DatIaFactory {
         portFor(providerInfo.iaName(), instanceData);
     }
 
+    /** Whether windows on the port's device keep accesses inside their range (probed once per device). */
+    boolean windowBoundsEnforced(DevicePort target, Verbs libraries, java.lang.foreign.MemorySegment context) {
+        return directory.windowBoundsEnforced(target, context);
+    }
+
+    /** The runtime's ports and its shared-memory cookies. */
+    PortDirectory directory() {
+        return directory;
+    }
+
     void closed(VerbsIa ia) {
         open.remove(ia);
     }
@@ -104,7 +117,16 @@ final class VerbsIaFactory implements DatIaFactory {
         properties.put(DatProviderConstants.DAT_PROVIDER_VERSION, "1.0");
         properties.put(DatProviderConstants.DAT_THREAD_SAFE, Boolean.TRUE);
         properties.put(DatProviderConstants.DAT_TRANSPORT, port.transport());
-        properties.put(DatProviderConstants.DAT_CAPABILITY, List.of("rdma.read", "rdma.write", "srq", "cno"));
+        List<String> capabilities = new java.util.ArrayList<>(List.of("rdma.read", "rdma.write", "srq", "srq.watermarks", "cno"));
+        if (port.windowType() > 0) {
+            capabilities.add("rmr");
+        }
+        properties.put(DatProviderConstants.DAT_CAPABILITY, List.copyOf(capabilities));
+        List<String> extensions = new java.util.ArrayList<>(List.of(IaStatistics.class.getName(), ImmediateDataEndpoint.class.getName()));
+        if (port.atomics()) {
+            extensions.add(AtomicEndpoint.class.getName());
+        }
+        properties.put(DatProviderConstants.DAT_EXTENSION, List.copyOf(extensions));
         properties.put(DatProviderConstants.DAT_PROVIDER_LIBRARY, LIBRARIES);
         return properties;
     }

@@ -10,6 +10,7 @@ import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
 import dat.api.MemoryType;
 import dat.api.RegionDescription;
+import dat.api.ext.IbExtension;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
 import java.lang.foreign.MemorySegment;
@@ -21,18 +22,23 @@ import java.lang.foreign.MemorySegment;
  * {@code DAT_MEM_PRIV_REMOTE_READ} is {@code IBV_ACCESS_REMOTE_READ};
  * {@code DAT_MEM_PRIV_REMOTE_WRITE} is {@code IBV_ACCESS_REMOTE_WRITE} plus
  * {@code IBV_ACCESS_LOCAL_WRITE}, which verbs requires with remote write (the local-write
- * privilege the consumer did not ask for is still refused in Java). The LMR context is the
- * {@code lkey}, the RMR context the {@code rkey}.
+ * privilege the consumer did not ask for is still refused in Java);
+ * {@code DAT_IB_MEM_PRIV_REMOTE_ATOMIC}, where the device has atomics, is
+ * {@code IBV_ACCESS_REMOTE_ATOMIC} (plus local write, which verbs requires with it). Where the
+ * device has memory windows the MR may also have them bound ({@code IBV_ACCESS_MW_BIND}). The LMR
+ * context is the {@code lkey}, the RMR context the {@code rkey}.
  */
 final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
 
     static final int IBV_ACCESS_LOCAL_WRITE = 1;
     static final int IBV_ACCESS_REMOTE_WRITE = 2;
     static final int IBV_ACCESS_REMOTE_READ = 4;
+    static final int IBV_ACCESS_REMOTE_ATOMIC = 8;
+    static final int IBV_ACCESS_MW_BIND = 16;
 
     final VerbsPz pz;
     private final MemorySegment memory;
-    private final MemorySegment mr;
+    final MemorySegment mr;
     private final RegionDescription region;
     private final MemoryType memType;
     final int lkey;
@@ -41,6 +47,10 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
     private final long length;
     private final int privileges;
     final boolean localRead;
+    /** The RMRs bound to this LMR (dat_lmr_free(3DAT) refuses to free it while there are any). */
+    final java.util.concurrent.atomic.AtomicInteger boundRmrs = new java.util.concurrent.atomic.AtomicInteger();
+    /** What a destroy does besides deregistering: the release of a shared-memory cookie. */
+    private volatile Runnable onDestroy = () -> { };
     final boolean localWrite;
 
     VerbsLmr(VerbsIa ia, VerbsPz pz, MemorySegment memory, long length, int privileges, RegionDescription region,
@@ -54,7 +64,8 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "length",
                     length + " is not in 1.." + Math.min(memory.byteSize(), ia.maxMrSize));
         }
-        if (!MemPrivileges.isValid(privileges)) {
+        int atomic = ia.atomics() ? IbExtension.MEM_PRIV_REMOTE_ATOMIC : 0;
+        if (!MemPrivileges.isValid(privileges & ~atomic)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "memPrivileges", "undefined bits");
         }
         this.pz = pz;
@@ -66,7 +77,7 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
         this.localRead = (privileges & MemPrivileges.LOCAL_READ) != 0;
         this.localWrite = (privileges & MemPrivileges.LOCAL_WRITE) != 0;
         try {
-            mr = ia.verbs.regMr(pz.pd, memory, length, access(privileges));
+            mr = ia.verbs.regMr(pz.pd, memory, length, access(privileges) | (ia.windowType() > 0 && ia.windowBoundsEnforced() ? IBV_ACCESS_MW_BIND : 0));
         } catch (NativeException e) {
             throw Codes.fromNative(e, "region");
         }
@@ -89,6 +100,9 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
         }
         if ((privileges & MemPrivileges.REMOTE_READ) != 0) {
             access |= IBV_ACCESS_REMOTE_READ;
+        }
+        if ((privileges & IbExtension.MEM_PRIV_REMOTE_ATOMIC) != 0) {
+            access |= IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_LOCAL_WRITE;
         }
         return access;
     }
@@ -138,6 +152,9 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
         if (freed || !ia.isUsable()) {
             return;
         }
+        if (boundRmrs.get() > 0) {
+            throw Codes.invalidState(DatReturn.INVALID_STATE_LMR_IN_USE, "an RMR is bound to the LMR");
+        }
         destroy();
     }
 
@@ -156,5 +173,11 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
         }
         pz.users.decrementAndGet();
         ia.lmrs.remove(this);
+        onDestroy.run();
+    }
+
+    /** Runs {@code action} when the LMR is destroyed (freed, or its IA closed). */
+    void onDestroy(Runnable action) {
+        onDestroy = action;
     }
 }
