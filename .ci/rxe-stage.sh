@@ -74,7 +74,7 @@ echo "[guest] rxe0 on dummy0 at \$(ip -4 -o addr show dev dummy0 | awk '{print \
 echo "[guest] devices: \$(ibv_devices | awk 'NR>2{print \$1}' | tr '\n' ' ')"
 run_tests() {
     $jvm -Ddat.verbs.udapl.peer="$peer" -jar "$console" execute -cp "$cp" --select-class dat.provider.verbs.internal.RdmaDeviceTest \
-        --select-class dat.provider.verbs.internal.OfedInteropTest \
+        --select-class dat.provider.verbs.internal.RdmaDeviceFeaturesTest --select-class dat.provider.verbs.internal.OfedInteropTest \
         --details=tree --disable-banner --disable-ansi-colors --reports-dir="$reports" > "$stage/device-tests.log" 2>&1
 }
 run_tests

@@ -94,7 +94,7 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
         ia.cmLock.lock();
         try {
             checkOpen();
-            target.checkCanAccept(this);
+            target.connection.checkCanAccept(this);
             freed = true;
             ia.crs.remove(this);
             ia.removeCmTarget(token);
@@ -102,7 +102,7 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
             id = MemorySegment.NULL;
             boolean taken;
             try {
-                taken = target.acceptOn(this, requestId, data, requesterGone);
+                taken = target.connection.acceptOn(this, requestId, data, requesterGone);
             } catch (RuntimeException e) {
                 CmEvents.rejectByProvider(ia.verbs, requestId);
                 ia.verbs.destroyId(requestId);

@@ -8,9 +8,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
-import dat.api.ConnectFlags;
 import dat.api.DatConstants;
-import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
@@ -25,27 +23,18 @@ import dat.api.EvdFlags;
 import dat.api.HandleType;
 import dat.api.LmrTriplet;
 import dat.api.ProtectionZone;
-import dat.api.Qos;
 import dat.api.RmrTriplet;
-import dat.api.ServiceType;
 import dat.api.ext.AtomicEndpoint;
 import dat.api.ext.IaCounters;
 import dat.api.ext.IbExtension;
 import dat.api.ext.ImmediateDataEndpoint;
 import dat.api.ext.Operation;
-import dat.provider.verbs.internal.ffi.Errno;
 import dat.provider.verbs.internal.ffi.Inline;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.io.IOException;
-import java.net.Inet6Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketException;
-import java.net.StandardProtocolFamily;
-import java.nio.channels.DatagramChannel;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -63,7 +52,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * One lock per Endpoint keeps a concurrent free from destroying the QP under a post.
  */
 @SuppressWarnings("restricted") // ibv_qp pointers are given their C size
-final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, ImmediateDataEndpoint, VerbsIa.CmTarget {
+final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, ImmediateDataEndpoint {
 
     /** The most segments one work request may carry, whatever the device allows. */
     static final int MAX_IOV = 16;
@@ -143,19 +132,10 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
     final EpRequests requests;
     final ReentrantLock postLock = new ReentrantLock();
 
-    // connection state: written under ia.cmLock, read anywhere
+    // the Endpoint's state: written under ia.cmLock, read anywhere
     private volatile EpState state = EpState.UNCONNECTED;
-    private final long cmToken;
-    private MemorySegment cmId = MemorySegment.NULL;
-    private int resolveTimeoutMs;
-    private byte[] connectPrivateData;
-    /** The DAT connect timeout of a pending connect, if finite. */
-    private VerbsIa.Timer connectTimer;
-    /** Whether the pending connect's request went out (rdma_connect, after route resolution). */
-    private boolean requestSent;
-    private volatile InetSocketAddress remoteAddress;
-    private volatile long remoteQual;
-    private volatile long localQual;
+    /** The connection side: rdma_cm. */
+    final EpConnection connection;
     // dat_ep_set_watermark, on the receive buffers held
     private volatile int softWatermark = DatConstants.WATERMARK_INFINITE;
     private volatile int hardWatermark = DatConstants.WATERMARK_INFINITE;
@@ -172,7 +152,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
         this.connectEvd = connectEvd;
         this.srq = srq;
         this.attributes = attributes;
-        this.cmToken = ia.newToken();
+        this.connection = new EpConnection(this);
         this.sendSlots = new WorkSlots(attributes.maxRequestDtos());
         this.recvSlots = new WorkSlots(srq == null ? attributes.maxRecvDtos() : 1);
         try {
@@ -293,51 +273,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
             throw Codes.exception(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG6, "srq",
                     "the SRQ is in another PZ (srq_ep_pz_difference_supported is false)");
         }
-        return new VerbsEp(ia, verbsPz, recv, request, connect, srq, effective(ia, requested));
-    }
-
-    /** The requested attributes with the provider's defaults for zeros, checked against the device. */
-    static EpAttributes effective(VerbsIa ia, EpAttributes requested) {
-        EpAttributes a = requested == null ? EpAttributes.providerDefaults() : requested;
-        if (a.serviceType() != ServiceType.RC) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.serviceType", "only RC");
-        }
-        if (a.qos() != Qos.BEST_EFFORT) {
-            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "attributes.qos", "only BEST_EFFORT");
-        }
-        int maxIov = Math.min(ia.maxSge, MAX_IOV);
-        int maxReadIov = Math.min(ia.maxSgeRd, MAX_IOV);
-        int wr = Math.min(ia.maxQpWr, 4096);
-        int recvDtos = orDefault(a.maxRecvDtos(), 64, wr, "maxRecvDtos");
-        int requestDtos = orDefault(a.maxRequestDtos(), 64, wr, "maxRequestDtos");
-        int recvIov = orDefault(a.maxRecvIov(), Math.min(4, maxIov), maxIov, "maxRecvIov");
-        int requestIov = orDefault(a.maxRequestIov(), Math.min(4, maxIov), maxIov, "maxRequestIov");
-        int readIn = orDefault(a.maxRdmaReadIn(), Math.min(4, ia.maxQpRdAtom), ia.maxQpRdAtom, "maxRdmaReadIn");
-        int readOut = orDefault(a.maxRdmaReadOut(), Math.min(4, ia.maxQpInitRdAtom), ia.maxQpInitRdAtom, "maxRdmaReadOut");
-        int readIov = orDefault(a.maxRdmaReadIov(), Math.min(requestIov, maxReadIov), maxReadIov, "maxRdmaReadIov");
-        int writeIov = orDefault(a.maxRdmaWriteIov(), requestIov, maxIov, "maxRdmaWriteIov");
-        long messageSize = a.maxMessageSize() == 0 ? ia.maxMessageSize : a.maxMessageSize();
-        long rdmaSize = a.maxRdmaSize() == 0 ? ia.maxMessageSize : a.maxRdmaSize();
-        if (messageSize < 0 || messageSize > ia.maxMessageSize || rdmaSize < 0 || rdmaSize > ia.maxMessageSize) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.maxMessageSize",
-                    "above the port's " + ia.maxMessageSize);
-        }
-        if (!CompletionFlags.isValid(a.recvCompletionFlags()) || !CompletionFlags.isValid(a.requestCompletionFlags())) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.completionFlags", "undefined bits");
-        }
-        return a.toBuilder().maxRecvDtos(recvDtos).maxRequestDtos(requestDtos).maxRecvIov(recvIov).maxRequestIov(requestIov)
-                .maxRdmaReadIn(readIn).maxRdmaReadOut(readOut).maxRdmaReadIov(readIov).maxRdmaWriteIov(writeIov)
-                .maxMessageSize(messageSize).maxRdmaSize(rdmaSize).build();
-    }
-
-    private static int orDefault(int value, int fallback, int max, String name) {
-        if (value == 0) {
-            return fallback;
-        }
-        if (value < 0 || value > max) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes." + name, value + " is not in 1.." + max);
-        }
-        return value;
+        return new VerbsEp(ia, verbsPz, recv, request, connect, srq, EpLimits.effective(ia, requested));
     }
 
     static VerbsEp check(VerbsIa ia, Endpoint ep, String argument) {
@@ -457,6 +393,14 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
         return maxInline;
     }
 
+    int qpNum() {
+        return qpNum;
+    }
+
+    VerbsEvd connectEvd() {
+        return connectEvd;
+    }
+
     EpAttributes attributes() {
         return attributes;
     }
@@ -473,196 +417,30 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
         return recvEvd;
     }
 
-    // ---- connection management (ia.cmLock) ---------------------------------------------------------
+    // ---- connection management: EpConnection drives rdma_cm ----------------------------------------
 
     @Override
     public void connect(InetSocketAddress remoteIaAddress, long remoteConnQual, long timeoutMicros, byte[] privateData,
             int qos, int connectFlags) {
-        checkOpen();
-        if (remoteIaAddress == null || remoteIaAddress.getAddress() == null) {
-            throw Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNSUPPORTED, "remoteIaAddress",
-                    "an IP address is needed");
-        }
-        ConnQual.check(remoteConnQual, DatReturn.INVALID_ARG3, "remoteConnQual");
-        if (!DatConstants.isValidTimeout(timeoutMicros)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "timeoutMicros", "negative");
-        }
-        if (privateData != null && privateData.length > CmEvents.REQUEST_PRIVATE_DATA) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG5, "privateData",
-                    privateData.length + " bytes, at most " + CmEvents.REQUEST_PRIVATE_DATA);
-        }
-        if (!Qos.isValid(qos) || qos != Qos.BEST_EFFORT) {
-            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "qos", "only BEST_EFFORT");
-        }
-        if (!ConnectFlags.isValid(connectFlags)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG7, "connectFlags", "undefined bits");
-        }
-        if (connectFlags != ConnectFlags.DEFAULT) {
-            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "connectFlags", "no multipath");
-        }
-        if (!routable(ia.port.address(), remoteIaAddress.getAddress())) {
-            throw Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNREACHABLE, "remoteIaAddress",
-                    "no route from " + ia.port.address().getHostAddress() + " to " + remoteIaAddress.getAddress().getHostAddress());
-        }
-        ia.cmLock.lock();
-        try {
-            checkOpen();
-            if (state != EpState.UNCONNECTED) {
-                throw new dat.api.DatException(STATE_CODES[state.value()], "ep", "connect needs an unconnected Endpoint", null);
-            }
-            resolveTimeoutMs = timeoutMicros == DatConstants.TIMEOUT_INFINITE ? 5000
-                    : (int) Math.max(1, Math.min(60_000, timeoutMicros / 1000));
-            connectPrivateData = privateData == null ? null : privateData.clone();
-            MemorySegment id = ia.verbs.createId(ia.cmChannel, cmToken);
-            ia.addCmTarget(cmToken, this);
-            cmId = id;
-            remoteAddress = remoteIaAddress;
-            remoteQual = remoteConnQual;
-            state = EpState.ACTIVE_CONNECTION_PENDING;
-            requestSent = false;
-            try (Arena local = Arena.ofConfined()) {
-                ia.verbs.resolveAddr(id, Sockaddr.of(local, ia.port.address(), 0),
-                        Sockaddr.of(local, remoteIaAddress.getAddress(), ConnQual.port(remoteConnQual)), resolveTimeoutMs);
-            } catch (NativeException e) {
-                dropCmId();
-                state = EpState.UNCONNECTED;
-                throw e.errno() == Errno.EINVAL || e.errno() == Errno.EADDRNOTAVAIL
-                        ? Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNREACHABLE, "remoteIaAddress",
-                                e.getMessage())
-                        : Codes.fromNative(e, "remoteIaAddress");
-            }
-            if (timeoutMicros != DatConstants.TIMEOUT_INFINITE) {
-                // rdma_cm's own timers are the CM protocol's (seconds, retried); the DAT timeout is the provider's
-                connectTimer = ia.schedule(timeoutMicros * 1000, () -> connectTimedOut(id));
-            }
-        } catch (NativeException e) {
-            throw Codes.fromNative(e, "ep");
-        } finally {
-            ia.cmLock.unlock();
-        }
-    }
-
-    /**
-     * Whether the IP stack has a route from the IA's address to {@code remote}: the routing that
-     * rdma_cm resolves RoCE and IPoIB addresses with. Asked first because rdma_cm, bound to the
-     * IA's device, does not fail a destination without a route: Linux's route lookup with an output
-     * device then takes the destination for on-link, so the request would go out on the link where
-     * no host answers, and the connect end only with a timeout. A destination the IA cannot route
-     * to is one the provider "can locally determine" unreachable: {@code DAT_INVALID_ADDRESS}
-     * (dat_ep_connect(3DAT)). A probe that cannot be made (no UDP socket) decides nothing.
-     */
-    private static boolean routable(InetAddress local, InetAddress remote) {
-        StandardProtocolFamily family = remote instanceof Inet6Address ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
-        try (DatagramChannel probe = DatagramChannel.open(family)) {
-            probe.bind(new InetSocketAddress(local, 0));
-            try {
-                probe.connect(new InetSocketAddress(remote, 9)); // a UDP connect only looks the route up
-            } catch (SocketException e) {
-                return false; // ENETUNREACH, EHOSTUNREACH
-            }
-            return true;
-        } catch (IOException | RuntimeException e) {
-            return true;
-        }
+        connection.connect(remoteIaAddress, remoteConnQual, timeoutMicros, privateData, qos, connectFlags);
     }
 
     @Override
     public void dupConnect(Endpoint dupEp, long timeoutMicros, byte[] privateData, int qos) {
-        checkOpen();
-        VerbsEp other = check(ia, dupEp, "dupEp");
-        if (other.state != EpState.CONNECTED || other.remoteAddress == null) {
-            throw Codes.invalidState(DatReturn.INVALID_STATE_EP_UNCONNECTED, "dupEp is not connected");
-        }
-        connect(other.remoteAddress, other.remoteQual, timeoutMicros, privateData, qos, ConnectFlags.DEFAULT);
+        connection.dupConnect(dupEp, timeoutMicros, privateData, qos);
     }
 
-    /** Throws unless this Endpoint may accept the request (ia.cmLock held). */
-    void checkCanAccept(VerbsCr cr) {
-        checkOpen();
-        EpState s = state;
-        boolean reservedForThis = s == EpState.RESERVED && cr.reservedEp == this;
-        boolean offered = s == EpState.PASSIVE_CONNECTION_PENDING && offeredTo == cr;
-        if (s != EpState.UNCONNECTED && !reservedForThis && !offered) {
-            throw new dat.api.DatException(STATE_CODES[s.value()], "ep", "the Endpoint cannot take this request", null);
-        }
+    @Override
+    public void disconnect(CloseFlag flag) {
+        connection.disconnect(flag);
     }
 
-    /**
-     * Accepts a connection request on this Endpoint (called by the CR with ia.cmLock held, after
-     * {@link #checkCanAccept}). When the requester is known to be gone (its connect timed out or
-     * was abandoned: the CM's reject reached the request's id), or the QP transition or
-     * {@code rdma_accept} fails, the accept does not connect: the Endpoint is disconnected and gets
-     * {@code DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR} (dat_cr_accept(3DAT)), as when the
-     * requester goes away after the accept.
-     *
-     * @return whether the Endpoint took the request's id over; if not, the CR disposes of it
-     */
-    boolean acceptOn(VerbsCr cr, MemorySegment requestId, byte[] privateData, boolean requesterGone) {
-        EpState s = state;
-        boolean reservedForThis = s == EpState.RESERVED && cr.reservedEp == this;
-        boolean offered = s == EpState.PASSIVE_CONNECTION_PENDING && offeredTo == cr;
-        if (s != EpState.UNCONNECTED && !reservedForThis && !offered) {
-            throw new dat.api.DatException(STATE_CODES[s.value()], "ep", "the Endpoint cannot take this request", null);
-        }
-        try (Arena local = Arena.ofConfined()) {
-            remoteAddress = cr.remoteIaAddress();
-            remoteQual = cr.remotePortQual();
-            localQual = localPort(requestId);
-            if (requesterGone) {
-                failConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
-                return false;
-            }
-            requestId.set(ADDRESS, Structs.CM_ID_CONTEXT, MemorySegment.ofAddress(cmToken));
-            ia.addCmTarget(cmToken, this);
-            cmId = requestId;
-            toRtrRts(requestId, local);
-            MemorySegment param = connParam(local, privateData);
-            state = EpState.COMPLETION_PENDING;
-            ia.verbs.accept(requestId, param);
-            return true;
-        } catch (NativeException e) {
-            System.getLogger(VerbsEp.class.getName()).log(System.Logger.Level.DEBUG, "accept failed", e);
-            ia.removeCmTarget(cmToken);
-            cmId = MemorySegment.NULL;
-            failConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
-            return false;
-        } finally {
-            reservedBy = null;
-            offeredTo = null;
-        }
+    @Override
+    public void reset() {
+        connection.reset();
     }
 
-    /** The local rdma_cm port of a connection: the Endpoint's local port qualifier. */
-    private static long localPort(MemorySegment id) {
-        InetSocketAddress source = Sockaddr.read(id.asSlice(Structs.CM_ID_SRC_ADDR, 128));
-        return source == null ? 0 : source.getPort();
-    }
-
-    private MemorySegment connParam(Arena local, byte[] privateData) {
-        MemorySegment param = local.allocate(Structs.RDMA_CONN_PARAM);
-        MemorySegment data = local.allocate(CmEvents.REQUEST_PRIVATE_DATA);
-        int length = CmEvents.copy(privateData, data);
-        param.set(ADDRESS, Structs.CONN_PRIVATE_DATA, length == 0 ? MemorySegment.NULL : data);
-        param.set(JAVA_BYTE, Structs.CONN_PRIVATE_DATA_LEN, (byte) length);
-        param.set(JAVA_BYTE, Structs.CONN_RESPONDER_RESOURCES, (byte) attributes.maxRdmaReadIn());
-        param.set(JAVA_BYTE, Structs.CONN_INITIATOR_DEPTH, (byte) attributes.maxRdmaReadOut());
-        param.set(JAVA_BYTE, Structs.CONN_RETRY_COUNT, (byte) 7);
-        param.set(JAVA_BYTE, Structs.CONN_RNR_RETRY_COUNT, (byte) 7);
-        param.set(JAVA_BYTE, Structs.CONN_SRQ, (byte) (srq != null ? 1 : 0));
-        param.set(JAVA_INT, Structs.CONN_QP_NUM, qpNum);
-        return param;
-    }
-
-    private void toRtrRts(MemorySegment id, Arena local) {
-        MemorySegment attr = local.allocate(Structs.IBV_QP_ATTR);
-        attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_RTR);
-        ia.verbs.modifyQp(qp, attr, ia.verbs.initQpAttr(id, attr));
-        attr.fill((byte) 0);
-        attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_RTS);
-        ia.verbs.modifyQp(qp, attr, ia.verbs.initQpAttr(id, attr));
-    }
-
-    private void toState(int qpState) {
+    void toState(int qpState) {
         try (Arena local = Arena.ofConfined()) {
             MemorySegment attr = local.allocate(Structs.IBV_QP_ATTR);
             attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, qpState);
@@ -671,7 +449,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
     }
 
     /** Moves the QP to ERR: every posted request and receive completes as flushed. */
-    private void toError() {
+    void toError() {
         try {
             toState(IBV_QPS_ERR);
         } catch (NativeException ignored) {
@@ -679,202 +457,22 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
         }
     }
 
-    @Override
-    public void onCmEvent(int event, int status, MemorySegment id, byte[] privateData) {
-        if (freed || !id.equals(cmId)) {
-            return;
-        }
-        try (Arena local = Arena.ofConfined()) {
-            switch (event) {
-                case CmEvents.ADDR_RESOLVED -> {
-                    localQual = localPort(id); // the source port is bound now; the peer's CR reports it
-                    ia.verbs.resolveRoute(id, resolveTimeoutMs);
-                }
-                case CmEvents.ROUTE_RESOLVED -> {
-                    ia.verbs.connect(id, connParam(local, connectPrivateData));
-                    requestSent = true;
-                }
-                case CmEvents.CONNECT_RESPONSE -> {
-                    cancelConnectTimer();
-                    localQual = localPort(id);
-                    toRtrRts(id, local);
-                    ia.verbs.establish(id);
-                    state = EpState.CONNECTED;
-                    post(EventNumber.CONNECTION_EVENT_ESTABLISHED, privateData);
-                    breakIfOverHardWatermark(); // "ready to generate a connection broken event as soon as the connection is established"
-                }
-                case CmEvents.ESTABLISHED -> {
-                    if (state == EpState.COMPLETION_PENDING) {
-                        state = EpState.CONNECTED;
-                        post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
-                        breakIfOverHardWatermark();
-                    }
-                }
-                case CmEvents.REJECTED -> failConnection(state == EpState.COMPLETION_PENDING
-                        ? EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR
-                        : status == CmEvents.REJECT_CONSUMER ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
-                        : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, privateData);
-                // no address or route: the remote host could not be reached (an ARP timeout included)
-                case CmEvents.ADDR_ERROR, CmEvents.ROUTE_ERROR -> failConnection(EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
-                // the CM request went unanswered through all of rdma_cm's retries
-                case CmEvents.UNREACHABLE -> failConnection(status == -Errno.ETIMEDOUT ? EventNumber.CONNECTION_EVENT_TIMED_OUT
-                        : EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
-                case CmEvents.CONNECT_ERROR -> failConnection(state == EpState.CONNECTED
-                        ? EventNumber.CONNECTION_EVENT_BROKEN
-                        : state == EpState.COMPLETION_PENDING ? EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR
-                        : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, null);
-                case CmEvents.DISCONNECTED -> {
-                    toError();
-                    EpState before = state;
-                    if (before == EpState.CONNECTED) {
-                        try {
-                            ia.verbs.disconnect(id);
-                        } catch (NativeException ignored) {
-                            // the peer's request already ended the connection
-                        }
-                    }
-                    state = EpState.DISCONNECTED;
-                    if (before == EpState.CONNECTED || before == EpState.DISCONNECT_PENDING) {
-                        post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
-                    }
-                }
-                case CmEvents.DEVICE_REMOVAL -> ia.postAsync(EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, ia,
-                        dat.api.AsyncErrorReason.IA_CATASTROPHIC_ERROR);
-                default -> {
-                    // TIMEWAIT_EXIT and others need nothing
-                }
+    /** Moves the QP back to INIT after a disconnect, as a new one (dat_ep_reset; ia.cmLock held). */
+    void resetQp() {
+        postLock.lock();
+        try {
+            toState(IBV_QPS_RESET);
+            try (Arena local = Arena.ofConfined()) {
+                MemorySegment attr = local.allocate(Structs.IBV_QP_ATTR);
+                attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_INIT);
+                attr.set(JAVA_BYTE, Structs.QP_ATTR_PORT_NUM, (byte) ia.port.port());
+                attr.set(JAVA_INT, Structs.QP_ATTR_ACCESS_FLAGS, qpAccess(ia));
+                ia.verbs.modifyQp(qp, attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
             }
         } catch (NativeException e) {
-            failConnection(state == EpState.CONNECTED ? EventNumber.CONNECTION_EVENT_BROKEN
-                    : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, null);
-        }
-    }
-
-    /**
-     * The DAT connect timeout expired while connecting (event thread, ia.cmLock held): the attempt
-     * is cancelled (destroying the rdma_cm id sends the CM's reject to the passive side, whose
-     * later accept then fails) and the Endpoint disconnected. {@code DAT_CONNECTION_EVENT_TIMED_OUT}
-     * once the request went out; {@code UNREACHABLE} while the address or route was still being
-     * resolved (the remote host did not answer within the timeout, dat_ep_connect(3DAT)).
-     */
-    private void connectTimedOut(MemorySegment id) {
-        if (freed || !id.equals(cmId) || state != EpState.ACTIVE_CONNECTION_PENDING) {
-            return;
-        }
-        connectTimer = null;
-        int eventNumber = requestSent ? EventNumber.CONNECTION_EVENT_TIMED_OUT : EventNumber.CONNECTION_EVENT_UNREACHABLE;
-        toError();
-        dropCmId();
-        state = EpState.DISCONNECTED;
-        post(eventNumber, null);
-    }
-
-    private void cancelConnectTimer() {
-        VerbsIa.Timer timer = connectTimer;
-        if (timer != null) {
-            connectTimer = null;
-            ia.cancel(timer);
-        }
-    }
-
-    private void failConnection(int eventNumber, byte[] privateData) {
-        cancelConnectTimer();
-        toError();
-        state = EpState.DISCONNECTED;
-        post(eventNumber, privateData);
-    }
-
-    private void post(int eventNumber, byte[] privateData) {
-        VerbsEvd evd = connectEvd;
-        if (evd != null) {
-            evd.postEvent(new DatEvent().setConnectionEvent(eventNumber, evd, this, privateData));
-        }
-    }
-
-    private void dropCmId() {
-        cancelConnectTimer();
-        if (!cmId.equals(MemorySegment.NULL)) {
-            ia.removeCmTarget(cmToken);
-            MemorySegment id = cmId;
-            cmId = MemorySegment.NULL;
-            try {
-                ia.verbs.destroyId(id);
-            } catch (NativeException e) {
-                System.getLogger(VerbsEp.class.getName()).log(System.Logger.Level.WARNING, "rdma_destroy_id failed", e);
-            }
-        }
-    }
-
-    @Override
-    public void disconnect(CloseFlag flag) {
-        checkOpen();
-        if (flag == null) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "flag", "null");
-        }
-        ia.cmLock.lock();
-        try {
-            checkOpen();
-            switch (state) {
-                case CONNECTED -> {
-                    state = EpState.DISCONNECT_PENDING;
-                    toError();
-                    try {
-                        ia.verbs.disconnect(cmId);
-                    } catch (NativeException e) {
-                        state = EpState.DISCONNECTED;
-                        post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
-                    }
-                }
-                case ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING -> {
-                    toError();
-                    dropCmId();
-                    state = EpState.DISCONNECTED;
-                    post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
-                }
-                case DISCONNECT_PENDING, DISCONNECTED -> {
-                    // already on its way down
-                }
-                default -> throw new dat.api.DatException(STATE_CODES[state.value()], "ep",
-                        "nothing to disconnect in state " + state, null);
-            }
+            throw Codes.fromNative(e, "ep");
         } finally {
-            ia.cmLock.unlock();
-        }
-    }
-
-    @Override
-    public void reset() {
-        checkOpen();
-        ia.cmLock.lock();
-        try {
-            checkOpen();
-            if (state == EpState.UNCONNECTED) {
-                return;
-            }
-            if (state != EpState.DISCONNECTED) {
-                throw new dat.api.DatException(STATE_CODES[state.value()], "ep", "reset needs a disconnected Endpoint", null);
-            }
-            dropCmId();
-            postLock.lock();
-            try {
-                toState(IBV_QPS_RESET);
-                try (Arena local = Arena.ofConfined()) {
-                    MemorySegment attr = local.allocate(Structs.IBV_QP_ATTR);
-                    attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_INIT);
-                    attr.set(JAVA_BYTE, Structs.QP_ATTR_PORT_NUM, (byte) ia.port.port());
-                    attr.set(JAVA_INT, Structs.QP_ATTR_ACCESS_FLAGS,
-                            qpAccess(ia));
-                    ia.verbs.modifyQp(qp, attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-                }
-            } catch (NativeException e) {
-                throw Codes.fromNative(e, "ep");
-            } finally {
-                postLock.unlock();
-            }
-            remoteAddress = null;
-            state = EpState.UNCONNECTED;
-        } finally {
-            ia.cmLock.unlock();
+            postLock.unlock();
         }
     }
 
@@ -896,7 +494,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "epParamMask", "undefined bits");
         }
         return EpParams.builder().ia(ia).state(state).localIaAddress(new InetSocketAddress(ia.port.address(), 0))
-                .localPortQual(localQual).remoteIaAddress(remoteAddress).remotePortQual(remoteQual).pz(pz).recvEvd(recvEvd)
+                .localPortQual(connection.localQual).remoteIaAddress(connection.remoteAddress).remotePortQual(connection.remoteQual).pz(pz).recvEvd(recvEvd)
                 .requestEvd(requestEvd).connectEvd(connectEvd).srq(srq).attributes(attributes).build();
     }
 
@@ -967,7 +565,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
                     throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "params.attributes",
                             "the verbs provider has no transport- or provider-specific Endpoint attributes");
                 }
-                newAttributes = effective(ia, current.withMasked(params.attributes(), epParamMask));
+                newAttributes = EpLimits.effective(ia, current.withMasked(params.attributes(), epParamMask));
             }
             boolean newQp = newPz != pz || newRecv != recvEvd || newRequest != requestEvd
                     || newAttributes.maxRecvDtos() != current.maxRecvDtos() || newAttributes.maxRequestDtos() != current.maxRequestDtos()
@@ -1095,19 +693,19 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
     }
 
     /** Breaks a connected Endpoint that holds more receive buffers than its hard watermark (ia.cmLock held). */
-    private void breakIfOverHardWatermark() {
+    void breakIfOverHardWatermark() {
         int hard = hardWatermark;
         if (freed || state != EpState.CONNECTED || hard == DatConstants.WATERMARK_INFINITE || buffersHeld() <= hard) {
             return;
         }
         toError();
         try {
-            ia.verbs.disconnect(cmId);
+            ia.verbs.disconnect(connection.cmId);
         } catch (NativeException ignored) {
             // the peer sees the connection break instead
         }
         state = EpState.DISCONNECTED;
-        post(EventNumber.CONNECTION_EVENT_BROKEN, null);
+        connection.post(EventNumber.CONNECTION_EVENT_BROKEN, null);
         ia.postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, this, dat.api.AsyncErrorReason.EP_OTHER_ERROR);
     }
 
@@ -1143,15 +741,15 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
             postLock.lock();
             try {
                 freed = true;
-                if (state == EpState.CONNECTED && !cmId.equals(MemorySegment.NULL)) {
+                if (state == EpState.CONNECTED && !connection.cmId.equals(MemorySegment.NULL)) {
                     try {
-                        ia.verbs.disconnect(cmId);
+                        ia.verbs.disconnect(connection.cmId);
                     } catch (NativeException ignored) {
                         // the peer sees the connection break instead
                     }
                 }
                 toError();
-                dropCmId();
+                connection.dropCmId();
                 destroyQueues(qp, hasDiscardCq, discardCq);
                 arena.close();
             } finally {

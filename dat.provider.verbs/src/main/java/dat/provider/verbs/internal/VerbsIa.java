@@ -8,15 +8,12 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dat.api.AsyncErrorReason;
 import dat.api.CloseFlag;
-import dat.api.CompletionFlags;
 import dat.api.ConsumerNotificationObject;
-import dat.api.DatConstants;
 import dat.api.DatEvent;
 import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
-import dat.api.EpCreatorForPsp;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
 import dat.api.EvdFlags;
@@ -25,17 +22,13 @@ import dat.api.IaAttrMask;
 import dat.api.IaAttributes;
 import dat.api.IaQuery;
 import dat.api.InterfaceAdapter;
-import dat.api.IovOwnership;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
 import dat.api.MemoryType;
 import dat.api.ProtectionZone;
 import dat.api.ProviderAttrMask;
-import dat.api.ProviderAttributes;
 import dat.api.PspFlag;
 import dat.api.PublicServicePoint;
-import dat.api.PzSupport;
-import dat.api.Qos;
 import dat.api.RegionDescription;
 import dat.api.ReservedServicePoint;
 import dat.api.SharedReceiveQueue;
@@ -43,18 +36,14 @@ import dat.api.SrqAttributes;
 import dat.api.WaitProxyAgent;
 import dat.api.ext.IaCounters;
 import dat.api.ext.IaStatistics;
-import dat.api.ext.IbExtension;
 import dat.provider.verbs.internal.ffi.Libc;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
 import dat.provider.verbs.internal.ffi.Verbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -108,8 +97,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     private final Map<Long, VerbsEvd> evdsByToken = new ConcurrentHashMap<>();
     private final Map<Long, CmTarget> cmTargets = new ConcurrentHashMap<>();
     /** The DAT timeouts of pending connects, earliest first; guarded by {@link #cmLock}. */
-    private final PriorityQueue<Timer> timers = new PriorityQueue<>();
-    private long timerSequence;
+    private final IaTimers timers = new IaTimers();
     private final Map<Long, VerbsSrq> srqsByAddress = new ConcurrentHashMap<>();
 
     // every live object, for an abrupt close in the right order
@@ -140,44 +128,21 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     final long maxMrSize;
     final long maxMessageSize;
     final int maxMw;
-    private final int vendorId;
-    private final int hardwareVersion;
-    private final String firmware;
+    final int vendorId;
+    final int hardwareVersion;
+    final String firmware;
     /** The IA's counters, kept from its open ({@link IaStatistics}); the data path adds to them. */
     final IaCounters counters;
     /** Whether a window's range confines the accesses through it on this device ({@link WindowProbe}). */
     private final boolean windowBoundsEnforced;
 
     /**
-     * A timeout the event thread runs, with {@link #cmLock} held, once its deadline passed: the
-     * DAT connect timeout, which rdma_cm does not know (its own timers are the CM protocol's).
-     */
-    static final class Timer implements Comparable<Timer> {
-        private final long deadline;
-        private final long sequence;
-        private final Runnable action;
-
-        private Timer(long deadline, long sequence, Runnable action) {
-            this.deadline = deadline;
-            this.sequence = sequence;
-            this.action = action;
-        }
-
-        @Override
-        public int compareTo(Timer other) {
-            int byTime = Long.compare(deadline - other.deadline, 0);
-            return byTime != 0 ? byTime : Long.compare(sequence, other.sequence);
-        }
-    }
-
-    /**
      * Runs {@code action} on the event thread, {@link #cmLock} held, {@code delayNanos} from now,
      * unless {@linkplain #cancel cancelled} first. The caller holds {@link #cmLock}.
      */
-    Timer schedule(long delayNanos, Runnable action) {
-        Timer timer = new Timer(System.nanoTime() + delayNanos, timerSequence++, action);
-        timers.add(timer);
-        if (timers.peek() == timer && Thread.currentThread() != eventThread) {
+    IaTimers.Timer schedule(long delayNanos, Runnable action) {
+        IaTimers.Timer timer = timers.schedule(delayNanos, action);
+        if (timers.isFirst(timer) && Thread.currentThread() != eventThread) {
             try (Arena local = Arena.ofConfined()) {
                 Libc.signal(wakeFd, local.allocate(8, 8), Libc.allocateCapture(local)); // poll(2) again, sooner
             }
@@ -186,22 +151,15 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     }
 
     /** Cancels a timer that has not run; the caller holds {@link #cmLock}. */
-    void cancel(Timer timer) {
-        if (timer != null) {
-            timers.remove(timer);
-        }
+    void cancel(IaTimers.Timer timer) {
+        timers.cancel(timer);
     }
 
     /** The poll(2) timeout until the earliest timer: -1 (none), else milliseconds, rounded up. */
-    private int nextTimeoutMs() {
+    private int timeoutMs() {
         cmLock.lock();
         try {
-            Timer first = timers.peek();
-            if (first == null) {
-                return -1;
-            }
-            long nanos = first.deadline - System.nanoTime();
-            return nanos <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (nanos + 999_999) / 1_000_000);
+            return timers.timeoutMs(System.nanoTime());
         } finally {
             cmLock.unlock();
         }
@@ -211,15 +169,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     private void runDueTimers() {
         cmLock.lock();
         try {
-            long now = System.nanoTime();
-            for (Timer first = timers.peek(); first != null && first.deadline - now <= 0; first = timers.peek()) {
-                timers.poll();
-                try {
-                    first.action.run();
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "a connection timeout on " + name + " failed", e);
-                }
-            }
+            timers.runDue(System.nanoTime(), e -> LOG.log(System.Logger.Level.WARNING, "a connection timeout on " + name + " failed", e));
         } finally {
             cmLock.unlock();
         }
@@ -397,6 +347,11 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         return asyncEvd instanceof VerbsEvd evd ? evd : null;
     }
 
+    /** The runtime's ports and shared-memory cookies. */
+    PortDirectory directory() {
+        return factory.directory();
+    }
+
     /** The memory windows RMRs use: 2, 1, or 0 where the device has none ({@link DevicePort#windowType()}). */
     int windowType() {
         return port.windowType();
@@ -446,7 +401,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 for (int i = 0; i < 4; i++) {
                     fds.set(JAVA_SHORT, i * size + Structs.POLLFD_REVENTS, (short) 0);
                 }
-                Libc.poll(fds, 4, nextTimeoutMs(), capture);
+                Libc.poll(fds, 4, timeoutMs(), capture);
                 if (fds.get(JAVA_SHORT, Structs.POLLFD_REVENTS) != 0) {
                     Libc.drain(wakeFd, scratch, capture);
                 }
@@ -573,130 +528,11 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         if (!ProviderAttrMask.isValid(providerAttrMask)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "providerAttrMask", "undefined bits");
         }
-        return new IaQuery(asyncEvd, iaAttributes(), providerAttributes(port, maxSrq > 0, vendorId, windowBoundsEnforced));
+        return new IaQuery(asyncEvd, iaAttributes(), VerbsAttributes.provider(port, maxSrq > 0, vendorId, windowBoundsEnforced));
     }
 
     IaAttributes iaAttributes() {
-        int sqDepth = Math.min(maxQpWr, 4096);
-        return IaAttributes.builder()
-                .adapterName(name)
-                .vendorName(port.deviceName() + " (vendor 0x" + Integer.toHexString(vendorId) + ")")
-                .hardwareVersionMajor(hardwareVersion)
-                .firmwareVersionMajor(firmwareMajor())
-                .iaAddress(new InetSocketAddress(port.address(), 0))
-                .maxEps(maxQp)
-                .maxDtoPerEp(sqDepth)
-                .maxRdmaReadPerEpIn(maxQpRdAtom)
-                .maxRdmaReadPerEpOut(maxQpInitRdAtom)
-                .maxEvds(maxCq)
-                .maxEvdQlen(maxCqe)
-                .maxIovSegmentsPerDto(Math.min(maxSge, VerbsEp.MAX_IOV))
-                .maxLmrs(maxMr)
-                .maxLmrBlockSize(maxMrSize)
-                .maxLmrVirtualAddress(-1L)
-                .maxPzs(maxPd)
-                .maxMessageSize(maxMessageSize)
-                .maxRdmaSize(maxMessageSize)
-                .maxRmrs(windowType() > 0 ? maxMw : 0)
-                .maxRmrTargetAddress(windowType() > 0 ? -1L : 0)
-                .maxSrqs(maxSrq)
-                .maxEpPerSrq(maxQp)
-                .maxRecvPerSrq(maxSrqWr)
-                .maxIovSegmentsPerRdmaRead(Math.min(maxSgeRd, VerbsEp.MAX_IOV))
-                .maxIovSegmentsPerRdmaWrite(Math.min(maxSge, VerbsEp.MAX_IOV))
-                .maxRdmaReadIn(maxQpRdAtom)
-                .maxRdmaReadOut(maxQpInitRdAtom)
-                .maxRdmaReadPerEpInGuaranteed(true)
-                .maxRdmaReadPerEpOutGuaranteed(true)
-                .transportAttributes(Map.of("transport", port.transport(), "device", port.deviceName(),
-                        "port", Integer.toString(port.port()), "firmware", firmware))
-                .vendorAttributes(Map.of())
-                .build();
-    }
-
-    private int firmwareMajor() {
-        try {
-            return Integer.parseInt(firmware.split("\\.")[0]);
-        } catch (NumberFormatException e) {
-            return 0;
-        }
-    }
-
-    /** The deviation naming the private-data areas of InfiniBand/RoCE CM messages. */
-    static final String PRIVATE_DATA_AREA = "private_data_area";
-
-    /** {@code RXE_VENDOR_ID}: the vendor id soft-RoCE (the rdma_rxe driver) reports (older kernels reported 0). */
-    static final int SOFT_ROCE_VENDOR_ID = 0xFFFFFF;
-
-    /**
-     * Where this provider departs from the pages, declared under
-     * {@link ProviderAttributes#DEVIATION_PREFIX}, with the provider's other named attributes.
-     */
-    static Map<String, String> providerSpecificAttributes(DevicePort port, int vendorId, boolean windowBoundsEnforced) {
-        Map<String, String> attributes = new LinkedHashMap<>();
-        attributes.put("ia.transport", port.transport());
-        String atomics = port.atomics() ? "TRUE" : "FALSE";
-        attributes.put(IbExtension.ATTR_FETCH_AND_ADD, atomics);
-        attributes.put(IbExtension.ATTR_CMP_AND_SWAP, atomics);
-        attributes.put(IbExtension.ATTR_IMMED_DATA, "TRUE");
-        attributes.put("rmr", port.windowType() == 0 ? "none: the device has no memory windows"
-                : "memory windows of type " + port.windowType() + (windowBoundsEnforced ? ""
-                        : ", each bound to a memory region of exactly its range (verbs.window_bounds)"));
-        if (port.windowType() > 0 && !windowBoundsEnforced) {
-            attributes.put("verbs.window_bounds", "the device lets an access through a memory window reach past the window"
-                    + " within the memory region the window is bound to (found by a probe at the first IA open; soft-RoCE checks"
-                    + " the region's range only), so each bind registers a memory region over exactly the window's range, whose"
-                    + " range the device checks: an ibv_reg_mr per dat_rmr_bind");
-        }
-        attributes.put(ProviderAttributes.DEVIATION_PREFIX + "max_private_data_size", CmEvents.REQUEST_PRIVATE_DATA
-                + " bytes, not the 64 of dat_ia_query(3DAT): rdma_cm carries 56 bytes of private data in an InfiniBand/RoCE"
-                + " connect request (the CM REQ's 92 less rdma_cm's 36-byte header), as OFED uDAPL's cma provider reports");
-        attributes.put(ProviderAttributes.DEVIATION_PREFIX + PRIVATE_DATA_AREA, "the receiver gets the whole private-data area"
-                + " the CM message carries (56 bytes in a connect request, 196 in a reply, 144 after the version header of a"
-                + " reject): the sender's bytes, then zeros, as OFED uDAPL hands it over; the upper-level protocol knows the length");
-        if (vendorId == SOFT_ROCE_VENDOR_ID) {
-            attributes.put(ProviderAttributes.DEVIATION_PREFIX + "recv_length_error", "DAT_DTO_ERR_LOCAL_EP: soft-RoCE (rdma_rxe)"
-                    + " completes a receive too small for its message with IBV_WC_LOC_QP_OP_ERR, not IBV_WC_LOC_LEN_ERR (Linux 6.1"
-                    + " takes the overlong payload for a malformed receive WQE), and the provider reports what the device reports");
-        }
-        return attributes;
-    }
-
-    static ProviderAttributes providerAttributes(DevicePort port, boolean srq, int vendorId, boolean windowBoundsEnforced) {
-        return ProviderAttributes.builder()
-                .providerName("verbs")
-                .providerVersionMajor(1)
-                .providerVersionMinor(0)
-                .daplVersionMajor(DatConstants.VERSION_MAJOR)
-                .daplVersionMinor(DatConstants.VERSION_MINOR)
-                .lmrMemTypesSupported(Set.of(MemoryType.VIRTUAL, MemoryType.LMR, MemoryType.SHARED_VIRTUAL))
-                .iovOwnershipOnReturn(IovOwnership.CONSUMER)
-                .qosSupported(Qos.BEST_EFFORT)
-                .completionFlagsSupported(CompletionFlags.SUPPRESS | CompletionFlags.SOLICITED_WAIT
-                        | CompletionFlags.UNSIGNALLED | CompletionFlags.BARRIER_FENCE)
-                .threadSafe(true)
-                .maxPrivateDataSize(CmEvents.REQUEST_PRIVATE_DATA)
-                .supportsMultipath(false)
-                .epCreator(EpCreatorForPsp.NEVER)
-                .pzSupport(PzSupport.UNIQUE)
-                .optimalBufferAlignment(DatConstants.OPTIMAL_ALIGNMENT)
-                .evdStreamMerging(ProviderAttributes.streamMerging(
-                        new int[] {EvdFlags.DTO, EvdFlags.RMR_BIND},
-                        new int[] {EvdFlags.CR, EvdFlags.CONNECTION},
-                        new int[] {EvdFlags.SOFTWARE, EvdFlags.CR}, new int[] {EvdFlags.SOFTWARE, EvdFlags.CONNECTION},
-                        new int[] {EvdFlags.SOFTWARE, EvdFlags.DTO}, new int[] {EvdFlags.SOFTWARE, EvdFlags.ASYNC},
-                        new int[] {EvdFlags.CONNECTION, EvdFlags.DTO}, new int[] {EvdFlags.CR, EvdFlags.DTO},
-                        new int[] {EvdFlags.ASYNC, EvdFlags.CONNECTION}, new int[] {EvdFlags.ASYNC, EvdFlags.CR}))
-                .srqSupported(srq)
-                .srqWatermarksSupported(srq ? 1 : 0)
-                .srqEpPzDifferenceSupported(false)
-                .srqInfoSupported(0)
-                .epRecvInfoSupported(0)
-                .lmrSyncRequired(false)
-                .dtoAsyncReturnGuaranteed(true)
-                .rdmaWriteForRdmaReadRequired(false)
-                .providerSpecificAttributes(providerSpecificAttributes(port, vendorId, windowBoundsEnforced))
-                .build();
+        return VerbsAttributes.ia(this);
     }
 
     @Override
@@ -839,52 +675,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     public LocalMemoryRegion registerMemory(MemoryType memType, RegionDescription region, long length, ProtectionZone pz,
             int memPrivileges) {
         checkOpen();
-        if (memType == null) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "memType", "null");
-        }
-        if (memType == MemoryType.LMR) {
-            // the memory of an existing LMR, registered again (in any PZ of this IA)
-            if (!(region instanceof RegionDescription.OfLmr ofLmr) || !(ofLmr.lmr() instanceof VerbsLmr source)
-                    || source.ia != this || !source.isOpen()) {
-                throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "DAT_MEM_TYPE_LMR needs an open LMR of this IA");
-            }
-            // the region is the whole LMR: a length of 0 means all of it
-            long bytes = length == 0 ? source.registeredSize() : length;
-            return new VerbsLmr(this, VerbsPz.check(this, pz, "pz"), source.memory(), bytes, memPrivileges, region, memType);
-        }
-        if (memType == MemoryType.SHARED_VIRTUAL) {
-            // memory the platform shares between processes: in Java a mapped file. Each consumer's
-            // registration is its own MR over its own mapping; in one process, every registration
-            // of a cookie must name the same memory
-            if (!(region instanceof RegionDescription.SharedMemory shared)) {
-                throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region",
-                        "DAT_MEM_TYPE_SHARED_VIRTUAL needs shared memory and a cookie");
-            }
-            if (!shared.memory().isMapped()) {
-                throw Codes.exception(DatReturn.INVALID_STATE, DatReturn.NO_SUBTYPE, "region",
-                        "DAT_MEM_TYPE_SHARED_VIRTUAL memory must be shared by the platform: a mapped file (FileChannel.map)");
-            }
-            VerbsPz verbsPz = VerbsPz.check(this, pz, "pz");
-            byte[] cookie = shared.cookie() == null ? new byte[0] : shared.cookie().clone();
-            factory.directory().attachShared(cookie, shared.memory().address(), length);
-            try {
-                VerbsLmr lmr = new VerbsLmr(this, verbsPz, shared.memory(), length, memPrivileges, region, memType);
-                lmr.onDestroy(() -> factory.directory().detachShared(cookie));
-                return lmr;
-            } catch (RuntimeException e) {
-                factory.directory().detachShared(cookie);
-                throw e;
-            }
-        }
-        if (memType != MemoryType.VIRTUAL) {
-            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "memType",
-                    memType + " is not supported by the verbs provider (VIRTUAL, LMR and SHARED_VIRTUAL are)");
-        }
-        if (!(region instanceof RegionDescription.Virtual virtual)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "VIRTUAL memory needs a Virtual region");
-        }
-        VerbsPz verbsPz = VerbsPz.check(this, pz, "pz");
-        return new VerbsLmr(this, verbsPz, virtual.memory(), length, memPrivileges, region, memType);
+        return VerbsLmr.register(this, memType, region, length, pz, memPrivileges);
     }
 
     @Override

@@ -9,6 +9,7 @@ import dat.api.LmrParams;
 import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
 import dat.api.MemoryType;
+import dat.api.ProtectionZone;
 import dat.api.RegionDescription;
 import dat.api.ext.IbExtension;
 import dat.provider.verbs.internal.ffi.NativeException;
@@ -179,5 +180,60 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
     /** Runs {@code action} when the LMR is destroyed (freed, or its IA closed). */
     void onDestroy(Runnable action) {
         onDestroy = action;
+    }
+
+    /**
+     * dat_lmr_create(3DAT) by memory type: VIRTUAL (native memory), LMR (an existing LMR's memory,
+     * again, in any PZ of the IA) and SHARED_VIRTUAL (a mapped file; every registration of one
+     * cookie in this process must name the same memory).
+     */
+    static VerbsLmr register(VerbsIa ia, MemoryType memType, RegionDescription region, long length, ProtectionZone pz,
+            int memPrivileges) {
+        if (memType == null) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "memType", "null");
+        }
+        if (memType == MemoryType.LMR) {
+            // the memory of an existing LMR, registered again (in any PZ of this IA)
+            if (!(region instanceof RegionDescription.OfLmr ofLmr) || !(ofLmr.lmr() instanceof VerbsLmr source)
+                    || source.ia != ia || !source.isOpen()) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "DAT_MEM_TYPE_LMR needs an open LMR of this IA");
+            }
+            // the region is the whole LMR: a length of 0 means all of it
+            long bytes = length == 0 ? source.registeredSize() : length;
+            return new VerbsLmr(ia, VerbsPz.check(ia, pz, "pz"), source.memory(), bytes, memPrivileges, region, memType);
+        }
+        if (memType == MemoryType.SHARED_VIRTUAL) {
+            // memory the platform shares between processes: in Java a mapped file. Each consumer's
+            // registration is its own MR over its own mapping; in one process, every registration
+            // of a cookie must name the same memory
+            if (!(region instanceof RegionDescription.SharedMemory shared)) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region",
+                        "DAT_MEM_TYPE_SHARED_VIRTUAL needs shared memory and a cookie");
+            }
+            if (!shared.memory().isMapped()) {
+                throw Codes.exception(DatReturn.INVALID_STATE, DatReturn.NO_SUBTYPE, "region",
+                        "DAT_MEM_TYPE_SHARED_VIRTUAL memory must be shared by the platform: a mapped file (FileChannel.map)");
+            }
+            VerbsPz verbsPz = VerbsPz.check(ia, pz, "pz");
+            byte[] cookie = shared.cookie() == null ? new byte[0] : shared.cookie().clone();
+            ia.directory().attachShared(cookie, shared.memory().address(), length);
+            try {
+                VerbsLmr lmr = new VerbsLmr(ia, verbsPz, shared.memory(), length, memPrivileges, region, memType);
+                lmr.onDestroy(() -> ia.directory().detachShared(cookie));
+                return lmr;
+            } catch (RuntimeException e) {
+                ia.directory().detachShared(cookie);
+                throw e;
+            }
+        }
+        if (memType != MemoryType.VIRTUAL) {
+            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "memType",
+                    memType + " is not supported by the verbs provider (VIRTUAL, LMR and SHARED_VIRTUAL are)");
+        }
+        if (!(region instanceof RegionDescription.Virtual virtual)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "VIRTUAL memory needs a Virtual region");
+        }
+        VerbsPz verbsPz = VerbsPz.check(ia, pz, "pz");
+        return new VerbsLmr(ia, verbsPz, virtual.memory(), length, memPrivileges, region, memType);
     }
 }

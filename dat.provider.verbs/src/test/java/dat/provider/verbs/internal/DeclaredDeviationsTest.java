@@ -19,7 +19,7 @@ class DeclaredDeviationsTest {
 
     @Test
     void softRoceDeclaresItsReceiveLengthError() {
-        ProviderAttributes attributes = VerbsIa.providerAttributes(PORT, true, VerbsIa.SOFT_ROCE_VENDOR_ID, false);
+        ProviderAttributes attributes = VerbsAttributes.provider(PORT, true, VerbsAttributes.SOFT_ROCE_VENDOR_ID, false);
         assertThat(attributes.providerSpecificAttributes().get(RECV_LENGTH)).startsWith("DAT_DTO_ERR_LOCAL_EP:");
         assertThat(attributes.providerSpecificAttributes().get(PRIVATE_DATA)).startsWith(CmEvents.REQUEST_PRIVATE_DATA + " bytes");
         assertThat(attributes.maxPrivateDataSize()).isEqualTo(CmEvents.REQUEST_PRIVATE_DATA);
@@ -28,7 +28,7 @@ class DeclaredDeviationsTest {
     @Test
     void anotherDeviceDeclaresOnlyThePrivateDataLimit() {
         int mellanox = 0x02c9;
-        ProviderAttributes attributes = VerbsIa.providerAttributes(PORT, true, mellanox, true);
+        ProviderAttributes attributes = VerbsAttributes.provider(PORT, true, mellanox, true);
         assertThat(attributes.providerSpecificAttributes()).containsKey(PRIVATE_DATA).doesNotContainKey(RECV_LENGTH)
                 .containsEntry("ia.transport", "RoCE");
     }
