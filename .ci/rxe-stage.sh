@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The soft-RoCE stage of CI: boots Debian's own kernel with rdma_rxe under QEMU/TCG
 # (../shared/tools/rxe-vm.sh, rxe0 on a dummy netdev, no NIC) and, inside it, runs
-#   1. the verbs provider's device tests (RdmaDeviceTest) on the real kernel RDMA stack, with the
-#      classes `mvn verify` built, writing JUnit XML that .ci/run's closing line counts;
+#   1. the verbs provider's device tests (RdmaDeviceTest, RdmaDeviceFeaturesTest) on the real kernel
+#      RDMA stack, and the interop tests (OfedInteropTest) against a C uDAPL peer on OFED's libdat2
+#      (src/test/c/udapl_peer.c, built here with gcc against libdapl-dev), with the classes
+#      `mvn verify` built, writing JUnit XML that .ci/run's closing line counts;
 #   2. the conformance suite against the verbs IA (`./dat test ofa-v2-rxe0-1` from the built app jar),
 #      its JUnit XML among the counted ones (a test skips only for a feature the provider's attributes
 #      declare unsupported, or a deviation from a page they declare, with the reason);
@@ -10,7 +12,7 @@
 #      beside the C references measured in the same VM, `dapltest -T P ... RW 65536` (OFED uDAPL) and
 #      `ibv_rc_pingpong -s 64` (rdma-core), then `dat perf` and the JMH post + poll benchmark.
 # The figures measure the binding's overhead under emulation (TCG, 2 vCPUs), not RDMA hardware.
-# Usage: .ci/rxe-stage.sh   (after mvn verify; needs root for the 9p export; ~6 minutes, ~12 with
+# Usage: .ci/rxe-stage.sh   (after mvn verify; needs root for the 9p export; ~11 minutes, ~17 with
 # RXE_BENCHMARKS=1; RXE_CONFORMANCE=0 runs the device and interop tests without the conformance suite)
 set -uo pipefail
 cd "$(dirname "$0")/.."
