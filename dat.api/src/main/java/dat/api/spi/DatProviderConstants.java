@@ -85,4 +85,18 @@ public final class DatProviderConstants {
      * {@code Collection<String>}.
      */
     public static final String DAT_EXTENSION = "dat.extension";
+
+    /**
+     * Service property listing the file names of the C uDAPL provider libraries whose static
+     * registry entries this provider serves, for example {@code "libdaplofa.so.2"}: an OFED
+     * {@code dat.conf} line names its provider by library path
+     * ({@code ofa-v2-ib0 u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 "ib0 0" ""}), and a
+     * registry binds such a line to the provider that lists the path's file name here, at that
+     * provider's own DAT version. A provider lists a library only where it speaks that library's
+     * wire protocol (OFED's cma provider for verbs over rdma_cm).
+     *
+     * <p>The value of this service property must be of type {@code String}, {@code String[]} or
+     * {@code Collection<String>}.
+     */
+    public static final String DAT_PROVIDER_LIBRARY = "dat.provider.library";
 }

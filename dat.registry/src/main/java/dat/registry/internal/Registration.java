@@ -95,6 +95,23 @@ record Registration(long id, Kind kind, String source, Map<String, Object> prope
         iaNames = List.copyOf(iaNames);
     }
 
+    /**
+     * {@code dat.provider.library}: the file names of the C provider libraries whose static
+     * registry entries this provider serves.
+     *
+     * @return the names, empty when the property is absent or not strings
+     */
+    List<String> libraries() {
+        Object value = properties.get(DatProviderConstants.DAT_PROVIDER_LIBRARY);
+        if (value instanceof String s) {
+            return List.of(s);
+        }
+        if (value instanceof Collection<?> collection) {
+            return collection.stream().filter(String.class::isInstance).map(String.class::cast).toList();
+        }
+        return List.of();
+    }
+
     /** Whether the registration can serve IAs. */
     boolean valid() {
         return failureReason == ProviderDTO.FAILURE_REASON_NONE;

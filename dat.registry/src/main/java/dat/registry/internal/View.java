@@ -75,12 +75,19 @@ record View(List<Entry> entries, Map<Entry.Key, Binding> bindings, StaticRegistr
         }
         for (DatConf.Entry staticEntry : staticRegistry.entries()) {
             Registration provider = providerNamed(registrations, staticEntry.provider());
-            Entry entry = Entry.of(provider, staticEntry, staticEntry.info());
+            // an OFED line names a C library and its DAT 2.0: a provider that serves the library's
+            // entries serves them at its own DAT version
+            Registration library = provider == null ? providerOfLibrary(registrations, staticEntry.provider()) : null;
+            if (library != null) {
+                provider = library;
+            }
+            Entry entry = Entry.of(provider, staticEntry, library == null ? staticEntry.info()
+                    : new ProviderInfo(staticEntry.iaName(), library.versionMajor(), library.versionMinor(), staticEntry.threadSafe()));
             if (provider == null) {
                 result.add(entry.withState(ProviderDTO.State.FAILED, ProviderDTO.FAILURE_REASON_NO_PROVIDER,
                         noProvider(registrations, staticEntry.provider())));
-            } else if (staticEntry.versionMajor() != provider.versionMajor()
-                    || staticEntry.versionMinor() > provider.versionMinor()) {
+            } else if (library == null && (staticEntry.versionMajor() != provider.versionMajor()
+                    || staticEntry.versionMinor() > provider.versionMinor())) {
                 result.add(entry.withState(ProviderDTO.State.FAILED, ProviderDTO.FAILURE_REASON_INCOMPATIBLE_PROVIDER,
                         "the entry asks for DAT " + staticEntry.apiVersion() + " but provider '" + provider.providerName()
                                 + "' implements " + provider.versionMajor() + "." + provider.versionMinor()));
@@ -125,6 +132,21 @@ record View(List<Entry> entries, Map<Entry.Key, Binding> bindings, StaticRegistr
         return best;
     }
 
+    /**
+     * The best valid registration that lists the file name of a library path in
+     * {@code dat.provider.library}, or {@code null}.
+     */
+    private static Registration providerOfLibrary(Collection<Registration> registrations, String libraryPath) {
+        String fileName = libraryPath.substring(libraryPath.lastIndexOf('/') + 1);
+        Registration best = null;
+        for (Registration registration : registrations) {
+            if (registration.valid() && registration.libraries().contains(fileName) && (best == null || better(registration, best))) {
+                best = registration;
+            }
+        }
+        return best;
+    }
+
     private static boolean better(Registration a, Registration b) {
         if (a.ranking() != b.ranking()) {
             return a.ranking() > b.ranking();
@@ -140,7 +162,8 @@ record View(List<Entry> entries, Map<Entry.Key, Binding> bindings, StaticRegistr
                 .sorted().collect(Collectors.joining(", "));
         String detail = "no provider named '" + providerName + "' is registered";
         if (providerName.contains("/") || providerName.contains(".so")) {
-            detail += " (a dat.conf entry names a provider by its dat.provider.name, not by a library path)";
+            detail += " (a dat.conf entry names a provider by its dat.provider.name, or a C library that a provider lists in"
+                    + " dat.provider.library)";
         }
         return detail + (known.isEmpty() ? "; no provider is registered" : "; registered providers: " + known);
     }

@@ -268,7 +268,8 @@ class RegistryTest {
         RegistryRuntimeDTO runtime = registry.getRuntimeDTO();
         assertThat(runtime.providers()).extracting(ProviderDTO::failureDetail).containsExactly(
                 "no provider named 'libdaplofa.so.2' is registered (a dat.conf entry names a provider by its"
-                        + " dat.provider.name, not by a library path); no provider is registered",
+                        + " dat.provider.name, or a C library that a provider lists in dat.provider.library); no provider is"
+                        + " registered",
                 "no provider named 'sim' is registered; no provider is registered");
         assertThat(runtime.providers()).allSatisfy(dto -> {
             assertThat(dto.state()).isEqualTo(ProviderDTO.State.FAILED);
@@ -279,6 +280,24 @@ class RegistryTest {
         RecordingFactory sim = new RecordingFactory("sim");
         register(sim);
         assertThat(registry.listProviders()).containsExactly(new ProviderInfo("simA", 1, 2, false));
+    }
+
+    @Test
+    void anOfedLineBindsToTheProviderOfItsLibraryAtThatProvidersVersion() {
+        RecordingFactory verbs = new RecordingFactory("verbs").with(DatProviderConstants.DAT_PROVIDER_LIBRARY,
+                new String[] {"libdaplofa.so.2"});
+        register(verbs);
+        setConf("""
+                ofa-v2-ib0 u2.0 nonthreadsafe default /usr/lib64/libdaplofa.so.2 dapl.2.0 "ib0 0" ""
+                ofa-v2-mlx4_0-1u u2.0 nonthreadsafe default libdaploucm.so.2 dapl.2.0 "mlx4_0 1" ""
+                """);
+        assertThat(registry.listProviders()).as("the ucm line names a library no provider serves")
+                .containsExactly(new ProviderInfo("ofa-v2-ib0", 1, 2, false));
+        registry.openIa("ofa-v2-ib0").close();
+        assertThat(verbs.calls).containsExactly("init ofa-v2-ib0 [ib0 0]", "open ofa-v2-ib0 [ib0 0]");
+        assertThat(registry.getRuntimeDTO().providers()).extracting(ProviderDTO::iaName, ProviderDTO::state)
+                .contains(org.assertj.core.groups.Tuple.tuple("ofa-v2-ib0", ProviderDTO.State.ACTIVE),
+                        org.assertj.core.groups.Tuple.tuple("ofa-v2-mlx4_0-1u", ProviderDTO.State.FAILED));
     }
 
     @Test

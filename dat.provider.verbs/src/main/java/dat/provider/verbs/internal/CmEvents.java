@@ -2,22 +2,37 @@ package dat.provider.verbs.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+
+import dat.api.DatConstants;
 
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
 import dat.provider.verbs.internal.ffi.Verbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * rdma_cm and verbs event numbers ({@code enum rdma_cm_event_type}, {@code enum ibv_event_type},
- * checked by the layout probe's build against the headers of rdma-core 44), and the private-data
- * framing.
+ * checked by the layout probe's build against the headers of rdma-core 44), and private data as
+ * OFED uDAPL's cma provider ({@code libdaplofa}) puts it on the wire, so that a C uDAPL peer and
+ * this provider read each other's.
  *
- * <p><b>Private data.</b> On InfiniBand and RoCE the CM messages carry fixed-size private-data
- * areas (56 bytes in a request once rdma_cm's own header is in, more in replies and rejects), and
- * the receiver always gets the whole area. To hand the consumer exactly the bytes its peer sent,
- * the provider puts a one-byte length before them; so at most {@link #MAX_PRIVATE_DATA} bytes.
+ * <p><b>Private data.</b> The bytes a consumer passes to connect or accept go to rdma_cm as they
+ * are. On InfiniBand and RoCE the CM messages carry fixed-size private-data areas, and the
+ * receiver gets the whole area: the sender's bytes, then zeros (56 bytes in a request, once
+ * rdma_cm's own 36-byte header is in; 196 in a reply). The provider hands the consumer that area,
+ * as OFED uDAPL does; {@link #REQUEST_PRIVATE_DATA} is the most a consumer may send.
+ *
+ * <p><b>Rejects.</b> A consumer's reject carries OFED's 4-byte version header first
+ * ({@code htonl(DAT major << 24 | DAT minor << 16 | provider major << 8 | provider minor)}), by
+ * which OFED tells a consumer's reject from an abnormal one; the receiver strips it and hands the
+ * rest of the area to its consumer. rdma_cm sends every reject with the consumer-defined reason,
+ * so a reject without the header (the provider's own, for a full backlog or a Service Point going
+ * away; the CM's, for a requester that gave up) is {@code DAT_CONNECTION_EVENT_NON_PEER_REJECTED}.
  */
 @SuppressWarnings("restricted") // the private-data pointer of an event is given the length the event states
 final class CmEvents {
@@ -43,19 +58,18 @@ final class CmEvents {
     static final int REJECT_CONSUMER = 28;
 
     /**
-     * The status the provider gives a REJECTED event whose reject carries {@link #PROVIDER_REJECT}:
-     * the peer's provider refused (its Service Point's backlog was full, or it went away), not its
-     * consumer: {@code DAT_CONNECTION_EVENT_NON_PEER_REJECTED}. Not an {@code ib_cm_rej_reason}.
+     * The status the provider gives a REJECTED event whose private data does not start with a
+     * consumer's {@linkplain #REJECT_HEADER_SIZE version header}: the peer's provider or CM refused
+     * (its Service Point's backlog was full, or it went away), not its consumer:
+     * {@code DAT_CONNECTION_EVENT_NON_PEER_REJECTED}. Not an {@code ib_cm_rej_reason}.
      */
     static final int REJECT_PROVIDER = 0x1_0000;
 
-    /**
-     * The private data of a reject by the provider rather than by the consumer. rdma_cm sends every
-     * reject with the consumer-defined reason, so the marker travels in the private data: a length
-     * byte no framed consumer data can have (those are at most {@link #MAX_PRIVATE_DATA}), then 'N'.
-     * The receiving consumer sees no private data, as with any reject.
-     */
-    private static final byte[] PROVIDER_REJECT = {(byte) 0xFF, 'N'};
+    /** The size of OFED's version header before a consumer reject's private data. */
+    static final int REJECT_HEADER_SIZE = 4;
+
+    /** The version this provider writes into that header: DAT 1.2, provider 1.0. */
+    static final int REJECT_HEADER = (DatConstants.VERSION_MAJOR << 24) | (DatConstants.VERSION_MINOR << 16) | (1 << 8);
 
     static final int IBV_EVENT_QP_FATAL = 1;
     static final int IBV_EVENT_QP_REQ_ERR = 2;
@@ -64,8 +78,12 @@ final class CmEvents {
     static final int IBV_EVENT_SRQ_ERR = 14;
     static final int IBV_EVENT_SRQ_LIMIT_REACHED = 15;
 
-    /** The most private data a consumer may pass to connect or accept (the 56-byte request area less the length byte). */
-    static final int MAX_PRIVATE_DATA = 55;
+    /**
+     * The most private data a consumer may pass to connect or accept on InfiniBand and RoCE: the
+     * CM request's 92-byte area less rdma_cm's 36-byte header in the TCP port space (replies could
+     * carry 196, but one limit holds for both).
+     */
+    static final int REQUEST_PRIVATE_DATA = 56;
 
     private static final byte[] NONE = new byte[0];
 
@@ -73,9 +91,12 @@ final class CmEvents {
         return (type >= 1 && type <= 7) || type == 16;
     }
 
-    /** The consumer's private data of a connection event, without the provider's length byte. */
+    /**
+     * The private data a connection event hands the consumer: the whole area of a request or a
+     * reply, the area after the version header of a consumer's reject, none otherwise.
+     */
     static byte[] privateData(MemorySegment event, int type) {
-        if (type != CONNECT_REQUEST && type != CONNECT_RESPONSE && type != ESTABLISHED && type != REJECTED) {
+        if (type != CONNECT_REQUEST && type != CONNECT_RESPONSE && type != REJECTED) {
             return NONE;
         }
         MemorySegment data = event.get(ADDRESS, Structs.CM_EVENT_PRIVATE_DATA);
@@ -84,50 +105,68 @@ final class CmEvents {
             return NONE;
         }
         MemorySegment area = data.reinterpret(length);
-        int framed = Byte.toUnsignedInt(area.get(JAVA_BYTE, 0));
-        if (framed == 0 || framed >= length) {
-            return NONE;
+        if (type == REJECTED) {
+            return isConsumerReject(event) ? area.asSlice(REJECT_HEADER_SIZE).toArray(JAVA_BYTE) : NONE;
         }
-        return area.asSlice(1, framed).toArray(JAVA_BYTE);
-    }
-
-    /** Whether a REJECTED event's private data is the provider's {@link #PROVIDER_REJECT} marker. */
-    static boolean isProviderReject(MemorySegment event) {
-        MemorySegment data = event.get(ADDRESS, Structs.CM_EVENT_PRIVATE_DATA);
-        int length = Byte.toUnsignedInt(event.get(JAVA_BYTE, Structs.CM_EVENT_PRIVATE_DATA_LEN));
-        if (data.equals(MemorySegment.NULL) || length < PROVIDER_REJECT.length) {
-            return false;
-        }
-        MemorySegment area = data.reinterpret(PROVIDER_REJECT.length);
-        return area.get(JAVA_BYTE, 0) == PROVIDER_REJECT[0] && area.get(JAVA_BYTE, 1) == PROVIDER_REJECT[1];
+        return area.toArray(JAVA_BYTE);
     }
 
     /**
-     * Rejects a request on behalf of the provider (no consumer saw or refused it), so that the
-     * requester reports {@code DAT_CONNECTION_EVENT_NON_PEER_REJECTED}; a failure is ignored (the
-     * requester then times out).
+     * Whether a REJECTED event is a consumer's reject: the consumer-defined reason, and private
+     * data that starts with a version header (OFED's and this provider's consumer rejects always
+     * carry one; a reject without private data arrives as an area of zeros).
+     */
+    static boolean isConsumerReject(MemorySegment event) {
+        if (event.get(JAVA_INT, Structs.CM_EVENT_STATUS) != REJECT_CONSUMER) {
+            return false;
+        }
+        MemorySegment data = event.get(ADDRESS, Structs.CM_EVENT_PRIVATE_DATA);
+        int length = Byte.toUnsignedInt(event.get(JAVA_BYTE, Structs.CM_EVENT_PRIVATE_DATA_LEN));
+        if (data.equals(MemorySegment.NULL) || length < REJECT_HEADER_SIZE) {
+            return false;
+        }
+        return data.reinterpret(REJECT_HEADER_SIZE).get(JAVA_INT, 0) != 0;
+    }
+
+    /**
+     * Rejects a request on behalf of the provider (no consumer saw or refused it): no private
+     * data, so the requester reports {@code DAT_CONNECTION_EVENT_NON_PEER_REJECTED}; a failure is
+     * ignored (the requester then times out).
      */
     static void rejectByProvider(Verbs verbs, MemorySegment id) {
-        try (Arena local = Arena.ofConfined()) {
-            MemorySegment data = local.allocate(PROVIDER_REJECT.length);
-            MemorySegment.copy(PROVIDER_REJECT, 0, data, JAVA_BYTE, 0, PROVIDER_REJECT.length);
-            verbs.reject(id, data, PROVIDER_REJECT.length);
+        try {
+            verbs.reject(id, MemorySegment.NULL, 0);
         } catch (NativeException ignored) {
             // the requester times out instead
         }
     }
 
     /**
-     * Writes the framed private data (length byte, then the bytes) into {@code buffer}.
+     * Rejects a request for the consumer ({@code dat_cr_reject}): OFED's version header, in
+     * network byte order, and no consumer data (DAT 1.2's reject has none).
+     *
+     * @throws NativeException when rdma_cm refuses
+     */
+    static void rejectByConsumer(Verbs verbs, MemorySegment id) {
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment header = local.allocate(REJECT_HEADER_SIZE);
+            header.set(BIG_ENDIAN_INT, 0, REJECT_HEADER);
+            verbs.reject(id, header, REJECT_HEADER_SIZE);
+        }
+    }
+
+    private static final ValueLayout.OfInt BIG_ENDIAN_INT = JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    /**
+     * Copies the consumer's private data into {@code buffer} for rdma_cm.
      *
      * @return the number of bytes to hand to rdma_cm
      */
-    static int frame(byte[] privateData, MemorySegment buffer) {
+    static int copy(byte[] privateData, MemorySegment buffer) {
         int length = privateData == null ? 0 : privateData.length;
-        buffer.set(JAVA_BYTE, 0, (byte) length);
         if (length > 0) {
-            MemorySegment.copy(privateData, 0, buffer, JAVA_BYTE, 1, length);
+            MemorySegment.copy(privateData, 0, buffer, JAVA_BYTE, 0, length);
         }
-        return length + 1;
+        return length;
     }
 }

@@ -9,12 +9,20 @@ import java.net.InetAddress;
  * @param port the port number, from 1
  * @param address the IP address of the port's netdev (what rdma_cm binds and resolves)
  * @param transport {@code "roce"}, {@code "ib"} or {@code "iwarp"}
- * @param memoryWindows whether the device supports type 1 memory windows
+ * @param windowType the memory windows RMRs use: 2 where the device has type 2 windows, else 1
+ *     where it has type 1, else 0 (no RMRs)
+ * @param atomics whether the device performs remote atomics ({@code atomic_cap} not
+ *     {@code IBV_ATOMIC_NONE})
  */
-record DevicePort(String deviceName, int port, InetAddress address, String transport, boolean memoryWindows) {
+record DevicePort(String deviceName, int port, InetAddress address, String transport, int windowType, boolean atomics) {
 
     /** The OFED-style IA name of this port: {@code ofa-v2-<device>-<port>}. */
     String iaName() {
         return "ofa-v2-" + deviceName + "-" + port;
+    }
+
+    /** The same port, reached through another of its addresses. */
+    DevicePort at(InetAddress other) {
+        return new DevicePort(deviceName, port, other, transport, windowType, atomics);
     }
 }

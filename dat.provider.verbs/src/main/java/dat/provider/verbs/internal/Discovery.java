@@ -41,6 +41,8 @@ final class Discovery {
     private static final int IBV_PORT_ACTIVE = 4;
     private static final int IBV_LINK_LAYER_ETHERNET = 2;
     private static final int IBV_DEVICE_MEM_WINDOW = 1 << 17;
+    private static final int IBV_DEVICE_MEM_WINDOW_TYPE_2A = 1 << 23;
+    private static final int IBV_DEVICE_MEM_WINDOW_TYPE_2B = 1 << 24;
 
     static Result discover(Verbs verbs) {
         try (Arena arena = Arena.ofConfined()) {
@@ -71,7 +73,11 @@ final class Discovery {
                     MemorySegment deviceAttr = arena.allocate(Structs.IBV_DEVICE_ATTR);
                     verbs.queryDevice(context, deviceAttr);
                     int ports = Byte.toUnsignedInt(deviceAttr.get(JAVA_BYTE, Structs.DEVICE_ATTR_PHYS_PORT_CNT));
-                    boolean windows = (deviceAttr.get(JAVA_INT, Structs.DEVICE_ATTR_CAP_FLAGS) & IBV_DEVICE_MEM_WINDOW) != 0;
+                    int caps = deviceAttr.get(JAVA_INT, Structs.DEVICE_ATTR_CAP_FLAGS);
+                    int windows = deviceAttr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_MW) <= 0 ? 0
+                            : (caps & (IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B)) != 0 ? 2
+                            : (caps & IBV_DEVICE_MEM_WINDOW) != 0 ? 1 : 0;
+                    boolean atomics = deviceAttr.get(JAVA_INT, Structs.DEVICE_ATTR_ATOMIC_CAP) != 0;
                     MemorySegment portAttr = arena.allocate(Structs.IBV_PORT_ATTR);
                     for (int port = 1; port <= ports; port++) {
                         verbs.queryPort(context, port, portAttr);
@@ -81,7 +87,7 @@ final class Discovery {
                         }
                         String transport = portAttr.get(JAVA_BYTE, Structs.PORT_ATTR_LINK_LAYER) == IBV_LINK_LAYER_ETHERNET
                                 ? "roce" : "ib";
-                        candidates.add(new PortCandidate(name, port, transport, windows));
+                        candidates.add(new PortCandidate(name, port, transport, windows, atomics));
                     }
                 } catch (NativeException e) {
                     inactive.put(name + " (" + e.getMessage() + ")", 0);
@@ -96,7 +102,7 @@ final class Discovery {
                 if (address == null) {
                     inactive.put(c.device + " port " + c.port + " has no IP address on its netdev (rdma_cm cannot use it)", c.port);
                 } else {
-                    usable.add(new DevicePort(c.device, c.port, address, c.transport, c.windows));
+                    usable.add(new DevicePort(c.device, c.port, address, c.transport, c.windows, c.atomics));
                 }
             }
             String reason = usable.isEmpty() ? "no usable RDMA port: " + String.join("; ", inactive.keySet()) : null;
@@ -104,7 +110,7 @@ final class Discovery {
         }
     }
 
-    private record PortCandidate(String device, int port, String transport, boolean windows) {
+    private record PortCandidate(String device, int port, String transport, int windows, boolean atomics) {
     }
 
     /** Binds an rdma_cm id to each local address: "device/port" to the first (IPv4 first) address mapped to it. */
@@ -122,26 +128,40 @@ final class Discovery {
         locals.sort((a, b) -> Boolean.compare(!(a instanceof Inet4Address), !(b instanceof Inet4Address)));
         Map<String, InetAddress> byPort = new LinkedHashMap<>();
         for (InetAddress address : locals) {
-            MemorySegment id;
-            try {
-                id = verbs.createId(MemorySegment.NULL, 0);
-            } catch (NativeException e) {
-                return byPort;
-            }
-            try (Arena arena = Arena.ofConfined()) {
-                verbs.bindAddr(id, Sockaddr.of(arena, address, 0));
-                MemorySegment context = id.get(ADDRESS, Structs.CM_ID_VERBS);
-                if (!context.equals(MemorySegment.NULL)) {
-                    MemorySegment device = context.reinterpret(Structs.IBV_CONTEXT.byteSize()).get(ADDRESS, Structs.CONTEXT_DEVICE);
-                    int port = Byte.toUnsignedInt(id.get(JAVA_BYTE, Structs.CM_ID_PORT_NUM));
-                    byPort.putIfAbsent(verbs.deviceName(device) + "/" + port, address);
-                }
-            } catch (NativeException notRdma) {
-                // this address is on no RDMA netdev
-            } finally {
-                verbs.destroyId(id);
+            String port = portOf(verbs, address);
+            if (port != null) {
+                byPort.putIfAbsent(port, address);
             }
         }
         return byPort;
+    }
+
+    /**
+     * Which device port rdma_cm maps a local address to: binds a synchronous {@code rdma_cm_id}
+     * to it and reads the device and port it landed on.
+     *
+     * @return {@code "device/port"}, or {@code null} when the address is on no RDMA netdev
+     */
+    static String portOf(Verbs verbs, InetAddress address) {
+        MemorySegment id;
+        try {
+            id = verbs.createId(MemorySegment.NULL, 0);
+        } catch (NativeException e) {
+            return null;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            verbs.bindAddr(id, Sockaddr.of(arena, address, 0));
+            MemorySegment context = id.get(ADDRESS, Structs.CM_ID_VERBS);
+            if (context.equals(MemorySegment.NULL)) {
+                return null;
+            }
+            MemorySegment device = context.reinterpret(Structs.IBV_CONTEXT.byteSize()).get(ADDRESS, Structs.CONTEXT_DEVICE);
+            int port = Byte.toUnsignedInt(id.get(JAVA_BYTE, Structs.CM_ID_PORT_NUM));
+            return verbs.deviceName(device) + "/" + port;
+        } catch (NativeException notRdma) {
+            return null; // this address is on no RDMA netdev
+        } finally {
+            verbs.destroyId(id);
+        }
     }
 }

@@ -80,9 +80,9 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
     @Override
     public void accept(Endpoint ep, byte[] data) {
         checkOpen();
-        if (data != null && data.length > CmEvents.MAX_PRIVATE_DATA) {
+        if (data != null && data.length > CmEvents.REQUEST_PRIVATE_DATA) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "privateData",
-                    data.length + " bytes, at most " + CmEvents.MAX_PRIVATE_DATA);
+                    data.length + " bytes, at most " + CmEvents.REQUEST_PRIVATE_DATA);
         }
         VerbsEp target = ep == null ? reservedEp : VerbsEp.check(ia, ep, "ep");
         if (target == null) {
@@ -94,7 +94,7 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
         ia.cmLock.lock();
         try {
             checkOpen();
-            target.checkCanAccept(this);
+            target.connection.checkCanAccept(this);
             freed = true;
             ia.crs.remove(this);
             ia.removeCmTarget(token);
@@ -102,7 +102,7 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
             id = MemorySegment.NULL;
             boolean taken;
             try {
-                taken = target.acceptOn(this, requestId, data, requesterGone);
+                taken = target.connection.acceptOn(this, requestId, data, requesterGone);
             } catch (RuntimeException e) {
                 CmEvents.rejectByProvider(ia.verbs, requestId);
                 ia.verbs.destroyId(requestId);
@@ -122,7 +122,7 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
     @Override
     public void reject() {
         checkOpen();
-        destroy();
+        destroy(true);
     }
 
     @Override
@@ -156,12 +156,18 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
     @Override
     public void close() {
         if (!freed && ia.isUsable()) {
-            destroy();
+            destroy(true);
         }
     }
 
-    /** Rejects a pending request and frees its id; idempotent. */
-    void destroy() {
+    /**
+     * Rejects a pending request and frees its id; idempotent.
+     *
+     * @param byConsumer whether the consumer rejects ({@code dat_cr_reject}, a CR closed while
+     *     pending: the reject carries OFED's version header, and the requester reports
+     *     {@code PEER_REJECTED}) or the provider (its IA closes: {@code NON_PEER_REJECTED})
+     */
+    void destroy(boolean byConsumer) {
         ia.cmLock.lock();
         try {
             if (freed) {
@@ -174,10 +180,14 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
                 reservedEp.offeredTo = null;
                 reservedEp.setState(EpState.UNCONNECTED);
             }
-            try {
-                ia.verbs.reject(id, MemorySegment.NULL, 0);
-            } catch (NativeException ignored) {
-                // the requester times out instead
+            if (byConsumer) {
+                try {
+                    CmEvents.rejectByConsumer(ia.verbs, id);
+                } catch (NativeException ignored) {
+                    // the requester times out instead
+                }
+            } else {
+                CmEvents.rejectByProvider(ia.verbs, id);
             }
             try {
                 ia.verbs.destroyId(id);

@@ -8,9 +8,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
-import dat.api.ConnectFlags;
 import dat.api.DatConstants;
-import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
@@ -25,22 +23,18 @@ import dat.api.EvdFlags;
 import dat.api.HandleType;
 import dat.api.LmrTriplet;
 import dat.api.ProtectionZone;
-import dat.api.Qos;
 import dat.api.RmrTriplet;
-import dat.api.ServiceType;
-import dat.provider.verbs.internal.ffi.Errno;
+import dat.api.ext.AtomicEndpoint;
+import dat.api.ext.IaCounters;
+import dat.api.ext.IbExtension;
+import dat.api.ext.ImmediateDataEndpoint;
+import dat.api.ext.Operation;
 import dat.provider.verbs.internal.ffi.Inline;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.io.IOException;
-import java.net.Inet6Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketException;
-import java.net.StandardProtocolFamily;
-import java.nio.channels.DatagramChannel;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -58,7 +52,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * One lock per Endpoint keeps a concurrent free from destroying the QP under a post.
  */
 @SuppressWarnings("restricted") // ibv_qp pointers are given their C size
-final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
+final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, ImmediateDataEndpoint {
 
     /** The most segments one work request may carry, whatever the device allows. */
     static final int MAX_IOV = 16;
@@ -76,13 +70,13 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     private static final int IBV_ACCESS_LOCAL_WRITE = 1;
     private static final int IBV_ACCESS_REMOTE_WRITE = 2;
     private static final int IBV_ACCESS_REMOTE_READ = 4;
-    static final int IBV_WR_RDMA_WRITE = 0;
-    static final int IBV_WR_SEND = 2;
-    static final int IBV_WR_RDMA_READ = 4;
-    private static final int IBV_SEND_FENCE = 1;
-    private static final int IBV_SEND_SIGNALED = 2;
-    private static final int IBV_SEND_SOLICITED = 4;
-    private static final int IBV_SEND_INLINE = 8;
+    private static final int IBV_ACCESS_REMOTE_ATOMIC = 8;
+
+    /** What the QP lets its peer do: RDMA read and write, and atomics where the device has them. */
+    private static int qpAccess(VerbsIa ia) {
+        return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ
+                | (ia.atomics() ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+    }
     /**
      * The inline data each QP asks for: sends and RDMA writes up to this size are copied into the
      * work request at post time ({@code IBV_SEND_INLINE}, as OFED uDAPL does for small sends),
@@ -90,7 +84,6 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
      * without inline data.
      */
     static final int INLINE_BYTES = 64;
-    private static final long SGE_SIZE = Structs.IBV_SGE.byteSize();
 
     /** The INVALID_STATE code of each EP state, indexed by {@link EpState#value()}. */
     private static final int[] STATE_CODES = new int[EpState.values().length];
@@ -122,7 +115,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     private volatile VerbsEvd connectEvd;
     final VerbsSrq srq;
     private volatile EpAttributes attributes;
-    private final int ownerId;
+    final int ownerId;
     volatile WorkSlots sendSlots;
     volatile WorkSlots recvSlots;
 
@@ -131,32 +124,22 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     /** The inline data of {@link #qp}: {@link #INLINE_BYTES}, or 0 where the device refused it. */
     private volatile int maxInline;
     private int qpNum;
-    private final MemorySegment postSendFn;
-    private final MemorySegment postRecvFn;
+    final MemorySegment postSendFn;
+    final MemorySegment postRecvFn;
     private MemorySegment discardCq;
     private boolean hasDiscardCq;
     private final MemorySegment discardPollFn;
-    private final MemorySegment sendWr;
-    private final MemorySegment sendSge;
-    private final MemorySegment recvWr;
-    private final MemorySegment recvSge;
-    private final MemorySegment badWr;
-    private final MemorySegment discardWc;
-    private final ReentrantLock postLock = new ReentrantLock();
+    final EpRequests requests;
+    final ReentrantLock postLock = new ReentrantLock();
 
-    // connection state: written under ia.cmLock, read anywhere
+    // the Endpoint's state: written under ia.cmLock, read anywhere
     private volatile EpState state = EpState.UNCONNECTED;
-    private final long cmToken;
-    private MemorySegment cmId = MemorySegment.NULL;
-    private int resolveTimeoutMs;
-    private byte[] connectPrivateData;
-    /** The DAT connect timeout of a pending connect, if finite. */
-    private VerbsIa.Timer connectTimer;
-    /** Whether the pending connect's request went out (rdma_connect, after route resolution). */
-    private boolean requestSent;
-    private volatile InetSocketAddress remoteAddress;
-    private volatile long remoteQual;
-    private volatile long localQual;
+    /** The connection side: rdma_cm. */
+    final EpConnection connection;
+    // dat_ep_set_watermark, on the receive buffers held
+    private volatile int softWatermark = DatConstants.WATERMARK_INFINITE;
+    private volatile int hardWatermark = DatConstants.WATERMARK_INFINITE;
+    private final java.util.concurrent.atomic.AtomicBoolean softArmed = new java.util.concurrent.atomic.AtomicBoolean();
     volatile VerbsServicePoint reservedBy;
     volatile VerbsCr offeredTo;
 
@@ -169,7 +152,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         this.connectEvd = connectEvd;
         this.srq = srq;
         this.attributes = attributes;
-        this.cmToken = ia.newToken();
+        this.connection = new EpConnection(this);
         this.sendSlots = new WorkSlots(attributes.maxRequestDtos());
         this.recvSlots = new WorkSlots(srq == null ? attributes.maxRecvDtos() : 1);
         try {
@@ -182,15 +165,8 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         this.postSendFn = Inline.op(context, Structs.CONTEXT_OPS_POST_SEND);
         this.postRecvFn = Inline.op(context, Structs.CONTEXT_OPS_POST_RECV);
         this.discardPollFn = Inline.op(context, Structs.CONTEXT_OPS_POLL_CQ);
-        this.sendWr = arena.allocate(Structs.IBV_SEND_WR);
-        this.sendSge = arena.allocate(SGE_SIZE * MAX_IOV, 8);
-        this.recvWr = arena.allocate(Structs.IBV_RECV_WR);
-        this.recvSge = arena.allocate(SGE_SIZE * MAX_IOV, 8);
-        this.badWr = arena.allocate(ADDRESS);
-        this.discardWc = arena.allocate(Structs.IBV_WC, 16);
-        sendWr.set(ADDRESS, Structs.SEND_WR_SG_LIST, sendSge);
-        recvWr.set(ADDRESS, Structs.RECV_WR_SG_LIST, recvSge);
         this.ownerId = ia.addOwner(this);
+        this.requests = new EpRequests(this, arena);
         ia.epsByQpNum.put(qpNum, this);
         for (VerbsEvd evd : new VerbsEvd[] {recvEvd, requestEvd, connectEvd}) {
             if (evd != null) {
@@ -250,7 +226,8 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             init.set(ADDRESS, Structs.QP_INIT_SEND_CQ, requestEvd != null ? requestEvd.cq : cq);
             init.set(ADDRESS, Structs.QP_INIT_RECV_CQ, recvEvd != null ? recvEvd.cq : cq);
             init.set(ADDRESS, Structs.QP_INIT_SRQ, srq != null ? srq.srq : MemorySegment.NULL);
-            init.set(JAVA_INT, Structs.QP_INIT_MAX_SEND_WR, attributes.maxRequestDtos());
+            // twice the request DTOs: a bind of a bound type 2 window takes two work requests (invalidate, bind)
+            init.set(JAVA_INT, Structs.QP_INIT_MAX_SEND_WR, Math.min(ia.maxQpWr, 2 * attributes.maxRequestDtos()));
             init.set(JAVA_INT, Structs.QP_INIT_MAX_RECV_WR, srq != null ? 0 : attributes.maxRecvDtos());
             init.set(JAVA_INT, Structs.QP_INIT_MAX_SEND_SGE, Math.max(attributes.maxRequestIov(), attributes.maxRdmaReadIov()));
             init.set(JAVA_INT, Structs.QP_INIT_MAX_RECV_SGE, srq != null ? 0 : attributes.maxRecvIov());
@@ -270,7 +247,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             attr.set(JAVA_SHORT, Structs.QP_ATTR_PKEY_INDEX, (short) 0);
             attr.set(JAVA_BYTE, Structs.QP_ATTR_PORT_NUM, (byte) ia.port.port());
             attr.set(JAVA_INT, Structs.QP_ATTR_ACCESS_FLAGS,
-                    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+                    qpAccess(ia));
             ia.verbs.modifyQp(queuePair, attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
             return new NewQp(queuePair, cq, inline);
         } catch (NativeException e) {
@@ -296,51 +273,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             throw Codes.exception(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG6, "srq",
                     "the SRQ is in another PZ (srq_ep_pz_difference_supported is false)");
         }
-        return new VerbsEp(ia, verbsPz, recv, request, connect, srq, effective(ia, requested));
-    }
-
-    /** The requested attributes with the provider's defaults for zeros, checked against the device. */
-    static EpAttributes effective(VerbsIa ia, EpAttributes requested) {
-        EpAttributes a = requested == null ? EpAttributes.providerDefaults() : requested;
-        if (a.serviceType() != ServiceType.RC) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.serviceType", "only RC");
-        }
-        if (a.qos() != Qos.BEST_EFFORT) {
-            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "attributes.qos", "only BEST_EFFORT");
-        }
-        int maxIov = Math.min(ia.maxSge, MAX_IOV);
-        int maxReadIov = Math.min(ia.maxSgeRd, MAX_IOV);
-        int wr = Math.min(ia.maxQpWr, 4096);
-        int recvDtos = orDefault(a.maxRecvDtos(), 64, wr, "maxRecvDtos");
-        int requestDtos = orDefault(a.maxRequestDtos(), 64, wr, "maxRequestDtos");
-        int recvIov = orDefault(a.maxRecvIov(), Math.min(4, maxIov), maxIov, "maxRecvIov");
-        int requestIov = orDefault(a.maxRequestIov(), Math.min(4, maxIov), maxIov, "maxRequestIov");
-        int readIn = orDefault(a.maxRdmaReadIn(), Math.min(4, ia.maxQpRdAtom), ia.maxQpRdAtom, "maxRdmaReadIn");
-        int readOut = orDefault(a.maxRdmaReadOut(), Math.min(4, ia.maxQpInitRdAtom), ia.maxQpInitRdAtom, "maxRdmaReadOut");
-        int readIov = orDefault(a.maxRdmaReadIov(), Math.min(requestIov, maxReadIov), maxReadIov, "maxRdmaReadIov");
-        int writeIov = orDefault(a.maxRdmaWriteIov(), requestIov, maxIov, "maxRdmaWriteIov");
-        long messageSize = a.maxMessageSize() == 0 ? ia.maxMessageSize : a.maxMessageSize();
-        long rdmaSize = a.maxRdmaSize() == 0 ? ia.maxMessageSize : a.maxRdmaSize();
-        if (messageSize < 0 || messageSize > ia.maxMessageSize || rdmaSize < 0 || rdmaSize > ia.maxMessageSize) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.maxMessageSize",
-                    "above the port's " + ia.maxMessageSize);
-        }
-        if (!CompletionFlags.isValid(a.recvCompletionFlags()) || !CompletionFlags.isValid(a.requestCompletionFlags())) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.completionFlags", "undefined bits");
-        }
-        return a.toBuilder().maxRecvDtos(recvDtos).maxRequestDtos(requestDtos).maxRecvIov(recvIov).maxRequestIov(requestIov)
-                .maxRdmaReadIn(readIn).maxRdmaReadOut(readOut).maxRdmaReadIov(readIov).maxRdmaWriteIov(writeIov)
-                .maxMessageSize(messageSize).maxRdmaSize(rdmaSize).build();
-    }
-
-    private static int orDefault(int value, int fallback, int max, String name) {
-        if (value == 0) {
-            return fallback;
-        }
-        if (value < 0 || value > max) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes." + name, value + " is not in 1.." + max);
-        }
-        return value;
+        return new VerbsEp(ia, verbsPz, recv, request, connect, srq, EpLimits.effective(ia, requested));
     }
 
     static VerbsEp check(VerbsIa ia, Endpoint ep, String argument) {
@@ -350,265 +283,95 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         return v;
     }
 
-    // ---- data path ---------------------------------------------------------------------------------
+    // ---- data path: EpRequests fills and posts the work requests; the counters count them ----------
 
     @Override
     public int postSend(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
-        return postRequest(WorkSlots.SEND, IBV_WR_SEND, numSegments, localIov, userCookie, null, completionFlags);
+        return ia.counters.post(Operation.SEND, IaCounters.iovBytes(numSegments, localIov),
+                requests.postRequest(WorkSlots.SEND, EpRequests.IBV_WR_SEND, numSegments, localIov, userCookie, null,
+                        completionFlags, 0));
     }
 
     @Override
     public int postRdmaWrite(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        if (remoteBuffer == null) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG5);
-        }
-        return postRequest(WorkSlots.RDMA_WRITE, IBV_WR_RDMA_WRITE, numSegments, localIov, userCookie, remoteBuffer,
-                completionFlags);
+        int code = remoteBuffer == null ? Codes.invalidParameter(DatReturn.INVALID_ARG5)
+                : requests.postRequest(WorkSlots.RDMA_WRITE, EpRequests.IBV_WR_RDMA_WRITE, numSegments, localIov, userCookie,
+                        remoteBuffer, completionFlags, 0);
+        return ia.counters.post(Operation.RDMA_WRITE, IaCounters.iovBytes(numSegments, localIov), code);
     }
 
     @Override
     public int postRdmaRead(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        if (remoteBuffer == null) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG5);
-        }
-        return postRequest(WorkSlots.RDMA_READ, IBV_WR_RDMA_READ, numSegments, localIov, userCookie, remoteBuffer,
-                completionFlags);
-    }
-
-    private int postRequest(byte kind, int opcode, int numSegments, LmrTriplet[] iov, long cookie, RmrTriplet remote,
-            int completionFlags) {
-        postLock.lock();
-        try {
-            if (freed || !ia.isUsable()) {
-                return invalidHandleCode();
-            }
-            EpState s = state;
-            if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
-                return STATE_CODES[s.value()];
-            }
-            if (!CompletionFlags.isValid(completionFlags) || (completionFlags & CompletionFlags.EVD_THRESHOLD) != 0
-                    || ((completionFlags & CompletionFlags.UNSIGNALLED) != 0
-                            && (attributes.requestCompletionFlags() & CompletionFlags.UNSIGNALLED) == 0)) {
-                return Codes.invalidParameter(remote == null ? DatReturn.INVALID_ARG5 : DatReturn.INVALID_ARG6);
-            }
-            if (s == EpState.DISCONNECTED) {
-                return flushAtOnce(requestEvd, numSegments, iov, cookie, remote == null ? DatReturn.INVALID_ARG3
-                        : DatReturn.INVALID_ARG3, kind == WorkSlots.RDMA_READ);
-            }
-            int maxIov = kind == WorkSlots.RDMA_READ ? attributes.maxRdmaReadIov()
-                    : kind == WorkSlots.RDMA_WRITE ? attributes.maxRdmaWriteIov() : attributes.maxRequestIov();
-            long limit = kind == WorkSlots.RDMA_READ ? remote.segmentLength() : Long.MAX_VALUE;
-            long total = fillSges(sendSge, numSegments, iov, maxIov, kind == WorkSlots.RDMA_READ, limit);
-            if (total < 0) {
-                return (int) total;
-            }
-            int sges = (int) (total >>> 40);
-            total &= (1L << 40) - 1;
-            if (remote != null) {
-                if (kind == WorkSlots.RDMA_WRITE ? total > remote.segmentLength() : remote.segmentLength() > total) {
-                    return Codes.LENGTH_ERROR;
-                }
-                if (total > attributes.maxRdmaSize()) {
-                    return Codes.LENGTH_ERROR;
-                }
-            } else if (total > attributes.maxMessageSize()) {
-                return Codes.LENGTH_ERROR;
-            }
-            int slot = sendSlots.acquire();
-            if (slot < 0 && requestEvd != null) {
-                requestEvd.reclaim(); // suppressed completions nobody dequeued still hold their slots
-                slot = sendSlots.acquire();
-            }
-            if (slot < 0) {
-                return Codes.INSUFFICIENT_RESOURCES;
-            }
-            sendSlots.cookies[slot] = cookie;
-            sendSlots.lengths[slot] = total;
-            sendSlots.kinds[slot] = kind;
-            sendSlots.suppress[slot] = (completionFlags & (CompletionFlags.SUPPRESS | CompletionFlags.UNSIGNALLED)) != 0;
-            int sendFlags = IBV_SEND_SIGNALED;
-            if ((completionFlags & CompletionFlags.SOLICITED_WAIT) != 0) {
-                sendFlags |= IBV_SEND_SOLICITED;
-            }
-            if ((completionFlags & CompletionFlags.BARRIER_FENCE) != 0) {
-                sendFlags |= IBV_SEND_FENCE;
-            }
-            if (kind != WorkSlots.RDMA_READ && total <= maxInline) {
-                sendFlags |= IBV_SEND_INLINE; // the segments were checked above: the copy reads only registered memory
-            }
-            MemorySegment wr = sendWr;
-            wr.set(JAVA_LONG, Structs.SEND_WR_WR_ID, ((long) ownerId << 32) | slot);
-            wr.set(ADDRESS, Structs.SEND_WR_NEXT, MemorySegment.NULL);
-            wr.set(JAVA_INT, Structs.SEND_WR_NUM_SGE, sges);
-            wr.set(JAVA_INT, Structs.SEND_WR_OPCODE, opcode);
-            wr.set(JAVA_INT, Structs.SEND_WR_SEND_FLAGS, sendFlags);
-            if (remote != null) {
-                wr.set(JAVA_LONG, Structs.SEND_WR_REMOTE_ADDR, remote.targetAddress());
-                wr.set(JAVA_INT, Structs.SEND_WR_RKEY, remote.rmrContext());
-            }
-            drainDiscarded();
-            int result;
-            try {
-                result = (int) Inline.POST_SEND.invokeExact(postSendFn, qp, wr, badWr);
-            } catch (Throwable t) {
-                sendSlots.release(slot);
-                return Codes.INTERNAL_ERROR;
-            }
-            if (result != 0) {
-                sendSlots.release(slot);
-                return result == Errno.ENOMEM ? Codes.INSUFFICIENT_RESOURCES : Codes.INTERNAL_ERROR;
-            }
-            return Codes.SUCCESS;
-        } finally {
-            postLock.unlock();
-        }
+        int code = remoteBuffer == null ? Codes.invalidParameter(DatReturn.INVALID_ARG5)
+                : requests.postRequest(WorkSlots.RDMA_READ, EpRequests.IBV_WR_RDMA_READ, numSegments, localIov, userCookie,
+                        remoteBuffer, completionFlags, 0);
+        return ia.counters.post(Operation.RDMA_READ, IaCounters.iovBytes(numSegments, localIov), code);
     }
 
     @Override
     public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
-        postLock.lock();
-        try {
-            if (freed || !ia.isUsable()) {
-                return invalidHandleCode();
-            }
-            if (srq != null) {
-                return Codes.INVALID_STATE;
-            }
-            if ((completionFlags != CompletionFlags.DEFAULT && completionFlags != CompletionFlags.UNSIGNALLED)
-                    || (completionFlags == CompletionFlags.UNSIGNALLED
-                            && (attributes.recvCompletionFlags() & CompletionFlags.UNSIGNALLED) == 0)) {
-                return Codes.invalidParameter(DatReturn.INVALID_ARG5);
-            }
-            if (state == EpState.DISCONNECTED) {
-                return flushAtOnce(recvEvd, numSegments, localIov, userCookie, DatReturn.INVALID_ARG3, true);
-            }
-            long total = fillSges(recvSge, numSegments, localIov, attributes.maxRecvIov(), true, Long.MAX_VALUE);
-            if (total < 0) {
-                return (int) total;
-            }
-            int slot = recvSlots.acquire();
-            if (slot < 0 && recvEvd != null) {
-                recvEvd.reclaim();
-                slot = recvSlots.acquire();
-            }
-            if (slot < 0) {
-                return Codes.INSUFFICIENT_RESOURCES;
-            }
-            recvSlots.cookies[slot] = userCookie;
-            recvSlots.lengths[slot] = total & ((1L << 40) - 1);
-            recvSlots.kinds[slot] = WorkSlots.RECV;
-            recvSlots.suppress[slot] = false;
-            MemorySegment wr = recvWr;
-            wr.set(JAVA_LONG, Structs.RECV_WR_WR_ID, ((long) ownerId << 32) | WorkSlots.RECV_QUEUE | slot);
-            wr.set(ADDRESS, Structs.RECV_WR_NEXT, MemorySegment.NULL);
-            wr.set(JAVA_INT, Structs.RECV_WR_NUM_SGE, (int) (total >>> 40));
-            drainDiscarded();
-            int result;
-            try {
-                result = (int) Inline.POST_RECV.invokeExact(postRecvFn, qp, wr, badWr);
-            } catch (Throwable t) {
-                recvSlots.release(slot);
-                return Codes.INTERNAL_ERROR;
-            }
-            if (result != 0) {
-                recvSlots.release(slot);
-                return result == Errno.ENOMEM ? Codes.INSUFFICIENT_RESOURCES : Codes.INTERNAL_ERROR;
-            }
-            return Codes.SUCCESS;
-        } finally {
-            postLock.unlock();
+        int code = requests.postRecv(numSegments, localIov, userCookie, completionFlags);
+        if (code == Codes.SUCCESS && (softWatermark != DatConstants.WATERMARK_INFINITE || hardWatermark != DatConstants.WATERMARK_INFINITE)) {
+            checkWatermarks();
         }
+        return ia.counters.post(Operation.RECEIVE, IaCounters.iovBytes(numSegments, localIov), code);
+    }
+
+    /** {@code dat_ib_post_rdma_write_immed}: {@link ImmediateDataEndpoint}. */
+    @Override
+    public int postRdmaWriteImmediate(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
+            int immediateData, int completionFlags) {
+        int code = remoteBuffer == null ? Codes.invalidParameter(DatReturn.INVALID_ARG5)
+                : requests.postRequest(WorkSlots.RDMA_WRITE_IMM, EpRequests.IBV_WR_RDMA_WRITE_WITH_IMM, numSegments, localIov,
+                        userCookie, remoteBuffer, completionFlags, immediateData);
+        return ia.counters.post(Operation.RDMA_WRITE_IMMEDIATE, IaCounters.iovBytes(numSegments, localIov), code);
+    }
+
+    /** {@code dat_ib_post_fetch_and_add}: {@link AtomicEndpoint}. */
+    @Override
+    public int postFetchAndAdd(long addValue, LmrTriplet localBuffer, long userCookie, RmrTriplet remoteBuffer,
+            int completionFlags) {
+        return ia.counters.post(Operation.FETCH_AND_ADD, IbExtension.ATOMIC_OPERAND_SIZE, requests.postAtomic(WorkSlots.FETCH_AND_ADD,
+                addValue, 0, localBuffer, userCookie, remoteBuffer, completionFlags, DatReturn.INVALID_ARG3));
+    }
+
+    /** {@code dat_ib_post_cmp_and_swap}: {@link AtomicEndpoint}. */
+    @Override
+    public int postCompareAndSwap(long compareValue, long swapValue, LmrTriplet localBuffer, long userCookie,
+            RmrTriplet remoteBuffer, int completionFlags) {
+        return ia.counters.post(Operation.COMPARE_AND_SWAP, IbExtension.ATOMIC_OPERAND_SIZE, requests.postAtomic(
+                WorkSlots.CMP_AND_SWAP, compareValue, swapValue, localBuffer, userCookie, remoteBuffer, completionFlags,
+                DatReturn.INVALID_ARG4));
     }
 
     /**
-     * A DTO posted on a disconnected Endpoint is flushed at once (dat_ep_post_send(3DAT),
-     * dat_ep_post_recv(3DAT)): its IOV is still checked, then its completion goes straight to the
-     * EVD with {@code DAT_DTO_ERR_FLUSHED}, without touching the QP.
+     * The extensions an Endpoint offers where the IA offers them: {@link AtomicEndpoint} where the
+     * device has atomics, {@link ImmediateDataEndpoint} always (RC RDMA write with immediate data).
      */
-    private int flushAtOnce(VerbsEvd evd, int numSegments, LmrTriplet[] iov, long cookie, int iovArg, boolean writes) {
-        long checked = fillSges(writes ? recvSge : sendSge, numSegments, iov, MAX_IOV, writes, Long.MAX_VALUE);
-        if (checked < 0) {
-            return (int) checked;
+    @Override
+    public <T> java.util.Optional<T> extension(Class<T> type) {
+        if ((type == AtomicEndpoint.class && ia.atomics()) || type == ImmediateDataEndpoint.class) {
+            return java.util.Optional.of(type.cast(this));
         }
-        if (evd != null) {
-            evd.postEvent(new DatEvent().setDtoCompletion(evd, this, cookie, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0));
-        }
-        return Codes.SUCCESS;
+        return java.util.Optional.empty();
     }
 
-    /**
-     * Checks an IOV and writes its non-empty segments as {@code ibv_sge}s. Shared with the SRQ.
-     *
-     * @param writes whether the DTO writes the local memory (receive, RDMA read target)
-     * @param limit the most bytes to describe (an RDMA read reads no more than the remote buffer)
-     * @return the SGE count in bits 40.. and the byte total in bits 0..39, or a negative DAT error code
-     */
-    static long fillSges(VerbsIa ia, VerbsPz pz, MemorySegment sges, int numSegments, LmrTriplet[] iov, int maxIov,
-            boolean writes, long limit) {
-        if (numSegments < 0 || numSegments > maxIov) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG2);
-        }
-        if (numSegments > 0 && (iov == null || iov.length < numSegments)) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG3);
-        }
-        long total = 0;
-        int count = 0;
-        for (int i = 0; i < numSegments; i++) {
-            LmrTriplet t = iov[i];
-            if (t == null) {
-                return Codes.invalidParameter(DatReturn.INVALID_ARG3);
-            }
-            long length = t.segmentLength();
-            if (length == 0) {
-                continue;
-            }
-            if (length < 0 || length > 0xFFFF_FFFFL) {
-                return Codes.invalidParameter(DatReturn.INVALID_ARG3);
-            }
-            VerbsLmr lmr = ia.lmrsByLkey.get(t.lmrContext());
-            if (lmr == null || lmr.freed) {
-                return Codes.PRIVILEGES_UNKNOWN;
-            }
-            if (lmr.pz != pz) {
-                return Codes.PROTECTION_VIOLATION;
-            }
-            if (!lmr.contains(t.virtualAddress(), length)) {
-                return Codes.invalidParameter(DatReturn.INVALID_ARG3);
-            }
-            if (writes ? !lmr.localWrite : !lmr.localRead) {
-                return writes ? Codes.PRIVILEGES_WRITE : Codes.PRIVILEGES_READ;
-            }
-            if (total + length > limit) {
-                length = limit - total;
-                if (length <= 0) {
-                    break;
-                }
-            }
-            long at = count * SGE_SIZE;
-            sges.set(JAVA_LONG, at + Structs.SGE_ADDR, t.virtualAddress());
-            sges.set(JAVA_INT, at + Structs.SGE_LENGTH, (int) length);
-            sges.set(JAVA_INT, at + Structs.SGE_LKEY, lmr.lkey);
-            total += length;
-            count++;
-        }
-        return ((long) count << 40) | total;
+    /** The INVALID_STATE code of a state. */
+    static int stateCode(EpState s) {
+        return STATE_CODES[s.value()];
     }
 
-    private long fillSges(MemorySegment sges, int numSegments, LmrTriplet[] iov, int maxIov, boolean writes, long limit) {
-        return fillSges(ia, pz, sges, numSegments, iov, maxIov, writes, limit);
-    }
-
-    /** Completions of a missing EVD are dropped, as DAT has it; drained so the private CQ never overflows. */
-    private void drainDiscarded() {
+    /** Completions of a missing EVD are dropped, as DAT has it; drained so the private CQ never overflows (post lock held). */
+    void drainDiscarded(MemorySegment wc) {
         if (!hasDiscardCq) {
             return;
         }
         for (;;) {
             int n;
             try {
-                n = (int) Inline.POLL_CQ.invokeExact(discardPollFn, discardCq, 16, discardWc);
+                n = (int) Inline.POLL_CQ.invokeExact(discardPollFn, discardCq, 16, wc);
             } catch (Throwable t) {
                 return;
             }
@@ -616,204 +379,68 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                 return;
             }
             for (int i = 0; i < n; i++) {
-                long wrId = discardWc.get(JAVA_LONG, i * Structs.IBV_WC.byteSize() + Structs.WC_WR_ID);
+                long wrId = wc.get(JAVA_LONG, i * Structs.IBV_WC.byteSize() + Structs.WC_WR_ID);
                 (WorkSlots.isRecv(wrId) ? recvSlots : sendSlots).release(WorkSlots.slot(wrId));
             }
         }
     }
 
-    // ---- connection management (ia.cmLock) ---------------------------------------------------------
+    MemorySegment qp() {
+        return qp;
+    }
+
+    int maxInline() {
+        return maxInline;
+    }
+
+    int qpNum() {
+        return qpNum;
+    }
+
+    VerbsEvd connectEvd() {
+        return connectEvd;
+    }
+
+    EpAttributes attributes() {
+        return attributes;
+    }
+
+    VerbsPz pz() {
+        return pz;
+    }
+
+    VerbsEvd requestEvd() {
+        return requestEvd;
+    }
+
+    VerbsEvd recvEvd() {
+        return recvEvd;
+    }
+
+    // ---- connection management: EpConnection drives rdma_cm ----------------------------------------
 
     @Override
     public void connect(InetSocketAddress remoteIaAddress, long remoteConnQual, long timeoutMicros, byte[] privateData,
             int qos, int connectFlags) {
-        checkOpen();
-        if (remoteIaAddress == null || remoteIaAddress.getAddress() == null) {
-            throw Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNSUPPORTED, "remoteIaAddress",
-                    "an IP address is needed");
-        }
-        if (remoteConnQual < 1 || remoteConnQual > 0xFFFF) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "remoteConnQual", "not a port 1..65535");
-        }
-        if (!DatConstants.isValidTimeout(timeoutMicros)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "timeoutMicros", "negative");
-        }
-        if (privateData != null && privateData.length > CmEvents.MAX_PRIVATE_DATA) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG5, "privateData",
-                    privateData.length + " bytes, at most " + CmEvents.MAX_PRIVATE_DATA);
-        }
-        if (!Qos.isValid(qos) || qos != Qos.BEST_EFFORT) {
-            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "qos", "only BEST_EFFORT");
-        }
-        if (!ConnectFlags.isValid(connectFlags)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG7, "connectFlags", "undefined bits");
-        }
-        if (connectFlags != ConnectFlags.DEFAULT) {
-            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "connectFlags", "no multipath");
-        }
-        if (!routable(ia.port.address(), remoteIaAddress.getAddress())) {
-            throw Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNREACHABLE, "remoteIaAddress",
-                    "no route from " + ia.port.address().getHostAddress() + " to " + remoteIaAddress.getAddress().getHostAddress());
-        }
-        ia.cmLock.lock();
-        try {
-            checkOpen();
-            if (state != EpState.UNCONNECTED) {
-                throw new dat.api.DatException(STATE_CODES[state.value()], "ep", "connect needs an unconnected Endpoint", null);
-            }
-            resolveTimeoutMs = timeoutMicros == DatConstants.TIMEOUT_INFINITE ? 5000
-                    : (int) Math.max(1, Math.min(60_000, timeoutMicros / 1000));
-            connectPrivateData = privateData == null ? null : privateData.clone();
-            MemorySegment id = ia.verbs.createId(ia.cmChannel, cmToken);
-            ia.addCmTarget(cmToken, this);
-            cmId = id;
-            remoteAddress = remoteIaAddress;
-            remoteQual = remoteConnQual;
-            state = EpState.ACTIVE_CONNECTION_PENDING;
-            requestSent = false;
-            try (Arena local = Arena.ofConfined()) {
-                ia.verbs.resolveAddr(id, Sockaddr.of(local, ia.port.address(), 0),
-                        Sockaddr.of(local, remoteIaAddress.getAddress(), (int) remoteConnQual), resolveTimeoutMs);
-            } catch (NativeException e) {
-                dropCmId();
-                state = EpState.UNCONNECTED;
-                throw e.errno() == Errno.EINVAL || e.errno() == Errno.EADDRNOTAVAIL
-                        ? Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNREACHABLE, "remoteIaAddress",
-                                e.getMessage())
-                        : Codes.fromNative(e, "remoteIaAddress");
-            }
-            if (timeoutMicros != DatConstants.TIMEOUT_INFINITE) {
-                // rdma_cm's own timers are the CM protocol's (seconds, retried); the DAT timeout is the provider's
-                connectTimer = ia.schedule(timeoutMicros * 1000, () -> connectTimedOut(id));
-            }
-        } catch (NativeException e) {
-            throw Codes.fromNative(e, "ep");
-        } finally {
-            ia.cmLock.unlock();
-        }
-    }
-
-    /**
-     * Whether the IP stack has a route from the IA's address to {@code remote}: the routing that
-     * rdma_cm resolves RoCE and IPoIB addresses with. Asked first because rdma_cm, bound to the
-     * IA's device, does not fail a destination without a route: Linux's route lookup with an output
-     * device then takes the destination for on-link, so the request would go out on the link where
-     * no host answers, and the connect end only with a timeout. A destination the IA cannot route
-     * to is one the provider "can locally determine" unreachable: {@code DAT_INVALID_ADDRESS}
-     * (dat_ep_connect(3DAT)). A probe that cannot be made (no UDP socket) decides nothing.
-     */
-    private static boolean routable(InetAddress local, InetAddress remote) {
-        StandardProtocolFamily family = remote instanceof Inet6Address ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
-        try (DatagramChannel probe = DatagramChannel.open(family)) {
-            probe.bind(new InetSocketAddress(local, 0));
-            try {
-                probe.connect(new InetSocketAddress(remote, 9)); // a UDP connect only looks the route up
-            } catch (SocketException e) {
-                return false; // ENETUNREACH, EHOSTUNREACH
-            }
-            return true;
-        } catch (IOException | RuntimeException e) {
-            return true;
-        }
+        connection.connect(remoteIaAddress, remoteConnQual, timeoutMicros, privateData, qos, connectFlags);
     }
 
     @Override
     public void dupConnect(Endpoint dupEp, long timeoutMicros, byte[] privateData, int qos) {
-        checkOpen();
-        VerbsEp other = check(ia, dupEp, "dupEp");
-        if (other.state != EpState.CONNECTED || other.remoteAddress == null) {
-            throw Codes.invalidState(DatReturn.INVALID_STATE_EP_UNCONNECTED, "dupEp is not connected");
-        }
-        connect(other.remoteAddress, other.remoteQual, timeoutMicros, privateData, qos, ConnectFlags.DEFAULT);
+        connection.dupConnect(dupEp, timeoutMicros, privateData, qos);
     }
 
-    /** Throws unless this Endpoint may accept the request (ia.cmLock held). */
-    void checkCanAccept(VerbsCr cr) {
-        checkOpen();
-        EpState s = state;
-        boolean reservedForThis = s == EpState.RESERVED && cr.reservedEp == this;
-        boolean offered = s == EpState.PASSIVE_CONNECTION_PENDING && offeredTo == cr;
-        if (s != EpState.UNCONNECTED && !reservedForThis && !offered) {
-            throw new dat.api.DatException(STATE_CODES[s.value()], "ep", "the Endpoint cannot take this request", null);
-        }
+    @Override
+    public void disconnect(CloseFlag flag) {
+        connection.disconnect(flag);
     }
 
-    /**
-     * Accepts a connection request on this Endpoint (called by the CR with ia.cmLock held, after
-     * {@link #checkCanAccept}). When the requester is known to be gone (its connect timed out or
-     * was abandoned: the CM's reject reached the request's id), or the QP transition or
-     * {@code rdma_accept} fails, the accept does not connect: the Endpoint is disconnected and gets
-     * {@code DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR} (dat_cr_accept(3DAT)), as when the
-     * requester goes away after the accept.
-     *
-     * @return whether the Endpoint took the request's id over; if not, the CR disposes of it
-     */
-    boolean acceptOn(VerbsCr cr, MemorySegment requestId, byte[] privateData, boolean requesterGone) {
-        EpState s = state;
-        boolean reservedForThis = s == EpState.RESERVED && cr.reservedEp == this;
-        boolean offered = s == EpState.PASSIVE_CONNECTION_PENDING && offeredTo == cr;
-        if (s != EpState.UNCONNECTED && !reservedForThis && !offered) {
-            throw new dat.api.DatException(STATE_CODES[s.value()], "ep", "the Endpoint cannot take this request", null);
-        }
-        try (Arena local = Arena.ofConfined()) {
-            remoteAddress = cr.remoteIaAddress();
-            remoteQual = cr.remotePortQual();
-            localQual = localPort(requestId);
-            if (requesterGone) {
-                failConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
-                return false;
-            }
-            requestId.set(ADDRESS, Structs.CM_ID_CONTEXT, MemorySegment.ofAddress(cmToken));
-            ia.addCmTarget(cmToken, this);
-            cmId = requestId;
-            toRtrRts(requestId, local);
-            MemorySegment param = connParam(local, privateData);
-            state = EpState.COMPLETION_PENDING;
-            ia.verbs.accept(requestId, param);
-            return true;
-        } catch (NativeException e) {
-            System.getLogger(VerbsEp.class.getName()).log(System.Logger.Level.DEBUG, "accept failed", e);
-            ia.removeCmTarget(cmToken);
-            cmId = MemorySegment.NULL;
-            failConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
-            return false;
-        } finally {
-            reservedBy = null;
-            offeredTo = null;
-        }
+    @Override
+    public void reset() {
+        connection.reset();
     }
 
-    /** The local rdma_cm port of a connection: the Endpoint's local port qualifier. */
-    private static long localPort(MemorySegment id) {
-        InetSocketAddress source = Sockaddr.read(id.asSlice(Structs.CM_ID_SRC_ADDR, 128));
-        return source == null ? 0 : source.getPort();
-    }
-
-    private MemorySegment connParam(Arena local, byte[] privateData) {
-        MemorySegment param = local.allocate(Structs.RDMA_CONN_PARAM);
-        MemorySegment data = local.allocate(CmEvents.MAX_PRIVATE_DATA + 1);
-        int length = CmEvents.frame(privateData, data);
-        param.set(ADDRESS, Structs.CONN_PRIVATE_DATA, data);
-        param.set(JAVA_BYTE, Structs.CONN_PRIVATE_DATA_LEN, (byte) length);
-        param.set(JAVA_BYTE, Structs.CONN_RESPONDER_RESOURCES, (byte) attributes.maxRdmaReadIn());
-        param.set(JAVA_BYTE, Structs.CONN_INITIATOR_DEPTH, (byte) attributes.maxRdmaReadOut());
-        param.set(JAVA_BYTE, Structs.CONN_RETRY_COUNT, (byte) 7);
-        param.set(JAVA_BYTE, Structs.CONN_RNR_RETRY_COUNT, (byte) 7);
-        param.set(JAVA_BYTE, Structs.CONN_SRQ, (byte) (srq != null ? 1 : 0));
-        param.set(JAVA_INT, Structs.CONN_QP_NUM, qpNum);
-        return param;
-    }
-
-    private void toRtrRts(MemorySegment id, Arena local) {
-        MemorySegment attr = local.allocate(Structs.IBV_QP_ATTR);
-        attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_RTR);
-        ia.verbs.modifyQp(qp, attr, ia.verbs.initQpAttr(id, attr));
-        attr.fill((byte) 0);
-        attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_RTS);
-        ia.verbs.modifyQp(qp, attr, ia.verbs.initQpAttr(id, attr));
-    }
-
-    private void toState(int qpState) {
+    void toState(int qpState) {
         try (Arena local = Arena.ofConfined()) {
             MemorySegment attr = local.allocate(Structs.IBV_QP_ATTR);
             attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, qpState);
@@ -822,7 +449,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
     }
 
     /** Moves the QP to ERR: every posted request and receive completes as flushed. */
-    private void toError() {
+    void toError() {
         try {
             toState(IBV_QPS_ERR);
         } catch (NativeException ignored) {
@@ -830,200 +457,22 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         }
     }
 
-    @Override
-    public void onCmEvent(int event, int status, MemorySegment id, byte[] privateData) {
-        if (freed || !id.equals(cmId)) {
-            return;
-        }
-        try (Arena local = Arena.ofConfined()) {
-            switch (event) {
-                case CmEvents.ADDR_RESOLVED -> {
-                    localQual = localPort(id); // the source port is bound now; the peer's CR reports it
-                    ia.verbs.resolveRoute(id, resolveTimeoutMs);
-                }
-                case CmEvents.ROUTE_RESOLVED -> {
-                    ia.verbs.connect(id, connParam(local, connectPrivateData));
-                    requestSent = true;
-                }
-                case CmEvents.CONNECT_RESPONSE -> {
-                    cancelConnectTimer();
-                    localQual = localPort(id);
-                    toRtrRts(id, local);
-                    ia.verbs.establish(id);
-                    state = EpState.CONNECTED;
-                    post(EventNumber.CONNECTION_EVENT_ESTABLISHED, privateData);
-                }
-                case CmEvents.ESTABLISHED -> {
-                    if (state == EpState.COMPLETION_PENDING) {
-                        state = EpState.CONNECTED;
-                        post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
-                    }
-                }
-                case CmEvents.REJECTED -> failConnection(state == EpState.COMPLETION_PENDING
-                        ? EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR
-                        : status == CmEvents.REJECT_CONSUMER ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
-                        : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, privateData);
-                // no address or route: the remote host could not be reached (an ARP timeout included)
-                case CmEvents.ADDR_ERROR, CmEvents.ROUTE_ERROR -> failConnection(EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
-                // the CM request went unanswered through all of rdma_cm's retries
-                case CmEvents.UNREACHABLE -> failConnection(status == -Errno.ETIMEDOUT ? EventNumber.CONNECTION_EVENT_TIMED_OUT
-                        : EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
-                case CmEvents.CONNECT_ERROR -> failConnection(state == EpState.CONNECTED
-                        ? EventNumber.CONNECTION_EVENT_BROKEN
-                        : state == EpState.COMPLETION_PENDING ? EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR
-                        : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, null);
-                case CmEvents.DISCONNECTED -> {
-                    toError();
-                    EpState before = state;
-                    if (before == EpState.CONNECTED) {
-                        try {
-                            ia.verbs.disconnect(id);
-                        } catch (NativeException ignored) {
-                            // the peer's request already ended the connection
-                        }
-                    }
-                    state = EpState.DISCONNECTED;
-                    if (before == EpState.CONNECTED || before == EpState.DISCONNECT_PENDING) {
-                        post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
-                    }
-                }
-                case CmEvents.DEVICE_REMOVAL -> ia.postAsync(EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, ia,
-                        dat.api.AsyncErrorReason.IA_CATASTROPHIC_ERROR);
-                default -> {
-                    // TIMEWAIT_EXIT and others need nothing
-                }
+    /** Moves the QP back to INIT after a disconnect, as a new one (dat_ep_reset; ia.cmLock held). */
+    void resetQp() {
+        postLock.lock();
+        try {
+            toState(IBV_QPS_RESET);
+            try (Arena local = Arena.ofConfined()) {
+                MemorySegment attr = local.allocate(Structs.IBV_QP_ATTR);
+                attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_INIT);
+                attr.set(JAVA_BYTE, Structs.QP_ATTR_PORT_NUM, (byte) ia.port.port());
+                attr.set(JAVA_INT, Structs.QP_ATTR_ACCESS_FLAGS, qpAccess(ia));
+                ia.verbs.modifyQp(qp, attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
             }
         } catch (NativeException e) {
-            failConnection(state == EpState.CONNECTED ? EventNumber.CONNECTION_EVENT_BROKEN
-                    : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, null);
-        }
-    }
-
-    /**
-     * The DAT connect timeout expired while connecting (event thread, ia.cmLock held): the attempt
-     * is cancelled (destroying the rdma_cm id sends the CM's reject to the passive side, whose
-     * later accept then fails) and the Endpoint disconnected. {@code DAT_CONNECTION_EVENT_TIMED_OUT}
-     * once the request went out; {@code UNREACHABLE} while the address or route was still being
-     * resolved (the remote host did not answer within the timeout, dat_ep_connect(3DAT)).
-     */
-    private void connectTimedOut(MemorySegment id) {
-        if (freed || !id.equals(cmId) || state != EpState.ACTIVE_CONNECTION_PENDING) {
-            return;
-        }
-        connectTimer = null;
-        int eventNumber = requestSent ? EventNumber.CONNECTION_EVENT_TIMED_OUT : EventNumber.CONNECTION_EVENT_UNREACHABLE;
-        toError();
-        dropCmId();
-        state = EpState.DISCONNECTED;
-        post(eventNumber, null);
-    }
-
-    private void cancelConnectTimer() {
-        VerbsIa.Timer timer = connectTimer;
-        if (timer != null) {
-            connectTimer = null;
-            ia.cancel(timer);
-        }
-    }
-
-    private void failConnection(int eventNumber, byte[] privateData) {
-        cancelConnectTimer();
-        toError();
-        state = EpState.DISCONNECTED;
-        post(eventNumber, privateData);
-    }
-
-    private void post(int eventNumber, byte[] privateData) {
-        VerbsEvd evd = connectEvd;
-        if (evd != null) {
-            evd.postEvent(new DatEvent().setConnectionEvent(eventNumber, evd, this, privateData));
-        }
-    }
-
-    private void dropCmId() {
-        cancelConnectTimer();
-        if (!cmId.equals(MemorySegment.NULL)) {
-            ia.removeCmTarget(cmToken);
-            MemorySegment id = cmId;
-            cmId = MemorySegment.NULL;
-            try {
-                ia.verbs.destroyId(id);
-            } catch (NativeException e) {
-                System.getLogger(VerbsEp.class.getName()).log(System.Logger.Level.WARNING, "rdma_destroy_id failed", e);
-            }
-        }
-    }
-
-    @Override
-    public void disconnect(CloseFlag flag) {
-        checkOpen();
-        if (flag == null) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "flag", "null");
-        }
-        ia.cmLock.lock();
-        try {
-            checkOpen();
-            switch (state) {
-                case CONNECTED -> {
-                    state = EpState.DISCONNECT_PENDING;
-                    toError();
-                    try {
-                        ia.verbs.disconnect(cmId);
-                    } catch (NativeException e) {
-                        state = EpState.DISCONNECTED;
-                        post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
-                    }
-                }
-                case ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING -> {
-                    toError();
-                    dropCmId();
-                    state = EpState.DISCONNECTED;
-                    post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
-                }
-                case DISCONNECT_PENDING, DISCONNECTED -> {
-                    // already on its way down
-                }
-                default -> throw new dat.api.DatException(STATE_CODES[state.value()], "ep",
-                        "nothing to disconnect in state " + state, null);
-            }
+            throw Codes.fromNative(e, "ep");
         } finally {
-            ia.cmLock.unlock();
-        }
-    }
-
-    @Override
-    public void reset() {
-        checkOpen();
-        ia.cmLock.lock();
-        try {
-            checkOpen();
-            if (state == EpState.UNCONNECTED) {
-                return;
-            }
-            if (state != EpState.DISCONNECTED) {
-                throw new dat.api.DatException(STATE_CODES[state.value()], "ep", "reset needs a disconnected Endpoint", null);
-            }
-            dropCmId();
-            postLock.lock();
-            try {
-                toState(IBV_QPS_RESET);
-                try (Arena local = Arena.ofConfined()) {
-                    MemorySegment attr = local.allocate(Structs.IBV_QP_ATTR);
-                    attr.set(JAVA_INT, Structs.QP_ATTR_QP_STATE, IBV_QPS_INIT);
-                    attr.set(JAVA_BYTE, Structs.QP_ATTR_PORT_NUM, (byte) ia.port.port());
-                    attr.set(JAVA_INT, Structs.QP_ATTR_ACCESS_FLAGS,
-                            IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-                    ia.verbs.modifyQp(qp, attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-                }
-            } catch (NativeException e) {
-                throw Codes.fromNative(e, "ep");
-            } finally {
-                postLock.unlock();
-            }
-            remoteAddress = null;
-            state = EpState.UNCONNECTED;
-        } finally {
-            ia.cmLock.unlock();
+            postLock.unlock();
         }
     }
 
@@ -1045,7 +494,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "epParamMask", "undefined bits");
         }
         return EpParams.builder().ia(ia).state(state).localIaAddress(new InetSocketAddress(ia.port.address(), 0))
-                .localPortQual(localQual).remoteIaAddress(remoteAddress).remotePortQual(remoteQual).pz(pz).recvEvd(recvEvd)
+                .localPortQual(connection.localQual).remoteIaAddress(connection.remoteAddress).remotePortQual(connection.remoteQual).pz(pz).recvEvd(recvEvd)
                 .requestEvd(requestEvd).connectEvd(connectEvd).srq(srq).attributes(attributes).build();
     }
 
@@ -1116,7 +565,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
                     throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "params.attributes",
                             "the verbs provider has no transport- or provider-specific Endpoint attributes");
                 }
-                newAttributes = effective(ia, current.withMasked(params.attributes(), epParamMask));
+                newAttributes = EpLimits.effective(ia, current.withMasked(params.attributes(), epParamMask));
             }
             boolean newQp = newPz != pz || newRecv != recvEvd || newRequest != requestEvd
                     || newAttributes.maxRecvDtos() != current.maxRecvDtos() || newAttributes.maxRequestDtos() != current.maxRequestDtos()
@@ -1199,19 +648,65 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
         throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "ep", "ep_recv_info_supported is 0");
     }
 
+    /**
+     * dat_ep_set_watermark(3DAT) on the receive buffers the Endpoint holds: those posted to it and
+     * not yet completed. Crossing the soft watermark posts, once per setting, an asynchronous
+     * event with reason {@code DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT}; a connected Endpoint holding more
+     * than the hard watermark is broken ({@code DAT_CONNECTION_EVENT_BROKEN}). An Endpoint of an
+     * SRQ holds a buffer only while the device fills it, which verbs reports with the completion:
+     * it is counted as holding none.
+     */
     @Override
     public void setWatermark(int softHighWatermark, int hardHighWatermark) {
         checkOpen();
-        if (softHighWatermark < DatConstants.WATERMARK_INFINITE) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "softHighWatermark", "negative");
+        if (softHighWatermark < 0 && softHighWatermark != DatConstants.WATERMARK_INFINITE) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "softHighWatermark", "negative watermark " + softHighWatermark);
         }
-        if (hardHighWatermark < DatConstants.WATERMARK_INFINITE) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "hardHighWatermark", "negative");
+        if (hardHighWatermark < 0 && hardHighWatermark != DatConstants.WATERMARK_INFINITE) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "hardHighWatermark", "negative watermark " + hardHighWatermark);
         }
-        if (softHighWatermark != DatConstants.WATERMARK_INFINITE || hardHighWatermark != DatConstants.WATERMARK_INFINITE) {
-            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "ep",
-                    "no Endpoint watermarks on verbs: only DAT_WATERMARK_INFINITE");
+        hardWatermark = hardHighWatermark;
+        softWatermark = softHighWatermark;
+        softArmed.set(softHighWatermark != DatConstants.WATERMARK_INFINITE);
+        checkWatermarks();
+    }
+
+    /** The receive buffers held: posted and not completed; none for an Endpoint of an SRQ (see {@link #setWatermark}). */
+    private int buffersHeld() {
+        return srq == null ? recvSlots.outstanding() : 0;
+    }
+
+    /** Posts the soft watermark's event or breaks for the hard one when the buffers held exceed them (no lock held). */
+    private void checkWatermarks() {
+        int held = buffersHeld();
+        if (held > softWatermark && softWatermark != DatConstants.WATERMARK_INFINITE && softArmed.compareAndSet(true, false)) {
+            ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, dat.api.AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
         }
+        if (hardWatermark != DatConstants.WATERMARK_INFINITE && held > hardWatermark && state == EpState.CONNECTED) {
+            ia.cmLock.lock();
+            try {
+                breakIfOverHardWatermark();
+            } finally {
+                ia.cmLock.unlock();
+            }
+        }
+    }
+
+    /** Breaks a connected Endpoint that holds more receive buffers than its hard watermark (ia.cmLock held). */
+    void breakIfOverHardWatermark() {
+        int hard = hardWatermark;
+        if (freed || state != EpState.CONNECTED || hard == DatConstants.WATERMARK_INFINITE || buffersHeld() <= hard) {
+            return;
+        }
+        toError();
+        try {
+            ia.verbs.disconnect(connection.cmId);
+        } catch (NativeException ignored) {
+            // the peer sees the connection break instead
+        }
+        state = EpState.DISCONNECTED;
+        connection.post(EventNumber.CONNECTION_EVENT_BROKEN, null);
+        ia.postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, this, dat.api.AsyncErrorReason.EP_OTHER_ERROR);
     }
 
     @Override
@@ -1246,15 +741,15 @@ final class VerbsEp extends VerbsHandle implements Endpoint, VerbsIa.CmTarget {
             postLock.lock();
             try {
                 freed = true;
-                if (state == EpState.CONNECTED && !cmId.equals(MemorySegment.NULL)) {
+                if (state == EpState.CONNECTED && !connection.cmId.equals(MemorySegment.NULL)) {
                     try {
-                        ia.verbs.disconnect(cmId);
+                        ia.verbs.disconnect(connection.cmId);
                     } catch (NativeException ignored) {
                         // the peer sees the connection break instead
                     }
                 }
                 toError();
-                dropCmId();
+                connection.dropCmId();
                 destroyQueues(qp, hasDiscardCq, discardCq);
                 arena.close();
             } finally {

@@ -16,6 +16,7 @@ import dat.api.EvdParamMask;
 import dat.api.EvdParams;
 import dat.api.EvdState;
 import dat.api.HandleType;
+import dat.api.ext.IbExtension;
 import dat.provider.verbs.internal.ffi.Inline;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
@@ -44,6 +45,11 @@ import java.util.concurrent.locks.ReentrantLock;
 final class VerbsEvd extends VerbsHandle implements EventDispatcher {
 
     private static final long WC_SIZE = Structs.IBV_WC.byteSize();
+    /** {@code IBV_WC_RECV_RDMA_WITH_IMM}: a receive consumed by an RDMA write with immediate data. */
+    private static final int IBV_WC_RECV_RDMA_WITH_IMM = 129;
+    /** {@code IBV_WC_WITH_IMM}: the completion carries immediate data. */
+    private static final int IBV_WC_WITH_IMM = 2;
+    private static final java.lang.foreign.ValueLayout.OfInt BIG_ENDIAN_INT = JAVA_INT.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
     final int flags;
     private final long token;
@@ -56,7 +62,8 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
     final AtomicInteger users = new AtomicInteger();
 
     // the CQ and its completion ring (NULL when the EVD takes no completions)
-    private final Arena arena;
+    /** The ring's memory: a resize that grows the CQ moves the ring to a larger one and closes the old. */
+    private Arena arena;
     final MemorySegment cq;
     private final boolean hasCq;
     private final MemorySegment pollFn;
@@ -94,11 +101,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             notifyFn = Inline.op(context, Structs.CONTEXT_OPS_REQ_NOTIFY_CQ);
             hasCq = true;
             ringCapacity = Math.max(qlen, cq.get(JAVA_INT, Structs.CQ_CQE));
-            ring = arena.allocate(WC_SIZE * ringCapacity, 8);
-            ringTails = new MemorySegment[ringCapacity];
-            for (int i = 0; i < ringCapacity; i++) {
-                ringTails[i] = ring.asSlice(i * WC_SIZE);
-            }
+            allocateRing(arena, ringCapacity);
         } else {
             arena = null;
             hasCq = false;
@@ -110,6 +113,16 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             cno.attach(this);
         }
         ia.addEvd(token, this);
+    }
+
+    /** Gives the EVD a completion ring of {@code capacity} entries in {@code memory}. */
+    private void allocateRing(Arena memory, int capacity) {
+        ring = memory.allocate(WC_SIZE * capacity, 8);
+        ringTails = new MemorySegment[capacity];
+        for (int i = 0; i < capacity; i++) {
+            ringTails[i] = ring.asSlice(i * WC_SIZE);
+        }
+        ringCapacity = capacity;
     }
 
     private static DatEvent[] newEvents(int n) {
@@ -299,6 +312,9 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         int kept = 0;
         for (int i = 0; i < polled; i++) {
             long entry = (long) (tail + i) * WC_SIZE;
+            if (ia.owner((int) (ring.get(JAVA_LONG, entry + Structs.WC_WR_ID) >>> 32)) instanceof VerbsSrq srq) {
+                srq.arrived(); // dat_srq_query: no longer available, still outstanding
+            }
             if (!releaseIfSuppressed(entry)) {
                 if (kept != i) {
                     MemorySegment.copy(ring, entry, ring, (long) (tail + kept) * WC_SIZE, WC_SIZE);
@@ -328,8 +344,14 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         if (slot < 0 || slot >= slots.capacity() || !slots.suppress[slot]) {
             return false;
         }
-        if (slots.release(slot) && owner instanceof VerbsSrq srq) {
-            srq.consumed();
+        Object ref = slots.refs[slot];
+        if (slots.release(slot)) {
+            if (owner instanceof VerbsSrq srq) {
+                srq.consumed();
+            }
+            if (ref instanceof VerbsRmr.BindOp bind) {
+                bind.completed(true); // the window moved: what the bind replaced can go
+            }
         }
         return true;
     }
@@ -401,6 +423,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         long cookie = slots.cookies[slot];
         boolean suppress = slots.suppress[slot];
         byte kind = slots.kinds[slot];
+        Object ref = slots.refs[slot];
         long length = kind == WorkSlots.RECV ? Integer.toUnsignedLong(ring.get(JAVA_INT, entry + Structs.WC_BYTE_LEN))
                 : slots.lengths[slot];
         if (!slots.release(slot)) {
@@ -410,10 +433,29 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             srq.consumed();
         }
         int status = status(wcStatus);
-        if (suppress && status == DtoCompletionStatus.SUCCESS) {
+        boolean success = status == DtoCompletionStatus.SUCCESS;
+        if (ref instanceof VerbsRmr.BindOp bind) {
+            bind.completed(success);
+        }
+        if (suppress && success) {
             return false;
         }
-        event.setDtoCompletion(this, ep, cookie, status, status == DtoCompletionStatus.SUCCESS ? length : 0);
+        ia.counters.completed(status, success ? length : 0);
+        if (kind == WorkSlots.BIND && ref instanceof VerbsRmr.BindOp bind) {
+            event.setRmrBindCompletion(this, bind.rmr(), cookie, status);
+            return true;
+        }
+        int extension = WorkSlots.extensionType(kind);
+        if (kind == WorkSlots.RECV && success && ring.get(JAVA_INT, entry + Structs.WC_OPCODE) == IBV_WC_RECV_RDMA_WITH_IMM
+                && (ring.get(JAVA_INT, entry + Structs.WC_WC_FLAGS) & IBV_WC_WITH_IMM) != 0) {
+            // the receive an RDMA write with immediate data consumed: the bytes went to the write's target
+            event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, this, ep, cookie, status, length,
+                    IbExtension.RDMA_WRITE_IMMED_DATA, ring.get(BIG_ENDIAN_INT, entry + Structs.WC_IMM_DATA));
+        } else if (extension >= 0) {
+            event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, this, ep, cookie, status, success ? length : 0, extension, 0);
+        } else {
+            event.setDtoCompletion(this, ep, cookie, status, success ? length : 0);
+        }
         return true;
     }
 
@@ -559,15 +601,36 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 throw Codes.invalidState(DatReturn.NO_SUBTYPE, "more events are queued than fit in " + minQlen);
             }
             if (hasCq && minQlen > ringCapacity) {
-                // the CQ was made at creation; growing it would need ibv_resize_cq, which rxe supports but
-                // this provider does not bind yet
-                throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "minQlen",
-                        "a DTO EVD cannot grow beyond its CQ size " + ringCapacity);
+                grow(minQlen);
             }
             qlen = minQlen;
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Grows the CQ ({@code ibv_resize_cq}) and moves the completions already polled into a ring
+     * of the CQ's new size; lock held, so no poll runs meanwhile.
+     */
+    private void grow(int minQlen) {
+        try {
+            ia.verbs.resizeCq(cq, minQlen);
+        } catch (NativeException e) {
+            throw Codes.fromNative(e, "minQlen");
+        }
+        int capacity = Math.max(minQlen, cq.get(JAVA_INT, Structs.CQ_CQE));
+        Arena next = Arena.ofShared();
+        MemorySegment old = ring;
+        int oldCapacity = ringCapacity;
+        int head = ringHead;
+        allocateRing(next, capacity);
+        for (int i = 0; i < ringCount; i++) {
+            MemorySegment.copy(old, (long) ((head + i) % oldCapacity) * WC_SIZE, ring, i * WC_SIZE, WC_SIZE);
+        }
+        ringHead = 0;
+        arena.close();
+        arena = next;
     }
 
     @Override

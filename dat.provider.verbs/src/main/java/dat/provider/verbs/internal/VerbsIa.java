@@ -8,15 +8,12 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dat.api.AsyncErrorReason;
 import dat.api.CloseFlag;
-import dat.api.CompletionFlags;
 import dat.api.ConsumerNotificationObject;
-import dat.api.DatConstants;
 import dat.api.DatEvent;
 import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
-import dat.api.EpCreatorForPsp;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
 import dat.api.EvdFlags;
@@ -25,32 +22,28 @@ import dat.api.IaAttrMask;
 import dat.api.IaAttributes;
 import dat.api.IaQuery;
 import dat.api.InterfaceAdapter;
-import dat.api.IovOwnership;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
 import dat.api.MemoryType;
 import dat.api.ProtectionZone;
 import dat.api.ProviderAttrMask;
-import dat.api.ProviderAttributes;
 import dat.api.PspFlag;
 import dat.api.PublicServicePoint;
-import dat.api.PzSupport;
-import dat.api.Qos;
 import dat.api.RegionDescription;
 import dat.api.ReservedServicePoint;
 import dat.api.SharedReceiveQueue;
 import dat.api.SrqAttributes;
 import dat.api.WaitProxyAgent;
+import dat.api.ext.IaCounters;
+import dat.api.ext.IaStatistics;
+import dat.provider.verbs.internal.ffi.Libc;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
 import dat.provider.verbs.internal.ffi.Verbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -104,8 +97,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     private final Map<Long, VerbsEvd> evdsByToken = new ConcurrentHashMap<>();
     private final Map<Long, CmTarget> cmTargets = new ConcurrentHashMap<>();
     /** The DAT timeouts of pending connects, earliest first; guarded by {@link #cmLock}. */
-    private final PriorityQueue<Timer> timers = new PriorityQueue<>();
-    private long timerSequence;
+    private final IaTimers timers = new IaTimers();
     private final Map<Long, VerbsSrq> srqsByAddress = new ConcurrentHashMap<>();
 
     // every live object, for an abrupt close in the right order
@@ -114,6 +106,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     final Set<VerbsServicePoint> servicePoints = ConcurrentHashMap.newKeySet();
     final Set<VerbsSrq> srqs = ConcurrentHashMap.newKeySet();
     final Set<VerbsLmr> lmrs = ConcurrentHashMap.newKeySet();
+    final Set<VerbsRmr> rmrs = ConcurrentHashMap.newKeySet();
     final Set<VerbsEvd> evds = ConcurrentHashMap.newKeySet();
     final Set<VerbsCno> cnos = ConcurrentHashMap.newKeySet();
     final Set<VerbsPz> pzs = ConcurrentHashMap.newKeySet();
@@ -135,64 +128,38 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     final long maxMrSize;
     final long maxMessageSize;
     final int maxMw;
-    private final int vendorId;
-    private final int hardwareVersion;
-    private final String firmware;
-
-    /**
-     * A timeout the event thread runs, with {@link #cmLock} held, once its deadline passed: the
-     * DAT connect timeout, which rdma_cm does not know (its own timers are the CM protocol's).
-     */
-    static final class Timer implements Comparable<Timer> {
-        private final long deadline;
-        private final long sequence;
-        private final Runnable action;
-
-        private Timer(long deadline, long sequence, Runnable action) {
-            this.deadline = deadline;
-            this.sequence = sequence;
-            this.action = action;
-        }
-
-        @Override
-        public int compareTo(Timer other) {
-            int byTime = Long.compare(deadline - other.deadline, 0);
-            return byTime != 0 ? byTime : Long.compare(sequence, other.sequence);
-        }
-    }
+    final int vendorId;
+    final int hardwareVersion;
+    final String firmware;
+    /** The IA's counters, kept from its open ({@link IaStatistics}); the data path adds to them. */
+    final IaCounters counters;
+    /** Whether a window's range confines the accesses through it on this device ({@link WindowProbe}). */
+    private final boolean windowBoundsEnforced;
 
     /**
      * Runs {@code action} on the event thread, {@link #cmLock} held, {@code delayNanos} from now,
      * unless {@linkplain #cancel cancelled} first. The caller holds {@link #cmLock}.
      */
-    Timer schedule(long delayNanos, Runnable action) {
-        Timer timer = new Timer(System.nanoTime() + delayNanos, timerSequence++, action);
-        timers.add(timer);
-        if (timers.peek() == timer && Thread.currentThread() != eventThread) {
+    IaTimers.Timer schedule(long delayNanos, Runnable action) {
+        IaTimers.Timer timer = timers.schedule(delayNanos, action);
+        if (timers.isFirst(timer) && Thread.currentThread() != eventThread) {
             try (Arena local = Arena.ofConfined()) {
-                verbs.signal(wakeFd, local.allocate(8, 8), Verbs.allocateCapture(local)); // poll(2) again, sooner
+                Libc.signal(wakeFd, local.allocate(8, 8), Libc.allocateCapture(local)); // poll(2) again, sooner
             }
         }
         return timer;
     }
 
     /** Cancels a timer that has not run; the caller holds {@link #cmLock}. */
-    void cancel(Timer timer) {
-        if (timer != null) {
-            timers.remove(timer);
-        }
+    void cancel(IaTimers.Timer timer) {
+        timers.cancel(timer);
     }
 
     /** The poll(2) timeout until the earliest timer: -1 (none), else milliseconds, rounded up. */
-    private int nextTimeoutMs() {
+    private int timeoutMs() {
         cmLock.lock();
         try {
-            Timer first = timers.peek();
-            if (first == null) {
-                return -1;
-            }
-            long nanos = first.deadline - System.nanoTime();
-            return nanos <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (nanos + 999_999) / 1_000_000);
+            return timers.timeoutMs(System.nanoTime());
         } finally {
             cmLock.unlock();
         }
@@ -202,15 +169,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     private void runDueTimers() {
         cmLock.lock();
         try {
-            long now = System.nanoTime();
-            for (Timer first = timers.peek(); first != null && first.deadline - now <= 0; first = timers.peek()) {
-                timers.poll();
-                try {
-                    first.action.run();
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "a connection timeout on " + name + " failed", e);
-                }
-            }
+            timers.runDue(System.nanoTime(), e -> LOG.log(System.Logger.Level.WARNING, "a connection timeout on " + name + " failed", e));
         } finally {
             cmLock.unlock();
         }
@@ -228,6 +187,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         this.verbs = verbs;
         this.port = port;
         this.name = name;
+        this.counters = new IaCounters(name);
         MemorySegment ctx = MemorySegment.NULL;
         MemorySegment comp = MemorySegment.NULL;
         MemorySegment cm = MemorySegment.NULL;
@@ -259,17 +219,18 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
             verbs.queryPort(ctx, port.port(), portAttr);
             maxMessageSize = Integer.toUnsignedLong(portAttr.get(JAVA_INT, Structs.PORT_ATTR_MAX_MSG_SZ));
             comp = verbs.createCompChannel(ctx);
-            verbs.setNonBlocking(comp.get(JAVA_INT, Structs.COMP_CHANNEL_FD));
+            Libc.setNonBlocking(comp.get(JAVA_INT, Structs.COMP_CHANNEL_FD));
             cm = verbs.createEventChannel();
-            verbs.setNonBlocking(cm.get(JAVA_INT, Structs.EVENT_CHANNEL_FD));
-            verbs.setNonBlocking(ctx.get(JAVA_INT, Structs.CONTEXT_ASYNC_FD));
-            wake = verbs.eventfd();
+            Libc.setNonBlocking(cm.get(JAVA_INT, Structs.EVENT_CHANNEL_FD));
+            Libc.setNonBlocking(ctx.get(JAVA_INT, Structs.CONTEXT_ASYNC_FD));
+            wake = Libc.eventfd();
         } catch (NativeException e) {
             release(verbs, ctx, comp, cm, wake);
             arena.close();
             throw Codes.fromNative(e, "ia");
         }
         this.context = ctx;
+        this.windowBoundsEnforced = port.windowType() > 0 && factory.windowBoundsEnforced(port, verbs, ctx);
         this.compChannel = comp;
         this.cmChannel = cm;
         this.wakeFd = wake;
@@ -308,7 +269,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
 
     private static void release(Verbs verbs, MemorySegment ctx, MemorySegment comp, MemorySegment cm, int wake) {
         if (wake >= 0) {
-            verbs.closeFd(wake);
+            Libc.closeFd(wake);
         }
         if (!cm.equals(MemorySegment.NULL)) {
             verbs.destroyEventChannel(cm);
@@ -386,9 +347,36 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         return asyncEvd instanceof VerbsEvd evd ? evd : null;
     }
 
+    /** The runtime's ports and shared-memory cookies. */
+    PortDirectory directory() {
+        return factory.directory();
+    }
+
+    /** The memory windows RMRs use: 2, 1, or 0 where the device has none ({@link DevicePort#windowType()}). */
+    int windowType() {
+        return port.windowType();
+    }
+
+    /** Whether the device confines an access through a window to the window's range. */
+    boolean windowBoundsEnforced() {
+        return windowBoundsEnforced;
+    }
+
+    /** Whether the device performs remote atomics: {@code AtomicEndpoint} is offered. */
+    boolean atomics() {
+        return port.atomics();
+    }
+
+    /** The IA's counters: {@link IaStatistics}. */
+    @Override
+    public <T> java.util.Optional<T> extension(Class<T> type) {
+        return type == IaStatistics.class ? java.util.Optional.of(type.cast(counters)) : java.util.Optional.empty();
+    }
+
     /** Posts an asynchronous error on the IA's async EVD, if it is in scope. */
     void postAsync(int eventNumber, dat.api.DatHandle handle, int reason) {
         VerbsEvd evd = asyncEvd();
+        counters.asyncError();
         if (evd != null) {
             evd.postEvent(new DatEvent().setAsyncError(eventNumber, evd, handle, reason));
         }
@@ -406,16 +394,16 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 fds.set(JAVA_INT, i * size + Structs.POLLFD_FD, fd[i]);
                 fds.set(JAVA_SHORT, i * size + Structs.POLLFD_EVENTS, (short) 1); // POLLIN
             }
-            MemorySegment capture = Verbs.allocateCapture(loop);
+            MemorySegment capture = Libc.allocateCapture(loop);
             MemorySegment scratch = loop.allocate(64, 8);
             MemorySegment asyncEvent = loop.allocate(Structs.IBV_ASYNC_EVENT);
             while (state == OPEN) {
                 for (int i = 0; i < 4; i++) {
                     fds.set(JAVA_SHORT, i * size + Structs.POLLFD_REVENTS, (short) 0);
                 }
-                verbs.poll(fds, 4, nextTimeoutMs(), capture);
+                Libc.poll(fds, 4, timeoutMs(), capture);
                 if (fds.get(JAVA_SHORT, Structs.POLLFD_REVENTS) != 0) {
-                    verbs.drain(wakeFd, scratch, capture);
+                    Libc.drain(wakeFd, scratch, capture);
                 }
                 if (state != OPEN) {
                     break;
@@ -458,7 +446,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 return;
             }
             int type = event.get(JAVA_INT, Structs.CM_EVENT_EVENT);
-            int status = type == CmEvents.REJECTED && CmEvents.isProviderReject(event)
+            int status = type == CmEvents.REJECTED && !CmEvents.isConsumerReject(event)
                     ? CmEvents.REJECT_PROVIDER : event.get(JAVA_INT, Structs.CM_EVENT_STATUS);
             MemorySegment id = event.get(ADDRESS, Structs.CM_EVENT_ID).reinterpret(Structs.RDMA_CM_ID.byteSize());
             MemorySegment listenId = event.get(ADDRESS, Structs.CM_EVENT_LISTEN_ID);
@@ -540,113 +528,11 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         if (!ProviderAttrMask.isValid(providerAttrMask)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "providerAttrMask", "undefined bits");
         }
-        return new IaQuery(asyncEvd, iaAttributes(), providerAttributes(port, maxSrq > 0, vendorId));
+        return new IaQuery(asyncEvd, iaAttributes(), VerbsAttributes.provider(port, maxSrq > 0, vendorId, windowBoundsEnforced));
     }
 
     IaAttributes iaAttributes() {
-        int sqDepth = Math.min(maxQpWr, 4096);
-        return IaAttributes.builder()
-                .adapterName(name)
-                .vendorName(port.deviceName() + " (vendor 0x" + Integer.toHexString(vendorId) + ")")
-                .hardwareVersionMajor(hardwareVersion)
-                .firmwareVersionMajor(firmwareMajor())
-                .iaAddress(new InetSocketAddress(port.address(), 0))
-                .maxEps(maxQp)
-                .maxDtoPerEp(sqDepth)
-                .maxRdmaReadPerEpIn(maxQpRdAtom)
-                .maxRdmaReadPerEpOut(maxQpInitRdAtom)
-                .maxEvds(maxCq)
-                .maxEvdQlen(maxCqe)
-                .maxIovSegmentsPerDto(Math.min(maxSge, VerbsEp.MAX_IOV))
-                .maxLmrs(maxMr)
-                .maxLmrBlockSize(maxMrSize)
-                .maxLmrVirtualAddress(-1L)
-                .maxPzs(maxPd)
-                .maxMessageSize(maxMessageSize)
-                .maxRdmaSize(maxMessageSize)
-                .maxRmrs(0)
-                .maxRmrTargetAddress(0)
-                .maxSrqs(maxSrq)
-                .maxEpPerSrq(maxQp)
-                .maxRecvPerSrq(maxSrqWr)
-                .maxIovSegmentsPerRdmaRead(Math.min(maxSgeRd, VerbsEp.MAX_IOV))
-                .maxIovSegmentsPerRdmaWrite(Math.min(maxSge, VerbsEp.MAX_IOV))
-                .maxRdmaReadIn(maxQpRdAtom)
-                .maxRdmaReadOut(maxQpInitRdAtom)
-                .maxRdmaReadPerEpInGuaranteed(true)
-                .maxRdmaReadPerEpOutGuaranteed(true)
-                .transportAttributes(Map.of("transport", port.transport(), "device", port.deviceName(),
-                        "port", Integer.toString(port.port()), "firmware", firmware))
-                .vendorAttributes(Map.of())
-                .build();
-    }
-
-    private int firmwareMajor() {
-        try {
-            return Integer.parseInt(firmware.split("\\.")[0]);
-        } catch (NumberFormatException e) {
-            return 0;
-        }
-    }
-
-    /** {@code RXE_VENDOR_ID}: the vendor id soft-RoCE (the rdma_rxe driver) reports (older kernels reported 0). */
-    static final int SOFT_ROCE_VENDOR_ID = 0xFFFFFF;
-
-    /**
-     * Where this provider departs from the pages, declared under
-     * {@link ProviderAttributes#DEVIATION_PREFIX}, with the provider's other named attributes.
-     */
-    static Map<String, String> providerSpecificAttributes(DevicePort port, int vendorId) {
-        Map<String, String> attributes = new LinkedHashMap<>();
-        attributes.put("ia.transport", port.transport());
-        attributes.put("rmr", "not implemented");
-        attributes.put(ProviderAttributes.DEVIATION_PREFIX + "max_private_data_size", CmEvents.MAX_PRIVATE_DATA
-                + " bytes, not the 64 of dat_ia_query(3DAT): rdma_cm carries 56 bytes of private data in an InfiniBand/RoCE"
-                + " connect request (the CM REQ's 92 less rdma_cm's 36-byte header), one of which holds the length; the provider"
-                + " keeps that limit on every transport");
-        if (vendorId == SOFT_ROCE_VENDOR_ID) {
-            attributes.put(ProviderAttributes.DEVIATION_PREFIX + "recv_length_error", "DAT_DTO_ERR_LOCAL_EP: soft-RoCE (rdma_rxe)"
-                    + " completes a receive too small for its message with IBV_WC_LOC_QP_OP_ERR, not IBV_WC_LOC_LEN_ERR (Linux 6.1"
-                    + " takes the overlong payload for a malformed receive WQE), and the provider reports what the device reports");
-        }
-        return attributes;
-    }
-
-    static ProviderAttributes providerAttributes(DevicePort port, boolean srq, int vendorId) {
-        return ProviderAttributes.builder()
-                .providerName("verbs")
-                .providerVersionMajor(1)
-                .providerVersionMinor(0)
-                .daplVersionMajor(DatConstants.VERSION_MAJOR)
-                .daplVersionMinor(DatConstants.VERSION_MINOR)
-                .lmrMemTypesSupported(Set.of(MemoryType.VIRTUAL, MemoryType.LMR, MemoryType.SHARED_VIRTUAL))
-                .iovOwnershipOnReturn(IovOwnership.CONSUMER)
-                .qosSupported(Qos.BEST_EFFORT)
-                .completionFlagsSupported(CompletionFlags.SUPPRESS | CompletionFlags.SOLICITED_WAIT
-                        | CompletionFlags.UNSIGNALLED | CompletionFlags.BARRIER_FENCE)
-                .threadSafe(true)
-                .maxPrivateDataSize(CmEvents.MAX_PRIVATE_DATA)
-                .supportsMultipath(false)
-                .epCreator(EpCreatorForPsp.NEVER)
-                .pzSupport(PzSupport.UNIQUE)
-                .optimalBufferAlignment(DatConstants.OPTIMAL_ALIGNMENT)
-                .evdStreamMerging(ProviderAttributes.streamMerging(
-                        new int[] {EvdFlags.DTO, EvdFlags.RMR_BIND},
-                        new int[] {EvdFlags.CR, EvdFlags.CONNECTION},
-                        new int[] {EvdFlags.SOFTWARE, EvdFlags.CR}, new int[] {EvdFlags.SOFTWARE, EvdFlags.CONNECTION},
-                        new int[] {EvdFlags.SOFTWARE, EvdFlags.DTO}, new int[] {EvdFlags.SOFTWARE, EvdFlags.ASYNC},
-                        new int[] {EvdFlags.CONNECTION, EvdFlags.DTO}, new int[] {EvdFlags.CR, EvdFlags.DTO},
-                        new int[] {EvdFlags.ASYNC, EvdFlags.CONNECTION}, new int[] {EvdFlags.ASYNC, EvdFlags.CR}))
-                .srqSupported(srq)
-                .srqWatermarksSupported(srq ? 1 : 0)
-                .srqEpPzDifferenceSupported(false)
-                .srqInfoSupported(0)
-                .epRecvInfoSupported(0)
-                .lmrSyncRequired(false)
-                .dtoAsyncReturnGuaranteed(true)
-                .rdmaWriteForRdmaReadRequired(false)
-                .providerSpecificAttributes(providerSpecificAttributes(port, vendorId))
-                .build();
+        return VerbsAttributes.ia(this);
     }
 
     @Override
@@ -660,7 +546,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         if (flag == CloseFlag.GRACEFUL) {
             boolean asyncOnly = evds.size() == (ownsAsyncEvd ? 1 : 0);
             if (!eps.isEmpty() || !crs.isEmpty() || !servicePoints.isEmpty() || !srqs.isEmpty()
-                    || !lmrs.isEmpty() || !asyncOnly || !cnos.isEmpty() || !pzs.isEmpty()) {
+                    || !lmrs.isEmpty() || !rmrs.isEmpty() || !asyncOnly || !cnos.isEmpty() || !pzs.isEmpty()) {
                 throw Codes.invalidState(DatReturn.INVALID_STATE_IA_IN_USE, "the IA still has objects");
             }
         }
@@ -703,13 +589,16 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
             ep.destroy();
         }
         for (VerbsCr cr : List.copyOf(crs)) {
-            cr.destroy();
+            cr.destroy(false);
         }
         for (VerbsServicePoint sp : List.copyOf(servicePoints)) {
             sp.destroy();
         }
         for (VerbsSrq srq : List.copyOf(srqs)) {
             srq.destroy();
+        }
+        for (VerbsRmr rmr : List.copyOf(rmrs)) {
+            rmr.destroy(); // windows before the MRs they are bound to
         }
         for (VerbsLmr lmr : List.copyOf(lmrs)) {
             lmr.destroy();
@@ -739,7 +628,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
             return;
         }
         try (Arena local = Arena.ofConfined()) {
-            verbs.signal(wakeFd, local.allocate(8, 8), Verbs.allocateCapture(local));
+            Libc.signal(wakeFd, local.allocate(8, 8), Libc.allocateCapture(local));
         }
         try {
             thread.join(TimeUnit.SECONDS.toMillis(10));
@@ -786,42 +675,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     public LocalMemoryRegion registerMemory(MemoryType memType, RegionDescription region, long length, ProtectionZone pz,
             int memPrivileges) {
         checkOpen();
-        if (memType == null) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "memType", "null");
-        }
-        if (memType == MemoryType.LMR) {
-            // the memory of an existing LMR, registered again (in any PZ of this IA)
-            if (!(region instanceof RegionDescription.OfLmr ofLmr) || !(ofLmr.lmr() instanceof VerbsLmr source)
-                    || source.ia != this || !source.isOpen()) {
-                throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "DAT_MEM_TYPE_LMR needs an open LMR of this IA");
-            }
-            // the region is the whole LMR: a length of 0 means all of it
-            long bytes = length == 0 ? source.registeredSize() : length;
-            return new VerbsLmr(this, VerbsPz.check(this, pz, "pz"), source.memory(), bytes, memPrivileges, region, memType);
-        }
-        if (memType == MemoryType.SHARED_VIRTUAL) {
-            // memory the platform shares between processes: in Java a mapped file. Each consumer's
-            // registration is its own MR over its own mapping (the page allows, not requires, one
-            // registration per cookie); the pages are the same
-            if (!(region instanceof RegionDescription.SharedMemory shared)) {
-                throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region",
-                        "DAT_MEM_TYPE_SHARED_VIRTUAL needs shared memory and a cookie");
-            }
-            if (!shared.memory().isMapped()) {
-                throw Codes.exception(DatReturn.INVALID_STATE, DatReturn.NO_SUBTYPE, "region",
-                        "DAT_MEM_TYPE_SHARED_VIRTUAL memory must be shared by the platform: a mapped file (FileChannel.map)");
-            }
-            return new VerbsLmr(this, VerbsPz.check(this, pz, "pz"), shared.memory(), length, memPrivileges, region, memType);
-        }
-        if (memType != MemoryType.VIRTUAL) {
-            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "memType",
-                    memType + " is not supported by the verbs provider (VIRTUAL, LMR and SHARED_VIRTUAL are)");
-        }
-        if (!(region instanceof RegionDescription.Virtual virtual)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "VIRTUAL memory needs a Virtual region");
-        }
-        VerbsPz verbsPz = VerbsPz.check(this, pz, "pz");
-        return new VerbsLmr(this, verbsPz, virtual.memory(), length, memPrivileges, region, memType);
+        return VerbsLmr.register(this, memType, region, length, pz, memPrivileges);
     }
 
     @Override
@@ -877,10 +731,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     public PublicServicePoint createPublicServicePoint(long connQual, EventDispatcher crEvd, PspFlag flag) {
         checkOpen();
         checkPspFlag(flag);
-        if (connQual < 1 || connQual > 0xFFFF) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "connQual",
-                    "rdma_cm qualifiers are TCP port-space ports 1..65535, not " + connQual);
-        }
+        ConnQual.check(connQual, DatReturn.INVALID_ARG2, "connQual");
         return VerbsServicePoint.psp(this, connQual, VerbsEvd.check(this, crEvd, EvdFlags.CR, DatReturn.INVALID_HANDLE_EVD_CR,
                 "crEvd"), flag);
     }
@@ -906,10 +757,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     @Override
     public ReservedServicePoint createReservedServicePoint(long connQual, Endpoint ep, EventDispatcher crEvd) {
         checkOpen();
-        if (connQual < 1 || connQual > 0xFFFF) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "connQual",
-                    "rdma_cm qualifiers are TCP port-space ports 1..65535, not " + connQual);
-        }
+        ConnQual.check(connQual, DatReturn.INVALID_ARG2, "connQual");
         VerbsEp verbsEp = VerbsEp.check(this, ep, "ep");
         return VerbsServicePoint.rsp(this, connQual, verbsEp,
                 VerbsEvd.check(this, crEvd, EvdFlags.CR, DatReturn.INVALID_HANDLE_EVD_CR, "crEvd"));

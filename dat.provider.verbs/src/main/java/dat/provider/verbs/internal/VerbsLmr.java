@@ -9,7 +9,9 @@ import dat.api.LmrParams;
 import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
 import dat.api.MemoryType;
+import dat.api.ProtectionZone;
 import dat.api.RegionDescription;
+import dat.api.ext.IbExtension;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
 import java.lang.foreign.MemorySegment;
@@ -21,18 +23,23 @@ import java.lang.foreign.MemorySegment;
  * {@code DAT_MEM_PRIV_REMOTE_READ} is {@code IBV_ACCESS_REMOTE_READ};
  * {@code DAT_MEM_PRIV_REMOTE_WRITE} is {@code IBV_ACCESS_REMOTE_WRITE} plus
  * {@code IBV_ACCESS_LOCAL_WRITE}, which verbs requires with remote write (the local-write
- * privilege the consumer did not ask for is still refused in Java). The LMR context is the
- * {@code lkey}, the RMR context the {@code rkey}.
+ * privilege the consumer did not ask for is still refused in Java);
+ * {@code DAT_IB_MEM_PRIV_REMOTE_ATOMIC}, where the device has atomics, is
+ * {@code IBV_ACCESS_REMOTE_ATOMIC} (plus local write, which verbs requires with it). Where the
+ * device has memory windows the MR may also have them bound ({@code IBV_ACCESS_MW_BIND}). The LMR
+ * context is the {@code lkey}, the RMR context the {@code rkey}.
  */
 final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
 
     static final int IBV_ACCESS_LOCAL_WRITE = 1;
     static final int IBV_ACCESS_REMOTE_WRITE = 2;
     static final int IBV_ACCESS_REMOTE_READ = 4;
+    static final int IBV_ACCESS_REMOTE_ATOMIC = 8;
+    static final int IBV_ACCESS_MW_BIND = 16;
 
     final VerbsPz pz;
     private final MemorySegment memory;
-    private final MemorySegment mr;
+    final MemorySegment mr;
     private final RegionDescription region;
     private final MemoryType memType;
     final int lkey;
@@ -41,6 +48,10 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
     private final long length;
     private final int privileges;
     final boolean localRead;
+    /** The RMRs bound to this LMR (dat_lmr_free(3DAT) refuses to free it while there are any). */
+    final java.util.concurrent.atomic.AtomicInteger boundRmrs = new java.util.concurrent.atomic.AtomicInteger();
+    /** What a destroy does besides deregistering: the release of a shared-memory cookie. */
+    private volatile Runnable onDestroy = () -> { };
     final boolean localWrite;
 
     VerbsLmr(VerbsIa ia, VerbsPz pz, MemorySegment memory, long length, int privileges, RegionDescription region,
@@ -54,7 +65,8 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "length",
                     length + " is not in 1.." + Math.min(memory.byteSize(), ia.maxMrSize));
         }
-        if (!MemPrivileges.isValid(privileges)) {
+        int atomic = ia.atomics() ? IbExtension.MEM_PRIV_REMOTE_ATOMIC : 0;
+        if (!MemPrivileges.isValid(privileges & ~atomic)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "memPrivileges", "undefined bits");
         }
         this.pz = pz;
@@ -66,7 +78,7 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
         this.localRead = (privileges & MemPrivileges.LOCAL_READ) != 0;
         this.localWrite = (privileges & MemPrivileges.LOCAL_WRITE) != 0;
         try {
-            mr = ia.verbs.regMr(pz.pd, memory, length, access(privileges));
+            mr = ia.verbs.regMr(pz.pd, memory, length, access(privileges) | (ia.windowType() > 0 && ia.windowBoundsEnforced() ? IBV_ACCESS_MW_BIND : 0));
         } catch (NativeException e) {
             throw Codes.fromNative(e, "region");
         }
@@ -89,6 +101,9 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
         }
         if ((privileges & MemPrivileges.REMOTE_READ) != 0) {
             access |= IBV_ACCESS_REMOTE_READ;
+        }
+        if ((privileges & IbExtension.MEM_PRIV_REMOTE_ATOMIC) != 0) {
+            access |= IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_LOCAL_WRITE;
         }
         return access;
     }
@@ -138,6 +153,9 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
         if (freed || !ia.isUsable()) {
             return;
         }
+        if (boundRmrs.get() > 0) {
+            throw Codes.invalidState(DatReturn.INVALID_STATE_LMR_IN_USE, "an RMR is bound to the LMR");
+        }
         destroy();
     }
 
@@ -156,5 +174,66 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
         }
         pz.users.decrementAndGet();
         ia.lmrs.remove(this);
+        onDestroy.run();
+    }
+
+    /** Runs {@code action} when the LMR is destroyed (freed, or its IA closed). */
+    void onDestroy(Runnable action) {
+        onDestroy = action;
+    }
+
+    /**
+     * dat_lmr_create(3DAT) by memory type: VIRTUAL (native memory), LMR (an existing LMR's memory,
+     * again, in any PZ of the IA) and SHARED_VIRTUAL (a mapped file; every registration of one
+     * cookie in this process must name the same memory).
+     */
+    static VerbsLmr register(VerbsIa ia, MemoryType memType, RegionDescription region, long length, ProtectionZone pz,
+            int memPrivileges) {
+        if (memType == null) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "memType", "null");
+        }
+        if (memType == MemoryType.LMR) {
+            // the memory of an existing LMR, registered again (in any PZ of this IA)
+            if (!(region instanceof RegionDescription.OfLmr ofLmr) || !(ofLmr.lmr() instanceof VerbsLmr source)
+                    || source.ia != ia || !source.isOpen()) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "DAT_MEM_TYPE_LMR needs an open LMR of this IA");
+            }
+            // the region is the whole LMR: a length of 0 means all of it
+            long bytes = length == 0 ? source.registeredSize() : length;
+            return new VerbsLmr(ia, VerbsPz.check(ia, pz, "pz"), source.memory(), bytes, memPrivileges, region, memType);
+        }
+        if (memType == MemoryType.SHARED_VIRTUAL) {
+            // memory the platform shares between processes: in Java a mapped file. Each consumer's
+            // registration is its own MR over its own mapping; in one process, every registration
+            // of a cookie must name the same memory
+            if (!(region instanceof RegionDescription.SharedMemory shared)) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region",
+                        "DAT_MEM_TYPE_SHARED_VIRTUAL needs shared memory and a cookie");
+            }
+            if (!shared.memory().isMapped()) {
+                throw Codes.exception(DatReturn.INVALID_STATE, DatReturn.NO_SUBTYPE, "region",
+                        "DAT_MEM_TYPE_SHARED_VIRTUAL memory must be shared by the platform: a mapped file (FileChannel.map)");
+            }
+            VerbsPz verbsPz = VerbsPz.check(ia, pz, "pz");
+            byte[] cookie = shared.cookie() == null ? new byte[0] : shared.cookie().clone();
+            ia.directory().attachShared(cookie, shared.memory().address(), length);
+            try {
+                VerbsLmr lmr = new VerbsLmr(ia, verbsPz, shared.memory(), length, memPrivileges, region, memType);
+                lmr.onDestroy(() -> ia.directory().detachShared(cookie));
+                return lmr;
+            } catch (RuntimeException e) {
+                ia.directory().detachShared(cookie);
+                throw e;
+            }
+        }
+        if (memType != MemoryType.VIRTUAL) {
+            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "memType",
+                    memType + " is not supported by the verbs provider (VIRTUAL, LMR and SHARED_VIRTUAL are)");
+        }
+        if (!(region instanceof RegionDescription.Virtual virtual)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "VIRTUAL memory needs a Virtual region");
+        }
+        VerbsPz verbsPz = VerbsPz.check(ia, pz, "pz");
+        return new VerbsLmr(ia, verbsPz, virtual.memory(), length, memPrivileges, region, memType);
     }
 }

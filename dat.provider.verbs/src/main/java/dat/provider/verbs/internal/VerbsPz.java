@@ -33,11 +33,11 @@ final class VerbsPz extends VerbsHandle implements ProtectionZone {
         return v;
     }
 
+    /** A memory window of this PZ ({@link VerbsRmr}); {@code DAT_MODEL_NOT_SUPPORTED} where the device has none. */
     @Override
     public RemoteMemoryRegion createRemoteMemoryRegion() {
         checkOpen();
-        throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "pz",
-                "the verbs provider does not bind memory windows (max_rmrs is 0)");
+        return new VerbsRmr(ia, this);
     }
 
     @Override
@@ -55,7 +55,7 @@ final class VerbsPz extends VerbsHandle implements ProtectionZone {
             return;
         }
         if (users.get() > 0) {
-            throw Codes.invalidState(DatReturn.INVALID_STATE_PZ_IN_USE, "an Endpoint, LMR or SRQ still uses the PZ");
+            throw Codes.invalidState(DatReturn.INVALID_STATE_PZ_IN_USE, "an Endpoint, LMR, RMR or SRQ still uses the PZ");
         }
         destroy();
     }

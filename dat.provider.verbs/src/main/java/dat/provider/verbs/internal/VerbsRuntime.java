@@ -45,7 +45,8 @@ public final class VerbsRuntime implements AutoCloseable {
             verbs.close();
             return new VerbsRuntime(null, List.of(), result.reason());
         }
-        List<VerbsIaFactory> factories = result.ports().stream().map(p -> new VerbsIaFactory(verbs, p)).toList();
+        PortDirectory directory = new PortDirectory(verbs, result.ports());
+        List<VerbsIaFactory> factories = result.ports().stream().map(p -> new VerbsIaFactory(verbs, p, directory)).toList();
         return new VerbsRuntime(verbs, factories, null);
     }
 

@@ -19,8 +19,8 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 
 /**
- * A Service Point: an {@code rdma_cm_id} bound to the IA's address and the connection qualifier
- * as its TCP port-space port, listening. A PSP reports every request; an RSP reports one, for its
+ * A Service Point: an {@code rdma_cm_id} bound to the IA's address and the connection qualifier's
+ * TCP port-space port ({@link ConnQual}), listening. A PSP reports every request; an RSP reports one, for its
  * reserved Endpoint, and is destroyed by it.
  */
 abstract sealed class VerbsServicePoint extends VerbsHandle implements VerbsIa.CmTarget {
@@ -40,7 +40,7 @@ abstract sealed class VerbsServicePoint extends VerbsHandle implements VerbsIa.C
         try (Arena local = Arena.ofConfined()) {
             MemorySegment id = ia.verbs.createId(ia.cmChannel, token);
             try {
-                ia.verbs.bindAddr(id, Sockaddr.of(local, ia.port.address(), (int) requestedQual));
+                ia.verbs.bindAddr(id, Sockaddr.of(local, ia.port.address(), requestedQual == 0 ? 0 : ConnQual.port(requestedQual)));
                 ia.verbs.listen(id, BACKLOG);
             } catch (NativeException e) {
                 ia.verbs.destroyId(id);
@@ -113,7 +113,7 @@ abstract sealed class VerbsServicePoint extends VerbsHandle implements VerbsIa.C
     }
 
     InetSocketAddress localAddress() {
-        return new InetSocketAddress(ia.port.address(), (int) connQual);
+        return new InetSocketAddress(ia.port.address(), ConnQual.port(connQual));
     }
 
     public void close() {

@@ -56,7 +56,10 @@ final class VerbsSrq extends VerbsHandle implements SharedReceiveQueue {
     private volatile int maxRecvDtos;
     private volatile int lowWatermark;
     private volatile boolean lowWatermarkArmed;
+    /** Receives posted and not yet reaped by an EVD: the SRQ's occupied entries. */
     private final AtomicInteger available = new AtomicInteger();
+    /** Of those, the ones a message consumed that an EVD polled but did not hand out yet. */
+    private final AtomicInteger arrived = new AtomicInteger();
     private final ReentrantLock postLock = new ReentrantLock();
 
     VerbsSrq(VerbsIa ia, VerbsPz pz, SrqAttributes attributes) {
@@ -87,9 +90,19 @@ final class VerbsSrq extends VerbsHandle implements SharedReceiveQueue {
             arena.close();
             throw Codes.fromNative(e, "attributes");
         }
+        try {
+            // the device may give more entries than asked for: dat_srq_query reports what it gave
+            MemorySegment attr = arena.allocate(Structs.IBV_SRQ_ATTR);
+            ia.verbs.querySrq(srq, attr);
+            this.maxRecvDtos = Math.max(wr, attr.get(JAVA_INT, Structs.SRQ_ATTR_MAX_WR));
+        } catch (NativeException e) {
+            ia.verbs.destroySrq(srq);
+            arena.close();
+            throw Codes.fromNative(e, "attributes");
+        }
         MemorySegment context = srq.get(ADDRESS, Structs.SRQ_CONTEXT).reinterpret(Structs.IBV_CONTEXT.byteSize());
         postFn = Inline.op(context, Structs.CONTEXT_OPS_POST_SRQ_RECV);
-        slots = new WorkSlots(Math.min(ia.maxSrqWr, Math.max(2 * wr, 256)));
+        slots = new WorkSlots(Math.max(maxRecvDtos, Math.min(ia.maxSrqWr, Math.max(2 * maxRecvDtos, 256))));
         recvWr = arena.allocate(Structs.IBV_RECV_WR);
         sges = arena.allocate(Structs.IBV_SGE.byteSize() * VerbsEp.MAX_IOV, 8);
         badWr = arena.allocate(ADDRESS);
@@ -109,7 +122,7 @@ final class VerbsSrq extends VerbsHandle implements SharedReceiveQueue {
             if (freed || !ia.isUsable()) {
                 return invalidHandleCode();
             }
-            long total = VerbsEp.fillSges(ia, pz, sges, numSegments, localIov, maxRecvIov, true, Long.MAX_VALUE);
+            long total = EpRequests.fillSges(ia, pz, sges, numSegments, localIov, maxRecvIov, true, Long.MAX_VALUE);
             if (total < 0) {
                 return (int) total;
             }
@@ -145,8 +158,14 @@ final class VerbsSrq extends VerbsHandle implements SharedReceiveQueue {
         }
     }
 
-    /** A receive of this SRQ completed (reaped by an EVD). */
+    /** A message consumed a receive of this SRQ: an EVD polled its completion. */
+    void arrived() {
+        arrived.incrementAndGet();
+    }
+
+    /** A receive of this SRQ completed: an EVD handed it out or dropped it (after {@link #arrived()}). */
     void consumed() {
+        arrived.decrementAndGet();
         available.decrementAndGet();
     }
 
@@ -164,8 +183,9 @@ final class VerbsSrq extends VerbsHandle implements SharedReceiveQueue {
         if (!SrqParamMask.isValid(srqParamMask)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "srqParamMask", "undefined bits");
         }
-        return new SrqParams(ia, SrqState.OPERATIONAL, pz, maxRecvDtos, maxRecvIov, lowWatermark, DatConstants.VALUE_UNKNOWN,
-                DatConstants.VALUE_UNKNOWN);
+        int occupied = available.get();
+        return new SrqParams(ia, SrqState.OPERATIONAL, pz, maxRecvDtos, maxRecvIov, lowWatermark, Math.max(0, occupied - arrived.get()),
+                occupied);
     }
 
     @Override

@@ -4,7 +4,7 @@ package dat.provider.verbs.internal;
  * What the provider remembers about each posted work request of one queue (an Endpoint's request
  * or receive queue, or an SRQ), indexed by the slot number carried in the low half of the
  * request's {@code wr_id}: the consumer's cookie, the DTO's kind and length, whether its success
- * event is suppressed. Acquiring and releasing a slot allocates nothing; the monitor is taken by
+ * event is suppressed, and what a bind needs when it completes. Acquiring and releasing a slot allocates nothing; the monitor is taken by
  * the poster and by the EVD that reaps the completion, never by anyone else.
  */
 final class WorkSlots {
@@ -14,6 +14,22 @@ final class WorkSlots {
     static final byte RDMA_READ = 3;
     static final byte RECV = 4;
     static final byte BIND = 5;
+    static final byte RDMA_WRITE_IMM = 6;
+    static final byte FETCH_AND_ADD = 7;
+    static final byte CMP_AND_SWAP = 8;
+
+    /**
+     * The {@code DAT_IB_EXT_TYPE} of a requester's completion of a kind, or -1 for a DAT 1.2 DTO
+     * (and a bind).
+     */
+    static int extensionType(byte kind) {
+        return switch (kind) {
+            case RDMA_WRITE_IMM -> dat.api.ext.IbExtension.RDMA_WRITE_IMMED;
+            case FETCH_AND_ADD -> dat.api.ext.IbExtension.FETCH_AND_ADD;
+            case CMP_AND_SWAP -> dat.api.ext.IbExtension.CMP_AND_SWAP;
+            default -> -1;
+        };
+    }
 
     /**
      * The {@code wr_id} bit that marks a request of an Endpoint's receive queue. A completion's

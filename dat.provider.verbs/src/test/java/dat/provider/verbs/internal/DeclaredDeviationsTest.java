@@ -13,22 +13,22 @@ import org.junit.jupiter.api.Test;
  */
 class DeclaredDeviationsTest {
 
-    private static final DevicePort PORT = new DevicePort("dev0", 1, InetAddress.getLoopbackAddress(), "RoCE", false);
+    private static final DevicePort PORT = new DevicePort("dev0", 1, InetAddress.getLoopbackAddress(), "RoCE", 2, true);
     private static final String PRIVATE_DATA = ProviderAttributes.DEVIATION_PREFIX + "max_private_data_size";
     private static final String RECV_LENGTH = ProviderAttributes.DEVIATION_PREFIX + "recv_length_error";
 
     @Test
     void softRoceDeclaresItsReceiveLengthError() {
-        ProviderAttributes attributes = VerbsIa.providerAttributes(PORT, true, VerbsIa.SOFT_ROCE_VENDOR_ID);
+        ProviderAttributes attributes = VerbsAttributes.provider(PORT, true, VerbsAttributes.SOFT_ROCE_VENDOR_ID, false);
         assertThat(attributes.providerSpecificAttributes().get(RECV_LENGTH)).startsWith("DAT_DTO_ERR_LOCAL_EP:");
-        assertThat(attributes.providerSpecificAttributes().get(PRIVATE_DATA)).startsWith(CmEvents.MAX_PRIVATE_DATA + " bytes");
-        assertThat(attributes.maxPrivateDataSize()).isEqualTo(CmEvents.MAX_PRIVATE_DATA);
+        assertThat(attributes.providerSpecificAttributes().get(PRIVATE_DATA)).startsWith(CmEvents.REQUEST_PRIVATE_DATA + " bytes");
+        assertThat(attributes.maxPrivateDataSize()).isEqualTo(CmEvents.REQUEST_PRIVATE_DATA);
     }
 
     @Test
     void anotherDeviceDeclaresOnlyThePrivateDataLimit() {
         int mellanox = 0x02c9;
-        ProviderAttributes attributes = VerbsIa.providerAttributes(PORT, true, mellanox);
+        ProviderAttributes attributes = VerbsAttributes.provider(PORT, true, mellanox, true);
         assertThat(attributes.providerSpecificAttributes()).containsKey(PRIVATE_DATA).doesNotContainKey(RECV_LENGTH)
                 .containsEntry("ia.transport", "RoCE");
     }

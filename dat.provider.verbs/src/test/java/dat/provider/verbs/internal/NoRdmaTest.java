@@ -43,6 +43,21 @@ class NoRdmaTest {
     }
 
     @Test
+    void serviceLoaderFindsTheProviderWhichOffersNothingWithoutRdma() {
+        java.util.List<dat.api.spi.DatIaFactory> loaded = java.util.ServiceLoader.load(dat.api.spi.DatIaFactory.class,
+                NoRdmaTest.class.getClassLoader()).stream().map(java.util.ServiceLoader.Provider::get).toList();
+        assertThat(loaded).hasSize(1).first().isInstanceOf(VerbsFactory.class);
+        try (VerbsFactory factory = (VerbsFactory) loaded.getFirst()) {
+            assumeTrue(factory.unavailableReason() != null, "this machine has an RDMA device");
+            assertThat(factory.properties()).containsEntry(dat.api.spi.DatProviderConstants.DAT_PROVIDER_NAME, "verbs")
+                    .containsEntry(dat.api.spi.DatProviderConstants.DAT_IA_NAME, java.util.List.of())
+                    .containsEntry(dat.api.spi.DatProviderConstants.DAT_PROVIDER_LIBRARY, VerbsIaFactory.LIBRARIES);
+            assertThatThrownBy(() -> factory.openIa(new dat.api.spi.IaOpenRequest("ofa-v2-ib0", 8, null, "ib0 0")))
+                    .isInstanceOf(dat.api.DatException.class).hasMessageContaining("RDMA unavailable");
+        }
+    }
+
+    @Test
     void theLibrariesLoadBindAndUnloadCleanly() {
         Verbs verbs;
         try {

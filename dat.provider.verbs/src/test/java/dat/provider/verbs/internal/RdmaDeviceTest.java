@@ -128,7 +128,7 @@ class RdmaDeviceTest {
         DatEvent cr = await(crEvd);
         assertThat(cr.eventNumber()).isEqualTo(EventNumber.CONNECTION_REQUEST_EVENT);
         assertThat(cr.servicePoint()).isSameAs(psp);
-        assertThat(cr.connectionRequest().query().privateData()).containsExactly(requestData == null ? new byte[0] : requestData);
+        assertArea(cr.connectionRequest().query().privateData(), requestData, 56);
         cr.connectionRequest().accept(server, acceptData);
         boolean clientUp = false;
         boolean serverUp = false;
@@ -137,7 +137,7 @@ class RdmaDeviceTest {
             assertThat(e.eventNumber()).as("%s", e).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
             if (e.endpoint() == client) {
                 clientUp = true;
-                assertThat(e.privateData()).containsExactly(acceptData == null ? new byte[0] : acceptData);
+                assertArea(e.privateData(), acceptData, 196);
             } else {
                 assertThat(e.endpoint()).isSameAs(server);
                 serverUp = true;
@@ -147,6 +147,15 @@ class RdmaDeviceTest {
         assertThat(server.getStatus().state()).isEqualTo(EpState.CONNECTED);
         psp.close();
         return new Endpoint[] {client, server};
+    }
+
+    /** Private data as OFED's cma provider hands it over: the whole area of the CM message, the sent bytes first. */
+    private static void assertArea(byte[] received, byte[] sent, int areaSize) {
+        byte[] expected = new byte[areaSize];
+        if (sent != null) {
+            System.arraycopy(sent, 0, expected, 0, sent.length);
+        }
+        assertThat(received).as("the private-data area").containsExactly(expected);
     }
 
     /** The IA's event thread, made on the consumer's thread of dat_ia_open, takes none of its settings. */
@@ -200,9 +209,29 @@ class RdmaDeviceTest {
         cr.reject();
         DatEvent e = await(connEvd);
         assertThat(e.eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_PEER_REJECTED);
+        assertThat(e.privateData()).as("the reject's area after OFED's version header").hasSize(144).containsOnly(0);
         assertThat(client.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
         assertThatThrownBy(() -> cr.accept(client, null)).isInstanceOf(DatException.class)
                 .satisfies(x -> assertThat(((DatException) x).type()).isEqualTo(DatReturn.INVALID_HANDLE));
+    }
+
+    @Test
+    void qualifiersAboveThePortSpaceConnectAsOfedMapsThem() {
+        long qualifier = 110839; // rdma_cm port (110839 % 32001) + 33534 = 48370, as OFED uDAPL maps it
+        PublicServicePoint psp = ia.createPublicServicePoint(qualifier, crEvd, PspFlag.CONSUMER);
+        assertThat(psp.connQual()).isEqualTo(qualifier);
+        Endpoint client = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        Endpoint server = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        client.connect(address(), qualifier, WAIT, null, 0, 0);
+        DatEvent request = await(crEvd);
+        assertThat(request.connQual()).isEqualTo(qualifier);
+        request.connectionRequest().accept(server, null);
+        assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        assertThatThrownBy(() -> ia.createPublicServicePoint(48370, crEvd, PspFlag.CONSUMER)).as("the same rdma_cm port")
+                .isInstanceOf(DatException.class)
+                .satisfies(x -> assertThat(((DatException) x).type()).isEqualTo(DatReturn.CONN_QUAL_IN_USE));
+        psp.close();
     }
 
     @Test

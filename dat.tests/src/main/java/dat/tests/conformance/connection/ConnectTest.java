@@ -15,6 +15,7 @@ import dat.api.Qos;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.PrivateData;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.DisplayName;
 
@@ -51,7 +52,7 @@ class ConnectTest {
         }
         Connection c = t.connection().privateData(data).create();
         ConnectionRequest cr = c.request();
-        assertThat(cr.query().privateData()).as(t.at("the private data of max_private_data_size bytes")).isEqualTo(data);
+        PrivateData.check(t, cr.query().privateData(), data, "the private data of max_private_data_size bytes");
         c.accept(cr);
     }
 

@@ -24,6 +24,7 @@ import dat.api.RemoteMemoryRegion;
 import dat.api.ReservedServicePoint;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.PrivateData;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
@@ -235,7 +236,7 @@ class DapltestFftTest {
     void queryinfo6(IaUnderTest t) {
         var c = t.connection().privateData(new byte[] {1, 2, 3}).create();
         ConnectionRequest cr = c.request();
-        assertThat(cr.query().privateData()).as(t.at("private_data")).containsExactly(1, 2, 3);
+        PrivateData.check(t, cr.query().privateData(), new byte[] {1, 2, 3}, "private_data");
         c.accept(cr);
     }
 

@@ -17,6 +17,7 @@ import dat.api.PublicServicePoint;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.PrivateData;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.DisplayName;
 
@@ -32,7 +33,7 @@ class CrTest {
         Connection c = t.connection().privateData(HELLO).create();
         ConnectionRequest cr = c.request();
         CrParams params = cr.query(CrParamMask.ALL);
-        assertThat(params.privateData()).as(t.at("private_data of the request")).isEqualTo(HELLO);
+        PrivateData.check(t, params.privateData(), HELLO, "private_data of the request");
         assertThat(params.remoteIaAddress()).as(t.at("remote_ia_address")).isNotNull();
         long activePortQual = c.active.ep.query(dat.api.EpParamMask.LOCAL_PORT_QUAL).localPortQual();
         assertThat(params.remotePortQual()).as(t.at("remote_port_qual is the active Endpoint's local port qualifier"))
@@ -60,7 +61,7 @@ class CrTest {
     @DisplayName("dat_cr_accept(3DAT) DAT_SUCCESS: both sides get ESTABLISHED; the requester gets the accept's private data, the passive side none")
     void accept(IaUnderTest t) {
         Connection c = t.connection().privateData(HELLO).acceptData(WELCOME).connect();
-        assertThat(c.activeEstablished().privateData()).as(t.at("private data of the active side's ESTABLISHED event")).isEqualTo(WELCOME);
+        PrivateData.check(t, c.activeEstablished().privateData(), WELCOME, "private data of the active side's ESTABLISHED event");
         assertThat(c.passiveEstablished().privateData()).as(t.at("private_data_size of the passive side's ESTABLISHED event is zero")).isEmpty();
         assertThat(c.activeEstablished().endpoint()).as(t.at("ep_handle of the active side's ESTABLISHED event")).isSameAs(c.active.ep);
         assertThat(c.passiveEstablished().endpoint()).as(t.at("ep_handle of the passive side's ESTABLISHED event")).isSameAs(c.passive.ep);

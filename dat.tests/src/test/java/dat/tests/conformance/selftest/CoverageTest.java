@@ -53,7 +53,7 @@ class CoverageTest {
                     continue;
                 }
                 Matcher matcher = CITATION.matcher(name.value());
-                assertThat(name.value()).as(testClass.getSimpleName() + "#" + method.getName() + " cites a page").matches("^dat_[a-z_]+\\((3DAT|udat\\.h)\\) .*");
+                assertThat(name.value()).as(testClass.getSimpleName() + "#" + method.getName() + " cites a page").matches("^dat_[a-z_]+\\((3DAT|udat\\.h|dat_ib_extensions\\.h)\\) .*");
                 if (matcher.find() && isReturnValue(matcher.group(2))) {
                     cited++;
                     assertThat(listed).as(testClass.getSimpleName() + "#" + method.getName() + " cites a return value its page lists")

@@ -52,16 +52,32 @@ public final class Inline {
     public static final MethodHandle REQ_NOTIFY_CQ =
             LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), CRITICAL);
 
-    /** {@code struct ibv_mw *alloc_mw(struct ibv_pd *, enum ibv_mw_type)}: control path. */
+    /** {@code struct ibv_mw *alloc_mw(struct ibv_pd *, enum ibv_mw_type)}: control path; NULL and errno on failure. */
     public static final MethodHandle ALLOC_MW =
             LINKER.downcallHandle(FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT), Linker.Option.captureCallState("errno"));
 
-    /** {@code int dealloc_mw(struct ibv_mw *)}: control path. */
+    /** {@code int dealloc_mw(struct ibv_mw *)}: control path; 0 or an errno value. */
     public static final MethodHandle DEALLOC_MW = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, ADDRESS));
 
-    /** {@code int bind_mw(struct ibv_qp *, struct ibv_mw *, struct ibv_mw_bind *)}: posts a bind WR. */
+    /**
+     * {@code int bind_mw(struct ibv_qp *, struct ibv_mw *, struct ibv_mw_bind *)}: posts the bind of
+     * a type 1 window (the driver makes it a work request of the QP); 0 or an errno value.
+     */
     public static final MethodHandle BIND_MW =
             LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+
+    private static final java.lang.invoke.VarHandle CAPTURED_ERRNO = Linker.Option.captureStateLayout()
+            .varHandle(java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
+
+    /**
+     * The {@code errno} a call with a capture segment (as {@link #ALLOC_MW}'s) left there.
+     *
+     * @param capture the segment of {@link Linker.Option#captureStateLayout()} the call filled
+     * @return the error number
+     */
+    public static int errno(MemorySegment capture) {
+        return (int) CAPTURED_ERRNO.get(capture, 0L);
+    }
 
     /**
      * Reads a function pointer of {@code struct ibv_context.ops}.

@@ -216,7 +216,8 @@ public final class Structs {
             JAVA_INT.withName("max_sge"), JAVA_INT.withName("max_sge_rd"), JAVA_INT.withName("max_cq"),
             JAVA_INT.withName("max_cqe"), JAVA_INT.withName("max_mr"), JAVA_INT.withName("max_pd"),
             JAVA_INT.withName("max_qp_rd_atom"), JAVA_INT.withName("max_ee_rd_atom"), JAVA_INT.withName("max_res_rd_atom"),
-            JAVA_INT.withName("max_qp_init_rd_atom"), pad(16), JAVA_INT.withName("max_mw"), pad(32),
+            JAVA_INT.withName("max_qp_init_rd_atom"), pad(4), JAVA_INT.withName("atomic_cap"), pad(8),
+            JAVA_INT.withName("max_mw"), pad(32),
             JAVA_INT.withName("max_srq"), JAVA_INT.withName("max_srq_wr"), JAVA_INT.withName("max_srq_sge"),
             pad(3), JAVA_BYTE.withName("phys_port_cnt"), pad(4));
 
@@ -283,6 +284,18 @@ public final class Structs {
     public static final long SEND_WR_SEND_FLAGS = offset(IBV_SEND_WR, "send_flags");
     public static final long SEND_WR_REMOTE_ADDR = offset(IBV_SEND_WR, "wr", "rdma", "remote_addr");
     public static final long SEND_WR_RKEY = offset(IBV_SEND_WR, "wr", "rdma", "rkey");
+    /** {@code imm_data}, big-endian; {@code invalidate_rkey} shares the union. */
+    public static final long SEND_WR_IMM_DATA = offset(IBV_SEND_WR, "imm_data");
+    public static final long SEND_WR_ATOMIC_REMOTE_ADDR = offset(IBV_SEND_WR, "wr", "atomic", "remote_addr");
+    public static final long SEND_WR_ATOMIC_COMPARE_ADD = offset(IBV_SEND_WR, "wr", "atomic", "compare_add");
+    public static final long SEND_WR_ATOMIC_SWAP = offset(IBV_SEND_WR, "wr", "atomic", "swap");
+    public static final long SEND_WR_ATOMIC_RKEY = offset(IBV_SEND_WR, "wr", "atomic", "rkey");
+    public static final long SEND_WR_BIND_MW_MW = offset(IBV_SEND_WR, "anon$1", "bind_mw", "mw");
+    public static final long SEND_WR_BIND_MW_RKEY = offset(IBV_SEND_WR, "anon$1", "bind_mw", "rkey");
+    public static final long SEND_WR_BIND_MW_MR = offset(IBV_SEND_WR, "anon$1", "bind_mw", "bind_info", "mr");
+    public static final long SEND_WR_BIND_MW_ADDR = offset(IBV_SEND_WR, "anon$1", "bind_mw", "bind_info", "addr");
+    public static final long SEND_WR_BIND_MW_LENGTH = offset(IBV_SEND_WR, "anon$1", "bind_mw", "bind_info", "length");
+    public static final long SEND_WR_BIND_MW_ACCESS = offset(IBV_SEND_WR, "anon$1", "bind_mw", "bind_info", "mw_access_flags");
 
     public static final long RECV_WR_WR_ID = offset(IBV_RECV_WR, "wr_id");
     public static final long RECV_WR_NEXT = offset(IBV_RECV_WR, "next");
@@ -295,6 +308,9 @@ public final class Structs {
     public static final long WC_VENDOR_ERR = offset(IBV_WC, "vendor_err");
     public static final long WC_BYTE_LEN = offset(IBV_WC, "byte_len");
     public static final long WC_QP_NUM = offset(IBV_WC, "qp_num");
+    /** {@code imm_data}, big-endian; valid when {@code wc_flags} has {@code IBV_WC_WITH_IMM}. */
+    public static final long WC_IMM_DATA = offset(IBV_WC, "imm_data");
+    public static final long WC_WC_FLAGS = offset(IBV_WC, "wc_flags");
 
     public static final long CONTEXT_DEVICE = offset(IBV_CONTEXT, "device");
     public static final long CONTEXT_OPS_ALLOC_MW = offset(IBV_CONTEXT, "ops", "alloc_mw");
@@ -357,11 +373,24 @@ public final class Structs {
     public static final long QP_ATTR_PORT_NUM = offset(IBV_QP_ATTR, "port_num");
     public static final long QP_ATTR_MAX_RD_ATOMIC = offset(IBV_QP_ATTR, "max_rd_atomic");
     public static final long QP_ATTR_MAX_DEST_RD_ATOMIC = offset(IBV_QP_ATTR, "max_dest_rd_atomic");
+    public static final long QP_ATTR_PATH_MTU = offset(IBV_QP_ATTR, "path_mtu");
+    public static final long QP_ATTR_DEST_QP_NUM = offset(IBV_QP_ATTR, "dest_qp_num");
+    public static final long QP_ATTR_MIN_RNR_TIMER = offset(IBV_QP_ATTR, "min_rnr_timer");
+    public static final long QP_ATTR_TIMEOUT = offset(IBV_QP_ATTR, "timeout");
+    public static final long QP_ATTR_RETRY_CNT = offset(IBV_QP_ATTR, "retry_cnt");
+    public static final long QP_ATTR_RNR_RETRY = offset(IBV_QP_ATTR, "rnr_retry");
+    public static final long QP_ATTR_AH_DLID = offset(IBV_QP_ATTR, "ah_attr", "dlid");
+    public static final long QP_ATTR_AH_IS_GLOBAL = offset(IBV_QP_ATTR, "ah_attr", "is_global");
+    public static final long QP_ATTR_AH_PORT_NUM = offset(IBV_QP_ATTR, "ah_attr", "port_num");
+    public static final long QP_ATTR_AH_DGID = offset(IBV_QP_ATTR, "ah_attr", "grh", "dgid");
+    public static final long QP_ATTR_AH_SGID_INDEX = offset(IBV_QP_ATTR, "ah_attr", "grh", "sgid_index");
+    public static final long QP_ATTR_AH_HOP_LIMIT = offset(IBV_QP_ATTR, "ah_attr", "grh", "hop_limit");
 
     public static final long PORT_ATTR_STATE = offset(IBV_PORT_ATTR, "state");
     public static final long PORT_ATTR_ACTIVE_MTU = offset(IBV_PORT_ATTR, "active_mtu");
     public static final long PORT_ATTR_MAX_MSG_SZ = offset(IBV_PORT_ATTR, "max_msg_sz");
     public static final long PORT_ATTR_LINK_LAYER = offset(IBV_PORT_ATTR, "link_layer");
+    public static final long PORT_ATTR_LID = offset(IBV_PORT_ATTR, "lid");
 
     public static final long DEVICE_ATTR_FW_VER = offset(IBV_DEVICE_ATTR, "fw_ver");
     public static final long DEVICE_ATTR_MAX_MR_SIZE = offset(IBV_DEVICE_ATTR, "max_mr_size");
@@ -379,6 +408,7 @@ public final class Structs {
     public static final long DEVICE_ATTR_MAX_QP_RD_ATOM = offset(IBV_DEVICE_ATTR, "max_qp_rd_atom");
     public static final long DEVICE_ATTR_MAX_QP_INIT_RD_ATOM = offset(IBV_DEVICE_ATTR, "max_qp_init_rd_atom");
     public static final long DEVICE_ATTR_MAX_MW = offset(IBV_DEVICE_ATTR, "max_mw");
+    public static final long DEVICE_ATTR_ATOMIC_CAP = offset(IBV_DEVICE_ATTR, "atomic_cap");
     public static final long DEVICE_ATTR_MAX_SRQ = offset(IBV_DEVICE_ATTR, "max_srq");
     public static final long DEVICE_ATTR_MAX_SRQ_WR = offset(IBV_DEVICE_ATTR, "max_srq_wr");
     public static final long DEVICE_ATTR_MAX_SRQ_SGE = offset(IBV_DEVICE_ATTR, "max_srq_sge");

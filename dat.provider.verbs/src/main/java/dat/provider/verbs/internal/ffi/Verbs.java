@@ -16,7 +16,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
 /**
- * The control-path entry points of {@code libibverbs.so.1}, {@code librdmacm.so.1} and libc, as
+ * The control-path entry points of {@code libibverbs.so.1} and {@code librdmacm.so.1}, as
  * downcall handles built once per load. The libraries are opened with
  * {@link SymbolLookup#libraryLookup(String, Arena)} in a shared {@link Arena}: {@link #close()}
  * closes it, which unloads the libraries and makes every handle of this instance refuse to call
@@ -24,7 +24,7 @@ import java.lang.invoke.VarHandle;
  *
  * <p>Every wrapper that can fail captures {@code errno} with {@link Linker.Option#captureCallState}
  * and throws {@link NativeException}; none ever dereferences a {@code NULL} it got back. The
- * {@code static inline} data-path verbs are not here: see {@link Inline}.
+ * {@code static inline} data-path verbs are not here: see {@link Inline}; nor is libc: {@link Libc}.
  *
  * <p>Thread safety: every method may be called from any thread; the C functions are thread safe.
  */
@@ -41,12 +41,6 @@ public final class Verbs implements AutoCloseable {
     private static final VarHandle CAPTURED_ERRNO =
             CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
 
-    // fcntl(2) and eventfd(2) constants (x86-64 Linux)
-    private static final int F_GETFL = 3;
-    private static final int F_SETFL = 4;
-    private static final int O_NONBLOCK = 04000;
-    private static final int EFD_NONBLOCK = 04000;
-    private static final int EFD_CLOEXEC = 02000000;
 
     private final Arena arena;
 
@@ -77,6 +71,9 @@ public final class Verbs implements AutoCloseable {
     private final MethodHandle ibvGetAsyncEvent;
     private final MethodHandle ibvAckAsyncEvent;
     private final MethodHandle ibvWcStatusStr;
+    private final MethodHandle ibvResizeCq;
+    private final MethodHandle ibvQuerySrq;
+    private final MethodHandle ibvQueryGid;
     // librdmacm
     private final MethodHandle rdmaCreateEventChannel;
     private final MethodHandle rdmaDestroyEventChannel;
@@ -97,17 +94,9 @@ public final class Verbs implements AutoCloseable {
     private final MethodHandle rdmaGetDevices;
     private final MethodHandle rdmaFreeDevices;
     private final MethodHandle rdmaEventStr;
-    // libc
-    private final MethodHandle poll;
-    private final MethodHandle fcntl;
-    private final MethodHandle eventfd;
-    private final MethodHandle write;
-    private final MethodHandle read;
-    private final MethodHandle close;
 
     private Verbs(Arena arena, SymbolLookup ibv, SymbolLookup cm) {
         this.arena = arena;
-        SymbolLookup libc = LINKER.defaultLookup();
         ibvGetDeviceList = bind(ibv, "ibv_get_device_list", FunctionDescriptor.of(ADDRESS, ADDRESS), true);
         ibvFreeDeviceList = bind(ibv, "ibv_free_device_list", FunctionDescriptor.ofVoid(ADDRESS), false);
         ibvGetDeviceName = bind(ibv, "ibv_get_device_name", FunctionDescriptor.of(ADDRESS, ADDRESS), false);
@@ -135,6 +124,9 @@ public final class Verbs implements AutoCloseable {
         ibvGetAsyncEvent = bind(ibv, "ibv_get_async_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), true);
         ibvAckAsyncEvent = bind(ibv, "ibv_ack_async_event", FunctionDescriptor.ofVoid(ADDRESS), false);
         ibvWcStatusStr = bind(ibv, "ibv_wc_status_str", FunctionDescriptor.of(ADDRESS, JAVA_INT), false);
+        ibvResizeCq = bind(ibv, "ibv_resize_cq", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), false);
+        ibvQuerySrq = bind(ibv, "ibv_query_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), false);
+        ibvQueryGid = bind(ibv, "ibv_query_gid", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS), false);
 
         rdmaCreateEventChannel = bind(cm, "rdma_create_event_channel", FunctionDescriptor.of(ADDRESS), true);
         rdmaDestroyEventChannel = bind(cm, "rdma_destroy_event_channel", FunctionDescriptor.ofVoid(ADDRESS), false);
@@ -157,13 +149,6 @@ public final class Verbs implements AutoCloseable {
         rdmaFreeDevices = bind(cm, "rdma_free_devices", FunctionDescriptor.ofVoid(ADDRESS), false);
         rdmaEventStr = bind(cm, "rdma_event_str", FunctionDescriptor.of(ADDRESS, JAVA_INT), false);
 
-        poll = bind(libc, "poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), true);
-        fcntl = LINKER.downcallHandle(find(libc, "fcntl"), FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
-                ERRNO, Linker.Option.firstVariadicArg(2));
-        eventfd = bind(libc, "eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), true);
-        write = bind(libc, "write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), true);
-        read = bind(libc, "read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), true);
-        close = bind(libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), false);
     }
 
     /**
@@ -482,6 +467,27 @@ public final class Verbs implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code ibv_resize_cq}: the CQ then holds at least {@code cqe} entries ({@code cq->cqe} says
+     * how many).
+     */
+    public void resizeCq(MemorySegment cq, int cqe) {
+        try {
+            zeroOrPositive("ibv_resize_cq", (int) ibvResizeCq.invokeExact(cq, cqe));
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code ibv_query_gid}: the 16-byte GID at {@code index} of the port's table into {@code gid}. */
+    public void queryGid(MemorySegment context, int port, int index, MemorySegment gid) {
+        try {
+            zeroOrPositive("ibv_query_gid", (int) ibvQueryGid.invokeExact(context, (byte) port, index, gid));
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
     // ---- queue pairs, shared receive queues --------------------------------------------------------
 
     /** {@code ibv_create_qp}: the {@code struct ibv_qp *}, 160 bytes readable. */
@@ -519,6 +525,15 @@ public final class Verbs implements AutoCloseable {
             MemorySegment capture = local.allocate(CAPTURE);
             return nonNull("ibv_create_srq", (MemorySegment) ibvCreateSrq.invokeExact(capture, pd, initAttr), capture)
                     .reinterpret(Structs.IBV_SRQ.byteSize());
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code ibv_query_srq}: the SRQ's {@code max_wr}, {@code max_sge} and limit into {@code attr}. */
+    public void querySrq(MemorySegment srq, MemorySegment attr) {
+        try {
+            zeroOrPositive("ibv_query_srq", (int) ibvQuerySrq.invokeExact(srq, attr));
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -777,91 +792,6 @@ public final class Verbs implements AutoCloseable {
     public String eventString(int event) {
         try {
             return string((MemorySegment) rdmaEventStr.invokeExact(event));
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    // ---- libc --------------------------------------------------------------------------------------
-
-    /** A capture segment for the non-blocking event calls, allocated once per event thread. */
-    public static MemorySegment allocateCapture(Arena arena) {
-        return arena.allocate(CAPTURE);
-    }
-
-    /**
-     * {@code poll(2)}.
-     *
-     * @return the number of ready descriptors, 0 on timeout or {@code EINTR}
-     */
-    public int poll(MemorySegment fds, int count, int timeoutMs, MemorySegment capture) {
-        int result;
-        try {
-            result = (int) poll.invokeExact(capture, fds, (long) count, timeoutMs);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-        if (result >= 0) {
-            return result;
-        }
-        int errno = errno(capture);
-        if (errno == Errno.EINTR) {
-            return 0;
-        }
-        throw new NativeException("poll", errno);
-    }
-
-    /** Sets {@code O_NONBLOCK} on a descriptor with {@code fcntl(2)}. */
-    public void setNonBlocking(int fd) {
-        try (Arena local = Arena.ofConfined()) {
-            MemorySegment capture = local.allocate(CAPTURE);
-            int flags = (int) fcntl.invokeExact(capture, fd, F_GETFL, 0);
-            if (flags < 0) {
-                throw new NativeException("fcntl(F_GETFL)", errno(capture));
-            }
-            zeroOrErrno("fcntl(F_SETFL)", (int) fcntl.invokeExact(capture, fd, F_SETFL, flags | O_NONBLOCK), capture);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /** A non-blocking {@code eventfd(2)}: the wake-up descriptor of an event thread. */
-    public int eventfd() {
-        try (Arena local = Arena.ofConfined()) {
-            MemorySegment capture = local.allocate(CAPTURE);
-            int fd = (int) eventfd.invokeExact(capture, 0, EFD_NONBLOCK | EFD_CLOEXEC);
-            if (fd < 0) {
-                throw new NativeException("eventfd", errno(capture));
-            }
-            return fd;
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /** Adds 1 to an eventfd's counter (wakes its poller). */
-    public void signal(int eventFd, MemorySegment eightBytes, MemorySegment capture) {
-        eightBytes.set(JAVA_LONG, 0, 1L);
-        try {
-            long ignored = (long) write.invokeExact(capture, eventFd, eightBytes, 8L);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /** Reads (resets) an eventfd's counter. */
-    public void drain(int eventFd, MemorySegment eightBytes, MemorySegment capture) {
-        try {
-            long ignored = (long) read.invokeExact(capture, eventFd, eightBytes, 8L);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /** {@code close(2)}. */
-    public void closeFd(int fd) {
-        try {
-            int ignored = (int) close.invokeExact(fd);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -1,0 +1,327 @@
+package dat.provider.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import dat.api.CompletionFlags;
+import dat.api.DatException;
+import dat.api.DatReturn;
+import dat.api.Endpoint;
+import dat.api.HandleType;
+import dat.api.LmrTriplet;
+import dat.api.MemPrivileges;
+import dat.api.RemoteMemoryRegion;
+import dat.api.RmrParamMask;
+import dat.api.RmrParams;
+import dat.api.ext.IbExtension;
+import dat.api.ext.Operation;
+import dat.provider.verbs.internal.ffi.Inline;
+import dat.provider.verbs.internal.ffi.NativeException;
+import dat.provider.verbs.internal.ffi.Structs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A Remote Memory Region: one memory window ({@code ibv_alloc_mw}) in the PZ's protection
+ * domain, of type 2 where the device has them (bound by an {@code IBV_WR_BIND_MW} work request of
+ * the Endpoint, invalidated with {@code IBV_WR_LOCAL_INV} before it is bound again or to unbind
+ * it), else type 1 (bound by the driver's {@code bind_mw}). The RMR context is the window's key,
+ * which every bind changes ({@code ibv_inc_rkey}), so a previous context fails with a protection
+ * violation once the next bind ran.
+ *
+ * <p><b>Window bounds.</b> Where the device does not confine an access through a window to the
+ * window's range (soft-RoCE checks the range of the window's MR only; {@link WindowProbe} finds
+ * out at the first IA open on a device), each bind goes to an MR registered over exactly the
+ * window's range (local write and bind rights only, its own key never handed out), so the
+ * device's MR range check is the window's. That MR costs an {@code ibv_reg_mr} per bind; it is
+ * deregistered when the next bind or the unbind has completed, or when the RMR is freed.
+ *
+ * <p>The key is tracked here as the binds are posted (they run in order on the send queue); the
+ * {@code ibv_mw}'s own {@code rkey} field, which the driver reads as the window's current key
+ * when it builds a bind, is kept equal to it.
+ */
+@SuppressWarnings("restricted") // the ibv_mw pointer is given its C size
+final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
+
+    private static final int IBV_ACCESS_LOCAL_WRITE = 1;
+    private static final int IBV_ACCESS_REMOTE_WRITE = 2;
+    private static final int IBV_ACCESS_REMOTE_READ = 4;
+    private static final int IBV_ACCESS_REMOTE_ATOMIC = 8;
+    private static final int IBV_ACCESS_MW_BIND = 16;
+
+    final VerbsPz pz;
+    final MemorySegment mw;
+    final MemorySegment bindFn;
+    private final MemorySegment deallocFn;
+    private final int type;
+    // guarded by this
+    private int key;
+    private boolean valid;
+    private LmrTriplet boundSegment = new LmrTriplet(0, 0, 0);
+    /** The MR the window is bound to (what a type 1 unbind names), or {@code NULL}. */
+    private MemorySegment boundMr = MemorySegment.NULL;
+    /** The LMR the window is bound to, or {@code null}. */
+    private VerbsLmr boundLmr;
+    private int boundPrivileges;
+    private int inFlight;
+    /** The MRs of exact-range binds this window still holds: deregistered when moved off, or at free. */
+    private final List<MemorySegment> exactMrs = new ArrayList<>();
+
+    /**
+     * One posted bind, in its work request's slot until it completes.
+     *
+     * @param rmr the window
+     * @param type 1 or 2
+     * @param oldKey the window's key before the bind
+     * @param newKey its key after the bind (the old one for an unbind)
+     * @param bound whether the window is bound now (a type 2 window is invalidated first; an
+     *     unbind of an unbound window needs no work request)
+     * @param mr the {@code ibv_mr} to bind to
+     * @param address the first byte of the window
+     * @param length its length; 0 unbinds
+     * @param access the window's {@code IBV_ACCESS_*} rights
+     * @param replaced the exact-range MR the bind moves the window off, to deregister when it completed
+     * @param exact the exact-range MR registered for this bind, or {@code NULL}
+     */
+    record BindOp(VerbsRmr rmr, int type, int oldKey, int newKey, boolean bound, MemorySegment mr, long address, long length,
+            int access, MemorySegment replaced, MemorySegment exact) {
+
+        /** The bind completed, successfully or not (reaped by the request EVD). */
+        void completed(boolean success) {
+            rmr.bindCompleted(this, success);
+        }
+    }
+
+    VerbsRmr(VerbsIa ia, VerbsPz pz) {
+        super(ia, HandleType.RMR, DatReturn.INVALID_HANDLE_RMR);
+        if (ia.windowType() == 0) {
+            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "pz",
+                    "the device has no memory windows (max_rmrs is 0)");
+        }
+        this.pz = pz;
+        this.type = ia.windowType();
+        MemorySegment context = ia.context;
+        MemorySegment allocFn = Inline.op(context, Structs.CONTEXT_OPS_ALLOC_MW);
+        this.bindFn = Inline.op(context, Structs.CONTEXT_OPS_BIND_MW);
+        this.deallocFn = Inline.op(context, Structs.CONTEXT_OPS_DEALLOC_MW);
+        MemorySegment window;
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment capture = local.allocate(java.lang.foreign.Linker.Option.captureStateLayout());
+            window = (MemorySegment) Inline.ALLOC_MW.invokeExact(allocFn, capture, pz.pd, type);
+            if (window.equals(MemorySegment.NULL)) {
+                throw Codes.fromNative(new NativeException("ibv_alloc_mw", Inline.errno(capture)), "pz");
+            }
+        } catch (DatException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw Codes.exception(DatReturn.INTERNAL_ERROR, DatReturn.NO_SUBTYPE, "pz", "ibv_alloc_mw: " + t);
+        }
+        this.mw = window.reinterpret(Structs.IBV_MW.byteSize());
+        this.key = mw.get(JAVA_INT, Structs.MW_RKEY);
+        pz.users.incrementAndGet();
+        ia.rmrs.add(this);
+    }
+
+    /** The {@code IBV_ACCESS_*} rights of a window with DAT remote privileges. */
+    static int access(int privileges) {
+        int access = 0;
+        if ((privileges & MemPrivileges.REMOTE_READ) != 0) {
+            access |= IBV_ACCESS_REMOTE_READ;
+        }
+        if ((privileges & MemPrivileges.REMOTE_WRITE) != 0) {
+            access |= IBV_ACCESS_REMOTE_WRITE;
+        }
+        if ((privileges & IbExtension.MEM_PRIV_REMOTE_ATOMIC) != 0) {
+            access |= IBV_ACCESS_REMOTE_ATOMIC;
+        }
+        return access;
+    }
+
+    /** {@code ibv_inc_rkey}: the next key, the index bits kept. */
+    static int nextKey(int key) {
+        return (key & ~0xFF) | ((key + 1) & 0xFF);
+    }
+
+    @Override
+    public int bind(LmrTriplet lmrTriplet, int memPrivileges, Endpoint ep, long userCookie, int completionFlags) {
+        checkOpen();
+        VerbsEp endpoint = VerbsEp.check(ia, ep, "ep");
+        if (lmrTriplet == null) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "lmrTriplet", "null triplet");
+        }
+        int defined = MemPrivileges.REMOTE_READ | MemPrivileges.REMOTE_WRITE | MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE
+                | (ia.atomics() ? IbExtension.MEM_PRIV_REMOTE_ATOMIC : 0);
+        if ((memPrivileges & ~defined) != 0) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "memPrivileges",
+                    "undefined bits 0x" + Integer.toHexString(memPrivileges));
+        }
+        if (!CompletionFlags.isValid(completionFlags) || (completionFlags & (CompletionFlags.SOLICITED_WAIT
+                | CompletionFlags.EVD_THRESHOLD)) != 0) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "completionFlags",
+                    "bad flags 0x" + Integer.toHexString(completionFlags));
+        }
+        if (endpoint.pz() != pz) {
+            throw Codes.exception(DatReturn.PROTECTION_VIOLATION, DatReturn.NO_SUBTYPE, "ep", "the Endpoint is in another PZ");
+        }
+        long length = lmrTriplet.segmentLength();
+        if (length < 0) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "lmrTriplet", "negative length");
+        }
+        VerbsLmr lmr = null;
+        if (length > 0) {
+            lmr = ia.lmrsByLkey.get(lmrTriplet.lmrContext());
+            if (lmr == null || lmr.freed) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "lmrTriplet", "unknown LMR context");
+            }
+            if (!lmr.contains(lmrTriplet.virtualAddress(), length)) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "lmrTriplet", "the segment exceeds the LMR");
+            }
+            if (lmr.pz != pz) {
+                throw Codes.exception(DatReturn.PROTECTION_VIOLATION, DatReturn.NO_SUBTYPE, "lmrTriplet", "the LMR is in another PZ");
+            }
+            boolean read = (memPrivileges & MemPrivileges.REMOTE_READ) != 0;
+            boolean write = (memPrivileges & (MemPrivileges.REMOTE_WRITE | IbExtension.MEM_PRIV_REMOTE_ATOMIC)) != 0;
+            if ((read && !lmr.localRead) || (write && !lmr.localWrite)) {
+                throw Codes.exception(DatReturn.PRIVILEGES_VIOLATION, DatReturn.NO_SUBTYPE, "memPrivileges",
+                        "remote read needs local read and remote write needs local write on the LMR (dat_rmr_bind(3DAT))");
+            }
+        }
+        int code = post(endpoint, lmr, lmrTriplet.virtualAddress(), length, memPrivileges, userCookie, completionFlags);
+        ia.counters.post(Operation.RMR_BIND, length, code < 0 ? code : Codes.SUCCESS);
+        if (code < 0) {
+            throw new DatException(code, "ep", "the bind could not be posted", null);
+        }
+        return length > 0 ? code : 0;
+    }
+
+    /** Builds and posts the bind; returns the new context, or a negative DAT error code. */
+    private synchronized int post(VerbsEp ep, VerbsLmr lmr, long address, long length, int privileges, long cookie, int flags) {
+        checkOpen();
+        MemorySegment exact = MemorySegment.NULL;
+        MemorySegment target = MemorySegment.NULL;
+        if (lmr != null) {
+            target = lmr.mr;
+            if (!ia.windowBoundsEnforced()) {
+                try {
+                    exact = ia.verbs.regMr(pz.pd, MemorySegment.ofAddress(address).reinterpret(length), length,
+                            IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+                } catch (NativeException e) {
+                    return Codes.fromNative(e, "lmrTriplet").code();
+                }
+                target = exact;
+            }
+        } else if (type == 1) {
+            target = boundMr; // a type 1 unbind binds length 0, still naming an MR of the PD
+        }
+        int newKey = length > 0 ? nextKey(key) : key;
+        MemorySegment replaced = exactMrs.isEmpty() ? MemorySegment.NULL : exactMrs.getLast();
+        BindOp op = new BindOp(this, type, key, newKey, valid, target, address, length, access(privileges), replaced,
+                exact);
+        if (type == 2) {
+            mw.set(JAVA_INT, Structs.MW_RKEY, key); // the driver reads the window's current key here
+        }
+        int code = ep.requests.postBind(op, cookie, flags);
+        if (code < 0 || code == EpRequests.BIND_FLUSHED) {
+            deregister(exact);
+            return code < 0 ? code : newKey;
+        }
+        if (code == EpRequests.BIND_DONE) {
+            return key;
+        }
+        if (!exact.equals(MemorySegment.NULL)) {
+            exactMrs.add(exact);
+        }
+        inFlight++;
+        if (type == 1) {
+            newKey = mw.get(JAVA_INT, Structs.MW_RKEY); // the driver put the new key there
+        } else {
+            mw.set(JAVA_INT, Structs.MW_RKEY, newKey);
+        }
+        key = newKey;
+        valid = length > 0;
+        boundMr = valid ? target : MemorySegment.NULL;
+        rebound(lmr);
+        boundSegment = new LmrTriplet(lmr == null ? 0 : lmr.lkey, address, length);
+        boundPrivileges = length > 0 ? privileges : 0;
+        return newKey;
+    }
+
+    /** The window now belongs to {@code lmr} (or none): the LMRs' counts of bound RMRs follow (lock held). */
+    private void rebound(VerbsLmr lmr) {
+        if (boundLmr != null) {
+            boundLmr.boundRmrs.decrementAndGet();
+        }
+        boundLmr = lmr;
+        if (lmr != null) {
+            lmr.boundRmrs.incrementAndGet();
+        }
+    }
+
+    /** A posted bind completed (the EVD's thread). */
+    synchronized void bindCompleted(BindOp op, boolean success) {
+        inFlight--;
+        MemorySegment done = success ? op.replaced() : op.exact();
+        if (!done.equals(MemorySegment.NULL) && exactMrs.remove(done)) {
+            deregister(done);
+        }
+    }
+
+    private void deregister(MemorySegment mr) {
+        if (!mr.equals(MemorySegment.NULL)) {
+            try {
+                ia.verbs.deregMr(mr);
+            } catch (NativeException e) {
+                System.getLogger(VerbsRmr.class.getName()).log(System.Logger.Level.DEBUG, "ibv_dereg_mr of a window's MR", e);
+            }
+        }
+    }
+
+    @Override
+    public synchronized RmrParams query(int rmrParamMask) {
+        checkOpen();
+        if (!RmrParamMask.isValid(rmrParamMask)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "rmrParamMask", "undefined bits");
+        }
+        return new RmrParams(ia, pz, boundSegment, boundPrivileges, valid ? key : 0);
+    }
+
+    @Override
+    public void close() {
+        if (freed || !ia.isUsable()) {
+            return;
+        }
+        synchronized (this) {
+            if (inFlight > 0) {
+                throw Codes.invalidState(DatReturn.NO_SUBTYPE, "a bind of the RMR is in progress");
+            }
+        }
+        destroy();
+    }
+
+    /** Deallocates the window (which invalidates its key), then the MRs it held. Idempotent. */
+    void destroy() {
+        synchronized (this) {
+            if (freed) {
+                return;
+            }
+            freed = true;
+            try {
+                int result = (int) Inline.DEALLOC_MW.invokeExact(deallocFn, mw);
+                if (result != 0) {
+                    System.getLogger(VerbsRmr.class.getName()).log(System.Logger.Level.WARNING, "ibv_dealloc_mw: " + result);
+                }
+            } catch (Throwable t) {
+                System.getLogger(VerbsRmr.class.getName()).log(System.Logger.Level.WARNING, "ibv_dealloc_mw failed", t);
+            }
+            for (MemorySegment mr : exactMrs) {
+                deregister(mr);
+            }
+            exactMrs.clear();
+            rebound(null);
+        }
+        pz.users.decrementAndGet();
+        ia.rmrs.remove(this);
+    }
+}
