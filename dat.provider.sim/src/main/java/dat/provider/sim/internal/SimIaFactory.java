@@ -52,7 +52,10 @@ import org.osgi.service.metatype.annotations.Option;
             DatProviderConstants.DAT_CAPABILITY + "=cno",
             DatProviderConstants.DAT_CAPABILITY + "=psp.provider",
             DatProviderConstants.DAT_CAPABILITY + "=lmr.shared",
-            DatProviderConstants.DAT_CAPABILITY + "=ep.recv_query"
+            DatProviderConstants.DAT_CAPABILITY + "=ep.recv_query",
+            DatProviderConstants.DAT_EXTENSION + "=dat.api.ext.AtomicEndpoint",
+            DatProviderConstants.DAT_EXTENSION + "=dat.api.ext.ImmediateDataEndpoint",
+            DatProviderConstants.DAT_EXTENSION + "=dat.api.ext.IaStatistics"
         })
 @Designate(ocd = SimIaFactory.Config.class)
 public final class SimIaFactory implements DatIaFactory, AutoCloseable {
@@ -61,6 +64,10 @@ public final class SimIaFactory implements DatIaFactory, AutoCloseable {
     public static final String PID = "dat.provider.sim";
 
     static final String PROVIDER_VERSION = SimIa.PROVIDER_VERSION_MAJOR + "." + SimIa.PROVIDER_VERSION_MINOR;
+
+    /** The extensions its objects offer, as {@link DatProviderConstants#DAT_EXTENSION} lists them. */
+    static final List<String> EXTENSIONS = List.of(dat.api.ext.AtomicEndpoint.class.getName(),
+            dat.api.ext.ImmediateDataEndpoint.class.getName(), dat.api.ext.IaStatistics.class.getName());
 
     /** The capabilities that work, as {@link DatProviderConstants#DAT_CAPABILITY} lists them. */
     static final List<String> CAPABILITIES = List.of("rdma.read", "rdma.write", "srq", "srq.watermarks", "rmr", "cno",
@@ -237,6 +244,7 @@ public final class SimIaFactory implements DatIaFactory, AutoCloseable {
         p.put(DatProviderConstants.DAT_THREAD_SAFE, Boolean.TRUE);
         p.put(DatProviderConstants.DAT_TRANSPORT, "sim");
         p.put(DatProviderConstants.DAT_CAPABILITY, CAPABILITIES.toArray(new String[0]));
+        p.put(DatProviderConstants.DAT_EXTENSION, EXTENSIONS.toArray(new String[0]));
         return p;
     }
 

@@ -17,7 +17,13 @@ import dat.api.HandleType;
 import dat.api.LmrTriplet;
 import dat.api.MemPrivileges;
 import dat.api.RmrTriplet;
+import dat.api.ext.AtomicEndpoint;
+import dat.api.ext.IaCounters;
+import dat.api.ext.IbExtension;
+import dat.api.ext.ImmediateDataEndpoint;
+import dat.api.ext.Operation;
 import java.net.InetSocketAddress;
+import java.util.Optional;
 
 /**
  * An Endpoint: its work queues and completions (the data path), with its connection state
@@ -39,7 +45,7 @@ import java.net.InetSocketAddress;
  * their own inner locks. Connection management additionally holds the provider's CM lock, taken
  * first.
  */
-public final class SimEndpoint extends SimHandle implements Endpoint {
+public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndpoint, ImmediateDataEndpoint {
 
     private static final int OK = DatReturn.SUCCESS;
 
@@ -228,26 +234,109 @@ public final class SimEndpoint extends SimHandle implements Endpoint {
 
     @Override
     public int postSend(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
-        return postRequest(Wr.Request.SEND, numSegments, localIov, userCookie, null, completionFlags);
+        int status = postRequest(Wr.Request.SEND, numSegments, localIov, userCookie, null, completionFlags, 0, 0, 0);
+        return ia.counters.post(Operation.SEND, IaCounters.iovBytes(numSegments, localIov), status);
     }
 
     @Override
     public int postRdmaWrite(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        return postRequest(Wr.Request.RDMA_WRITE, numSegments, localIov, userCookie, remoteBuffer, completionFlags);
+        int status = postRequest(Wr.Request.RDMA_WRITE, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0, 0, 0);
+        return ia.counters.post(Operation.RDMA_WRITE, IaCounters.iovBytes(numSegments, localIov), status);
     }
 
     @Override
     public int postRdmaRead(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        return postRequest(Wr.Request.RDMA_READ, numSegments, localIov, userCookie, remoteBuffer, completionFlags);
+        int status = postRequest(Wr.Request.RDMA_READ, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0, 0, 0);
+        return ia.counters.post(Operation.RDMA_READ, IaCounters.iovBytes(numSegments, localIov), status);
     }
 
-    private int postRequest(int op, int n, LmrTriplet[] iov, long cookie, RmrTriplet remote, int flags) {
+    /** The extensions an Endpoint of this provider offers: the atomics and RDMA write with immediate data. */
+    @Override
+    public <T> Optional<T> extension(Class<T> type) {
+        return type == AtomicEndpoint.class || type == ImmediateDataEndpoint.class ? Optional.of(type.cast(this)) : Optional.empty();
+    }
+
+    @Override
+    public int postFetchAndAdd(long addValue, LmrTriplet localBuffer, long userCookie, RmrTriplet remoteBuffer, int completionFlags) {
+        int status = postAtomic(Wr.Request.FETCH_AND_ADD, addValue, 0, localBuffer, userCookie, remoteBuffer, completionFlags,
+                DatReturn.INVALID_ARG3, DatReturn.INVALID_ARG5, DatReturn.INVALID_ARG6);
+        return ia.counters.post(Operation.FETCH_AND_ADD, IbExtension.ATOMIC_OPERAND_SIZE, status);
+    }
+
+    @Override
+    public int postCompareAndSwap(long compareValue, long swapValue, LmrTriplet localBuffer, long userCookie,
+            RmrTriplet remoteBuffer, int completionFlags) {
+        int status = postAtomic(Wr.Request.CMP_AND_SWAP, compareValue, swapValue, localBuffer, userCookie, remoteBuffer,
+                completionFlags, DatReturn.INVALID_ARG4, DatReturn.INVALID_ARG6, DatReturn.INVALID_ARG7);
+        return ia.counters.post(Operation.COMPARE_AND_SWAP, IbExtension.ATOMIC_OPERAND_SIZE, status);
+    }
+
+    /**
+     * An atomic's own checks (dat_ib_extensions.h): a local and a remote buffer of exactly 8 bytes,
+     * the remote one 8-byte aligned; then those of an RDMA read, whose completion flags it has.
+     */
+    private int postAtomic(int op, long operand, long swap, LmrTriplet local, long cookie, RmrTriplet remote, int flags,
+            int localArg, int remoteArg, int flagsArg) {
         if (freed || !ia.usable()) {
             return invalidCode();
         }
-        int flagsArg = op == Wr.Request.SEND ? DatReturn.INVALID_ARG5 : DatReturn.INVALID_ARG6;
+        if (local == null) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, localArg);
+        }
+        if (remote == null || remote.targetAddress() % IbExtension.ATOMIC_OPERAND_SIZE != 0) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, remoteArg);
+        }
+        if (local.segmentLength() != IbExtension.ATOMIC_OPERAND_SIZE || remote.segmentLength() != IbExtension.ATOMIC_OPERAND_SIZE) {
+            return DatReturn.error(DatReturn.LENGTH_ERROR, DatReturn.NO_SUBTYPE);
+        }
+        if ((flags & CompletionFlags.SOLICITED_WAIT) != 0) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, flagsArg);
+        }
+        atomicIov.set(local);
+        try {
+            return postRequest(op, 1, atomicIov.get(), cookie, remote, flags, operand, swap, 0);
+        } finally {
+            atomicIov.clear();
+        }
+    }
+
+    /** The one-entry IOV of an atomic's local buffer, per posting thread: no allocation per post. */
+    private static final OneEntryIov atomicIov = new OneEntryIov();
+
+    /** A one-entry IOV per thread, reused. */
+    private static final class OneEntryIov extends ThreadLocal<LmrTriplet[]> {
+        @Override
+        protected LmrTriplet[] initialValue() {
+            return new LmrTriplet[1];
+        }
+
+        void set(LmrTriplet t) {
+            get()[0] = t;
+        }
+
+        void clear() {
+            get()[0] = null;
+        }
+    }
+
+    @Override
+    public int postRdmaWriteImmediate(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
+            int immediateData, int completionFlags) {
+        int status = postRequest(Wr.Request.WRITE_IMMEDIATE, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0, 0,
+                immediateData);
+        return ia.counters.post(Operation.RDMA_WRITE_IMMEDIATE, IaCounters.iovBytes(numSegments, localIov), status);
+    }
+
+    private int postRequest(int op, int n, LmrTriplet[] iov, long cookie, RmrTriplet remote, int flags, long operand, long swap,
+            int immediate) {
+        if (freed || !ia.usable()) {
+            return invalidCode();
+        }
+        int flagsArg = op == Wr.Request.SEND ? DatReturn.INVALID_ARG5
+                : op == Wr.Request.WRITE_IMMEDIATE ? DatReturn.INVALID_ARG7
+                : op == Wr.Request.CMP_AND_SWAP ? DatReturn.INVALID_ARG7 : DatReturn.INVALID_ARG6;
         if (!CompletionFlags.isValid(flags) || (op != Wr.Request.SEND && (flags & CompletionFlags.SOLICITED_WAIT) != 0)) {
             return DatReturn.error(DatReturn.INVALID_PARAMETER, flagsArg);
         }
@@ -263,8 +352,10 @@ public final class SimEndpoint extends SimHandle implements Endpoint {
         if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
             return DatReturn.error(DatReturn.INVALID_STATE, stateSubtype(s));
         }
-        int maxIov = op == Wr.Request.SEND ? a.maxRequestIov() : op == Wr.Request.RDMA_WRITE ? a.maxRdmaWriteIov() : a.maxRdmaReadIov();
-        int privilege = op == Wr.Request.RDMA_READ ? MemPrivileges.LOCAL_WRITE : MemPrivileges.LOCAL_READ;
+        int maxIov = op == Wr.Request.SEND ? a.maxRequestIov()
+                : op == Wr.Request.RDMA_WRITE || op == Wr.Request.WRITE_IMMEDIATE ? a.maxRdmaWriteIov() : a.maxRdmaReadIov();
+        int privilege = op == Wr.Request.RDMA_READ || op == Wr.Request.FETCH_AND_ADD || op == Wr.Request.CMP_AND_SWAP
+                ? MemPrivileges.LOCAL_WRITE : MemPrivileges.LOCAL_READ;
         Wire transmitAfter = null;
         SpinLock l = acquire();
         try {
@@ -275,7 +366,8 @@ public final class SimEndpoint extends SimHandle implements Endpoint {
             if (reqCount == requests.length) {
                 return DatReturn.error(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_MEMORY);
             }
-            if (op == Wr.Request.RDMA_READ && readsOutstanding >= a.maxRdmaReadOut()) {
+            boolean readsRemote = op == Wr.Request.RDMA_READ || op == Wr.Request.FETCH_AND_ADD || op == Wr.Request.CMP_AND_SWAP;
+            if (readsRemote && readsOutstanding >= a.maxRdmaReadOut()) {
                 return DatReturn.error(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_CREDITS);
             }
             Wr.Request wr = requestAt(reqCount);
@@ -290,8 +382,11 @@ public final class SimEndpoint extends SimHandle implements Endpoint {
             wr.op = op;
             wr.cookie = cookie;
             wr.flags = flags;
+            wr.operand = operand;
+            wr.swap = swap;
+            wr.immediate = immediate;
             reqCount++;
-            if (op == Wr.Request.RDMA_READ) {
+            if (readsRemote) {
                 readsOutstanding++;
             }
             if (s == EpState.DISCONNECTED) {
@@ -321,7 +416,8 @@ public final class SimEndpoint extends SimHandle implements Endpoint {
             return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG5);
         }
         // dat_ep_post_rdma_write(3DAT) / _read(3DAT): the receiving buffer is too small
-        if ((op == Wr.Request.RDMA_WRITE && wr.total > rlen) || (op == Wr.Request.RDMA_READ && rlen > wr.total)) {
+        boolean writes = op == Wr.Request.RDMA_WRITE || op == Wr.Request.WRITE_IMMEDIATE;
+        if ((writes && wr.total > rlen) || (!writes && rlen > wr.total)) {
             return DatReturn.error(DatReturn.LENGTH_ERROR, DatReturn.NO_SUBTYPE);
         }
         wr.remoteContext = remote.rmrContext();
@@ -330,8 +426,12 @@ public final class SimEndpoint extends SimHandle implements Endpoint {
         return OK;
     }
 
-    /** Posts an RMR bind work request (dat_rmr_bind(3DAT)); the RMR checked everything else. */
+    /** Posts an RMR bind work request (dat_rmr_bind(3DAT)), counted; the RMR checked everything else. */
     int postBind(SimRmr rmr, SimRmr.Binding binding, long cookie, int flags) {
+        return ia.counters.post(Operation.RMR_BIND, binding == null ? 0 : binding.length, queueBind(rmr, binding, cookie, flags));
+    }
+
+    private int queueBind(SimRmr rmr, SimRmr.Binding binding, long cookie, int flags) {
         if (freed || !ia.usable()) {
             return invalidCode();
         }
@@ -366,6 +466,11 @@ public final class SimEndpoint extends SimHandle implements Endpoint {
 
     @Override
     public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
+        return ia.counters.post(Operation.RECEIVE, IaCounters.iovBytes(numSegments, localIov),
+                queueRecv(numSegments, localIov, userCookie, completionFlags));
+    }
+
+    private int queueRecv(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
         if (freed || !ia.usable()) {
             return invalidCode();
         }
@@ -472,13 +577,18 @@ public final class SimEndpoint extends SimHandle implements Endpoint {
         boolean success = status == DtoCompletionStatus.SUCCESS;
         if (evd != null && (!success || (wr.flags & CompletionFlags.SUPPRESS) == 0)) {
             boolean notify = !success || (wr.flags & CompletionFlags.UNSIGNALLED) == 0;
-            if (wr.op == Wr.Request.BIND) {
-                evd.postRmrBind(wr.rmr, wr.cookie, status, notify);
-            } else {
-                evd.postDto(this, wr.cookie, status, len, notify, null);
+            switch (wr.op) {
+                case Wr.Request.BIND -> evd.postRmrBind(wr.rmr, wr.cookie, status, notify);
+                case Wr.Request.FETCH_AND_ADD -> evd.postDto(IbExtension.IB_DTO_EVENT, this, wr.cookie, status, len, notify, null,
+                        IbExtension.FETCH_AND_ADD, 0);
+                case Wr.Request.CMP_AND_SWAP -> evd.postDto(IbExtension.IB_DTO_EVENT, this, wr.cookie, status, len, notify, null,
+                        IbExtension.CMP_AND_SWAP, 0);
+                case Wr.Request.WRITE_IMMEDIATE -> evd.postDto(IbExtension.IB_DTO_EVENT, this, wr.cookie, status, len, notify, null,
+                        IbExtension.RDMA_WRITE_IMMED, 0);
+                default -> evd.postDto(this, wr.cookie, status, len, notify, null);
             }
         }
-        if (wr.op == Wr.Request.RDMA_READ) {
+        if (wr.readsRemote()) {
             readsOutstanding--;
         }
         wr.clearRefs();
@@ -552,6 +662,19 @@ public final class SimEndpoint extends SimHandle implements Endpoint {
 
     /** Generates a receive completion; with the lock held. */
     public void completeRecv(Wr.Recv rv, int status, long len, boolean solicited) {
+        completeRecv(rv, status, len, solicited, false, 0);
+    }
+
+    /**
+     * Generates the completion of a receive an RDMA write with immediate data consumed
+     * ({@link IbExtension#RDMA_WRITE_IMMED_DATA}: the bytes written and the immediate value); with
+     * the lock held.
+     */
+    public void completeRecvImmediate(Wr.Recv rv, int status, long len, int immediate) {
+        completeRecv(rv, status, len, false, true, immediate);
+    }
+
+    private void completeRecv(Wr.Recv rv, int status, long len, boolean solicited, boolean withImmediate, int immediate) {
         SimEvd evd = recvEvd;
         boolean success = status == DtoCompletionStatus.SUCCESS;
         int mode = attrs.recvCompletionFlags();
@@ -570,7 +693,10 @@ public final class SimEndpoint extends SimHandle implements Endpoint {
             recvsOnWire--;
         }
         SimSrq from = rv.srq;
-        if (evd != null) {
+        if (evd != null && withImmediate) {
+            evd.postDto(IbExtension.IB_DTO_EVENT, this, rv.cookie, status, len, notify, from, IbExtension.RDMA_WRITE_IMMED_DATA,
+                    immediate);
+        } else if (evd != null) {
             evd.postDto(this, rv.cookie, status, len, notify, from);
         } else if (from != null) {
             from.reaped();
@@ -610,8 +736,15 @@ public final class SimEndpoint extends SimHandle implements Endpoint {
      * @return the window, or {@code null} when the access is refused
      */
     public RemoteWindow remoteWindow(int context, long address, long len, boolean write) {
+        return remoteWindow(context, address, len, write ? MemPrivileges.REMOTE_WRITE : MemPrivileges.REMOTE_READ);
+    }
+
+    /**
+     * {@link #remoteWindow(int, long, long, boolean)} for the remote privilege {@code needed}
+     * ({@link IbExtension#MEM_PRIV_REMOTE_ATOMIC} for an atomic).
+     */
+    public RemoteWindow remoteWindow(int context, long address, long len, int needed) {
         RemoteWindow win = ia.provider.rmrContexts.get(context);
-        int needed = write ? MemPrivileges.REMOTE_WRITE : MemPrivileges.REMOTE_READ;
         if (win == null || !win.windowValid() || win.windowIa() != ia || win.windowPz() != pz
                 || (win.windowPrivileges() & needed) == 0 || !inside(win, address, len)
                 || !win.windowMemory().scope().isAlive()) {

@@ -54,6 +54,9 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         int reason;
         Object pointer;
         SimSrq srq;
+        /** The completion type of an extension DTO completion ({@link dat.api.ext.IbExtension}); the immediate data. */
+        int extensionType;
+        int immediate;
 
         void clear() {
             ep = null;
@@ -191,10 +194,20 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
     }
 
     void postDto(SimEndpoint ep, long cookie, int status, long length, boolean notify, SimSrq srq) {
+        postDto(EventNumber.DTO_COMPLETION_EVENT, ep, cookie, status, length, notify, srq, 0, 0);
+    }
+
+    /**
+     * A DTO completion: {@link EventNumber#DTO_COMPLETION_EVENT}, or {@link dat.api.ext.IbExtension#IB_DTO_EVENT}
+     * with the extension's completion type and immediate data. Counted in the IA's statistics.
+     */
+    void postDto(int number, SimEndpoint ep, long cookie, int status, long length, boolean notify, SimSrq srq, int extensionType,
+            int immediate) {
         if (freed) {
             lost(srq);
             return;
         }
+        ia.counters.completed(status, length);
         lock.lock();
         Slot s = claim();
         if (s == null) {
@@ -206,7 +219,9 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         s.status = status;
         s.length = length;
         s.srq = srq;
-        publish(s, EventNumber.DTO_COMPLETION_EVENT, notify);
+        s.extensionType = extensionType;
+        s.immediate = immediate;
+        publish(s, number, notify);
         lock.unlock();
         signal(notify);
     }
@@ -226,6 +241,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if (freed) {
             return;
         }
+        ia.counters.completed(status, 0);
         lock.lock();
         Slot s = claim();
         if (s == null) {
@@ -416,6 +432,8 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
             Slot s = slots[(int) (h % slots.length)];
             switch (s.number) {
                 case EventNumber.DTO_COMPLETION_EVENT -> event.setDtoCompletion(this, s.ep, s.cookie, s.status, s.length);
+                case dat.api.ext.IbExtension.IB_DTO_EVENT -> event.setExtensionDtoCompletion(s.number, this, s.ep, s.cookie, s.status,
+                        s.length, s.extensionType, s.immediate);
                 case EventNumber.RMR_BIND_COMPLETION_EVENT -> event.setRmrBindCompletion(this, s.rmr, s.cookie, s.status);
                 case EventNumber.CONNECTION_REQUEST_EVENT -> event.setConnectionRequest(this, s.sp, s.address, s.qual, s.cr);
                 case EventNumber.SOFTWARE_EVENT -> event.setSoftwareEvent(this, s.pointer);

@@ -60,6 +60,8 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
 
     final SimProvider provider;
     final Adapter adapter;
+    /** The IA's statistics, kept on the data path (a striped add per post and per completion). */
+    final dat.api.ext.IaCounters counters;
     private volatile State state = State.OPEN;
     private final SimEvd asyncEvd;
     private final boolean ownAsyncEvd;
@@ -79,6 +81,7 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
         super(HandleType.IA, DatReturn.INVALID_HANDLE_IA);
         this.provider = provider;
         this.adapter = adapter;
+        this.counters = new dat.api.ext.IaCounters(adapter.name);
         this.asyncOutOfScope = outOfScope;
         if (givenAsyncEvd != null) {
             this.asyncEvd = givenAsyncEvd;
@@ -129,8 +132,15 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
     void postAsync(int eventNumber, dat.api.DatHandle handle, int reason) {
         SimEvd evd = asyncEvd;
         if (evd != null && !evd.freed) {
+            counters.asyncError();
             evd.postAsync(eventNumber, handle, reason);
         }
+    }
+
+    /** The IA's statistics ({@link dat.api.ext.IaStatistics}); everything else the IA does not offer. */
+    @Override
+    public <T> java.util.Optional<T> extension(Class<T> type) {
+        return type == dat.api.ext.IaStatistics.class ? java.util.Optional.of(type.cast(counters)) : java.util.Optional.empty();
     }
 
     SimEvd asyncEvd() {
@@ -230,7 +240,11 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
                 .dtoAsyncReturnGuaranteed(false)
                 .rdmaWriteForRdmaReadRequired(false)
                 .providerSpecificAttributes(Map.of("progress", "posting thread + conductor",
-                        "idle_strategy", provider.settings.idleStrategy()))
+                        "idle_strategy", provider.settings.idleStrategy(),
+                        // the InfiniBand extensions of OFED uDAPL 2.0, declared as OFED declares them
+                        dat.api.ext.IbExtension.ATTR_FETCH_AND_ADD, "TRUE",
+                        dat.api.ext.IbExtension.ATTR_CMP_AND_SWAP, "TRUE",
+                        dat.api.ext.IbExtension.ATTR_IMMED_DATA, "TRUE"))
                 .build();
     }
 
@@ -348,9 +362,7 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
             if (state != State.OPEN) {
                 return;
             }
-            if (asyncEvd != null && !asyncEvd.freed) {
-                asyncEvd.postAsync(EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, this, AsyncErrorReason.IA_CATASTROPHIC_ERROR);
-            }
+            postAsync(EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, this, AsyncErrorReason.IA_CATASTROPHIC_ERROR);
             for (SimEndpoint ep : List.copyOf(eps)) {
                 ep.flushForCatastrophe();
             }
@@ -486,7 +498,7 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
             throw invalidParameter(DatReturn.INVALID_ARG3, "region", "null region description");
         }
         SimPz p = pz(pz, "pz", false);
-        if (!MemPrivileges.isValid(memPrivileges)) {
+        if (!MemPrivileges.isValid(memPrivileges & ~dat.api.ext.IbExtension.MEM_PRIV_REMOTE_ATOMIC)) {
             throw invalidParameter(DatReturn.INVALID_ARG6, "memPrivileges", "undefined bits 0x" + Integer.toHexString(memPrivileges));
         }
         MemorySegment memory;

@@ -54,7 +54,8 @@ public final class SimLmr extends SimHandle implements LocalMemoryRegion, Remote
             parent.users.incrementAndGet();
         }
         this.lmrContext = ia.provider.lmrContexts.register(this);
-        boolean remote = (privileges & (MemPrivileges.REMOTE_READ | MemPrivileges.REMOTE_WRITE)) != 0;
+        boolean remote = (privileges & (MemPrivileges.REMOTE_READ | MemPrivileges.REMOTE_WRITE
+                | dat.api.ext.IbExtension.MEM_PRIV_REMOTE_ATOMIC)) != 0;
         this.rmrContext = remote ? ia.provider.rmrContexts.register(this) : 0;
     }
 

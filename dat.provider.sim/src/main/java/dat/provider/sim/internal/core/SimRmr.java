@@ -107,7 +107,7 @@ final class SimRmr extends SimHandle implements RemoteMemoryRegion {
             throw invalidParameter(DatReturn.INVALID_ARG2, "lmrTriplet", "null triplet");
         }
         if ((memPrivileges & ~(MemPrivileges.REMOTE_READ | MemPrivileges.REMOTE_WRITE | MemPrivileges.LOCAL_READ
-                | MemPrivileges.LOCAL_WRITE)) != 0) {
+                | MemPrivileges.LOCAL_WRITE | dat.api.ext.IbExtension.MEM_PRIV_REMOTE_ATOMIC)) != 0) {
             throw invalidParameter(DatReturn.INVALID_ARG3, "memPrivileges", "undefined bits 0x" + Integer.toHexString(memPrivileges));
         }
         if (!CompletionFlags.isValid(completionFlags)
@@ -137,8 +137,9 @@ final class SimRmr extends SimHandle implements RemoteMemoryRegion {
             if (lmr.pz != pz) {
                 throw DatException.of(DatReturn.PROTECTION_VIOLATION, DatReturn.NO_SUBTYPE, "lmrTriplet", "the LMR is in another PZ");
             }
-            if (((memPrivileges & MemPrivileges.REMOTE_READ) != 0 && (lmr.privileges & MemPrivileges.LOCAL_READ) == 0)
-                    || ((memPrivileges & MemPrivileges.REMOTE_WRITE) != 0 && (lmr.privileges & MemPrivileges.LOCAL_WRITE) == 0)) {
+            boolean atomic = (memPrivileges & dat.api.ext.IbExtension.MEM_PRIV_REMOTE_ATOMIC) != 0;
+            if (((memPrivileges & MemPrivileges.REMOTE_READ) != 0 || atomic) && (lmr.privileges & MemPrivileges.LOCAL_READ) == 0
+                    || ((memPrivileges & MemPrivileges.REMOTE_WRITE) != 0 || atomic) && (lmr.privileges & MemPrivileges.LOCAL_WRITE) == 0) {
                 throw DatException.of(DatReturn.PRIVILEGES_VIOLATION, DatReturn.NO_SUBTYPE, "memPrivileges",
                         "remote read needs local read and remote write needs local write on the LMR (dat_rmr_bind(3DAT))");
             }

@@ -87,6 +87,11 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
 
     @Override
     public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie) {
+        return ia.counters.post(dat.api.ext.Operation.RECEIVE, dat.api.ext.IaCounters.iovBytes(numSegments, localIov),
+                queueRecv(numSegments, localIov, userCookie));
+    }
+
+    private int queueRecv(int numSegments, LmrTriplet[] localIov, long userCookie) {
         if (!isOpen()) {
             return invalidCode();
         }

@@ -183,11 +183,23 @@ public abstract class Wr {
         public static final int RDMA_WRITE = 2;
         public static final int RDMA_READ = 3;
         public static final int BIND = 4;
+        /** {@code dat_ib_post_fetch_and_add}: {@link #operand} is added to the remote 64-bit value. */
+        public static final int FETCH_AND_ADD = 5;
+        /** {@code dat_ib_post_cmp_and_swap}: {@link #operand} is compared, {@link #swap} stored. */
+        public static final int CMP_AND_SWAP = 6;
+        /** {@code dat_ib_post_rdma_write_immed}: an RDMA write whose {@link #immediate} completes a receive of the peer's. */
+        public static final int WRITE_IMMEDIATE = 7;
 
         public int op;
         public int remoteContext;
         public long remoteAddress;
         public long remoteLength;
+        /** The added value of a fetch-and-add, the compared value of a compare-and-swap. */
+        public long operand;
+        /** The value a compare-and-swap stores. */
+        public long swap;
+        /** The immediate data of a write with immediate data. */
+        public int immediate;
         SimRmr rmr;
         SimRmr.Binding binding;
         /**
@@ -203,6 +215,28 @@ public abstract class Wr {
 
         public Request(int maxIov) {
             super(maxIov);
+        }
+
+        /** Whether the request reads remote memory and lands a response locally (an RDMA read, an atomic). */
+        public boolean readsRemote() {
+            return op == RDMA_READ || op == FETCH_AND_ADD || op == CMP_AND_SWAP;
+        }
+
+        /** Whether the request is an atomic operation. */
+        public boolean atomic() {
+            return op == FETCH_AND_ADD || op == CMP_AND_SWAP;
+        }
+
+        /** Copies another request, its operation and remote fields included (a transmitting copy). */
+        public void copyRequest(Request other) {
+            copyFrom(other);
+            op = other.op;
+            remoteContext = other.remoteContext;
+            remoteAddress = other.remoteAddress;
+            remoteLength = other.remoteLength;
+            operand = other.operand;
+            swap = other.swap;
+            immediate = other.immediate;
         }
 
         void clearRefs() {

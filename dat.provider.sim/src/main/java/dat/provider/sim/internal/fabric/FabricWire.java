@@ -3,11 +3,14 @@ package dat.provider.sim.internal.fabric;
 import dat.api.CompletionFlags;
 import dat.api.DtoCompletionStatus;
 import dat.api.EpState;
+import dat.provider.sim.internal.core.AtomicOperand;
 import dat.provider.sim.internal.core.RemoteWindow;
 import dat.provider.sim.internal.core.SimEndpoint;
 import dat.provider.sim.internal.core.Wire;
 import dat.provider.sim.internal.core.Wr;
+import dat.api.ext.IbExtension;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * A connection between two Endpoints of this JVM: a request executes on the thread that posts it
@@ -69,6 +72,8 @@ final class FabricWire implements Wire {
             int r = switch (wr.op) {
                 case Wr.Request.SEND -> executeSend(ep, wr);
                 case Wr.Request.RDMA_WRITE, Wr.Request.RDMA_READ -> executeRdma(ep, wr);
+                case Wr.Request.FETCH_AND_ADD, Wr.Request.CMP_AND_SWAP -> executeAtomic(ep, wr);
+                case Wr.Request.WRITE_IMMEDIATE -> executeWriteImmediate(ep, wr);
                 default -> {
                     ep.completeHead(DtoCompletionStatus.SUCCESS, 0); // a bind: local
                     yield DONE;
@@ -148,6 +153,67 @@ final class FabricWire implements Wire {
             return BROKEN;
         }
         ep.completeHead(DtoCompletionStatus.SUCCESS, len);
+        return DONE;
+    }
+
+    /**
+     * A fetch-and-add or compare-and-swap: the target's checks with the remote-atomic privilege,
+     * the operation atomic with respect to every other atomic on the operand (in this JVM, TCP
+     * targets included), and the previous value into the 8-byte local buffer.
+     */
+    private int executeAtomic(SimEndpoint ep, Wr.Request wr) {
+        SimEndpoint target = localPeer(ep);
+        RemoteWindow w = target.remoteWindow(wr.remoteContext, wr.remoteAddress, IbExtension.ATOMIC_OPERAND_SIZE,
+                IbExtension.MEM_PRIV_REMOTE_ATOMIC);
+        if (w == null) {
+            ep.completeHead(DtoCompletionStatus.ERR_REMOTE_ACCESS, 0);
+            return BROKEN;
+        }
+        if (!wr.memoryValid()) {
+            ep.completeHead(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
+            return BROKEN;
+        }
+        try {
+            long previous = AtomicOperand.apply(wr.op, wr.operand, wr.swap, w.windowMemory(), wr.remoteAddress - w.memoryBase());
+            wr.lmrs[0].memory().set(ValueLayout.JAVA_LONG_UNALIGNED, wr.offsets[0], previous);
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            ep.completeHead(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
+            return BROKEN;
+        }
+        ep.completeHead(DtoCompletionStatus.SUCCESS, IbExtension.ATOMIC_OPERAND_SIZE);
+        return DONE;
+    }
+
+    /**
+     * An RDMA write with immediate data: the target's checks and the copy of an RDMA write, then
+     * the peer's first receive completes with the immediate value. A write that finds no receive
+     * waits at the head of the queue, as a send does.
+     */
+    private int executeWriteImmediate(SimEndpoint ep, Wr.Request wr) {
+        SimEndpoint target = localPeer(ep);
+        RemoteWindow w = target.remoteWindow(wr.remoteContext, wr.remoteAddress, wr.total, true);
+        if (w == null) {
+            ep.completeHead(DtoCompletionStatus.ERR_REMOTE_ACCESS, 0);
+            return BROKEN;
+        }
+        Wr.Recv rv = target.takeRecv();
+        if (rv == null) {
+            return STALLED;
+        }
+        if (!wr.memoryValid()) {
+            ep.completeHead(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
+            target.completeRecv(rv, DtoCompletionStatus.ERR_FLUSHED, 0, false);
+            return BROKEN;
+        }
+        try {
+            Wr.gather(wr, w.windowMemory(), wr.remoteAddress - w.memoryBase());
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            target.completeRecv(rv, DtoCompletionStatus.ERR_FLUSHED, 0, false);
+            ep.completeHead(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
+            return BROKEN;
+        }
+        target.completeRecvImmediate(rv, DtoCompletionStatus.SUCCESS, wr.total, wr.immediate);
+        ep.completeHead(DtoCompletionStatus.SUCCESS, wr.total);
         return DONE;
     }
 }

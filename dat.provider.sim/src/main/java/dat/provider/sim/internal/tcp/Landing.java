@@ -1,10 +1,12 @@
 package dat.provider.sim.internal.tcp;
 
+import dat.provider.sim.internal.core.AtomicOperand;
 import dat.provider.sim.internal.core.RemoteWindow;
 import dat.provider.sim.internal.core.SimLmr;
 import dat.provider.sim.internal.core.Wr;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -12,7 +14,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The payload of the frame the receiver reads now, on its way into memory: a send's into the
  * receive taken for it, an RDMA read response's into the read's local buffers, an RDMA write's
- * into its window, or nowhere (a payload skipped). It lands one non-blocking read (or copy from
+ * into its window, an atomic's operands or result into a scratch buffer of the connection's (then
+ * applied to the window, or stored in the local buffer, as one fenced step), or nowhere (a
+ * payload skipped). It lands one non-blocking read (or copy from
  * the read-ahead) at a time and goes on when the socket brings more, so it never waits.
  *
  * <p><b>Fences.</b> Each copy happens in {@link #COPYING}, entered from {@link #WAITING} after the
@@ -43,7 +47,7 @@ final class Landing {
     static final int ABANDONED = 3;
 
     /** Where the payload goes. */
-    enum Kind { SKIP, RECEIVE, READ, WINDOW }
+    enum Kind { SKIP, RECEIVE, READ, WINDOW, SCRATCH }
 
     private final AtomicInteger state = new AtomicInteger();
     private final TcpFrameReader reader;
@@ -66,6 +70,12 @@ final class Landing {
     private volatile long to;
     /** A free marked the view stale: it goes before the next landing makes a new one. */
     private volatile boolean viewStale;
+    /** Where an atomic's operands (target side) or result (initiator side) land. */
+    private final ByteBuffer scratch = ByteBuffer.allocate(TcpFrame.ATOMIC_PAYLOAD_BYTES);
+    /** The target side of an atomic: the operand's offset in {@link #window}. */
+    private long atomicOffset;
+    /** The value {@link #applyAtomic} found before the operation. */
+    private long previous;
 
     Landing(TcpFrameReader reader) {
         this.reader = reader;
@@ -128,6 +138,100 @@ final class Landing {
     }
 
     /**
+     * Starts landing an atomic's result (initiator side): its 8 bytes into the scratch buffer,
+     * then {@link #storeResult} into the atomic's local buffer, handed over as a read's is.
+     */
+    void intoScratch() {
+        kind = Kind.SCRATCH;
+        scratch.clear().limit(TcpFrame.ATOMIC_RESULT_BYTES);
+    }
+
+    /**
+     * Starts landing an atomic's operands (target side), its window checked at the header:
+     * {@link #applyAtomic} then applies it at {@code offset} of the window.
+     */
+    void atomicInto(RemoteWindow w, TcpWire wire, long offset) {
+        kind = Kind.SCRATCH;
+        scratch.clear().limit(TcpFrame.ATOMIC_PAYLOAD_BYTES);
+        through = wire;
+        window = w;
+        lmr = null;
+        atomicOffset = offset;
+        intoReceive = false;
+        state.setRelease(WAITING); // publishes window and through to a flush or revocation
+    }
+
+    /**
+     * Target side, the operands landed: applies the atomic {@code op} ({@link TcpFrame#FETCH_AND_ADD}
+     * or {@link TcpFrame#COMPARE_AND_SWAP}) to the window, as one fenced step; the value before it
+     * is {@link #previous()}.
+     *
+     * @return {@link #LANDED}, {@link #DROPPED} (the Endpoint left: unanswered) or {@link #WINDOW_GONE}
+     */
+    int applyAtomic(int op) {
+        long operand = scratch.getLong(0);
+        long swap = scratch.getLong(Long.BYTES);
+        if (!state.compareAndSet(WAITING, COPYING)) {
+            return DROPPED;
+        }
+        try {
+            MemorySegment memory = window.windowMemory();
+            from = memory.address() + atomicOffset; // the range first, then the checks (see copy)
+            to = from + Long.BYTES;
+            if (!through.connected()) {
+                return DROPPED;
+            }
+            if (!window.windowValid()) {
+                return WINDOW_GONE;
+            }
+            previous = AtomicOperand.apply(op == TcpFrame.FETCH_AND_ADD ? Wr.Request.FETCH_AND_ADD : Wr.Request.CMP_AND_SWAP,
+                    operand, swap, memory, atomicOffset);
+            return LANDED;
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            return WINDOW_GONE; // the memory's arena closed
+        } finally {
+            to = 0;
+            from = 0;
+            state.compareAndSet(COPYING, WAITING);
+        }
+    }
+
+    /** The value before the atomic {@link #applyAtomic} applied. */
+    long previous() {
+        return previous;
+    }
+
+    /**
+     * Initiator side, an atomic's result landed: stores it in the 8-byte local buffer (segment 0
+     * of {@code into}) as one fenced step, as a read's copy is.
+     *
+     * @return {@link #LANDED}, {@link #DROPPED} (a flush took the atomic) or {@link #MEMORY_GONE}
+     */
+    int storeResult(Wr into) {
+        long value = scratch.getLong(0);
+        if (!state.compareAndSet(WAITING, COPYING)) {
+            return DROPPED;
+        }
+        try {
+            SimLmr target = into.lmrs[0];
+            MemorySegment memory = target.memory();
+            from = memory.address() + into.offsets[0];
+            to = from + Long.BYTES;
+            if (target.isFreed()) {
+                return MEMORY_GONE;
+            }
+            memory.set(ValueLayout.JAVA_LONG_UNALIGNED, into.offsets[0], value);
+            return LANDED;
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            return MEMORY_GONE;
+        } finally {
+            to = 0;
+            from = 0;
+            state.compareAndSet(COPYING, WAITING);
+        }
+    }
+
+    /**
      * Lands what the socket holds now.
      *
      * @return {@link #LANDED} (the payload is consumed: handled or skipped), {@link #NEED_MORE},
@@ -138,6 +242,9 @@ final class Landing {
     int advance(SocketChannel ch, Liveness liveness) throws IOException {
         if (kind == Kind.SKIP) {
             return skipRest(ch, liveness);
+        }
+        if (kind == Kind.SCRATCH) {
+            return landScratch(ch, liveness);
         }
         for (;;) {
             if (kind != Kind.WINDOW && (dst == null || !dst.hasRemaining())) {
@@ -211,6 +318,22 @@ final class Landing {
         if (n == 0) {
             return NEED_MORE;
         }
+        return LANDED;
+    }
+
+    /** Reads an atomic's operands or result into the scratch buffer (memory of the connection's: no fence). */
+    private int landScratch(SocketChannel ch, Liveness liveness) throws IOException {
+        while (scratch.hasRemaining()) {
+            int n = reader.readPayload(ch, scratch);
+            if (n < 0) {
+                return STREAM_ENDED;
+            }
+            if (n == 0) {
+                return NEED_MORE;
+            }
+            liveness.read();
+        }
+        scratch.flip();
         return LANDED;
     }
 

@@ -65,6 +65,8 @@ final class Output {
     private volatile long answerFrom;
     private volatile long answerTo;
     private final MemoryView answerView = new MemoryView();
+    /** The payload of an atomic's answer: the value before the operation, big-endian. */
+    private final ByteBuffer atomicResult = ByteBuffer.allocateDirect(TcpFrame.ATOMIC_RESULT_BYTES).order(ByteOrder.BIG_ENDIAN);
     /** The output waits for the socket (the agent set OP_WRITE); the agent's. */
     private boolean waitingForSocket;
     /** Responses must not wait for the end of a batch: set before the agent is kicked for them. */
@@ -332,7 +334,7 @@ final class Output {
     /**
      * Starts writing the head answer, if any: a read response's header and bytes (its window
      * checked again: one freed or revoked since the request was read is refused as it would
-     * have been then), an ACK's header.
+     * have been then), an atomic's result, an ACK's header.
      */
     private boolean startAnswer() {
         Responses.Response r = c.responses.takeHead(false, false);
@@ -343,7 +345,9 @@ final class Output {
         int status = r.status;
         boolean breakAfter = r.breakAfter;
         ByteBuffer data = null;
-        if (len > 0) {
+        if (len > 0 && r.atomic) {
+            data = atomicResult.clear().putLong(r.value).flip();
+        } else if (len > 0) {
             MemorySegment memory = r.window.windowMemory();
             answerFrom = memory.address() + r.offset;
             answerTo = memory.address() + r.offset + len;
@@ -503,8 +507,9 @@ final class Output {
      */
     private ByteBuffer inlineFrame(Wr.Request r, ByteBuffer ack, long seq, TcpWire wire) throws IOException {
         Transmitter.encode(header, r, seq);
-        boolean hasPayload = r.op != Wr.Request.RDMA_READ && r.segments == 1;
-        long bytes = (ack != null ? TcpFrame.HEADER_BYTES : 0) + TcpFrame.HEADER_BYTES + (hasPayload ? r.lengths[0] : 0);
+        boolean hasPayload = !r.readsRemote() && r.segments == 1;
+        long bytes = (ack != null ? TcpFrame.HEADER_BYTES : 0) + TcpFrame.HEADER_BYTES
+                + (hasPayload ? r.lengths[0] : r.atomic() ? TcpFrame.ATOMIC_PAYLOAD_BYTES : 0);
         ByteBuffer b = inlineFrame;
         if (b == null || b.capacity() < bytes) {
             b = ByteBuffer.allocateDirect(Math.max(4096, Integer.highestOneBit((int) bytes - 1) << 1));
@@ -515,7 +520,9 @@ final class Output {
             b.put(ack);
         }
         b.put(header);
-        if (hasPayload) {
+        if (r.atomic()) {
+            b.putLong(r.operand).putLong(r.swap);
+        } else if (hasPayload) {
             try {
                 b.put(c.transmitter.publishedInline(inlineView, r.lmrs[0], r.offsets[0], r.lengths[0]));
             } catch (IllegalStateException | IndexOutOfBoundsException x) {

@@ -10,8 +10,10 @@ import java.nio.channels.SocketChannel;
 /**
  * The frames of an established connection, read by the I/O agent: the target side of the peer's
  * requests (a send lands in the first posted receive, an RDMA write in its window, an RDMA read
- * is answered from its window) and the initiator side's responses (ACKs, RDMA read responses
- * landing in the read's buffers). Each request is checked before one byte of it moves, as in one
+ * is answered from its window, an atomic applied to its window and answered with the value before
+ * it, an RDMA write with immediate data lands in its window and completes the first posted
+ * receive) and the initiator side's responses (ACKs, RDMA read responses landing in the read's
+ * buffers, an atomic's result in its local buffer). Each request is checked before one byte of it moves, as in one
  * JVM, and answered with exactly one response, in order. Payloads land straight in consumer
  * memory ({@link Landing}), one non-blocking read at a time: the receiver never waits inside a
  * frame, it returns and goes on when the socket is readable.
@@ -158,7 +160,8 @@ final class Receiver {
 
     /** Whether a frame with this opcode may queue an answer. */
     private static boolean mayRespond(int opcode) {
-        return opcode == TcpFrame.SEND || opcode == TcpFrame.RDMA_WRITE || opcode == TcpFrame.RDMA_READ_REQUEST;
+        return opcode == TcpFrame.SEND || opcode == TcpFrame.RDMA_WRITE || opcode == TcpFrame.RDMA_READ_REQUEST
+                || opcode == TcpFrame.ATOMIC_REQUEST || opcode == TcpFrame.RDMA_WRITE_IMMEDIATE;
     }
 
     /** Handles a header read; {@code false} when the connection ended. */
@@ -189,6 +192,8 @@ final class Receiver {
             case TcpFrame.SEND -> onSend(w);
             case TcpFrame.RDMA_WRITE -> onRdmaWrite(w);
             case TcpFrame.RDMA_READ_REQUEST -> onReadRequest(w);
+            case TcpFrame.ATOMIC_REQUEST -> onAtomic(w);
+            case TcpFrame.RDMA_WRITE_IMMEDIATE -> onWriteImmediate(w);
             case TcpFrame.RDMA_READ_RESPONSE -> onReadResponse(w);
             case TcpFrame.ACK -> {
                 String bad = w.complete(f.seq, f.aux, false);
@@ -216,7 +221,8 @@ final class Receiver {
 
     /** A frame is handled whole (its payload landed): its ACK may be due, its EVD noted. */
     private void handled(int opcode, int aux) {
-        if ((opcode == TcpFrame.SEND || opcode == TcpFrame.RDMA_WRITE) && (aux & TcpFrame.ACK_DEFERRABLE) == 0) {
+        if ((opcode == TcpFrame.SEND || opcode == TcpFrame.RDMA_WRITE) && (aux & TcpFrame.ACK_DEFERRABLE) == 0
+                || opcode == TcpFrame.RDMA_WRITE_IMMEDIATE) {
             // once handled, not at its header: a flush while the payload lands must not take the
             // due mark before this frame's ACK is held
             c.responses.acksDue = true;
@@ -315,6 +321,79 @@ final class Receiver {
         return null;
     }
 
+    /**
+     * Target side of an atomic: its window checked for the remote-atomic privilege, its operands
+     * read, then it is applied ({@link #frameDone}) and answered with the value before it.
+     */
+    private String onAtomic(TcpWire w) {
+        startFrame(TcpFrame.ATOMIC_REQUEST);
+        TcpFrame f = reader.frame;
+        RemoteWindow win = w.remoteWindow(f.context, f.address, Long.BYTES, dat.api.ext.IbExtension.MEM_PRIV_REMOTE_ATOMIC);
+        if (win == null) {
+            return refuse(TcpFrame.RDMA_READ_RESPONSE, f.seq, TcpFrame.STATUS_REMOTE_ACCESS);
+        }
+        landing.atomicInto(win, w, f.address - win.memoryBase());
+        return null;
+    }
+
+    /** The operands of the atomic at hand landed: applied to the window, and answered. */
+    private boolean atomicDone() {
+        int r = landing.applyAtomic(frameAux);
+        landing.end();
+        return switch (r) {
+            case Landing.LANDED -> {
+                c.responses.addAtomicResult(frameSeq, landing.previous());
+                c.output.kickForResponses();
+                yield true;
+            }
+            case Landing.DROPPED -> true; // the Endpoint disconnected: unanswered
+            default -> refuse(TcpFrame.RDMA_READ_RESPONSE, frameSeq, TcpFrame.STATUS_REMOTE_ACCESS) == null;
+        };
+    }
+
+    /**
+     * Target side of an RDMA write with immediate data: checked as an RDMA write and landed in its
+     * window; then ({@link #writeImmediateDone}) it takes the first posted receive.
+     */
+    private String onWriteImmediate(TcpWire w) {
+        startFrame(TcpFrame.RDMA_WRITE_IMMEDIATE);
+        TcpFrame f = reader.frame;
+        RemoteWindow win = w.remoteWindow(f.context, f.address, f.payloadLength, true);
+        if (win == null) {
+            return refuse(TcpFrame.ACK, f.seq, TcpFrame.STATUS_REMOTE_ACCESS);
+        }
+        if (f.payloadLength == 0) {
+            writeImmediateDone(w);
+            return null;
+        }
+        try {
+            landing.intoWindow(win, w, f.address - win.memoryBase(), f.payloadLength);
+        } catch (IllegalStateException | IndexOutOfBoundsException x) {
+            landing.end();
+            return refuse(TcpFrame.ACK, f.seq, TcpFrame.STATUS_REMOTE_ACCESS);
+        }
+        return null;
+    }
+
+    /**
+     * The payload of a write with immediate data landed: the first posted receive completes with
+     * the immediate data and the write's length. With none posted, the write is refused as
+     * receiver-not-ready, as a send is: the initiator writes it again after its backoff (the bytes
+     * written meanwhile are written again, as IB's RNR retry does).
+     */
+    private void writeImmediateDone(TcpWire w) {
+        if (!w.takeRecvForWire(rx)) {
+            notReadyFrom = frameSeq;
+            respond(TcpFrame.ACK, frameSeq, TcpFrame.STATUS_RNR, null, 0, 0, false);
+            return;
+        }
+        w.recvDoneImmediate(rx, frameLength, frameAux);
+        rx.release();
+        c.noteDriver(w.endpoint().recvEvd());
+        acknowledge(frameSeq, frameLength);
+        handled(TcpFrame.RDMA_WRITE_IMMEDIATE, 0);
+    }
+
     /** Initiator side: the data of an RDMA read, from the socket into the local buffers. */
     private String onReadResponse(TcpWire w) {
         startFrame(TcpFrame.RDMA_READ_RESPONSE);
@@ -330,7 +409,11 @@ final class Receiver {
             c.close();
             return ENDED;
         }
-        landing.intoSegments(rxRead, false);
+        if (rxRead.atomic() && frameAux == TcpFrame.STATUS_OK) {
+            landing.intoScratch(); // the result, stored in the local buffer once whole
+        } else {
+            landing.intoSegments(rxRead, false);
+        }
         return null;
     }
 
@@ -367,14 +450,20 @@ final class Receiver {
                 landing.end();
                 completeTakenReceive(DtoCompletionStatus.ERR_FLUSHED);
                 return violation(op == TcpFrame.SEND ? "truncated send" : op == TcpFrame.RDMA_WRITE ? "truncated RDMA write"
-                        : op == TcpFrame.RDMA_READ_RESPONSE ? "truncated read response" : "truncated payload");
+                        : op == TcpFrame.RDMA_READ_RESPONSE ? "truncated read response"
+                        : op == TcpFrame.ATOMIC_REQUEST ? "truncated atomic"
+                        : op == TcpFrame.RDMA_WRITE_IMMEDIATE ? "truncated RDMA write with immediate data" : "truncated payload");
             }
         }
     }
 
     /** The destination's memory went away while the payload landed: as a protection error in one JVM. */
     private boolean memoryGone() {
-        switch (frameOp) {
+        return memoryGoneAt(frameOp);
+    }
+
+    private boolean memoryGoneAt(int op) {
+        switch (op) {
             case TcpFrame.SEND -> {
                 completeTakenReceive(DtoCompletionStatus.ERR_LOCAL_PROTECTION);
                 return refuse(TcpFrame.ACK, frameSeq, TcpFrame.STATUS_REMOTE_ACCESS) == null;
@@ -394,8 +483,14 @@ final class Receiver {
     /** The payload of the current frame is consumed: its completion and answer. */
     private boolean frameDone() {
         int op = frameOp;
-        landing.end();
         frameOp = 0;
+        if (op == TcpFrame.ATOMIC_REQUEST) {
+            return atomicDone();
+        }
+        // an atomic's result is stored while the landing still holds the atomic (a flush waits for it)
+        int stored = op == TcpFrame.RDMA_READ_RESPONSE && rxRead.atomic() && frameAux == TcpFrame.STATUS_OK && rxRead.segments > 0
+                ? landing.storeResult(rxRead) : Landing.LANDED;
+        landing.end();
         switch (op) {
             case TcpFrame.SEND -> {
                 completeTakenReceive(DtoCompletionStatus.SUCCESS);
@@ -403,7 +498,15 @@ final class Receiver {
                 acknowledge(frameSeq, frameLength);
             }
             case TcpFrame.RDMA_WRITE -> acknowledge(frameSeq, frameLength);
+            case TcpFrame.RDMA_WRITE_IMMEDIATE -> {
+                writeImmediateDone(c.wire());
+                return true;
+            }
             case TcpFrame.RDMA_READ_RESPONSE -> {
+                if (stored == Landing.MEMORY_GONE) {
+                    rxRead.release();
+                    return memoryGoneAt(TcpFrame.RDMA_READ_RESPONSE);
+                }
                 rxRead.release(); // the copy keeps no LMR, nor its memory, reachable
                 String why = c.wire().complete(frameSeq, frameAux, true);
                 c.noteDriver(c.wire().endpoint().requestEvd());

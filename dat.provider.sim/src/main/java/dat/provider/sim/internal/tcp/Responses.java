@@ -5,7 +5,8 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The target side's answers to the peer's requests, in the order of the requests: ACKs of sends
- * and RDMA writes (status OK, a refusal, receiver-not-ready) and RDMA read responses. A fixed
+ * and RDMA writes (status OK, a refusal, receiver-not-ready) and RDMA read responses (of reads
+ * from a window, and the results of atomics). A fixed
  * ring of {@link #CAPACITY} slots, so a peer that sends requests without reading the answers
  * stops its own reading (the receiver pauses while the ring is full, and TCP flow control pushes
  * back) instead of growing memory.
@@ -34,6 +35,9 @@ final class Responses {
         long offset;
         long length;
         boolean breakAfter;
+        /** An atomic's result: the payload is {@link #value}, not bytes of a window. */
+        boolean atomic;
+        long value;
     }
 
     final ReentrantLock lock = new ReentrantLock();
@@ -113,8 +117,31 @@ final class Responses {
             r.offset = offset;
             r.length = length;
             r.breakAfter = breakAfter;
+            r.atomic = false;
             count++;
             queued++;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Queues the successful answer to an atomic: an RDMA read response carrying the value before
+     * the operation.
+     *
+     * @return whether it was queued ({@code false}: the ring is full, which the receiver's check
+     *     before the frame rules out)
+     */
+    boolean addAtomicResult(long seq, long value) {
+        lock.lock();
+        try {
+            if (!add(TcpFrame.RDMA_READ_RESPONSE, seq, TcpFrame.STATUS_OK, null, 0, TcpFrame.ATOMIC_RESULT_BYTES, false)) {
+                return false;
+            }
+            Response r = ring[(head + count - 1) % CAPACITY];
+            r.atomic = true;
+            r.value = value;
             return true;
         } finally {
             lock.unlock();

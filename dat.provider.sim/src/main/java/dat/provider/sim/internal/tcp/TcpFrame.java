@@ -13,11 +13,12 @@ import java.nio.ByteOrder;
  * <pre>
  * offset size field
  *  0     2    magic 0xDA7A
- *  2     1    version 2 (2: ACK_DEFERRABLE and ACK_REQUEST; a version-1 peer is refused, not misread)
+ *  2     1    version 3 (3: ATOMIC_REQUEST and RDMA_WRITE_IMMEDIATE; an older peer is refused, not misread)
  *  3     1    opcode
  *  4     4    payloadLength  (unsigned; bytes after the header)
  *  8     4    context        (RMR/LMR context of RDMA frames, QoS of CONNECT_REQUEST, else 0)
- * 12     4    aux            (per opcode: IA port, read length, status, reject reason, send and write flags; else 0)
+ * 12     4    aux            (per opcode: IA port, read length, status, reject reason, send and write flags,
+ *                             atomic operation, immediate data; else 0)
  * 16     8    seq            (request sequence number; the active port qualifier in CONNECT_REQUEST)
  * 24     8    address        (target address of RDMA frames, target qualifier of CONNECT_REQUEST)
  * </pre>
@@ -32,7 +33,7 @@ final class TcpFrame {
 
     static final int HEADER_BYTES = 32;
     static final short MAGIC = (short) 0xDA7A;
-    static final byte VERSION = 2;
+    static final byte VERSION = 3;
 
     // Connection management: before ESTABLISHED (and DISCONNECT after).
     /**
@@ -105,7 +106,27 @@ final class TcpFrame {
      * frame (see {@link #ACK_DEFERRABLE}); no payload, every field zero.
      */
     static final int ACK_REQUEST = 12;
-    static final int MAX_OPCODE = ACK_REQUEST;
+    /**
+     * An atomic on the 8 bytes at {@code address} (8-byte aligned) through RMR context
+     * {@code context}: {@code aux} = {@link #FETCH_AND_ADD} or {@link #COMPARE_AND_SWAP}; payload =
+     * {@link #ATOMIC_PAYLOAD_BYTES}: the operand (added, or compared) and the value a
+     * compare-and-swap stores, each a big-endian long. Answered as an RDMA read is: an
+     * RDMA_READ_RESPONSE whose payload is the value before the operation, a big-endian long.
+     */
+    static final int ATOMIC_REQUEST = 13;
+    static final int FETCH_AND_ADD = 0;
+    static final int COMPARE_AND_SWAP = 1;
+    static final int ATOMIC_PAYLOAD_BYTES = 2 * Long.BYTES;
+    /** An ATOMIC_REQUEST's answer: the payload of its RDMA_READ_RESPONSE. */
+    static final int ATOMIC_RESULT_BYTES = Long.BYTES;
+    /**
+     * An RDMA write of the payload to {@code address} through RMR context {@code context} whose
+     * {@code aux} (the immediate data) completes the target's first posted receive once the
+     * payload landed; answered with an ACK as a send is (receiver-not-ready included). Never
+     * {@link #ACK_DEFERRABLE}.
+     */
+    static final int RDMA_WRITE_IMMEDIATE = 14;
+    static final int MAX_OPCODE = RDMA_WRITE_IMMEDIATE;
 
     static final int REJECT_PEER = 0;
     static final int REJECT_NON_PEER = 1;
@@ -133,6 +154,8 @@ final class TcpFrame {
     static final String NONZERO_UNUSED = "a field the opcode does not use is not zero";
     static final String BAD_AUX = "aux out of range for the opcode";
     static final String BAD_LENGTH = "a read over the maximum";
+    static final String BAD_ATOMIC = "an atomic without its two operands";
+    static final String MISALIGNED = "an atomic's address not 8-byte aligned";
     static final String TRUNCATED = "truncated header";
 
     /**
@@ -157,7 +180,8 @@ final class TcpFrame {
                 case CONNECT_REQUEST -> maxPrivateData + ATTRIBUTES_BYTES;
                 case ACCEPT -> maxPrivateData;
                 case SEND -> maxMessageSize;
-                case RDMA_WRITE, RDMA_READ_RESPONSE -> maxRdmaSize;
+                case RDMA_WRITE, RDMA_WRITE_IMMEDIATE, RDMA_READ_RESPONSE -> maxRdmaSize;
+                case ATOMIC_REQUEST -> ATOMIC_PAYLOAD_BYTES;
                 default -> 0;
             };
         }
@@ -219,6 +243,10 @@ final class TcpFrame {
             // a zero or forged context is the target's access check to refuse (REMOTE_ACCESS), not a framing error
             case RDMA_WRITE -> (aux & ~ACK_DEFERRABLE) != 0 ? BAD_AUX : null;
             case RDMA_READ_REQUEST -> Integer.toUnsignedLong(aux) > limits.maxRdmaSize() ? BAD_LENGTH : null;
+            case ATOMIC_REQUEST -> aux != FETCH_AND_ADD && aux != COMPARE_AND_SWAP ? BAD_AUX
+                    : payloadLength != ATOMIC_PAYLOAD_BYTES ? BAD_ATOMIC
+                    : (address & (Long.BYTES - 1)) != 0 ? MISALIGNED : null;
+            case RDMA_WRITE_IMMEDIATE -> null; // every aux is an immediate value
             case RDMA_READ_RESPONSE, ACK -> (context != 0 || address != 0) ? NONZERO_UNUSED
                     : aux < 0 || aux > MAX_STATUS ? BAD_AUX
                     : op == ACK && payloadLength != 0 ? UNEXPECTED_PAYLOAD
@@ -289,6 +317,8 @@ final class TcpFrame {
             case NOP -> "NOP";
             case READY_TO_USE -> "READY_TO_USE";
             case ACK_REQUEST -> "ACK_REQUEST";
+            case ATOMIC_REQUEST -> "ATOMIC_REQUEST";
+            case RDMA_WRITE_IMMEDIATE -> "RDMA_WRITE_IMMEDIATE";
             default -> "opcode " + opcode;
         };
     }

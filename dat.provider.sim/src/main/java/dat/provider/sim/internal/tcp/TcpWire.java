@@ -146,19 +146,16 @@ final class TcpWire implements Wire {
                     // The read's completion kicks the writer
                     return -1;
                 }
-                if (wr.op != Wr.Request.RDMA_READ && (wr.segments > maxSegments || wr.total > maxBytes)) {
+                if (!wr.readsRemote() && (wr.segments > maxSegments || wr.total > maxBytes)) {
                     return TOO_LARGE;
                 }
-                out.copyFrom(wr);
-                out.op = wr.op;
-                out.remoteContext = wr.remoteContext;
-                out.remoteAddress = wr.remoteAddress;
-                out.remoteLength = wr.remoteLength;
+                out.copyRequest(wr);
                 txCount++;
                 txBytes += payloadBytes(wr);
                 // with this much in flight the target's held ACKs come by themselves (it sends them
-                // at ACKS_HELD_MAX or ACK_HELD_BYTES); a read's response goes out at once, flushing those before it
-                out.ackDeferrable = wr.op != Wr.Request.RDMA_READ && ackHeldInFlight();
+                // at ACKS_HELD_MAX or ACK_HELD_BYTES); a read's or atomic's response goes out at
+                // once, flushing those before it, and a write with immediate data is never held
+                out.ackDeferrable = (wr.op == Wr.Request.SEND || wr.op == Wr.Request.RDMA_WRITE) && ackHeldInFlight();
                 ackDeferred = out.ackDeferrable;
                 return txSeq++;
             }
@@ -167,10 +164,10 @@ final class TcpWire implements Wire {
         }
     }
 
-    /** With the lock held: whether an RDMA read is on the wire, its response not yet landed. */
+    /** With the lock held: whether an RDMA read or an atomic is on the wire, its response not yet landed. */
     private boolean readInFlight() {
         for (int i = 0; i < txCount; i++) {
-            if (ep.requestAt(i).op == Wr.Request.RDMA_READ) {
+            if (ep.requestAt(i).readsRemote()) {
                 return true;
             }
         }
@@ -184,9 +181,9 @@ final class TcpWire implements Wire {
         ackDeferred = false;
     }
 
-    /** The payload a request carries on the wire: a send's or write's bytes; an RDMA read request carries none. */
+    /** The payload bytes of a request that its ACK answers: a send's or write's; a read or atomic has its own answer. */
     private static long payloadBytes(Wr.Request wr) {
-        return wr.op == Wr.Request.RDMA_READ ? 0 : wr.total;
+        return wr.readsRemote() ? 0 : wr.total;
     }
 
     /**
@@ -244,7 +241,8 @@ final class TcpWire implements Wire {
                 return null; // flushed meanwhile: the connection is going away
             }
             if (status == TcpFrame.STATUS_RNR) {
-                if (read || txCount == 0 || seq != rxSeq || ep.requestAt(0).op != Wr.Request.SEND) {
+                int head = txCount == 0 ? 0 : ep.requestAt(0).op;
+                if (read || seq != rxSeq || head != Wr.Request.SEND && head != Wr.Request.WRITE_IMMEDIATE) {
                     return "a receiver-not-ready answer for seq " + seq + ", which is not the send at the head";
                 }
                 // the target dropped this send and what followed: transmit them again, later
@@ -303,7 +301,7 @@ final class TcpWire implements Wire {
             return "a response to no request in flight (seq " + seq + ")";
         }
         for (int i = 0; i <= seq - rxSeq; i++) {
-            if ((ep.requestAt(i).op == Wr.Request.RDMA_READ) != read) {
+            if (ep.requestAt(i).readsRemote() != read) {
                 return "a response of the wrong kind for seq " + (rxSeq + i);
             }
         }
@@ -325,7 +323,7 @@ final class TcpWire implements Wire {
     void readLostItsMemory(long seq) {
         SpinLock l = ep.acquire();
         try {
-            if (!ep.connectedThrough(this) || txCount == 0 || seq != rxSeq || ep.requestAt(0).op != Wr.Request.RDMA_READ) {
+            if (!ep.connectedThrough(this) || txCount == 0 || seq != rxSeq || !ep.requestAt(0).readsRemote()) {
                 return; // flushed meanwhile
             }
             takeHead(ep.requestAt(0));
@@ -348,16 +346,17 @@ final class TcpWire implements Wire {
             if (!ep.connectedThrough(this)) {
                 out.segments = 0;
                 out.total = 0;
+                out.op = Wr.Request.RDMA_READ; // its payload goes nowhere
                 return null;
             }
-            if (txCount == 0 || seq != rxSeq || ep.requestAt(0).op != Wr.Request.RDMA_READ) {
-                return "a read response to no read in flight (seq " + seq + ")";
+            if (txCount == 0 || seq != rxSeq || !ep.requestAt(0).readsRemote()) {
+                return "a read response to no read or atomic in flight (seq " + seq + ")";
             }
             Wr.Request wr = ep.requestAt(0);
             if (status == TcpFrame.STATUS_OK && len != wr.remoteLength) {
-                return "a read response of " + len + " bytes for a read of " + wr.remoteLength;
+                return "a read response of " + len + " bytes for " + wr.remoteLength;
             }
-            out.copyFrom(wr);
+            out.copyRequest(wr);
             connection.landingBegins(false);
             return null;
         } finally {
@@ -403,6 +402,24 @@ final class TcpWire implements Wire {
         }
     }
 
+    /**
+     * The reader, target side: an RDMA write with immediate data landed; the receive
+     * {@link #takeRecvForWire} gave completes with the immediate data.
+     */
+    void recvDoneImmediate(Wr.Recv rv, long len, int immediate) {
+        SpinLock l = ep.acquire();
+        try {
+            if (!ep.connectedThrough(this)) {
+                return; // the flush that ended this connection completed it (leave)
+            }
+            connection.landingEnds();
+            connection.responseOwed();
+            ep.completeRecvImmediate(rv, DtoCompletionStatus.SUCCESS, len, immediate);
+        } finally {
+            l.unlock();
+        }
+    }
+
     /** Whether the Endpoint is still connected through this wire (a volatile read, no lock). */
     boolean connected() {
         return ep.connectedThrough(this);
@@ -418,6 +435,12 @@ final class TcpWire implements Wire {
      */
     RemoteWindow remoteWindow(int context, long address, long len, boolean write) {
         RemoteWindow win = ep.remoteWindow(context, address, len, write);
+        return win != null && ep.connectedThrough(this) ? win : null;
+    }
+
+    /** {@link #remoteWindow(int, long, long, boolean)} for the remote privilege {@code needed} (an atomic's). */
+    RemoteWindow remoteWindow(int context, long address, long len, int needed) {
+        RemoteWindow win = ep.remoteWindow(context, address, len, needed);
         return win != null && ep.connectedThrough(this) ? win : null;
     }
 

@@ -47,6 +47,8 @@ final class Transmitter {
     private volatile long inlineFrom;
     private volatile long inlineTo;
     private ByteBuffer[] headers;
+    /** An atomic's operands, per frame of the batch (its payload is not consumer memory). */
+    private ByteBuffer[] operands;
     private long[] seqs;
     private ByteBuffer[] gather;
     private int[] frameOf;
@@ -82,6 +84,12 @@ final class Transmitter {
                 headers[i] = all.slice(i * TcpFrame.HEADER_BYTES, TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
             }
             seqs = new long[BATCH_FRAMES];
+            operands = new ByteBuffer[BATCH_FRAMES];
+            ByteBuffer allOperands = ByteBuffer.allocateDirect(BATCH_FRAMES * TcpFrame.ATOMIC_PAYLOAD_BYTES);
+            for (int i = 0; i < BATCH_FRAMES; i++) {
+                operands[i] = allOperands.slice(i * TcpFrame.ATOMIC_PAYLOAD_BYTES, TcpFrame.ATOMIC_PAYLOAD_BYTES)
+                        .order(ByteOrder.BIG_ENDIAN);
+            }
         }
         int n = Math.max(BATCH_BUFFERS, iov + 1);
         if (gather == null || gather.length < n) {
@@ -163,7 +171,12 @@ final class Transmitter {
             frameOf[b] = n;
             gather[b++] = header;
             n++;
-            if (r.op != Wr.Request.RDMA_READ) {
+            if (r.atomic()) {
+                ranges.set(2 * b, 0);
+                ranges.set(2 * b + 1, 0);
+                frameOf[b] = n - 1;
+                gather[b++] = putOperands(operands[n - 1], r);
+            } else if (r.op != Wr.Request.RDMA_READ) {
                 int before = b;
                 try {
                     for (int i = 0; i < r.segments; i++) {
@@ -300,8 +313,8 @@ final class Transmitter {
     private int frameWithMemoryGone(int from, int to) {
         for (int f = from; f <= to; f++) {
             Wr.Request r = batch[f];
-            if (r.op == Wr.Request.RDMA_READ) {
-                continue;
+            if (r.readsRemote()) {
+                continue; // sends nothing from its local memory
             }
             for (int i = 0; i < r.segments; i++) {
                 SimLmr lmr = r.lmrs[i];
@@ -384,6 +397,11 @@ final class Transmitter {
         }
     }
 
+    /** An atomic's payload, its two operands, into {@code into}, ready to write. */
+    static ByteBuffer putOperands(ByteBuffer into, Wr.Request r) {
+        return into.clear().putLong(r.operand).putLong(r.swap).flip();
+    }
+
     /** The header of request {@code r} into {@code header}, ready to write. */
     static void encode(ByteBuffer header, Wr.Request r, long seq) {
         header.clear();
@@ -393,6 +411,11 @@ final class Transmitter {
                     ((r.flags & dat.api.CompletionFlags.SOLICITED_WAIT) != 0 ? TcpFrame.SOLICITED : 0) | deferrable, seq, 0);
             case Wr.Request.RDMA_WRITE -> TcpFrame.encode(header, TcpFrame.RDMA_WRITE, r.total, r.remoteContext, deferrable, seq,
                     r.remoteAddress);
+            case Wr.Request.WRITE_IMMEDIATE -> TcpFrame.encode(header, TcpFrame.RDMA_WRITE_IMMEDIATE, r.total, r.remoteContext,
+                    r.immediate, seq, r.remoteAddress);
+            case Wr.Request.FETCH_AND_ADD, Wr.Request.CMP_AND_SWAP -> TcpFrame.encode(header, TcpFrame.ATOMIC_REQUEST,
+                    TcpFrame.ATOMIC_PAYLOAD_BYTES, r.remoteContext,
+                    r.op == Wr.Request.FETCH_AND_ADD ? TcpFrame.FETCH_AND_ADD : TcpFrame.COMPARE_AND_SWAP, seq, r.remoteAddress);
             default -> TcpFrame.encode(header, TcpFrame.RDMA_READ_REQUEST, 0, r.remoteContext, (int) r.remoteLength, seq,
                     r.remoteAddress);
         }

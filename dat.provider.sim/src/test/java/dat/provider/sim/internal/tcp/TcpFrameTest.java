@@ -55,7 +55,12 @@ class TcpFrameTest {
                 new F(TcpFrame.RDMA_READ_RESPONSE, 4096, 0, TcpFrame.STATUS_OK, 45, 0),
                 new F(TcpFrame.RDMA_READ_RESPONSE, 0, 0, TcpFrame.STATUS_REMOTE_ACCESS, 45, 0),
                 new F(TcpFrame.ACK, 0, 0, TcpFrame.STATUS_OK, 46, 0),
-                new F(TcpFrame.ACK, 0, 0, TcpFrame.STATUS_REMOTE_LENGTH, 46, 0));
+                new F(TcpFrame.ACK, 0, 0, TcpFrame.STATUS_REMOTE_LENGTH, 46, 0),
+                new F(TcpFrame.ATOMIC_REQUEST, TcpFrame.ATOMIC_PAYLOAD_BYTES, 7, TcpFrame.FETCH_AND_ADD, 48, 0x1008),
+                new F(TcpFrame.ATOMIC_REQUEST, TcpFrame.ATOMIC_PAYLOAD_BYTES, 7, TcpFrame.COMPARE_AND_SWAP, 49, 0x7f00_0000_1000L),
+                new F(TcpFrame.RDMA_READ_RESPONSE, TcpFrame.ATOMIC_RESULT_BYTES, 0, TcpFrame.STATUS_OK, 49, 0),
+                new F(TcpFrame.RDMA_WRITE_IMMEDIATE, 64, 7, 0xCAFE_BABE, 50, 0x1000),
+                new F(TcpFrame.RDMA_WRITE_IMMEDIATE, 0, 7, -1, 51, 0x1000));
     }
 
     /**
@@ -93,7 +98,8 @@ class TcpFrameTest {
     void everyMalformedHeaderIsRejectedWithItsReason() {
         assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 0, (byte) 0xDB), TcpFrame.BAD_MAGIC);
         assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 1), TcpFrame.BAD_VERSION); // before ACK_DEFERRABLE
-        assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 3), TcpFrame.BAD_VERSION);
+        assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 2), TcpFrame.BAD_VERSION); // before the extensions
+        assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 4), TcpFrame.BAD_VERSION);
         assertReason(new F(0, 0, 0, 0, 0, 0).bytes(), TcpFrame.BAD_OPCODE);
         assertReason(new F(TcpFrame.MAX_OPCODE + 1, 0, 0, 0, 0, 0).bytes(), TcpFrame.BAD_OPCODE);
         assertReason(new F(255, 0, 0, 0, 0, 0).bytes(), TcpFrame.BAD_OPCODE);
@@ -132,6 +138,15 @@ class TcpFrameTest {
         assertReason(new F(TcpFrame.RDMA_WRITE, 0, 1, TcpFrame.ACK_DEFERRABLE | 4, 0, 0).bytes(), TcpFrame.BAD_AUX);
         assertReason(new F(TcpFrame.RDMA_READ_REQUEST, 0, 1, (1 << 24) + 1, 0, 0).bytes(), TcpFrame.BAD_LENGTH);
         assertReason(new F(TcpFrame.RDMA_READ_REQUEST, 0, 1, -1, 0, 0).bytes(), TcpFrame.BAD_LENGTH);
+        // an atomic carries its two operands exactly, names a known operation, at an aligned address
+        assertReason(new F(TcpFrame.ATOMIC_REQUEST, 8, 1, TcpFrame.FETCH_AND_ADD, 0, 0x1000).bytes(), TcpFrame.BAD_ATOMIC);
+        assertReason(new F(TcpFrame.ATOMIC_REQUEST, 0, 1, TcpFrame.COMPARE_AND_SWAP, 0, 0x1000).bytes(), TcpFrame.BAD_ATOMIC);
+        assertReason(new F(TcpFrame.ATOMIC_REQUEST, 17, 1, TcpFrame.FETCH_AND_ADD, 0, 0x1000).bytes(), TcpFrame.OVERSIZED);
+        assertReason(new F(TcpFrame.ATOMIC_REQUEST, 16, 1, 2, 0, 0x1000).bytes(), TcpFrame.BAD_AUX);
+        assertReason(new F(TcpFrame.ATOMIC_REQUEST, 16, 1, -1, 0, 0x1000).bytes(), TcpFrame.BAD_AUX);
+        assertReason(new F(TcpFrame.ATOMIC_REQUEST, 16, 1, TcpFrame.FETCH_AND_ADD, 0, 0x1004).bytes(), TcpFrame.MISALIGNED);
+        assertReason(new F(TcpFrame.ATOMIC_REQUEST, 16, 1, TcpFrame.COMPARE_AND_SWAP, 0, 0x1001).bytes(), TcpFrame.MISALIGNED);
+        assertReason(new F(TcpFrame.RDMA_WRITE_IMMEDIATE, (1 << 24) + 1, 1, 0, 0, 0).bytes(), TcpFrame.OVERSIZED);
         // fewer bytes than a header
         assertReason(ByteBuffer.allocate(TcpFrame.HEADER_BYTES - 1), TcpFrame.TRUNCATED);
     }
