@@ -155,7 +155,7 @@ public final class EpConnection {
         SpinLock l = ep.acquire();
         try {
             ep.state = EpState.DISCONNECTED;
-            ep.flushRecvs();
+            ep.receives.flushRecvs();
             ep.postConnectionEvent(eventNumber);
         } finally {
             l.unlock();
@@ -342,7 +342,7 @@ public final class EpConnection {
         SpinLock l = ep.acquire();
         try {
             ep.state = EpState.DISCONNECTED;
-            ep.flushRecvs();
+            ep.receives.flushRecvs();
             ep.postConnectionEvent(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
         } finally {
             l.unlock();
@@ -370,7 +370,7 @@ public final class EpConnection {
                     SpinLock l = ep.acquire();
                     try {
                         if (ep.state == EpState.CONNECTED) {
-                            if (flag == CloseFlag.GRACEFUL && ep.reqCount > 0) {
+                            if (flag == CloseFlag.GRACEFUL && ep.requests.reqCount > 0) {
                                 ep.state = EpState.DISCONNECT_PENDING;
                             } else {
                                 ep.disconnectBoth(EventNumber.CONNECTION_EVENT_DISCONNECTED);
@@ -436,7 +436,7 @@ public final class EpConnection {
             SpinLock l = ep.acquire();
             try {
                 ep.flushRequests();
-                ep.flushRecvs();
+                ep.receives.flushRecvs();
                 remoteAddress = null;
                 remotePortQual = 0;
                 localPortQual = 0;

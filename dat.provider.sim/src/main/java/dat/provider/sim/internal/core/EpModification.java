@@ -101,34 +101,34 @@ final class EpModification {
         SpinLock l = ep.acquire();
         try {
             EpAttributes old = ep.attrs;
-            if (newAttrs.recvCompletionFlags() != old.recvCompletionFlags() && ep.recvCount > 0) {
+            if (newAttrs.recvCompletionFlags() != old.recvCompletionFlags() && ep.receives.recvCount > 0) {
                 throw SimHandle.invalidState(SimEndpoint.stateSubtype(s), "Recv Completion Flags cannot change after receives were posted");
             }
-            if (ep.recvCount > newAttrs.maxRecvDtos() || ep.reqCount > newAttrs.maxRequestDtos()) {
+            if (ep.receives.recvCount > newAttrs.maxRecvDtos() || ep.requests.reqCount > newAttrs.maxRequestDtos()) {
                 throw SimHandle.invalidParameter(DatReturn.INVALID_ARG3, "params.attributes", "fewer DTOs than are posted");
             }
             if (ep.srq == null && newAttrs.maxRecvIov() < old.maxRecvIov()) {
                 // a preposted receive must fit the new ring's slots (checked before anything changes);
                 // requests need no such check: none is queued in the states that allow the change
-                for (int i = 0; i < ep.recvCount; i++) {
-                    int segments = ep.recvs[(ep.recvHead + i) % ep.recvs.length].segments;
+                for (int i = 0; i < ep.receives.recvCount; i++) {
+                    int segments = ep.receives.recvs[(ep.receives.recvHead + i) % ep.receives.recvs.length].segments;
                     if (segments > newAttrs.maxRecvIov()) {
                         throw SimHandle.invalidParameter(DatReturn.INVALID_ARG3, "params.attributes",
                                 "maxRecvIov " + newAttrs.maxRecvIov() + " is below the " + segments + " segments of a posted receive");
                     }
                 }
             }
-            if (newAttrs.maxRequestDtos() != old.maxRequestDtos() || SimEndpoint.requestIov(newAttrs) != SimEndpoint.requestIov(old)) {
-                ep.requests = SimEndpoint.newRequests(newAttrs.maxRequestDtos(), SimEndpoint.requestIov(newAttrs));
-                ep.reqHead = 0;
+            if (newAttrs.maxRequestDtos() != old.maxRequestDtos() || EpRequests.requestIov(newAttrs) != EpRequests.requestIov(old)) {
+                ep.requests.requests = EpRequests.newRequests(newAttrs.maxRequestDtos(), EpRequests.requestIov(newAttrs));
+                ep.requests.reqHead = 0;
             }
             if (ep.srq == null && (newAttrs.maxRecvDtos() != old.maxRecvDtos() || newAttrs.maxRecvIov() != old.maxRecvIov())) {
-                Wr.Recv[] fresh = SimEndpoint.newRecvs(newAttrs.maxRecvDtos(), newAttrs.maxRecvIov());
-                for (int i = 0; i < ep.recvCount; i++) {
-                    fresh[i].copyFrom(ep.recvs[(ep.recvHead + i) % ep.recvs.length]);
+                Wr.Recv[] fresh = EpReceives.newRecvs(newAttrs.maxRecvDtos(), newAttrs.maxRecvIov());
+                for (int i = 0; i < ep.receives.recvCount; i++) {
+                    fresh[i].copyFrom(ep.receives.recvs[(ep.receives.recvHead + i) % ep.receives.recvs.length]);
                 }
-                ep.recvs = fresh;
-                ep.recvHead = 0;
+                ep.receives.recvs = fresh;
+                ep.receives.recvHead = 0;
             }
             if (newPz != ep.pz) {
                 if (newPz != null) {

@@ -38,7 +38,7 @@ final class EpWatermarks {
      * caller posts the event after the lock, once per setting). With the lock held.
      */
     boolean softCrossed() {
-        if (softArmed && ep.recvCount > soft) {
+        if (softArmed && ep.receives.recvCount > soft) {
             softArmed = false;
             return true;
         }

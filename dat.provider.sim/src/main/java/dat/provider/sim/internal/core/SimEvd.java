@@ -25,10 +25,10 @@ import java.util.concurrent.locks.LockSupport;
  * dat_evd_post_se(3DAT), dat_evd_query(3DAT), dat_evd_resize(3DAT), dat_evd_modify_cno(3DAT),
  * dat_evd_enable/disable(3DAT), dat_evd_set/clear_unwaitable(3DAT), dat_evd_free(3DAT).
  *
- * <p>The queue is a ring of pre-allocated event slots. Producers (any thread completing a DTO or
- * a connection step) copy fields into a slot under a per-EVD spin lock; {@link #dequeue} copies
- * a slot into the consumer's {@link DatEvent}. An empty queue is seen without the lock, so a
- * busy-polling consumer does not slow its producers down. Nothing here allocates per event.
+ * <p>The events wait in an {@link EventQueue}: producers (any thread completing a DTO or a
+ * connection step) copy fields into a slot; {@link #dequeue} copies a slot into the consumer's
+ * {@link DatEvent}. Producers and the consumer share no lock, so a busy-polling consumer does not
+ * slow its producers down. Nothing here allocates per event.
  *
  * <p>A full queue loses the event and reports {@link EventNumber#ASYNC_ERROR_EVD_OVERFLOW} on the
  * IA's async EVD (once per overflow, until the queue has room again); software events on a full
@@ -36,53 +36,15 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class SimEvd extends SimHandle implements EventDispatcher {
 
-    /** One queued event: the fields of every event kind, reused. */
-    static final class Slot {
-        int number;
-        boolean notify;
-        SimEndpoint ep;
-        long cookie;
-        int status;
-        long length;
-        SimRmr rmr;
-        DatHandle sp;
-        InetSocketAddress address;
-        long qual;
-        SimCr cr;
-        byte[] privateData;
-        DatHandle handle;
-        int reason;
-        Object pointer;
-        SimSrq srq;
-        /** The completion type of an extension DTO completion ({@link dat.api.ext.IbExtension}); the immediate data. */
-        int extensionType;
-        int immediate;
-
-        void clear() {
-            ep = null;
-            rmr = null;
-            sp = null;
-            address = null;
-            cr = null;
-            privateData = null;
-            handle = null;
-            pointer = null;
-            srq = null;
-        }
-    }
-
     private static final int QUEUE_EMPTY = DatReturn.error(DatReturn.QUEUE_EMPTY, DatReturn.NO_SUBTYPE);
     private static final int QUEUE_FULL = DatReturn.error(DatReturn.QUEUE_FULL, DatReturn.NO_SUBTYPE);
     private static final int WAITER_STATE = DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_WAITER);
     /** Clears {@link #driver} only if it still holds the driver that closed. */
     private static final VarHandle DRIVER;
-    /** {@link #notifiedTail}: opaque, so that a waiter reading it without the lock never sees a torn long. */
-    private static final VarHandle NOTIFIED_TAIL;
 
     static {
         try {
             DRIVER = MethodHandles.lookup().findVarHandle(SimEvd.class, "driver", WaitDriver.class);
-            NOTIFIED_TAIL = MethodHandles.lookup().findVarHandle(SimEvd.class, "notifiedTail", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -90,22 +52,9 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
 
     private final SimIa ia;
     private final int flags;
-    private final SpinLock lock = new SpinLock();
-    private Slot[] slots;
-    // head is written by consumers, tail by producers: padding keeps them on separate cache lines
-    private volatile long head;
-    @SuppressWarnings("unused")
-    private long h1, h2, h3, h4, h5, h6, h7;
-    private volatile long tail;
-    /**
-     * The tail just past the last notification event published (0: none yet): the queue holds one
-     * while it is above head. A waiter's wait ends only on one (dat_evd_wait(3DAT)); written under
-     * the lock before the tail, on the producers' line.
-     */
-    @SuppressWarnings("unused") // through NOTIFIED_TAIL
-    private long notifiedTail;
-    @SuppressWarnings("unused")
-    private long t1, t2, t3, t4, t5, t6;
+    private final EventQueue queue;
+    /** The completions delivered here, counted under the producers' lock. */
+    final DtoCounters counters = new DtoCounters();
     private volatile boolean enabled = true;
     private volatile boolean waitable = true;
     /**
@@ -125,8 +74,8 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
     private volatile WaitDriver driver;
     /** The driver the waiter drives now: a post from another thread wakes it there. */
     private volatile WaitDriver drivenBy;
-    /** An overflow was reported and the queue had no room since; guarded by the lock. */
-    private boolean overflowReported;
+    /** An overflow was reported and the queue had no room since (set by producers, cleared by the consumer). */
+    private volatile boolean overflowReported;
     /** Endpoints, Service Points and IAs that send events here: dat_evd_free(3DAT) refuses while any. */
     final AtomicInteger feeders = new AtomicInteger();
     /** DTO streams configured UNSIGNALLED or SOLICITED_WAIT: then wait thresholds above 1 are refused. */
@@ -142,16 +91,8 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         this.ia = ia;
         this.flags = flags;
         this.cno = cno;
-        this.slots = newSlots(qlen);
+        this.queue = new EventQueue(qlen);
         ia.registered(this);
-    }
-
-    private static Slot[] newSlots(int qlen) {
-        Slot[] s = new Slot[qlen];
-        for (int i = 0; i < qlen; i++) {
-            s[i] = new Slot();
-        }
-        return s;
     }
 
     @Override
@@ -164,34 +105,12 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
     }
 
     int count() {
-        return (int) (tail - head);
+        return queue.count();
     }
 
     // ---------------------------------------------------------------------------------------------
     // producers
     // ---------------------------------------------------------------------------------------------
-
-    /** Claims the next slot with the lock held; {@code null} when the queue is full. */
-    private Slot claim() {
-        long t = tail;
-        if (t - head >= slots.length) {
-            return null;
-        }
-        Slot s = slots[(int) (t % slots.length)];
-        s.clear();
-        return s;
-    }
-
-    /** Publishes the claimed slot; call with the lock held. */
-    private void publish(Slot s, int number, boolean notify) {
-        s.number = number;
-        s.notify = notify;
-        long t = tail + 1;
-        if (notify) {
-            NOTIFIED_TAIL.setOpaque(this, t);
-        }
-        tail = t;
-    }
 
     void postDto(SimEndpoint ep, long cookie, int status, long length, boolean notify, SimSrq srq) {
         postDto(EventNumber.DTO_COMPLETION_EVENT, ep, cookie, status, length, notify, srq, 0, 0);
@@ -207,13 +126,12 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
             lost(srq);
             return;
         }
-        ia.counters.completed(status, length);
-        lock.lock();
-        Slot s = claim();
+        EventQueue.Slot s = queue.claim();
         if (s == null) {
             overflowUnlock(srq);
             return;
         }
+        counters.completed(status, length);
         s.ep = ep;
         s.cookie = cookie;
         s.status = status;
@@ -221,8 +139,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         s.srq = srq;
         s.extensionType = extensionType;
         s.immediate = immediate;
-        publish(s, number, notify);
-        lock.unlock();
+        queue.publish(s, number, notify);
         signal(notify);
     }
 
@@ -241,18 +158,16 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if (freed) {
             return;
         }
-        ia.counters.completed(status, 0);
-        lock.lock();
-        Slot s = claim();
+        EventQueue.Slot s = queue.claim();
         if (s == null) {
             overflowUnlock(null);
             return;
         }
+        counters.completed(status, 0);
         s.rmr = rmr;
         s.cookie = cookie;
         s.status = status;
-        publish(s, EventNumber.RMR_BIND_COMPLETION_EVENT, notify);
-        lock.unlock();
+        queue.publish(s, EventNumber.RMR_BIND_COMPLETION_EVENT, notify);
         signal(notify);
     }
 
@@ -265,18 +180,16 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if (freed) {
             return false;
         }
-        lock.lock();
-        Slot s = claim();
+        EventQueue.Slot s = queue.claim();
         if (s == null) {
-            lock.unlock();
+            queue.unlockProducers();
             return false;
         }
         s.sp = sp;
         s.address = localAddress;
         s.qual = qual;
         s.cr = cr;
-        publish(s, EventNumber.CONNECTION_REQUEST_EVENT, true);
-        lock.unlock();
+        queue.publish(s, EventNumber.CONNECTION_REQUEST_EVENT, true);
         signal(true);
         return true;
     }
@@ -285,16 +198,14 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if (freed) {
             return;
         }
-        lock.lock();
-        Slot s = claim();
+        EventQueue.Slot s = queue.claim();
         if (s == null) {
             overflowUnlock(null);
             return;
         }
         s.ep = ep;
         s.privateData = privateData;
-        publish(s, number, true);
-        lock.unlock();
+        queue.publish(s, number, true);
         signal(true);
     }
 
@@ -302,30 +213,28 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if (freed) {
             return;
         }
-        lock.lock();
-        Slot s = claim();
+        EventQueue.Slot s = queue.claim();
         if (s == null) {
             overflowReported = true; // the async EVD itself overflowed: nowhere to report it
-            lock.unlock();
+            queue.unlockProducers();
             return;
         }
         s.handle = handle;
         s.reason = reason;
-        publish(s, number, true);
-        lock.unlock();
+        queue.publish(s, number, true);
         signal(true);
     }
 
     /**
-     * An event was lost, no slot free, with the lock held: lets go of the lock, gives back the SRQ
+     * An event was lost, no slot free, with the producers' lock held: lets go of it, gives back the SRQ
      * buffer of a lost receive completion ({@code srq}, or {@code null}), and reports the overflow
      * on the async EVD, once per overflow (the first loss since the queue had room: decided under
-     * the lock, so two producers do not both report it).
+     * the producers' lock, so two producers do not both report it).
      */
     private void overflowUnlock(SimSrq srq) {
         boolean report = !overflowReported;
         overflowReported = true;
-        lock.unlock();
+        queue.unlockProducers();
         lost(srq);
         SimEvd async = report ? ia.asyncEvd() : null;
         if (async != null && async != this) {
@@ -346,22 +255,12 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
     }
 
     /**
-     * Whether the queue holds {@code threshold} events and a notification event among them: what
-     * wakes a parked waiter ({@link #signal}). The waiter alone dequeues, so once true it stays so.
-     */
-    private boolean notified(int threshold) {
-        long t = tail; // first: the mark stored before this tail is then seen
-        long h = head;
-        return t - h >= threshold && (long) NOTIFIED_TAIL.getOpaque(this) - h > 0;
-    }
-
-    /**
      * For a waiter reading a TCP connection: whether its wait is over, exactly when a parked one
      * would be woken (a notification event meets its threshold, or a state it must report): an
      * unsignalled or unsolicited completion does not end it.
      */
     public boolean waitOver() {
-        return notified(waitThreshold) || freed || unwaitableSince(waiterUnwaitableSets) || !ia.usable();
+        return queue.notified(waitThreshold) || freed || unwaitableSince(waiterUnwaitableSets) || !ia.usable();
     }
 
     /** Whether the EVD is unwaitable, or was made so since {@code sets} was read. */
@@ -376,7 +275,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         }
         Thread w = waiter;
         if (w != null) {
-            if (tail - head >= waitThreshold) {
+            if (queue.count() >= waitThreshold) {
                 wake(w);
             }
             return; // a direct waiter preempts the CNO
@@ -396,7 +295,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if (freed) {
             return invalidCode();
         }
-        if (!ia.usable() && !(ia.dead() && tail != head)) {
+        if (!ia.usable() && !(ia.dead() && !queue.isEmpty())) {
             return invalidCode();
         }
         return DatReturn.SUCCESS;
@@ -414,7 +313,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if (waiter != null) {
             return WAITER_STATE;
         }
-        if (tail == head) {
+        if (queue.isEmpty()) {
             return QUEUE_EMPTY;
         }
         return take(event) ? DatReturn.SUCCESS : QUEUE_EMPTY;
@@ -422,43 +321,11 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
 
     /** Moves the first event into {@code event}; {@code false} if the queue was empty. */
     private boolean take(DatEvent event) {
-        SimSrq srq;
-        lock.lock();
-        try {
-            long h = head;
-            if (tail == h) {
-                return false;
-            }
-            Slot s = slots[(int) (h % slots.length)];
-            switch (s.number) {
-                case EventNumber.DTO_COMPLETION_EVENT -> event.setDtoCompletion(this, s.ep, s.cookie, s.status, s.length);
-                case dat.api.ext.IbExtension.IB_DTO_EVENT -> event.setExtensionDtoCompletion(s.number, this, s.ep, s.cookie, s.status,
-                        s.length, s.extensionType, s.immediate);
-                case EventNumber.RMR_BIND_COMPLETION_EVENT -> event.setRmrBindCompletion(this, s.rmr, s.cookie, s.status);
-                case EventNumber.CONNECTION_REQUEST_EVENT -> event.setConnectionRequest(this, s.sp, s.address, s.qual, s.cr);
-                case EventNumber.SOFTWARE_EVENT -> event.setSoftwareEvent(this, s.pointer);
-                default -> {
-                    if (EventNumber.isConnectionEvent(s.number)) {
-                        event.setConnectionEvent(s.number, this, s.ep, s.privateData);
-                    } else {
-                        event.setAsyncError(s.number, this, s.handle, s.reason);
-                    }
-                }
-            }
-            srq = s.srq;
-            // the slot lets go of the event's objects now, not when it is reused: an EVD would
-            // otherwise keep up to its queue length of closed Endpoints (and their connections'
-            // buffers) and consumer objects reachable
-            s.clear();
-            head = h + 1;
-            if (overflowReported) {
-                overflowReported = false;
-            }
-        } finally {
-            lock.unlock();
+        if (!queue.take(this, event)) {
+            return false;
         }
-        if (srq != null) {
-            srq.reaped();
+        if (overflowReported) {
+            overflowReported = false; // room again: the next loss is a new overflow
         }
         return true;
     }
@@ -472,7 +339,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if (!DatConstants.isValidTimeout(timeoutMicros)) {
             return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
         }
-        if (threshold <= 0 || threshold > slots.length) {
+        if (threshold <= 0 || threshold > queue.capacity()) {
             return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
         }
         if (event == null) {
@@ -506,7 +373,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
                 }
                 if (!ia.usable()) {
                     // IA closed or the provider went away: drain what is there, else abort
-                    if (ia.dead() && tail != head && take(event)) {
+                    if (ia.dead() && take(event)) {
                         event.setMoreEvents(count());
                         return DatReturn.SUCCESS;
                     }
@@ -517,7 +384,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
                 }
                 // what was queued before the wait counts; after, only a notification ends it, as a
                 // wake-up may have another cause (the read role came free, a spurious one)
-                if ((first ? count() >= threshold : notified(threshold)) && take(event)) {
+                if ((first ? count() >= threshold : queue.notified(threshold)) && take(event)) {
                     event.setMoreEvents(count());
                     return DatReturn.SUCCESS;
                 }
@@ -622,7 +489,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         }
         DatEvent event = ia.provider.pollEvent();
         int n = 0;
-        while (n < limit && tail != head && take(event)) {
+        while (n < limit && !queue.isEmpty() && take(event)) {
             n++;
             handler.onEvent(event);
         }
@@ -637,15 +504,13 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if ((flags & EvdFlags.SOFTWARE) == 0) {
             return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
         }
-        lock.lock();
-        Slot s = claim();
+        EventQueue.Slot s = queue.claim();
         if (s == null) {
-            lock.unlock();
+            queue.unlockProducers();
             return QUEUE_FULL; // the event is not queued; no overflow (dat_evd_post_se(3DAT))
         }
         s.pointer = pointer;
-        publish(s, EventNumber.SOFTWARE_EVENT, true);
-        lock.unlock();
+        queue.publish(s, EventNumber.SOFTWARE_EVENT, true);
         signal(true);
         return DatReturn.SUCCESS;
     }
@@ -668,7 +533,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         } else {
             state |= EvdState.CONFIG_NOTIFY;
         }
-        return new EvdParams(ia, slots.length, state, cno, flags);
+        return new EvdParams(ia, queue.capacity(), state, cno, flags);
     }
 
     @Override
@@ -677,27 +542,12 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if (minQlen <= 0 || minQlen > ia.limits().maxEvdQlen()) {
             throw invalidParameter(DatReturn.INVALID_ARG2, "minQlen", "must be 1.." + ia.limits().maxEvdQlen());
         }
-        Slot[] fresh = newSlots(minQlen);
-        lock.lock();
-        try {
-            int n = count();
-            if (n > minQlen) {
-                throw invalidState(DatReturn.NO_SUBTYPE, n + " events are queued, more than " + minQlen + " (dat_evd_resize(3DAT))");
-            }
-            long h = head;
-            for (int i = 0; i < n; i++) {
-                fresh[i] = slots[(int) ((h + i) % slots.length)]; // queued events move to 0..n-1
-            }
-            slots = fresh;
-            long notifiedAt = (long) NOTIFIED_TAIL.getOpaque(this) - h; // the queue moves to 0..n-1
-            NOTIFIED_TAIL.setOpaque(this, notifiedAt > 0 ? notifiedAt : 0);
-            head = 0;
-            tail = n;
-            if (n < minQlen) {
-                overflowReported = false; // room again: the next loss is a new overflow
-            }
-        } finally {
-            lock.unlock();
+        int n = queue.resize(minQlen);
+        if (n < 0) {
+            throw invalidState(DatReturn.NO_SUBTYPE, count() + " events are queued, more than " + minQlen + " (dat_evd_resize(3DAT))");
+        }
+        if (n < minQlen) {
+            overflowReported = false; // room again: the next loss is a new overflow
         }
     }
 
@@ -794,7 +644,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
             c.detach(true);
         }
         wakeAll();
-        ia.evds.remove(this);
+        ia.statistics.retire(counters, () -> ia.evds.remove(this));
         ia.adapter.evds.decrementAndGet();
     }
 }

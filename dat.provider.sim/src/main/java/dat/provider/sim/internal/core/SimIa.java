@@ -60,8 +60,8 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
 
     final SimProvider provider;
     final Adapter adapter;
-    /** The IA's statistics, kept on the data path (a striped add per post and per completion). */
-    final dat.api.ext.IaCounters counters;
+    /** The IA's statistics: counted by its Endpoints, SRQs and EVDs, summed on demand. */
+    final Statistics statistics;
     private volatile State state = State.OPEN;
     private final SimEvd asyncEvd;
     private final boolean ownAsyncEvd;
@@ -81,7 +81,7 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
         super(HandleType.IA, DatReturn.INVALID_HANDLE_IA);
         this.provider = provider;
         this.adapter = adapter;
-        this.counters = new dat.api.ext.IaCounters(adapter.name);
+        this.statistics = new Statistics(this, adapter.name);
         this.asyncOutOfScope = outOfScope;
         if (givenAsyncEvd != null) {
             this.asyncEvd = givenAsyncEvd;
@@ -132,7 +132,7 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
     void postAsync(int eventNumber, dat.api.DatHandle handle, int reason) {
         SimEvd evd = asyncEvd;
         if (evd != null && !evd.freed) {
-            counters.asyncError();
+            statistics.rare.asyncError();
             evd.postAsync(eventNumber, handle, reason);
         }
     }
@@ -140,7 +140,7 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
     /** The IA's statistics ({@link dat.api.ext.IaStatistics}); everything else the IA does not offer. */
     @Override
     public <T> java.util.Optional<T> extension(Class<T> type) {
-        return type == dat.api.ext.IaStatistics.class ? java.util.Optional.of(type.cast(counters)) : java.util.Optional.empty();
+        return type == dat.api.ext.IaStatistics.class ? java.util.Optional.of(type.cast(statistics)) : java.util.Optional.empty();
     }
 
     SimEvd asyncEvd() {

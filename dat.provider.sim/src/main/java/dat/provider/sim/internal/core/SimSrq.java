@@ -27,6 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class SimSrq extends SimHandle implements SharedReceiveQueue {
 
     private final SimIa ia;
+    /** The receives posted here, counted under the lock. */
+    final DtoCounters counters = new DtoCounters();
     final SimPz pz;
     final int maxRecvIov;
     private final SpinLock lock = new SpinLock();
@@ -87,8 +89,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
 
     @Override
     public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie) {
-        return ia.counters.post(dat.api.ext.Operation.RECEIVE, dat.api.ext.IaCounters.iovBytes(numSegments, localIov),
-                queueRecv(numSegments, localIov, userCookie));
+        return ia.statistics.refused(queueRecv(numSegments, localIov, userCookie));
     }
 
     private int queueRecv(int numSegments, LmrTriplet[] localIov, long userCookie) {
@@ -110,14 +111,15 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
             slot.srq = this;
             outstanding.incrementAndGet();
             available = available + 1;
+            counters.posted(dat.api.ext.Operation.RECEIVE, slot.total);
         } finally {
             lock.unlock();
         }
         // Endpoints whose peers wait for a receive can go on now
         SimEndpoint[] eps = attached;
         for (SimEndpoint ep : eps) {
-            if (ep.inboundStalled) {
-                ep.resumeInbound();
+            if (ep.receives.inboundStalled) {
+                ep.receives.resumeInbound();
             }
         }
         return DatReturn.SUCCESS;
@@ -245,7 +247,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
         }
         freed = true;
         pz.users.decrementAndGet();
-        ia.srqs.remove(this);
+        ia.statistics.retire(counters, () -> ia.srqs.remove(this));
         ia.adapter.srqs.decrementAndGet();
     }
 }
