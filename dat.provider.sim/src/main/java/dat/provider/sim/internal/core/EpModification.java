@@ -68,9 +68,10 @@ final class EpModification {
                 if (params.attributes() == null) {
                     throw SimHandle.invalidParameter(DatReturn.INVALID_ARG3, "params.attributes", "null attributes");
                 }
-                newAttrs = ia.resolveAttributes(ep.attrs.withMasked(params.attributes(), mask), DatReturn.INVALID_ARG3);
+                newAttrs = EpConfiguration.resolveAttributes(ia.limits(), ep.attrs.withMasked(params.attributes(), mask),
+                        DatReturn.INVALID_ARG3);
             }
-            ia.checkCompletionFlagsAgainstEvds(newAttrs, newRecv, newRequest, newConnect, ep, DatReturn.INVALID_ARG3,
+            EpConfiguration.checkCompletionFlagsAgainstEvds(newAttrs, newRecv, newRequest, newConnect, ep, DatReturn.INVALID_ARG3,
                     DatReturn.INVALID_ARG3);
             softEvent = apply(ep, mask, s, newPz, newRecv, newRequest, newConnect, newAttrs);
         } finally {

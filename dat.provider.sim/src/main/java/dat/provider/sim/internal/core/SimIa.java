@@ -3,43 +3,33 @@ package dat.provider.sim.internal.core;
 import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
 import dat.api.ConsumerNotificationObject;
-import dat.api.DatConstants;
 import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
-import dat.api.EpCreatorForPsp;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
 import dat.api.EvdFlags;
 import dat.api.AsyncErrorReason;
 import dat.api.HandleType;
 import dat.api.IaAttrMask;
-import dat.api.IaAttributes;
 import dat.api.IaQuery;
 import dat.api.InterfaceAdapter;
-import dat.api.IovOwnership;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
 import dat.api.MemoryType;
 import dat.api.ProtectionZone;
 import dat.api.ProviderAttrMask;
-import dat.api.ProviderAttributes;
 import dat.api.PspFlag;
 import dat.api.PublicServicePoint;
-import dat.api.PzSupport;
-import dat.api.Qos;
 import dat.api.RegionDescription;
 import dat.api.ReservedServicePoint;
-import dat.api.ServiceType;
 import dat.api.SharedReceiveQueue;
 import dat.api.SrqAttributes;
 import dat.api.WaitProxyAgent;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -167,96 +157,7 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
                     "undefined bits 0x" + Long.toHexString(providerAttrMask));
         }
         EventDispatcher async = asyncOutOfScope ? EventDispatcher.OUT_OF_SCOPE : asyncEvd;
-        return new IaQuery(async, iaAttributes(), providerAttributes());
-    }
-
-    IaAttributes iaAttributes() {
-        SimLimits l = adapter.limits;
-        return IaAttributes.builder()
-                .adapterName(adapter.name)
-                .vendorName("DAT for Java sim")
-                .hardwareVersionMajor(1)
-                .hardwareVersionMinor(0)
-                .firmwareVersionMajor(PROVIDER_VERSION_MAJOR)
-                .firmwareVersionMinor(PROVIDER_VERSION_MINOR)
-                .iaAddress(adapter.address)
-                .maxEps(l.maxEps())
-                .maxDtoPerEp(l.maxDtoPerEp())
-                .maxRdmaReadPerEpIn(l.maxRdmaReadPerEp())
-                .maxRdmaReadPerEpOut(l.maxRdmaReadPerEp())
-                .maxEvds(l.maxEvds())
-                .maxEvdQlen(l.maxEvdQlen())
-                .maxIovSegmentsPerDto(l.maxIov())
-                .maxLmrs(l.maxLmrs())
-                .maxLmrBlockSize(Long.MAX_VALUE)
-                .maxLmrVirtualAddress(Long.MAX_VALUE)
-                .maxPzs(l.maxPzs())
-                .maxMessageSize(l.maxMessageSize())
-                .maxRdmaSize(l.maxRdmaSize())
-                .maxRmrs(l.maxRmrs())
-                .maxRmrTargetAddress(Long.MAX_VALUE)
-                .maxSrqs(l.maxSrqs())
-                .maxEpPerSrq(l.maxEpPerSrq())
-                .maxRecvPerSrq(l.maxRecvPerSrq())
-                .maxIovSegmentsPerRdmaRead(l.maxIov())
-                .maxIovSegmentsPerRdmaWrite(l.maxIov())
-                .maxRdmaReadIn(l.maxRdmaReadPerEp() * l.maxEps())
-                .maxRdmaReadOut(l.maxRdmaReadPerEp() * l.maxEps())
-                .maxRdmaReadPerEpInGuaranteed(true)
-                .maxRdmaReadPerEpOutGuaranteed(true)
-                .transportAttributes(Map.of("transport", "sim", "fabric", adapter.transport.fabricName()))
-                .vendorAttributes(Map.of("max_cnos", Integer.toString(l.maxCnos())))
-                .build();
-    }
-
-    ProviderAttributes providerAttributes() {
-        SimLimits l = adapter.limits;
-        return ProviderAttributes.builder()
-                .providerName("sim")
-                .providerVersionMajor(PROVIDER_VERSION_MAJOR)
-                .providerVersionMinor(PROVIDER_VERSION_MINOR)
-                .daplVersionMajor(DatConstants.VERSION_MAJOR)
-                .daplVersionMinor(DatConstants.VERSION_MINOR)
-                .lmrMemTypesSupported(Set.of(MemoryType.VIRTUAL, MemoryType.LMR, MemoryType.SHARED_VIRTUAL,
-                        MemoryType.SO_VIRTUAL))
-                // posts copy the IOV into the work request: the consumer may reuse it at once
-                .iovOwnershipOnReturn(IovOwnership.CONSUMER)
-                .qosSupported(l.qosSupported())
-                .completionFlagsSupported(COMPLETION_FLAGS_SUPPORTED)
-                .threadSafe(true)
-                .maxPrivateDataSize(l.maxPrivateData())
-                .supportsMultipath(false)
-                .epCreator(EpCreatorForPsp.IFASKED)
-                .pzSupport(PzSupport.UNIQUE)
-                .optimalBufferAlignment(64)
-                .evdStreamMerging(allStreamsMerge())
-                .srqSupported(true)
-                .srqWatermarksSupported(1)
-                .srqEpPzDifferenceSupported(true)
-                .srqInfoSupported(1)
-                .epRecvInfoSupported(1)
-                .lmrSyncRequired(false)
-                // data moves on the posting thread: a completion may be queued before the post returns
-                .dtoAsyncReturnGuaranteed(false)
-                .rdmaWriteForRdmaReadRequired(false)
-                .providerSpecificAttributes(Map.of("progress", "posting thread + conductor",
-                        "idle_strategy", provider.settings.idleStrategy(),
-                        // the InfiniBand extensions of OFED uDAPL 2.0, declared as OFED declares them
-                        dat.api.ext.IbExtension.ATTR_FETCH_AND_ADD, "TRUE",
-                        dat.api.ext.IbExtension.ATTR_CMP_AND_SWAP, "TRUE",
-                        dat.api.ext.IbExtension.ATTR_IMMED_DATA, "TRUE"))
-                .build();
-    }
-
-    private static long allStreamsMerge() {
-        int[] flags = {EvdFlags.SOFTWARE, EvdFlags.CR, EvdFlags.DTO, EvdFlags.CONNECTION, EvdFlags.RMR_BIND, EvdFlags.ASYNC};
-        List<int[]> pairs = new ArrayList<>();
-        for (int a : flags) {
-            for (int b : flags) {
-                pairs.add(new int[] {a, b});
-            }
-        }
-        return ProviderAttributes.streamMerging(pairs.toArray(new int[0][]));
+        return new IaQuery(async, IaDescription.iaAttributes(this), IaDescription.providerAttributes(this));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -636,8 +537,8 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
         SimEvd recv = evd(recvEvd, DatReturn.INVALID_HANDLE_EVD_RECV, EvdFlags.DTO, "recvEvd");
         SimEvd request = evd(requestEvd, DatReturn.INVALID_HANDLE_EVD_REQUEST, EvdFlags.DTO, "requestEvd");
         SimEvd connect = evd(connectEvd, DatReturn.INVALID_HANDLE_EVD_CONN, EvdFlags.CONNECTION, "connectEvd");
-        EpAttributes attrs = resolveAttributes(attributes, attrArg);
-        checkCompletionFlagsAgainstEvds(attrs, recv, request, connect, null, DatReturn.INVALID_ARG3, DatReturn.INVALID_ARG4);
+        EpAttributes attrs = EpConfiguration.resolveAttributes(adapter.limits, attributes, attrArg);
+        EpConfiguration.checkCompletionFlagsAgainstEvds(attrs, recv, request, connect, null, DatReturn.INVALID_ARG3, DatReturn.INVALID_ARG4);
         if (srq != null && srq.attachedCount() >= adapter.limits.maxEpPerSrq()) {
             throw insufficient(DatReturn.RESOURCE_SRQ, "max_ep_per_srq reached");
         }
@@ -647,131 +548,6 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
         SimEndpoint ep = new SimEndpoint(this, p, recv, request, connect, srq, attrs);
         eps.add(ep);
         return ep;
-    }
-
-    private static final int[] DTO_MODES = {CompletionFlags.DEFAULT, CompletionFlags.UNSIGNALLED, CompletionFlags.SOLICITED_WAIT,
-        CompletionFlags.EVD_THRESHOLD};
-    private static final int OTHER_STREAMS = DTO_MODES.length;
-
-    /**
-     * dat_ep_create(3DAT), USAGE: the Request (Recv) Completion Flags of an Endpoint must match
-     * those of the other DTO completion streams of the same EVD; an EVD fed by other event streams
-     * (connection events, connection requests, asynchronous events) takes none whose flags make
-     * events non-notifying (UNSIGNALLED, SOLICITED_WAIT); and a SOLICITED_WAIT EVD takes only
-     * receive streams of that value.
-     *
-     * @param a the Endpoint's attributes (their completion flags)
-     * @param recv its receive EVD, or {@code null}
-     * @param request its request EVD, or {@code null}
-     * @param connect its connection EVD, or {@code null} (a stream of another kind)
-     * @param self the Endpoint whose streams change ({@link EpModification}), whose current ones do not count; {@code null} at creation
-     * @param recvArg the argument that names the receive EVD, for the error
-     * @param requestArg the argument that names the request EVD
-     * @throws DatException {@link DatReturn#INVALID_PARAMETER} naming the EVD whose streams clash
-     */
-    void checkCompletionFlagsAgainstEvds(EpAttributes a, SimEvd recv, SimEvd request, SimEvd connect, SimEndpoint self,
-            int recvArg, int requestArg) {
-        checkStream(recv, a.recvCompletionFlags(), request, a.requestCompletionFlags(), connect, self, recvArg, "recvEvd");
-        checkStream(request, a.requestCompletionFlags(), recv, a.recvCompletionFlags(), connect, self, requestArg, "requestEvd");
-    }
-
-    private static void checkStream(SimEvd evd, int flags, SimEvd sibling, int siblingFlags, SimEvd connect, SimEndpoint self,
-            int arg, String argument) {
-        if (evd == null) {
-            return;
-        }
-        int[] streams = {0, 0, 0, 0, 0};
-        int dto = evd.dtoStreams.get();
-        int unsignalled = evd.unsignalledStreams.get();
-        int solicited = evd.solicitedStreams.get();
-        int threshold = evd.thresholdStreams.get();
-        streams[0] = dto - unsignalled - solicited - threshold;
-        streams[1] = unsignalled;
-        streams[2] = solicited;
-        streams[3] = threshold;
-        streams[OTHER_STREAMS] = evd.feeders.get() - dto;
-        if (self != null) {
-            EpAttributes old = self.attrs;
-            count(streams, self.recvEvd == evd, old.recvCompletionFlags(), -1);
-            count(streams, self.requestEvd == evd, old.requestCompletionFlags(), -1);
-            count(streams, self.connectEvd == evd, -1, -1);
-        }
-        count(streams, sibling == evd, siblingFlags, +1);
-        count(streams, connect == evd && (self == null || self.connectEvd != evd), -1, +1);
-        for (int m = 0; m < DTO_MODES.length; m++) {
-            if (DTO_MODES[m] != flags && streams[m] > 0) {
-                throw invalidParameter(arg, argument, "its completion streams have completion flags 0x"
-                        + Integer.toHexString(DTO_MODES[m]) + ", this one 0x" + Integer.toHexString(flags)
-                        + ": they must match (dat_ep_create(3DAT))");
-            }
-        }
-        if ((flags == CompletionFlags.UNSIGNALLED || flags == CompletionFlags.SOLICITED_WAIT) && streams[OTHER_STREAMS] > 0) {
-            throw invalidParameter(arg, argument, "an EVD fed by other event streams takes no completion stream with flags 0x"
-                    + Integer.toHexString(flags) + " (dat_ep_create(3DAT))");
-        }
-    }
-
-    private static void count(int[] streams, boolean applies, int flags, int delta) {
-        if (!applies) {
-            return;
-        }
-        for (int m = 0; m < DTO_MODES.length; m++) {
-            if (DTO_MODES[m] == flags) {
-                streams[m] += delta;
-                return;
-            }
-        }
-        streams[OTHER_STREAMS] += delta;
-    }
-
-    /** Fills unset (0) attributes with the defaults and checks the rest against the limits. */
-    EpAttributes resolveAttributes(EpAttributes requested, int attrArg) {
-        SimLimits l = adapter.limits;
-        EpAttributes a = requested == null ? EpAttributes.providerDefaults() : requested;
-        if (a.serviceType() != ServiceType.RC) {
-            throw DatException.of(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "attributes", "service type " + a.serviceType());
-        }
-        if (!Qos.isValid(a.qos())) {
-            throw invalidParameter(attrArg, "attributes.qos", "undefined QoS bits 0x" + Integer.toHexString(a.qos()));
-        }
-        if ((a.qos() & ~l.qosSupported()) != 0) {
-            throw DatException.of(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "attributes.qos",
-                    "QoS 0x" + Integer.toHexString(a.qos()) + " not supported");
-        }
-        int recvFlags = a.recvCompletionFlags();
-        if (recvFlags != CompletionFlags.DEFAULT && recvFlags != CompletionFlags.UNSIGNALLED
-                && recvFlags != CompletionFlags.SOLICITED_WAIT && recvFlags != CompletionFlags.EVD_THRESHOLD) {
-            throw invalidParameter(attrArg, "attributes.recvCompletionFlags", "must be DEFAULT, UNSIGNALLED, SOLICITED_WAIT or EVD_THRESHOLD");
-        }
-        int requestFlags = a.requestCompletionFlags();
-        if (requestFlags != CompletionFlags.DEFAULT && requestFlags != CompletionFlags.UNSIGNALLED
-                && requestFlags != CompletionFlags.EVD_THRESHOLD) {
-            throw invalidParameter(attrArg, "attributes.requestCompletionFlags", "must be DEFAULT, UNSIGNALLED or EVD_THRESHOLD");
-        }
-        long maxMessage = size(a.maxMessageSize(), Math.min(l.maxMessageSize(), 1L << 24), l.maxMessageSize(), attrArg, "maxMessageSize");
-        long maxRdma = size(a.maxRdmaSize(), l.maxRdmaSize(), l.maxRdmaSize(), attrArg, "maxRdmaSize");
-        int maxRecv = (int) size(a.maxRecvDtos(), Math.min(256, l.maxDtoPerEp()), l.maxDtoPerEp(), attrArg, "maxRecvDtos");
-        int maxRequest = (int) size(a.maxRequestDtos(), Math.min(256, l.maxDtoPerEp()), l.maxDtoPerEp(), attrArg, "maxRequestDtos");
-        int recvIov = (int) size(a.maxRecvIov(), l.defaultIov(), l.maxIov(), attrArg, "maxRecvIov");
-        int requestIov = (int) size(a.maxRequestIov(), l.defaultIov(), l.maxIov(), attrArg, "maxRequestIov");
-        int readIn = (int) size(a.maxRdmaReadIn(), Math.min(8, l.maxRdmaReadPerEp()), l.maxRdmaReadPerEp(), attrArg, "maxRdmaReadIn");
-        int readOut = (int) size(a.maxRdmaReadOut(), Math.min(8, l.maxRdmaReadPerEp()), l.maxRdmaReadPerEp(), attrArg, "maxRdmaReadOut");
-        int readIov = (int) size(a.maxRdmaReadIov(), requestIov, l.maxIov(), attrArg, "maxRdmaReadIov");
-        int writeIov = (int) size(a.maxRdmaWriteIov(), requestIov, l.maxIov(), attrArg, "maxRdmaWriteIov");
-        int softHw = a.srqSoftHighWatermark();
-        if (softHw < 0 && softHw != DatConstants.WATERMARK_INFINITE) {
-            throw invalidParameter(attrArg, "attributes.srqSoftHighWatermark", "negative watermark " + softHw);
-        }
-        return a.toBuilder().maxMessageSize(maxMessage).maxRdmaSize(maxRdma).maxRecvDtos(maxRecv)
-                .maxRequestDtos(maxRequest).maxRecvIov(recvIov).maxRequestIov(requestIov).maxRdmaReadIn(readIn)
-                .maxRdmaReadOut(readOut).maxRdmaReadIov(readIov).maxRdmaWriteIov(writeIov).build();
-    }
-
-    private static long size(long requested, long dflt, long max, int attrArg, String name) {
-        if (requested < 0 || requested > max) {
-            throw invalidParameter(attrArg, "attributes." + name, "must be 0 (default) or 1.." + max + ", was " + requested);
-        }
-        return requested == 0 ? dflt : requested;
     }
 
     @Override
@@ -866,11 +642,11 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
         }
         EpAttributes attrs;
         try {
-            attrs = resolveAttributes(activeAttributes == null ? null
+            attrs = EpConfiguration.resolveAttributes(adapter.limits, activeAttributes == null ? null
                     : activeAttributes.toBuilder().recvCompletionFlags(CompletionFlags.DEFAULT)
                             .requestCompletionFlags(CompletionFlags.DEFAULT).build(), DatReturn.INVALID_ARG6);
         } catch (DatException e) {
-            attrs = resolveAttributes(null, DatReturn.INVALID_ARG6);
+            attrs = EpConfiguration.resolveAttributes(adapter.limits, null, DatReturn.INVALID_ARG6);
         }
         SimEndpoint ep = new SimEndpoint(this, null, null, null, null, null, attrs);
         eps.add(ep);
