@@ -20,6 +20,7 @@ import dat.api.Qos;
 import dat.api.spi.IaOpenRequest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.util.List;
 
@@ -113,6 +114,53 @@ public final class Fabric implements AutoCloseable {
             assertThat(EventNumber.name(e.eventNumber())).isEqualTo(EventNumber.name(eventNumber));
             return e;
         }
+    }
+
+    /**
+     * The bytes of a 40-byte send gathered from {@code a}'s segments [0, 10), [100, 125),
+     * [200, 205) arrived scattered over {@code b}'s receive segments [1000, 1012), [2000, 2012),
+     * [3000, 3100), front segments first; nothing after the message is filled
+     * (dat_ep_post_send(3DAT), dat_ep_post_recv(3DAT)).
+     */
+    public static void assertGatheredAndScattered(Side a, Side b) {
+        byte[] sent = new byte[40];
+        MemorySegment.copy(a.mem, ValueLayout.JAVA_BYTE, 0, sent, 0, 10);
+        MemorySegment.copy(a.mem, ValueLayout.JAVA_BYTE, 100, sent, 10, 25);
+        MemorySegment.copy(a.mem, ValueLayout.JAVA_BYTE, 200, sent, 35, 5);
+        byte[] got = new byte[40];
+        MemorySegment.copy(b.mem, ValueLayout.JAVA_BYTE, 1000, got, 0, 12);
+        MemorySegment.copy(b.mem, ValueLayout.JAVA_BYTE, 2000, got, 12, 12);
+        MemorySegment.copy(b.mem, ValueLayout.JAVA_BYTE, 3000, got, 24, 16);
+        assertThat(got).isEqualTo(sent);
+        assertThat(b.mem.get(ValueLayout.JAVA_BYTE, 3016)).as("segments after the message are not filled").isZero();
+    }
+
+    /**
+     * {@code a} connects to qualifier 7 of {@code b} with private data {1, 2, 3}, {@code b}
+     * accepts with {4, 5}: the request and both ESTABLISHED events carry what dat_ep_connect(3DAT),
+     * dat_cr_query(3DAT) and dat_cr_accept(3DAT) say, and each Endpoint then names its peer.
+     *
+     * @return the request, accepted
+     */
+    public static dat.api.ConnectionRequest connectWithPrivateDataBothWays(Side a, Side b) {
+        b.ia.createPublicServicePoint(7, b.crEvd, PspFlag.CONSUMER);
+        a.ep.connect(b.address(), 7, WAIT, new byte[] {1, 2, 3}, Qos.BEST_EFFORT, 0);
+        DatEvent e = b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
+        assertThat(e.connQual()).isEqualTo(7);
+        assertThat(e.localIaAddress()).isEqualTo(b.address());
+        dat.api.ConnectionRequest request = e.connectionRequest();
+        dat.api.CrParams cr = request.query();
+        assertThat(cr.privateData()).containsExactly(1, 2, 3);
+        assertThat(cr.remoteIaAddress()).as("the active IA's address").isEqualTo(a.address());
+        assertThat(cr.localEp()).isNull();
+        request.accept(b.ep, new byte[] {4, 5});
+        assertThat(b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED).privateData()).isEmpty();
+        assertThat(a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED).privateData()).containsExactly(4, 5);
+        assertThat(b.ep.query().state()).isEqualTo(dat.api.EpState.CONNECTED);
+        assertThat(b.ep.query().remoteIaAddress()).isEqualTo(a.address());
+        assertThat(a.ep.query().remoteIaAddress()).isEqualTo(b.address());
+        assertThat(a.ep.query().remotePortQual()).isEqualTo(7);
+        return request;
     }
 
     /**

@@ -59,18 +59,9 @@ final class EventQueue {
         }
     }
 
-    private static final VarHandle SEQUENCE;
+    private static final VarHandle SEQUENCE = FieldHandles.of(MethodHandles.lookup(), Slot.class, "sequence", long.class);
     /** {@link #notifiedTail}: opaque, so that a waiter reading it without the lock never sees a torn long. */
-    private static final VarHandle NOTIFIED_TAIL;
-
-    static {
-        try {
-            SEQUENCE = MethodHandles.lookup().findVarHandle(Slot.class, "sequence", long.class);
-            NOTIFIED_TAIL = MethodHandles.lookup().findVarHandle(EventQueue.class, "notifiedTail", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle NOTIFIED_TAIL = FieldHandles.of(MethodHandles.lookup(), EventQueue.class, "notifiedTail", long.class);
 
     private final SpinLock producers = new SpinLock();
     private final SpinLock consumers = new SpinLock();

@@ -182,10 +182,7 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
 
     @Override
     public CnoParams query(int cnoParamMask) {
-        checkOpen();
-        if (!CnoParamMask.isValid(cnoParamMask)) {
-            throw invalidParameter(DatReturn.INVALID_ARG2, "cnoParamMask", "undefined bits 0x" + Integer.toHexString(cnoParamMask));
-        }
+        checkQueryMask(CnoParamMask.isValid(cnoParamMask), "cnoParamMask", cnoParamMask);
         return new CnoParams(ia, agent);
     }
 

@@ -45,10 +45,7 @@ final class SimCr extends SimHandle implements ConnectionRequest {
 
     @Override
     public CrParams query(int crParamMask) {
-        checkOpen();
-        if (!CrParamMask.isValid(crParamMask)) {
-            throw invalidParameter(DatReturn.INVALID_ARG2, "crParamMask", "undefined bits 0x" + Integer.toHexString(crParamMask));
-        }
+        checkQueryMask(CrParamMask.isValid(crParamMask), "crParamMask", crParamMask);
         return new CrParams(attempt.activeAddress, attempt.activePortQual, attempt.privateData, localEp);
     }
 

@@ -507,23 +507,13 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
 
     @Override
     public void close() {
-        if (freed) {
-            return;
-        }
-        ia.provider.cmLock.lock();
-        try {
-            if (freed) {
-                return;
-            }
-            checkOpen();
+        freeUnderCmLock(() -> {
             EpState s = state;
             if (s == EpState.RESERVED || s == EpState.PASSIVE_CONNECTION_PENDING || s == EpState.TENTATIVE_CONNECTION_PENDING) {
                 throw invalidState(stateSubtype(s), "an Endpoint that is " + s + " cannot be freed (dat_ep_free(3DAT))");
             }
             destroy();
-        } finally {
-            ia.provider.cmLock.unlock();
-        }
+        });
     }
 
     /** Frees the Endpoint in any state; a connection is broken off abruptly. Under the CM lock. */

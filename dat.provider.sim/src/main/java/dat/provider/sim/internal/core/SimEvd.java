@@ -40,15 +40,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
     private static final int QUEUE_FULL = DatReturn.error(DatReturn.QUEUE_FULL, DatReturn.NO_SUBTYPE);
     private static final int WAITER_STATE = DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_WAITER);
     /** Clears {@link #driver} only if it still holds the driver that closed. */
-    private static final VarHandle DRIVER;
-
-    static {
-        try {
-            DRIVER = MethodHandles.lookup().findVarHandle(SimEvd.class, "driver", WaitDriver.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle DRIVER = FieldHandles.of(MethodHandles.lookup(), SimEvd.class, "driver", WaitDriver.class);
 
     private final SimIa ia;
     private final int flags;
@@ -122,13 +114,8 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
      */
     void postDto(int number, SimEndpoint ep, long cookie, int status, long length, boolean notify, SimSrq srq, int extensionType,
             int immediate) {
-        if (freed) {
-            lost(srq);
-            return;
-        }
-        EventQueue.Slot s = queue.claim();
+        EventQueue.Slot s = claimOrLose(srq);
         if (s == null) {
-            overflowUnlock(srq);
             return;
         }
         counters.completed(status, length);
@@ -144,6 +131,25 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
     }
 
     /**
+     * Claims a slot for an event (the producers' lock then held until it is published), or loses
+     * the event: the EVD is freed, or full (an overflow, reported once).
+     *
+     * @param srq the SRQ of a receive completion's buffer, given back when the event is lost; or {@code null}
+     * @return the slot, or {@code null} when the event is lost
+     */
+    private EventQueue.Slot claimOrLose(SimSrq srq) {
+        if (freed) {
+            lost(srq);
+            return null;
+        }
+        EventQueue.Slot s = queue.claim();
+        if (s == null) {
+            overflowUnlock(srq);
+        }
+        return s;
+    }
+
+    /**
      * A receive completion no consumer will dequeue (the EVD overflowed or is gone): its SRQ buffer
      * stops counting as outstanding now, as the dequeue would have made it, or the SRQ would refuse
      * posts and resizes for it for good.
@@ -155,12 +161,8 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
     }
 
     void postRmrBind(SimRmr rmr, long cookie, int status, boolean notify) {
-        if (freed) {
-            return;
-        }
-        EventQueue.Slot s = queue.claim();
+        EventQueue.Slot s = claimOrLose(null);
         if (s == null) {
-            overflowUnlock(null);
             return;
         }
         counters.completed(status, 0);
@@ -195,12 +197,8 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
     }
 
     void postConnection(int number, SimEndpoint ep, byte[] privateData) {
-        if (freed) {
-            return;
-        }
-        EventQueue.Slot s = queue.claim();
+        EventQueue.Slot s = claimOrLose(null);
         if (s == null) {
-            overflowUnlock(null);
             return;
         }
         s.ep = ep;
@@ -521,10 +519,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
 
     @Override
     public EvdParams query(int evdParamMask) {
-        checkOpen();
-        if (!EvdParamMask.isValid(evdParamMask)) {
-            throw invalidParameter(DatReturn.INVALID_ARG2, "evdParamMask", "undefined bits 0x" + Integer.toHexString(evdParamMask));
-        }
+        checkQueryMask(EvdParamMask.isValid(evdParamMask), "evdParamMask", evdParamMask);
         int state = (enabled ? EvdState.ENABLED : EvdState.DISABLED) | (waitable ? EvdState.WAITABLE : EvdState.UNWAITABLE);
         if (solicitedStreams.get() > 0) {
             state |= EvdState.CONFIG_SOLICITED;
@@ -611,23 +606,13 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
 
     @Override
     public void close() {
-        if (freed) {
-            return;
-        }
-        checkOpen();
-        ia.provider.cmLock.lock();
-        try {
-            if (freed) {
-                return;
-            }
+        freeUnderCmLock(() -> {
             if (feeders.get() > 0) {
                 throw invalidState(DatReturn.INVALID_STATE_EVD_IN_USE,
                         "the EVD is fed by " + feeders.get() + " Endpoint(s), Service Point(s) or IA(s) (dat_evd_free(3DAT))");
             }
             destroy();
-        } finally {
-            ia.provider.cmLock.unlock();
-        }
+        });
     }
 
     void destroy() {

@@ -98,4 +98,37 @@ public abstract class SimHandle implements DatHandle {
     public String toString() {
         return "sim-" + type + "@" + Integer.toHexString(System.identityHashCode(this)) + (freed ? "(freed)" : "");
     }
+
+    /**
+     * The dat_*_free(3DAT) of an object freed under the provider's CM lock: once (a second free
+     * does nothing), the handle checked open, then {@code checksThenDestroy}, which throws when
+     * the object is still in use and otherwise destroys it.
+     */
+    final void freeUnderCmLock(Runnable checksThenDestroy) {
+        if (freed) {
+            return;
+        }
+        java.util.concurrent.locks.ReentrantLock cm = ia().provider.cmLock;
+        cm.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            checkOpen();
+            checksThenDestroy.run();
+        } finally {
+            cm.unlock();
+        }
+    }
+
+    /**
+     * The checks a dat_*_query(3DAT) makes first: the handle open, and no undefined bit in its
+     * parameter mask (the second argument).
+     */
+    final void checkQueryMask(boolean valid, String argument, long mask) {
+        checkOpen();
+        if (!valid) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, argument, "undefined bits 0x" + Long.toHexString(mask));
+        }
+    }
 }

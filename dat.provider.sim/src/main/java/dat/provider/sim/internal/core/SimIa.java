@@ -211,38 +211,25 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
                 || !psps.isEmpty() || !rsps.isEmpty() || !crs.isEmpty() || !srqs.isEmpty();
     }
 
+    /** Destroys every object of a set, from a copy (each destroy removes its object from the set). */
+    private static <T> void destroyEach(Set<T> objects, java.util.function.Consumer<T> destroy) {
+        for (T o : List.copyOf(objects)) {
+            destroy.accept(o);
+        }
+    }
+
     /** The abrupt, cascading destroy, in dependency order; waiters wake (ABORT / null). */
     private void destroyAll() {
-        for (SimPsp psp : List.copyOf(psps)) {
-            psp.destroy();
-        }
-        for (SimRsp rsp : List.copyOf(rsps)) {
-            rsp.destroy();
-        }
-        for (SimCr cr : List.copyOf(crs)) {
-            cr.destroyRejecting();
-        }
-        for (SimEndpoint ep : List.copyOf(eps)) {
-            ep.destroy();
-        }
-        for (SimRmr rmr : List.copyOf(rmrs)) {
-            rmr.destroy();
-        }
-        for (SimLmr lmr : List.copyOf(lmrs)) {
-            lmr.destroy();
-        }
-        for (SimSrq srq : List.copyOf(srqs)) {
-            srq.destroy();
-        }
-        for (SimEvd evd : List.copyOf(evds)) {
-            evd.destroy();
-        }
-        for (SimCno cno : List.copyOf(cnos)) {
-            cno.destroy(true);
-        }
-        for (SimPz pz : List.copyOf(pzs)) {
-            pz.destroy();
-        }
+        destroyEach(psps, SimPsp::destroy);
+        destroyEach(rsps, SimRsp::destroy);
+        destroyEach(crs, SimCr::destroyRejecting);
+        destroyEach(eps, SimEndpoint::destroy);
+        destroyEach(rmrs, SimRmr::destroy);
+        destroyEach(lmrs, SimLmr::destroy);
+        destroyEach(srqs, SimSrq::destroy);
+        destroyEach(evds, SimEvd::destroy);
+        destroyEach(cnos, cno -> cno.destroy(true));
+        destroyEach(pzs, SimPz::destroy);
     }
 
     private void releaseAsyncEvd() {
@@ -552,40 +539,38 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
 
     @Override
     public PublicServicePoint createPublicServicePoint(long connQual, EventDispatcher crEvd, PspFlag flag) {
-        checkOpen();
-        SimEvd evd = requireCrEvd(crEvd);
-        if (flag == null) {
-            throw invalidParameter(DatReturn.INVALID_ARG4, "flag", "null PSP flag");
-        }
-        provider.cmLock.lock();
-        try {
-            checkOpen();
+        return newPsp(crEvd, flag, () -> {
             if (adapter.servicePoints.containsKey(connQual)) {
                 throw DatException.of(DatReturn.CONN_QUAL_IN_USE, DatReturn.NO_SUBTYPE, "connQual",
                         "qualifier " + connQual + " is in use on " + adapter.name);
             }
-            return new SimPsp(this, connQual, evd, flag);
-        } finally {
-            provider.cmLock.unlock();
-        }
+            return connQual;
+        });
     }
 
     @Override
     public PublicServicePoint createPublicServicePointAny(EventDispatcher crEvd, PspFlag flag) {
-        checkOpen();
-        SimEvd evd = requireCrEvd(crEvd);
-        if (flag == null) {
-            throw invalidParameter(DatReturn.INVALID_ARG4, "flag", "null PSP flag");
-        }
-        provider.cmLock.lock();
-        try {
-            checkOpen();
+        return newPsp(crEvd, flag, () -> {
             long q = adapter.allocateAnyQual();
             if (q < 0) {
                 throw DatException.of(DatReturn.CONN_QUAL_UNAVAILABLE, DatReturn.NO_SUBTYPE, null,
                         "every qualifier of the dat_psp_create_any range is in use");
             }
-            return new SimPsp(this, q, evd, flag);
+            return q;
+        });
+    }
+
+    /** A PSP on the qualifier {@code qualifier} gives under the CM lock (it throws when there is none). */
+    private SimPsp newPsp(EventDispatcher crEvd, PspFlag flag, java.util.function.LongSupplier qualifier) {
+        checkOpen();
+        SimEvd evd = requireCrEvd(crEvd);
+        if (flag == null) {
+            throw invalidParameter(DatReturn.INVALID_ARG4, "flag", "null PSP flag");
+        }
+        provider.cmLock.lock();
+        try {
+            checkOpen();
+            return new SimPsp(this, qualifier.getAsLong(), evd, flag);
         } finally {
             provider.cmLock.unlock();
         }

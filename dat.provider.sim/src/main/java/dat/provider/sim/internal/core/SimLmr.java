@@ -105,32 +105,19 @@ public final class SimLmr extends SimHandle implements LocalMemoryRegion, Remote
 
     @Override
     public LmrParams query(int lmrParamMask) {
-        checkOpen();
-        if (!LmrParamMask.isValid(lmrParamMask)) {
-            throw invalidParameter(DatReturn.INVALID_ARG2, "lmrParamMask", "undefined bits 0x" + Integer.toHexString(lmrParamMask));
-        }
+        checkQueryMask(LmrParamMask.isValid(lmrParamMask), "lmrParamMask", lmrParamMask);
         return new LmrParams(ia, memType, region, length, pz, privileges, lmrContext, rmrContext, memory.byteSize(), base);
     }
 
     @Override
     public void close() {
-        if (freed) {
-            return;
-        }
-        ia.provider.cmLock.lock();
-        try {
-            if (freed) {
-                return;
-            }
-            checkOpen();
+        freeUnderCmLock(() -> {
             if (users.get() > 0) {
                 throw invalidState(DatReturn.INVALID_STATE_LMR_IN_USE,
                         "the LMR is in use by " + users.get() + " bound RMR(s) or sharing LMR(s) (dat_lmr_free(3DAT))");
             }
             destroy();
-        } finally {
-            ia.provider.cmLock.unlock();
-        }
+        });
         fence();
     }
 

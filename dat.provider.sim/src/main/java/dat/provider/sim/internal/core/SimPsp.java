@@ -16,39 +16,21 @@ import dat.api.PublicServicePoint;
  * {@link PspFlag#PROVIDER} each request comes with a provider-created Endpoint in
  * {@link EpState#TENTATIVE_CONNECTION_PENDING}, with no PZ and no EVDs.
  */
-final class SimPsp extends SimHandle implements PublicServicePoint, ServicePoint {
+final class SimPsp extends ServicePoint implements PublicServicePoint {
 
-    private final SimIa ia;
-    private final long connQual;
-    private final SimEvd evd;
     private final PspFlag flag;
 
     /** Creates and registers the PSP; under the CM lock, the qualifier checked free. */
     SimPsp(SimIa ia, long connQual, SimEvd evd, PspFlag flag) {
-        super(HandleType.PSP, DatReturn.INVALID_HANDLE_PSP);
-        this.ia = ia;
-        this.connQual = connQual;
-        this.evd = evd;
+        super(HandleType.PSP, DatReturn.INVALID_HANDLE_PSP, ia, connQual, evd);
         this.flag = flag;
-        ia.adapter.servicePoints.put(connQual, this);
-        evd.feeders.incrementAndGet();
+        register();
         ia.psps.add(this);
     }
 
     @Override
-    SimIa ia() {
-        return ia;
-    }
-
-    @Override
-    public long connQual() {
-        return connQual;
-    }
-
-    @Override
-    public void onRequest(ConnectAttempt attempt) {
-        if (freed || !ia.usable()) {
-            attempt.fail(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+    void onRequest(ConnectAttempt attempt) {
+        if (refused(attempt)) {
             return;
         }
         SimEndpoint providerEp = null;
@@ -80,28 +62,13 @@ final class SimPsp extends SimHandle implements PublicServicePoint, ServicePoint
 
     @Override
     public PspParams query(int pspParamMask) {
-        checkOpen();
-        if (!PspParamMask.isValid(pspParamMask)) {
-            throw invalidParameter(DatReturn.INVALID_ARG2, "pspParamMask", "undefined bits 0x" + Integer.toHexString(pspParamMask));
-        }
+        checkQueryMask(PspParamMask.isValid(pspParamMask), "pspParamMask", pspParamMask);
         return new PspParams(ia, connQual, evd, flag);
     }
 
     @Override
     public void close() {
-        if (freed) {
-            return;
-        }
-        ia.provider.cmLock.lock();
-        try {
-            if (freed) {
-                return;
-            }
-            checkOpen();
-            destroy();
-        } finally {
-            ia.provider.cmLock.unlock();
-        }
+        freeUnderCmLock(this::destroy);
     }
 
     /** Stops listening; requests already delivered stay valid (dat_psp_free(3DAT)). Under the CM lock. */
@@ -109,9 +76,7 @@ final class SimPsp extends SimHandle implements PublicServicePoint, ServicePoint
         if (freed) {
             return;
         }
-        freed = true;
-        ia.adapter.servicePoints.remove(connQual, this);
-        evd.feeders.decrementAndGet();
+        unregister();
         ia.psps.remove(this);
     }
 }

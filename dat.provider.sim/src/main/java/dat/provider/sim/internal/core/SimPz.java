@@ -39,32 +39,19 @@ public final class SimPz extends SimHandle implements ProtectionZone {
 
     @Override
     public PzParams query(int pzParamMask) {
-        checkOpen();
-        if (!PzParamMask.isValid(pzParamMask)) {
-            throw invalidParameter(DatReturn.INVALID_ARG2, "pzParamMask", "undefined bits 0x" + Integer.toHexString(pzParamMask));
-        }
+        checkQueryMask(PzParamMask.isValid(pzParamMask), "pzParamMask", pzParamMask);
         return new PzParams(ia);
     }
 
     @Override
     public void close() {
-        if (freed) {
-            return;
-        }
-        ia.provider.cmLock.lock();
-        try {
-            if (freed) {
-                return;
-            }
-            checkOpen();
+        freeUnderCmLock(() -> {
             if (users.get() > 0) {
                 throw invalidState(DatReturn.INVALID_STATE_PZ_IN_USE,
                         "the PZ is used by " + users.get() + " Endpoint(s), LMR(s), RMR(s) or SRQ(s) (dat_pz_free(3DAT))");
             }
             destroy();
-        } finally {
-            ia.provider.cmLock.unlock();
-        }
+        });
     }
 
     void destroy() {

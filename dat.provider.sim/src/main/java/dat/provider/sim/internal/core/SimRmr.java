@@ -192,10 +192,7 @@ final class SimRmr extends SimHandle implements RemoteMemoryRegion {
 
     @Override
     public synchronized RmrParams query(int rmrParamMask) {
-        checkOpen();
-        if (!RmrParamMask.isValid(rmrParamMask)) {
-            throw invalidParameter(DatReturn.INVALID_ARG2, "rmrParamMask", "undefined bits 0x" + Integer.toHexString(rmrParamMask));
-        }
+        checkQueryMask(RmrParamMask.isValid(rmrParamMask), "rmrParamMask", rmrParamMask);
         Binding b = current.get();
         if (b == null) {
             return new RmrParams(ia, pz, null, MemPrivileges.NONE, 0);

@@ -13,41 +13,23 @@ import dat.api.RspParams;
  * reserves its Endpoint ({@link EpState#RESERVED}) and is destroyed by the one connection request
  * it reports, which moves the Endpoint to {@link EpState#PASSIVE_CONNECTION_PENDING}.
  */
-final class SimRsp extends SimHandle implements ReservedServicePoint, ServicePoint {
+final class SimRsp extends ServicePoint implements ReservedServicePoint {
 
-    private final SimIa ia;
-    private final long connQual;
     private final SimEndpoint ep;
-    private final SimEvd evd;
 
     /** Creates and registers the RSP; under the CM lock, the qualifier checked free. */
     SimRsp(SimIa ia, long connQual, SimEndpoint ep, SimEvd evd) {
-        super(HandleType.RSP, DatReturn.INVALID_HANDLE_RSP);
-        this.ia = ia;
-        this.connQual = connQual;
+        super(HandleType.RSP, DatReturn.INVALID_HANDLE_RSP, ia, connQual, evd);
         this.ep = ep;
-        this.evd = evd;
         ep.setState(EpState.RESERVED);
         ep.connection.reservedBy = this;
-        ia.adapter.servicePoints.put(connQual, this);
-        evd.feeders.incrementAndGet();
+        register();
         ia.rsps.add(this);
     }
 
     @Override
-    SimIa ia() {
-        return ia;
-    }
-
-    @Override
-    public long connQual() {
-        return connQual;
-    }
-
-    @Override
-    public void onRequest(ConnectAttempt attempt) {
-        if (freed || !ia.usable()) {
-            attempt.fail(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+    void onRequest(ConnectAttempt attempt) {
+        if (refused(attempt)) {
             return;
         }
         SimCr cr = new SimCr(ia, null, attempt, ep, connQual);
@@ -67,35 +49,20 @@ final class SimRsp extends SimHandle implements ReservedServicePoint, ServicePoi
             attempt.fail(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
             return;
         }
-        unregister();
+        unregisterRsp();
         attempt.state = ConnectAttempt.State.DELIVERED;
         attempt.cr = cr;
     }
 
     @Override
     public RspParams query(int rspParamMask) {
-        checkOpen();
-        if (!RspParamMask.isValid(rspParamMask)) {
-            throw invalidParameter(DatReturn.INVALID_ARG2, "rspParamMask", "undefined bits 0x" + Integer.toHexString(rspParamMask));
-        }
+        checkQueryMask(RspParamMask.isValid(rspParamMask), "rspParamMask", rspParamMask);
         return new RspParams(ia, connQual, evd, ep);
     }
 
     @Override
     public void close() {
-        if (freed) {
-            return;
-        }
-        ia.provider.cmLock.lock();
-        try {
-            if (freed) {
-                return;
-            }
-            checkOpen();
-            destroy();
-        } finally {
-            ia.provider.cmLock.unlock();
-        }
+        freeUnderCmLock(this::destroy);
     }
 
     /** Stops listening; the Endpoint returns to the consumer, UNCONNECTED. Under the CM lock. */
@@ -103,7 +70,7 @@ final class SimRsp extends SimHandle implements ReservedServicePoint, ServicePoi
         if (freed) {
             return;
         }
-        unregister();
+        unregisterRsp();
         if (ep.connection.reservedBy == this) {
             ep.connection.reservedBy = null;
             if (ep.state() == EpState.RESERVED) {
@@ -115,10 +82,8 @@ final class SimRsp extends SimHandle implements ReservedServicePoint, ServicePoi
         }
     }
 
-    private void unregister() {
-        freed = true;
-        ia.adapter.servicePoints.remove(connQual, this);
-        evd.feeders.decrementAndGet();
+    private void unregisterRsp() {
+        unregister();
         ia.rsps.remove(this);
     }
 }

@@ -164,10 +164,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
 
     @Override
     public SrqParams query(int srqParamMask) {
-        checkOpen();
-        if (!SrqParamMask.isValid(srqParamMask)) {
-            throw invalidParameter(DatReturn.INVALID_ARG2, "srqParamMask", "undefined bits 0x" + Integer.toHexString(srqParamMask));
-        }
+        checkQueryMask(SrqParamMask.isValid(srqParamMask), "srqParamMask", srqParamMask);
         lock.lock();
         try {
             return new SrqParams(ia, SrqState.OPERATIONAL, pz, ring.length, maxRecvIov, lowWatermark, available, outstanding.get());
@@ -223,22 +220,12 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
 
     @Override
     public void close() {
-        if (freed) {
-            return;
-        }
-        checkOpen();
-        ia.provider.cmLock.lock();
-        try {
-            if (freed) {
-                return;
-            }
+        freeUnderCmLock(() -> {
             if (attached.length > 0) {
                 throw invalidState(DatReturn.INVALID_STATE_SRQ_IN_USE, attached.length + " Endpoint(s) use the SRQ (dat_srq_free(3DAT))");
             }
             destroy();
-        } finally {
-            ia.provider.cmLock.unlock();
-        }
+        });
     }
 
     void destroy() {

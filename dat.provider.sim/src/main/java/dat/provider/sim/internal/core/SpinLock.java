@@ -11,15 +11,7 @@ import java.lang.invoke.VarHandle;
  */
 public final class SpinLock {
 
-    private static final VarHandle STATE;
-
-    static {
-        try {
-            STATE = MethodHandles.lookup().findVarHandle(SpinLock.class, "state", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle STATE = FieldHandles.of(MethodHandles.lookup(), SpinLock.class, "state", int.class);
 
     // padding keeps the hot lock word off the cache lines of neighbouring objects
     @SuppressWarnings("unused")

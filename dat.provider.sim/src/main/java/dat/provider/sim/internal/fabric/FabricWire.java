@@ -3,6 +3,7 @@ package dat.provider.sim.internal.fabric;
 import dat.api.CompletionFlags;
 import dat.api.DtoCompletionStatus;
 import dat.api.EpState;
+import dat.api.MemPrivileges;
 import dat.provider.sim.internal.core.AtomicOperand;
 import dat.provider.sim.internal.core.RemoteWindow;
 import dat.provider.sim.internal.core.SimEndpoint;
@@ -97,9 +98,7 @@ final class FabricWire implements Wire {
             return STALLED;
         }
         if (!wr.memoryValid()) {
-            ep.completeHead(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
-            p.completeRecv(rv, DtoCompletionStatus.ERR_FLUSHED, 0, false);
-            return BROKEN;
+            return localMemoryGone(ep, p, rv);
         }
         if (!rv.memoryValid()) {
             p.completeRecv(rv, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, false);
@@ -127,17 +126,42 @@ final class FabricWire implements Wire {
         return DONE;
     }
 
+    /**
+     * The request's local memory went away (an LMR freed, an arena closed) after it took the
+     * peer's receive: it completes LOCAL_PROTECTION, the receive flushed, and the connection breaks.
+     */
+    private static int localMemoryGone(SimEndpoint ep, SimEndpoint peer, Wr.Recv rv) {
+        ep.completeHead(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
+        peer.completeRecv(rv, DtoCompletionStatus.ERR_FLUSHED, 0, false);
+        return BROKEN;
+    }
+
+    /**
+     * The checks of a one-sided request: the target's ({@link SimEndpoint#remoteWindow} for the
+     * remote privilege {@code privilege}), then the request's own memory. On a failure the request
+     * completes with its error (REMOTE_ACCESS, LOCAL_PROTECTION) and the caller breaks the connection.
+     *
+     * @return the window, or {@code null} when a check failed
+     */
+    private static RemoteWindow checkedWindow(SimEndpoint ep, SimEndpoint target, Wr.Request wr, long len, int privilege) {
+        RemoteWindow w = target.remoteWindow(wr.remoteContext, wr.remoteAddress, len, privilege);
+        if (w == null) {
+            ep.completeHead(DtoCompletionStatus.ERR_REMOTE_ACCESS, 0);
+            return null;
+        }
+        if (!wr.memoryValid()) {
+            ep.completeHead(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
+            return null;
+        }
+        return w;
+    }
+
     private int executeRdma(SimEndpoint ep, Wr.Request wr) {
         SimEndpoint target = localPeer(ep);
         boolean write = wr.op == Wr.Request.RDMA_WRITE;
         long len = write ? wr.total : wr.remoteLength;
-        RemoteWindow w = target.remoteWindow(wr.remoteContext, wr.remoteAddress, len, write);
+        RemoteWindow w = checkedWindow(ep, target, wr, len, write ? MemPrivileges.REMOTE_WRITE : MemPrivileges.REMOTE_READ);
         if (w == null) {
-            ep.completeHead(DtoCompletionStatus.ERR_REMOTE_ACCESS, 0);
-            return BROKEN;
-        }
-        if (!wr.memoryValid()) {
-            ep.completeHead(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
             return BROKEN;
         }
         MemorySegment mem = w.windowMemory();
@@ -163,14 +187,8 @@ final class FabricWire implements Wire {
      */
     private int executeAtomic(SimEndpoint ep, Wr.Request wr) {
         SimEndpoint target = localPeer(ep);
-        RemoteWindow w = target.remoteWindow(wr.remoteContext, wr.remoteAddress, IbExtension.ATOMIC_OPERAND_SIZE,
-                IbExtension.MEM_PRIV_REMOTE_ATOMIC);
+        RemoteWindow w = checkedWindow(ep, target, wr, IbExtension.ATOMIC_OPERAND_SIZE, IbExtension.MEM_PRIV_REMOTE_ATOMIC);
         if (w == null) {
-            ep.completeHead(DtoCompletionStatus.ERR_REMOTE_ACCESS, 0);
-            return BROKEN;
-        }
-        if (!wr.memoryValid()) {
-            ep.completeHead(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
             return BROKEN;
         }
         try {
@@ -201,16 +219,12 @@ final class FabricWire implements Wire {
             return STALLED;
         }
         if (!wr.memoryValid()) {
-            ep.completeHead(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
-            target.completeRecv(rv, DtoCompletionStatus.ERR_FLUSHED, 0, false);
-            return BROKEN;
+            return localMemoryGone(ep, target, rv);
         }
         try {
             Wr.gather(wr, w.windowMemory(), wr.remoteAddress - w.memoryBase());
         } catch (IllegalStateException | IndexOutOfBoundsException e) {
-            target.completeRecv(rv, DtoCompletionStatus.ERR_FLUSHED, 0, false);
-            ep.completeHead(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
-            return BROKEN;
+            return localMemoryGone(ep, target, rv);
         }
         target.completeRecvImmediate(rv, DtoCompletionStatus.SUCCESS, wr.total, wr.immediate);
         ep.completeHead(DtoCompletionStatus.SUCCESS, wr.total);

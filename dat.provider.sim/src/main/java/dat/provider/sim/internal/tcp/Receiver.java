@@ -190,10 +190,9 @@ final class Receiver {
                 yield ENDED;
             }
             case TcpFrame.SEND -> onSend(w);
-            case TcpFrame.RDMA_WRITE -> onRdmaWrite(w);
+            case TcpFrame.RDMA_WRITE, TcpFrame.RDMA_WRITE_IMMEDIATE -> onRdmaWrite(w, opcode);
             case TcpFrame.RDMA_READ_REQUEST -> onReadRequest(w);
             case TcpFrame.ATOMIC_REQUEST -> onAtomic(w);
-            case TcpFrame.RDMA_WRITE_IMMEDIATE -> onWriteImmediate(w);
             case TcpFrame.RDMA_READ_RESPONSE -> onReadResponse(w);
             case TcpFrame.ACK -> {
                 String bad = w.complete(f.seq, f.aux, false);
@@ -286,16 +285,24 @@ final class Receiver {
         return null;
     }
 
-    /** Target side of an RDMA write: checked, then read from the socket into the registered memory. */
-    private String onRdmaWrite(TcpWire w) {
-        startFrame(TcpFrame.RDMA_WRITE);
+    /**
+     * Target side of an RDMA write, with immediate data or without: checked, then read from the
+     * socket into the registered memory; one with immediate data then takes the first posted
+     * receive ({@link #writeImmediateDone}).
+     */
+    private String onRdmaWrite(TcpWire w, int opcode) {
+        startFrame(opcode);
         TcpFrame f = reader.frame;
         RemoteWindow win = w.remoteWindow(f.context, f.address, f.payloadLength, true);
         if (win == null) {
             return refuse(TcpFrame.ACK, f.seq, TcpFrame.STATUS_REMOTE_ACCESS);
         }
         if (f.payloadLength == 0) {
-            acknowledge(f.seq, 0);
+            if (opcode == TcpFrame.RDMA_WRITE_IMMEDIATE) {
+                writeImmediateDone(w);
+            } else {
+                acknowledge(f.seq, 0);
+            }
             return null;
         }
         try {
@@ -349,30 +356,6 @@ final class Receiver {
             case Landing.DROPPED -> true; // the Endpoint disconnected: unanswered
             default -> refuse(TcpFrame.RDMA_READ_RESPONSE, frameSeq, TcpFrame.STATUS_REMOTE_ACCESS) == null;
         };
-    }
-
-    /**
-     * Target side of an RDMA write with immediate data: checked as an RDMA write and landed in its
-     * window; then ({@link #writeImmediateDone}) it takes the first posted receive.
-     */
-    private String onWriteImmediate(TcpWire w) {
-        startFrame(TcpFrame.RDMA_WRITE_IMMEDIATE);
-        TcpFrame f = reader.frame;
-        RemoteWindow win = w.remoteWindow(f.context, f.address, f.payloadLength, true);
-        if (win == null) {
-            return refuse(TcpFrame.ACK, f.seq, TcpFrame.STATUS_REMOTE_ACCESS);
-        }
-        if (f.payloadLength == 0) {
-            writeImmediateDone(w);
-            return null;
-        }
-        try {
-            landing.intoWindow(win, w, f.address - win.memoryBase(), f.payloadLength);
-        } catch (IllegalStateException | IndexOutOfBoundsException x) {
-            landing.end();
-            return refuse(TcpFrame.ACK, f.seq, TcpFrame.STATUS_REMOTE_ACCESS);
-        }
-        return null;
     }
 
     /**

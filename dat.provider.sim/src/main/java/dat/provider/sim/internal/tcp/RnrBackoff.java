@@ -1,5 +1,6 @@
 package dat.provider.sim.internal.tcp;
 
+import dat.provider.sim.internal.core.FieldHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -14,15 +15,7 @@ final class RnrBackoff {
     private static final long MIN_NANOS = 50_000;
     private static final long MAX_NANOS = 10_000_000;
     private static final long NONE = Long.MIN_VALUE;
-    private static final VarHandle RETRY_AT;
-
-    static {
-        try {
-            RETRY_AT = MethodHandles.lookup().findVarHandle(RnrBackoff.class, "retryAt", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle RETRY_AT = FieldHandles.of(MethodHandles.lookup(), RnrBackoff.class, "retryAt", long.class);
 
     /** No request goes out before this time ({@link System#nanoTime}); {@link #NONE}: none. */
     private volatile long retryAt = NONE;

@@ -1,9 +1,7 @@
 package dat.provider.sim.internal.core;
 
-import dat.provider.sim.internal.Codes;
 import dat.provider.sim.internal.Fabric;
 import dat.provider.sim.internal.SimIaFactory;
-import dat.provider.sim.internal.ThreadLimit;
 
 import static dat.provider.sim.internal.Codes.isType;
 import static dat.provider.sim.internal.Codes.ok;
@@ -13,7 +11,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.CloseFlag;
 import dat.api.ConnectionRequest;
-import dat.api.CrParams;
 import dat.api.DatConstants;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
@@ -112,24 +109,7 @@ class ConnectionTest {
 
     @Test
     void dat_ep_connect_establishes_withPrivateDataBothWays() {
-        b.ia.createPublicServicePoint(7, b.crEvd, PspFlag.CONSUMER);
-        a.ep.connect(b.address(), 7, Fabric.WAIT, new byte[] {1, 2, 3}, Qos.BEST_EFFORT, 0);
-        DatEvent e = b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
-        assertThat(e.connQual()).isEqualTo(7);
-        assertThat(e.localIaAddress()).isEqualTo(b.address());
-        ConnectionRequest request = e.connectionRequest();
-        CrParams cr = request.query();
-        assertThat(cr.privateData()).containsExactly(1, 2, 3);
-        assertThat(cr.remoteIaAddress()).isEqualTo(a.address());
-        assertThat(cr.localEp()).isNull();
-        request.accept(b.ep, new byte[] {4, 5});
-        assertThat(b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED).privateData()).isEmpty();
-        assertThat(a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED).privateData()).containsExactly(4, 5);
-        EpParams q = b.ep.query();
-        assertThat(q.state()).isEqualTo(EpState.CONNECTED);
-        assertThat(q.remoteIaAddress()).isEqualTo(a.address());
-        assertThat(a.ep.query().remoteIaAddress()).isEqualTo(b.address());
-        assertThat(a.ep.query().remotePortQual()).isEqualTo(7);
+        ConnectionRequest request = Fabric.connectWithPrivateDataBothWays(a, b);
         throwsType(request::query, DatReturn.INVALID_HANDLE);
     }
 

@@ -2,8 +2,6 @@ package dat.provider.sim.internal.core;
 
 import dat.provider.sim.internal.Codes;
 import dat.provider.sim.internal.Fabric;
-import dat.provider.sim.internal.SimIaFactory;
-import dat.provider.sim.internal.ThreadLimit;
 
 import static dat.provider.sim.internal.Codes.isType;
 import static dat.provider.sim.internal.Codes.ok;
@@ -75,16 +73,7 @@ class DtoTest {
         assertThat(r.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
         assertThat(r.transferredLength()).isEqualTo(40);
         assertThat(r.endpoint()).isSameAs(b.ep);
-        byte[] sent = new byte[40];
-        MemorySegment.copy(a.mem, ValueLayout.JAVA_BYTE, 0, sent, 0, 10);
-        MemorySegment.copy(a.mem, ValueLayout.JAVA_BYTE, 100, sent, 10, 25);
-        MemorySegment.copy(a.mem, ValueLayout.JAVA_BYTE, 200, sent, 35, 5);
-        byte[] got = new byte[40];
-        MemorySegment.copy(b.mem, ValueLayout.JAVA_BYTE, 1000, got, 0, 12);
-        MemorySegment.copy(b.mem, ValueLayout.JAVA_BYTE, 2000, got, 12, 12);
-        MemorySegment.copy(b.mem, ValueLayout.JAVA_BYTE, 3000, got, 24, 16);
-        assertThat(got).isEqualTo(sent);
-        assertThat(b.mem.get(ValueLayout.JAVA_BYTE, 3016)).as("segments after the message are not filled").isZero();
+        Fabric.assertGatheredAndScattered(a, b);
         assertThat(sendCompletion().transferredLength()).isEqualTo(40);
     }
 

@@ -10,7 +10,6 @@ import static dat.provider.sim.internal.Codes.throwsCode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.ConnectionRequest;
-import dat.api.CrParams;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
@@ -346,23 +345,8 @@ class TcpConnectionTest {
 
     @Test
     void connect_establishes_withPrivateDataBothWays_thenDisconnectReachesBothSides() {
-        b.ia.createPublicServicePoint(7, b.crEvd, PspFlag.CONSUMER);
-        a.ep.connect(b.address(), 7, Fabric.WAIT, new byte[] {1, 2, 3}, Qos.BEST_EFFORT, 0);
-        DatEvent e = b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
-        assertThat(e.connQual()).isEqualTo(7);
-        assertThat(e.localIaAddress()).isEqualTo(b.address());
-        ConnectionRequest request = e.connectionRequest();
-        CrParams cr = request.query();
-        assertThat(cr.privateData()).containsExactly(1, 2, 3);
-        // the active IA's address, not the socket's ephemeral port
-        assertThat(cr.remoteIaAddress()).isEqualTo(a.address());
-        request.accept(b.ep, new byte[] {4, 5});
-        assertThat(b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED).privateData()).isEmpty();
-        assertThat(a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED).privateData()).containsExactly(4, 5);
-        assertThat(b.ep.query().state()).isEqualTo(EpState.CONNECTED);
-        assertThat(b.ep.query().remoteIaAddress()).isEqualTo(a.address());
-        assertThat(a.ep.query().remoteIaAddress()).isEqualTo(b.address());
-        assertThat(a.ep.query().remotePortQual()).isEqualTo(7);
+        // over TCP too the request names the active IA's address, not the socket's ephemeral port
+        Fabric.connectWithPrivateDataBothWays(a, b);
 
         a.ep.disconnect(CloseFlag.GRACEFUL);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);

@@ -1,8 +1,6 @@
 package dat.provider.sim.internal.tcp;
 
-import dat.provider.sim.internal.Codes;
 import dat.provider.sim.internal.Fabric;
-import dat.provider.sim.internal.ThreadLimit;
 import dat.provider.sim.internal.core.*;
 
 import static dat.provider.sim.internal.Codes.isType;
@@ -47,23 +45,19 @@ class TcpDtoTest {
      */
     private static final String TCP = "tcp=127.0.0.1:0 tcp_timeout_ms=3600000";
 
-    private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), TCP);
-    private final Fabric fb = new Fabric(ProviderSettings.defaults().limits(), TCP);
-    private final Fabric.Side a = fa.new Side("tcpA", null, 1 << 16);
-    private final Fabric.Side b = fb.new Side("tcpB", null, 1 << 16);
+    private final TcpPair pair = new TcpPair(TCP, "tcpA", "tcpB", 1 << 16);
+    private final Fabric fa = pair.fa;
+    private final Fabric fb = pair.fb;
+    private final Fabric.Side a = pair.a;
+    private final Fabric.Side b = pair.b;
 
     @AfterEach
     void close() {
-        fa.close();
-        fb.close();
+        pair.close();
     }
 
     private void connect(Endpoint passive) {
-        b.ia.createPublicServicePoint(100, b.crEvd, PspFlag.CONSUMER);
-        a.ep.connect(b.address(), 100, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
-        b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(passive, null);
-        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        pair.connect(100, passive);
     }
 
     private static LmrTriplet[] iov(LmrTriplet... t) {
@@ -169,16 +163,7 @@ class TcpDtoTest {
         assertThat(r.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
         assertThat(r.transferredLength()).isEqualTo(40);
         assertThat(r.userCookie()).isEqualTo(1);
-        byte[] sent = new byte[40];
-        MemorySegment.copy(a.mem, ValueLayout.JAVA_BYTE, 0, sent, 0, 10);
-        MemorySegment.copy(a.mem, ValueLayout.JAVA_BYTE, 100, sent, 10, 25);
-        MemorySegment.copy(a.mem, ValueLayout.JAVA_BYTE, 200, sent, 35, 5);
-        byte[] got = new byte[40];
-        MemorySegment.copy(b.mem, ValueLayout.JAVA_BYTE, 1000, got, 0, 12);
-        MemorySegment.copy(b.mem, ValueLayout.JAVA_BYTE, 2000, got, 12, 12);
-        MemorySegment.copy(b.mem, ValueLayout.JAVA_BYTE, 3000, got, 24, 16);
-        assertThat(got).isEqualTo(sent);
-        assertThat(b.mem.get(ValueLayout.JAVA_BYTE, 3016)).isZero();
+        Fabric.assertGatheredAndScattered(a, b);
         DatEvent s = dto(a, false);
         assertThat(s.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
         assertThat(s.transferredLength()).isEqualTo(40);

@@ -22,7 +22,6 @@ import dat.api.ext.IbExtension;
 import dat.api.ext.ImmediateDataEndpoint;
 import dat.api.ext.Operation;
 import dat.provider.sim.internal.Fabric;
-import dat.provider.sim.internal.core.ProviderSettings;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -42,25 +41,20 @@ class TcpExtensionsTest {
     private static final String TCP = "tcp=127.0.0.1:0 tcp_timeout_ms=3600000";
     private static final int ATOMIC = MemPrivileges.ALL | IbExtension.MEM_PRIV_REMOTE_ATOMIC;
 
-    private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), TCP);
-    private final Fabric fb = new Fabric(ProviderSettings.defaults().limits(), TCP);
-    private final Fabric.Side a = fa.new Side("tcpA", null, 1 << 16);
-    private final Fabric.Side b = fb.new Side("tcpB", null, 1 << 16);
+    private final TcpPair pair = new TcpPair(TCP, "tcpA", "tcpB", 1 << 16);
+    private final Fabric fb = pair.fb;
+    private final Fabric.Side a = pair.a;
+    private final Fabric.Side b = pair.b;
     /** The passive side's operands: a region with the remote-atomic privilege. */
     private final LocalMemoryRegion operands = b.ia.registerMemory(fb.memory(4096), b.pz, ATOMIC);
 
     @AfterEach
     void close() {
-        fa.close();
-        fb.close();
+        pair.close();
     }
 
     private void connect() {
-        b.ia.createPublicServicePoint(100, b.crEvd, PspFlag.CONSUMER);
-        a.ep.connect(b.address(), 100, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
-        b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(b.ep, null);
-        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        pair.connect(100, b.ep);
     }
 
     private static AtomicEndpoint atomic(Endpoint ep) {

@@ -2,7 +2,6 @@ package dat.provider.sim.internal.tcp;
 
 import dat.provider.sim.internal.Codes;
 import dat.provider.sim.internal.Fabric;
-import dat.provider.sim.internal.ThreadLimit;
 import dat.provider.sim.internal.core.*;
 
 import static dat.provider.sim.internal.Codes.ok;
@@ -841,14 +840,7 @@ class TcpFaultTest {
             rawPeer = s;
             feedReceiveEvd(s);
             ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 2, 0));
-            DatEvent got = new DatEvent();
-            int[] code = {-1};
-            long[] returnedAfter = {-1};
-            Thread waiter = Thread.ofPlatform().start(() -> {
-                long began = System.nanoTime();
-                code[0] = a.recvEvd.await(200_000, 1, got);
-                returnedAfter[0] = (System.nanoTime() - began) / 1_000_000;
-            });
+            TimedWait wait = new TimedWait(a.recvEvd, 200_000);
             awaitDriven(a.recvEvd, true);
             byte[] send = header(TcpFrame.SEND, 64, 0, 0, 1, 0);
             for (int i = TcpFrame.HEADER_BYTES; i < send.length; i++) {
@@ -862,9 +854,7 @@ class TcpFaultTest {
                 out.write(send[i]);
                 out.flush();
             }
-            waiter.join(5_000);
-            Codes.isType(code[0], DatReturn.TIMEOUT_EXPIRED);
-            assertThat(returnedAfter[0]).as("ms in dat_evd_wait(200 ms)").isBetween(150L, 1_000L);
+            wait.assertTimedOutAfter200Ms();
             DatEvent r = a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT);
             assertThat(r.userCookie()).isEqualTo(2);
             assertThat(r.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
@@ -967,14 +957,7 @@ class TcpFaultTest {
             feedReceiveEvd(s);
             DataInputStream in = new DataInputStream(s.getInputStream());
             assertThat(frame(in).getLong(16)).as("the send's ACK").isZero();
-            DatEvent got = new DatEvent();
-            int[] code = {-1};
-            long[] returnedAfter = {-1};
-            Thread waiter = Thread.ofPlatform().start(() -> {
-                long began = System.nanoTime();
-                code[0] = a.recvEvd.await(200_000, 1, got);
-                returnedAfter[0] = (System.nanoTime() - began) / 1_000_000;
-            });
+            TimedWait wait = new TimedWait(a.recvEvd, 200_000);
             awaitDriven(a.recvEvd, true);
             byte[] write = header(TcpFrame.RDMA_WRITE, length, window.rmrContext(), 0, 1, window.registeredAddress());
             java.util.Arrays.fill(write, TcpFrame.HEADER_BYTES, write.length, (byte) 0x3C);
@@ -992,10 +975,9 @@ class TcpFaultTest {
                     closedByTheIa = true;
                 }
             }
-            waiter.join(5_000);
+            wait.thread.join(5_000);
             assertThat(closedByTheIa).as("the IA closed the connection while the frame came").isFalse();
-            Codes.isType(code[0], DatReturn.TIMEOUT_EXPIRED);
-            assertThat(returnedAfter[0]).as("ms in dat_evd_wait(200 ms)").isBetween(150L, 1_000L);
+            wait.assertTimedOutAfter200Ms();
             ByteBuffer ack = frame(in);
             assertThat(ack.get(3)).isEqualTo((byte) TcpFrame.ACK);
             assertThat(ack.getLong(16)).as("the ACK's sequence number").isEqualTo(1);
@@ -1009,8 +991,7 @@ class TcpFaultTest {
 
             // a consumer whose wait outlasts such a frame runs the agent through it, and the send behind it ends the wait
             ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 2, 0));
-            code[0] = -1;
-            Thread longWaiter = Thread.ofPlatform().start(() -> code[0] = a.recvEvd.await(10_000_000, 1, got));
+            TimedWait longWait = new TimedWait(a.recvEvd, 10_000_000);
             awaitDriven(a.recvEvd, true);
             write[TcpFrame.HEADER_BYTES] = 0x4B;
             ByteBuffer.wrap(write).putLong(16, 2); // seq 2
@@ -1026,9 +1007,9 @@ class TcpFaultTest {
             long readByConsumers = transport(a).framesReadByConsumers();
             out.write(header(TcpFrame.SEND, 8, 0, 0, 3, 0));
             out.flush();
-            longWaiter.join(5_000);
-            Codes.isType(code[0], DatReturn.SUCCESS);
-            assertThat(got.userCookie()).isEqualTo(2);
+            longWait.thread.join(5_000);
+            Codes.isType(longWait.code, DatReturn.SUCCESS);
+            assertThat(longWait.got.userCookie()).isEqualTo(2);
             assertThat(transport(a).framesReadByConsumers()).as("frames the waiting consumer read").isGreaterThan(readByConsumers);
             assertThat(target.get(ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 0x4B);
         }
@@ -1278,6 +1259,29 @@ class TcpFaultTest {
                 assertThat(c.endpoint()).isSameAs(side.ep);
                 assertThat(side.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
             }
+        }
+    }
+
+    /** A dat_evd_wait on its own thread: the code it returned and how long it took. */
+    private static final class TimedWait {
+        final DatEvent got = new DatEvent();
+        final Thread thread;
+        volatile int code = -1;
+        volatile long returnedAfterMs = -1;
+
+        TimedWait(dat.api.EventDispatcher evd, long timeoutMicros) {
+            thread = Thread.ofPlatform().start(() -> {
+                long began = System.nanoTime();
+                code = evd.await(timeoutMicros, 1, got);
+                returnedAfterMs = (System.nanoTime() - began) / 1_000_000;
+            });
+        }
+
+        /** The wait of 200 ms ended on its timeout, at about that time. */
+        void assertTimedOutAfter200Ms() throws InterruptedException {
+            thread.join(5_000);
+            Codes.isType(code, DatReturn.TIMEOUT_EXPIRED);
+            assertThat(returnedAfterMs).as("ms in dat_evd_wait(200 ms)").isBetween(150L, 1_000L);
         }
     }
 }

@@ -1,8 +1,6 @@
 package dat.provider.sim.internal.tcp;
 
-import dat.provider.sim.internal.Codes;
 import dat.provider.sim.internal.Fabric;
-import dat.provider.sim.internal.ThreadLimit;
 import dat.provider.sim.internal.core.*;
 
 import static dat.provider.sim.internal.Codes.ok;
@@ -62,16 +60,14 @@ class TcpHostilePeerTest {
     private static final int HOSTILE = Integer.getInteger("dat.sim.fuzz.frames", 100_000);
     private static final TcpFrame.Limits LIMITS = TcpFrame.Limits.WIRE;
 
-    private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), TCP);
-    private final Fabric fb = new Fabric(ProviderSettings.defaults().limits(), TCP);
+    private final TcpPair pair = new TcpPair(TCP, "tcpG", "tcpT", 1 << 16);
     /** The IA under attack (passive side of the good pair). */
-    private final Fabric.Side target = fa.new Side("tcpT", null, 1 << 16);
-    private final Fabric.Side good = fb.new Side("tcpG", null, 1 << 16);
+    private final Fabric.Side target = pair.b;
+    private final Fabric.Side good = pair.a;
 
     @AfterEach
     void close() {
-        fa.close();
-        fb.close();
+        pair.close();
     }
 
     private TcpTransport transport() {
@@ -79,11 +75,7 @@ class TcpHostilePeerTest {
     }
 
     private void connectGoodPair() {
-        target.ia.createPublicServicePoint(1, target.crEvd, PspFlag.CONSUMER);
-        good.ep.connect(target.address(), 1, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
-        target.expect(target.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(target.ep, null);
-        target.expect(target.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        good.expect(good.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        pair.connect(1, target.ep);
     }
 
     /** One round of the good pair: a send into a receive and an RDMA write, bytes verified. */
@@ -401,7 +393,7 @@ class TcpHostilePeerTest {
         connectGoodPair();
         target.ia.createPublicServicePoint(2, target.crEvd, PspFlag.CONSUMER);
         // a region the attacker may write 64 bytes of, inside memory it must not touch beyond
-        java.lang.foreign.MemorySegment guarded = fa.memory(256);
+        java.lang.foreign.MemorySegment guarded = pair.fb.memory(256);
         dat.api.LocalMemoryRegion window = target.ia.registerMemory(guarded.asSlice(64, 64), target.pz, dat.api.MemPrivileges.ALL);
         int oldContext = target.lmr.rmrContext();
         SplittableRandom rnd = new SplittableRandom(5);
@@ -739,7 +731,7 @@ class TcpHostilePeerTest {
     @Test
     void aReadResponseUnderWayWhenItsRmrIsUnbound_sendsNoMoreOfIt() throws Exception {
         int size = 32 << 20; // more than the socket buffers hold
-        java.lang.foreign.MemorySegment big = fa.memory(size);
+        java.lang.foreign.MemorySegment big = pair.fb.memory(size);
         big.fill((byte) 0x11);
         dat.api.LocalMemoryRegion bigLmr = target.ia.registerMemory(big, target.pz, dat.api.MemPrivileges.ALL);
         Endpoint ep = endpointForRawPeer();
@@ -786,7 +778,7 @@ class TcpHostilePeerTest {
      */
     @Test
     void aReadWhoseLocalLmrIsFreedBeforeItsResponse_failsWithLocalProtection() throws Exception {
-        java.lang.foreign.MemorySegment local = fa.memory(64);
+        java.lang.foreign.MemorySegment local = pair.fb.memory(64);
         dat.api.LocalMemoryRegion localLmr = target.ia.registerMemory(local, target.pz, dat.api.MemPrivileges.ALL);
         try (java.net.ServerSocket server = new java.net.ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             server.setSoTimeout(10_000);
@@ -845,7 +837,7 @@ class TcpHostilePeerTest {
     @Test
     void aReadWhoseTargetArenaClosesBeforeItsResponse_isRefusedWithRemoteAccess() throws Exception {
         int size = 32 << 20; // more than the socket buffers hold
-        dat.api.LocalMemoryRegion bigLmr = target.ia.registerMemory(fa.memory(size), target.pz, dat.api.MemPrivileges.ALL);
+        dat.api.LocalMemoryRegion bigLmr = target.ia.registerMemory(pair.fb.memory(size), target.pz, dat.api.MemPrivileges.ALL);
         java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared();
         dat.api.LocalMemoryRegion doomed = target.ia.registerMemory(arena.allocate(64), target.pz, dat.api.MemPrivileges.ALL);
         Endpoint ep = endpointForRawPeer();
@@ -1078,7 +1070,7 @@ class TcpHostilePeerTest {
         private final EventDispatcher crEvd = evd(EvdFlags.CR);
         /** This thread's events: the Sides' are the good pair's, on another thread. */
         private final DatEvent event = new DatEvent();
-        private final MemorySegment memory = fa.memory(SIZE);
+        private final MemorySegment memory = pair.fb.memory(SIZE);
         /** What {@link #memory} must hold outside W and the RMR's range: guard bytes (random), RO, and R where nothing of the peer landed. */
         private final byte[] expected = new byte[SIZE];
         private final LocalMemoryRegion whole;

@@ -11,7 +11,6 @@ import dat.api.PspFlag;
 import dat.api.Qos;
 import dat.api.RmrTriplet;
 import dat.provider.sim.internal.Fabric;
-import dat.provider.sim.internal.core.ProviderSettings;
 import dat.provider.sim.internal.core.SimIa;
 import java.io.IOException;
 import java.lang.foreign.ValueLayout;
@@ -38,10 +37,9 @@ class TcpIdleConnectionsTest {
     /** Longer than opening the thousand sockets takes on a slow machine, so that all are open at once. */
     private static final long TIMEOUT_MS = 8000;
 
-    private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0 tcp_timeout_ms=" + TIMEOUT_MS);
-    private final Fabric fb = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0 tcp_timeout_ms=" + TIMEOUT_MS);
-    private final Fabric.Side a = fa.new Side("tcpA", null, 1 << 20);
-    private final Fabric.Side b = fb.new Side("tcpB", null, 1 << 20);
+    private final TcpPair pair = new TcpPair("tcp=127.0.0.1:0 tcp_timeout_ms=" + TIMEOUT_MS, "tcpA", "tcpB", 1 << 20);
+    private final Fabric.Side a = pair.a;
+    private final Fabric.Side b = pair.b;
     private final List<Socket> idle = new ArrayList<>();
 
     @AfterEach
@@ -49,8 +47,7 @@ class TcpIdleConnectionsTest {
         for (Socket s : idle) {
             s.close();
         }
-        fa.close();
-        fb.close();
+        pair.close();
     }
 
     private static TcpTransport transport(Fabric.Side s) {

@@ -1,0 +1,42 @@
+package dat.provider.sim.internal.tcp;
+
+import dat.api.Endpoint;
+import dat.api.EventNumber;
+import dat.api.PspFlag;
+import dat.api.Qos;
+import dat.provider.sim.internal.Fabric;
+import dat.provider.sim.internal.core.ProviderSettings;
+
+/**
+ * The two ends of a TCP test: two providers (as two processes would have), each with one TCP IA
+ * opened with the same {@code ia_params} and one {@link Fabric.Side} on it.
+ */
+final class TcpPair implements AutoCloseable {
+
+    final Fabric fa;
+    final Fabric fb;
+    final Fabric.Side a;
+    final Fabric.Side b;
+
+    TcpPair(String iaParams, String nameA, String nameB, long bytes) {
+        fa = new Fabric(ProviderSettings.defaults().limits(), iaParams);
+        fb = new Fabric(ProviderSettings.defaults().limits(), iaParams);
+        a = fa.new Side(nameA, null, bytes);
+        b = fb.new Side(nameB, null, bytes);
+    }
+
+    /** Side b listens on {@code qualifier}, side a connects, {@code passive} takes the request: both ESTABLISHED. */
+    void connect(long qualifier, Endpoint passive) {
+        b.ia.createPublicServicePoint(qualifier, b.crEvd, PspFlag.CONSUMER);
+        a.ep.connect(b.address(), qualifier, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(passive, null);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    @Override
+    public void close() {
+        fa.close();
+        fb.close();
+    }
+}
