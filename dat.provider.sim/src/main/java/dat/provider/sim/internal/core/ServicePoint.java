@@ -62,4 +62,12 @@ abstract class ServicePoint extends SimHandle {
      * @param attempt the request
      */
     abstract void onRequest(ConnectAttempt attempt);
+
+    /** Stops listening, as the service point's free call says. Under the CM lock. */
+    abstract void destroy();
+
+    /** dat_psp_free(3DAT), dat_rsp_free(3DAT). */
+    public void close() {
+        freeUnderCmLock(this::destroy);
+    }
 }

@@ -66,12 +66,8 @@ final class SimPsp extends ServicePoint implements PublicServicePoint {
         return new PspParams(ia, connQual, evd, flag);
     }
 
-    @Override
-    public void close() {
-        freeUnderCmLock(this::destroy);
-    }
-
     /** Stops listening; requests already delivered stay valid (dat_psp_free(3DAT)). Under the CM lock. */
+    @Override
     void destroy() {
         if (freed) {
             return;

@@ -60,12 +60,8 @@ final class SimRsp extends ServicePoint implements ReservedServicePoint {
         return new RspParams(ia, connQual, evd, ep);
     }
 
-    @Override
-    public void close() {
-        freeUnderCmLock(this::destroy);
-    }
-
     /** Stops listening; the Endpoint returns to the consumer, UNCONNECTED. Under the CM lock. */
+    @Override
     void destroy() {
         if (freed) {
             return;

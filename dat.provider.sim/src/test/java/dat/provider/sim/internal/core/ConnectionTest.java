@@ -51,6 +51,14 @@ class ConnectionTest {
         ep.connect(b.address(), qual, timeout, null, Qos.BEST_EFFORT, 0);
     }
 
+    /** a.ep connected to b.ep through a consumer PSP on {@code qual}, as a.ep sees it established. */
+    private void establish(long qual) {
+        b.ia.createPublicServicePoint(qual, b.crEvd, PspFlag.CONSUMER);
+        connect(a.ep, qual, Fabric.WAIT);
+        request().accept(b.ep, null);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
     private ConnectionRequest request() {
         return b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest();
     }
@@ -385,10 +393,7 @@ class ConnectionTest {
 
     @Test
     void dat_ep_dup_connect_connectsToTheSameRemoteEnd() {
-        b.ia.createPublicServicePoint(29, b.crEvd, PspFlag.CONSUMER);
-        connect(a.ep, 29, Fabric.WAIT);
-        request().accept(b.ep, null);
-        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        establish(29);
         Endpoint dup = a.ia.createEndpoint(a.pz, null, null, a.connEvd, null);
         Endpoint idle = a.ia.createEndpoint(a.pz, null, null, null, null);
         throwsType(() -> dup.dupConnect(idle, Fabric.WAIT, null, 0), DatReturn.INVALID_STATE);
@@ -403,10 +408,7 @@ class ConnectionTest {
 
     @Test
     void dat_ep_disconnect_graceful_waitsForRequests_DISCONNECT_PENDING() {
-        b.ia.createPublicServicePoint(30, b.crEvd, PspFlag.CONSUMER);
-        connect(a.ep, 30, Fabric.WAIT);
-        request().accept(b.ep, null);
-        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        establish(30);
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         LmrTriplet[] src = {LmrTriplet.of(a.lmr, 0, 8)};
         ok(a.ep.postSend(1, src, 1, 0)); // no receive posted: waits

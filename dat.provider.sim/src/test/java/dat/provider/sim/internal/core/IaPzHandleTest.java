@@ -124,13 +124,6 @@ class IaPzHandleTest {
     }
 
     @Test
-    void dat_ia_query_INVALID_HANDLE_afterClose() {
-        InterfaceAdapter ia = f.open("sim0");
-        ia.close();
-        throwsCode(ia::query, DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_IA);
-    }
-
-    @Test
     void dat_ia_query_attributesTellTheTruth() {
         IaQuery q = f.open("sim0").query();
         assertThat(q.providerAttributes().lmrMemTypesSupported()).contains(MemoryType.VIRTUAL, MemoryType.LMR,
@@ -201,9 +194,10 @@ class IaPzHandleTest {
     }
 
     @Test
-    void dat_pz_create_INVALID_HANDLE_onAClosedIa() {
+    void dat_ia_query_and_dat_pz_create_INVALID_HANDLE_onAClosedIa() {
         InterfaceAdapter ia = f.open("sim0");
         ia.close();
+        throwsCode(ia::query, DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_IA);
         throwsCode(ia::createProtectionZone, DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_IA);
     }
 
