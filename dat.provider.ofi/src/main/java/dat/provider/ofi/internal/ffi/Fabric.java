@@ -130,6 +130,15 @@ public final class Fabric implements AutoCloseable {
         return cString.reinterpret(4096).getString(0);
     }
 
+    /**
+     * The memory a pointer that native code returned points to, given the C size the caller knows
+     * (a struct's {@code sizeof}, a length libfabric stated): the one place outside this package's
+     * wrappers that gives native memory a size.
+     */
+    public static MemorySegment sized(MemorySegment pointer, long bytes) {
+        return pointer.reinterpret(bytes);
+    }
+
     /** @return a capture segment for the libc calls' {@code errno}, allocated in {@code arena} */
     public static MemorySegment allocateCapture(Arena arena) {
         return arena.allocate(CAPTURE);

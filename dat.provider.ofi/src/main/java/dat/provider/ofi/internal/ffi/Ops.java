@@ -64,23 +64,23 @@ public final class Ops {
      * {@code recvmsg}, {@code sendmsg}, {@code readmsg}, {@code writemsg}. Called as
      * {@code (fn, ep, msg, flags)}; returns 0 or a negated {@code FI_E*}.
      */
-    public static final MethodHandle XFER = handle(FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    public static final MethodHandle XFER = handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
 
     /** {@code ssize_t (*read)(struct fid_cq *, void *buf, size_t count)}: as {@code (fn, cq, buf, count)}. */
-    public static final MethodHandle CQ_READ = handle(FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    public static final MethodHandle CQ_READ = handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
 
     /**
      * {@code readwritemsg(ep, msg, resultv, result_desc, result_count, flags)}: a fetching atomic.
      */
-    public static final MethodHandle READWRITEMSG = handle(FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG,
-            JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    public static final MethodHandle READWRITEMSG = handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+            JAVA_LONG, JAVA_LONG, JAVA_LONG));
 
     /**
      * {@code compwritemsg(ep, msg, comparev, compare_desc, compare_count, resultv, result_desc,
      * result_count, flags)}: compare-and-swap.
      */
-    public static final MethodHandle COMPWRITEMSG = handle(FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG,
-            JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    public static final MethodHandle COMPWRITEMSG = handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+            JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
 
     // ---- function pointers -----------------------------------------------------------------------
 

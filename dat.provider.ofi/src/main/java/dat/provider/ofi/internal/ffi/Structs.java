@@ -428,6 +428,13 @@ public final class Structs {
     public static final long RMA_IOC_COUNT = offset(FI_RMA_IOC, "count");
     public static final long RMA_IOC_KEY = offset(FI_RMA_IOC, "key");
 
+    public static final long SIN_FAMILY = offset(SOCKADDR_IN, "sin_family");
+    public static final long SIN_PORT = offset(SOCKADDR_IN, "sin_port");
+    public static final long SIN_ADDR = offset(SOCKADDR_IN, "sin_addr");
+    public static final long SIN6_PORT = offset(SOCKADDR_IN6, "sin6_port");
+    public static final long SIN6_ADDR = offset(SOCKADDR_IN6, "sin6_addr");
+    public static final long SIN6_SCOPE_ID = offset(SOCKADDR_IN6, "sin6_scope_id");
+
     public static final long POLLFD_FD = offset(POLLFD, "fd");
     public static final long POLLFD_EVENTS = offset(POLLFD, "events");
     public static final long POLLFD_REVENTS = offset(POLLFD, "revents");
