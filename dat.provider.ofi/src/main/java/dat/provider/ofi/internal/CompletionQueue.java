@@ -158,6 +158,15 @@ final class CompletionQueue {
         for (int i = 0; i < read; i++) {
             long entry = (tail + i) * ENTRY;
             long token = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_OP_CONTEXT);
+            if (token == 0) {
+                // no DTO of this provider: an accept's confirmation (OfiEp), or a stray remote write
+                long flags = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_FLAGS);
+                long data = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_DATA);
+                if ((flags & Fi.REMOTE_CQ_DATA) != 0 && (data >>> 32) == OfiEp.CONFIRMATION) {
+                    ia.confirmed((int) data);
+                }
+                continue;
+            }
             if (accept(token, true)) {
                 if (kept != i) {
                     MemorySegment.copy(ring, entry, ring, (tail + kept) * ENTRY, ENTRY);
@@ -305,15 +314,23 @@ final class CompletionQueue {
         };
     }
 
-    /** Closes the CQ and frees the ring. */
+    /**
+     * Frees the ring and hands the CQ to the IA's event thread to close: the thread may be using
+     * its descriptor and {@code fid} in {@code poll(2)} and {@code fi_trywait} right now.
+     */
     void close() {
+        count = 0;
+        ringArena.close();
+        errArena.close();
+        ia.loop.retire(this);
+    }
+
+    /** {@code fi_close} of the CQ (the event thread, between two waits; or the IA's close, after the thread stopped). */
+    void closeNative() {
         try {
             Ops.close(cq);
         } catch (NativeException e) {
             System.getLogger(CompletionQueue.class.getName()).log(System.Logger.Level.WARNING, "fi_close of a CQ failed", e);
         }
-        count = 0;
-        ringArena.close();
-        errArena.close();
     }
 }

@@ -48,6 +48,10 @@ final class EventLoop {
     private final MemorySegment eqError;
     private final Arena arena = Arena.ofShared();
     private volatile boolean stopping;
+    /** CQs whose EVD was freed, closed by the loop where it holds no reference to them. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<CompletionQueue> retired = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private volatile boolean stopped;
+    private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> tasks = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     /** A timeout the loop runs, with the CM lock held, once its deadline passed: the DAT connect timeout. */
     static final class Timer implements Comparable<Timer> {
@@ -118,6 +122,41 @@ final class EventLoop {
         }
     }
 
+    /** A freed EVD's CQ: the loop closes it before its next wait (or at once, when the loop is gone). */
+    void retire(CompletionQueue cq) {
+        retired.add(cq);
+        if (stopped) {
+            closeRetired();
+        } else {
+            wake();
+        }
+    }
+
+    private void closeRetired() {
+        for (CompletionQueue cq = retired.poll(); cq != null; cq = retired.poll()) {
+            cq.closeNative();
+        }
+    }
+
+    /** Runs {@code task} on the loop with the CM lock held, soon: for callers that hold an EVD's lock. */
+    void execute(Runnable task) {
+        tasks.add(task);
+        wake();
+    }
+
+    private void runTasks() {
+        for (Runnable task = tasks.poll(); task != null; task = tasks.poll()) {
+            ia.cmLock.lock();
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "a task of " + thread.getName() + " failed", e);
+            } finally {
+                ia.cmLock.unlock();
+            }
+        }
+    }
+
     /** Stops the thread and waits for it (not from the thread itself), then closes the eventfd. */
     void stop() {
         stopping = true;
@@ -133,6 +172,8 @@ final class EventLoop {
                 return;
             }
         }
+        stopped = true;
+        closeRetired();
         fabric.closeFd(wakeFd);
         arena.close();
     }
@@ -146,7 +187,9 @@ final class EventLoop {
             OfiEvd[] watched = new OfiEvd[MAX_WATCHED];
             int refused = 0;
             while (!stopping && ia.isUsable()) {
+                closeRetired();
                 readEventQueue();
+                runTasks();
                 long now = System.nanoTime();
                 int count = 0;
                 boolean leftToConsumers = false;

@@ -104,9 +104,9 @@ record Limits(long caps, long txSize, long rxSize, int iovLimit, int recvIovLimi
         return maxMessageSize <= 0 || maxMessageSize > (1L << 30) ? 1L << 30 : maxMessageSize;
     }
 
-    /** The private data a consumer may pass: the CM data size less the provider's 5 bytes, at most 255. */
+    /** The private data a consumer may pass: the CM data size less the provider's 9 bytes, at most 255. */
     int maxPrivateData() {
-        return (int) Math.max(0, Math.min(255, cmDataSize - 5));
+        return (int) Math.max(0, Math.min(255, cmDataSize - 1 - PrivateData.TRAILER));
     }
 
     boolean hasRemoteCqData() {

@@ -28,16 +28,19 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
     private final byte[] privateData;
     /** The requester's PZ number, from its private data ({@link PrivateData}). */
     final int remotePzId;
+    /** The requester's owner id: not 0 when it will confirm an accept. */
+    final int remoteOwnerId;
     final OfiEp reservedEp;
 
     OfiCr(OfiIa ia, Listener listener, MemorySegment info, InetSocketAddress remoteAddress, byte[] privateData, int remotePzId,
-            OfiEp reservedEp) {
+            int remoteOwnerId, OfiEp reservedEp) {
         super(ia, HandleType.CR, DatReturn.INVALID_HANDLE_CR);
         this.listener = listener;
         this.info = info;
         this.remoteAddress = remoteAddress;
         this.privateData = privateData;
         this.remotePzId = remotePzId;
+        this.remoteOwnerId = remoteOwnerId;
         this.reservedEp = reservedEp;
         ia.crs.add(this);
     }
@@ -124,7 +127,7 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
             for (OfiServicePoint sp : ia.servicePoints) {
                 if (sp.connQual == connQual && sp instanceof OfiServicePoint.OfiPsp psp && sp.isOpen()) {
                     // the request moves to a new CR of the other PSP; this handle is spent (dat_cr_handoff)
-                    OfiCr moved = new OfiCr(ia, listener, info, remoteAddress, privateData, remotePzId, null);
+                    OfiCr moved = new OfiCr(ia, listener, info, remoteAddress, privateData, remotePzId, remoteOwnerId, null);
                     freed = true;
                     ia.crs.remove(this);
                     info = MemorySegment.NULL;

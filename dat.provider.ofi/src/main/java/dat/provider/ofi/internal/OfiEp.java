@@ -54,6 +54,19 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
 
+    /**
+     * The high half of the remote CQ data of an accept's confirmation ("DATC"): libfabric's tcp
+     * provider reports the passive side connected once it has sent its answer, whether or not the
+     * requester is still there (its connect may have timed out and its endpoint closed). So the
+     * active side, when it learns it is connected, sends a zero-length RDMA write with remote CQ
+     * data (this and the passive Endpoint's owner id, no buffer, no receive consumed), and the
+     * passive side reports {@code ESTABLISHED} only when both the {@code FI_CONNECTED} and the
+     * confirmation arrived; a requester that is gone never confirms, and its connection's shutdown
+     * gives {@code ACCEPT_COMPLETION_ERROR}. Where the provider has no 8 bytes of remote CQ data,
+     * the owner id in the private data is 0 and nobody waits for a confirmation.
+     */
+    static final long CONFIRMATION = 0x44415443L;
+
     /** The INVALID_STATE code of each EP state, indexed by {@link EpState#value()}. */
     static final int[] STATE_CODES = new int[EpState.values().length];
 
@@ -80,11 +93,12 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
     private volatile OfiEvd recvEvd;
     private volatile OfiEvd requestEvd;
     private volatile OfiEvd connectEvd;
-    /** Takes the completions of a missing DTO EVD, which DAT drops; {@code null} when both are given. */
-    private volatile OfiEvd discard;
     final OfiSrq srq;
-    /** The CQ the receives an SRQ Endpoint takes from its SRQ complete on, read by its receive EVD; else {@code null}. */
-    private final CompletionQueue srqCq;
+    /**
+     * While an SRQ Endpoint is connected, the CQ the receives it takes from its SRQ complete on,
+     * read by its receive EVD; else {@code null}.
+     */
+    private CompletionQueue srqCq;
     private volatile EpAttributes attributes;
     final int ownerId;
     volatile WorkSlots sendSlots;
@@ -100,6 +114,10 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
     private volatile long remoteQual;
     private volatile long localQual;
     private volatile int remotePzId;
+    /** Passive side, ia.cmLock held: whether the peer will confirm, and what of the two arrived. */
+    private boolean expectConfirmation;
+    private boolean connectedSeen;
+    private boolean confirmationSeen;
     volatile OfiServicePoint reservedBy;
     volatile OfiCr offeredTo;
 
@@ -115,15 +133,6 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         this.sendSlots = new WorkSlots(attributes.maxRequestDtos(), ownerId, false, 0);
         this.recvSlots = new WorkSlots(srq == null ? attributes.maxRecvDtos() : 1, ownerId, true, attributes.maxRecvIov());
         this.posting = new Posting(this);
-        if (recvEvd == null || requestEvd == null) {
-            this.discard = OfiEvd.discarding(ia, attributes.maxRequestDtos() + attributes.maxRecvDtos());
-        }
-        if (srq != null) {
-            this.srqCq = new CompletionQueue(ia, this, attributes.maxRecvDtos());
-            (recvEvd != null ? recvEvd : discard).attach(srqCq);
-        } else {
-            this.srqCq = null;
-        }
         for (OfiEvd evd : new OfiEvd[] {recvEvd, requestEvd, connectEvd}) {
             if (evd != null) {
                 evd.users.incrementAndGet();
@@ -350,7 +359,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             NativeEndpoint made = open(ia.domain.info);
             try (Arena local2 = Arena.ofConfined()) {
                 Ops.connect(made.ep, Sockaddr.of(local2, remoteIaAddress.getAddress(), (int) remoteConnQual),
-                        PrivateData.frame(local2, privateData, pz.id), privateData == null ? 5 : privateData.length + 5L);
+                        PrivateData.frame(local2, privateData, pz.id, confirmationOwner()), framedLength(privateData));
             } catch (NativeException e) {
                 closeConnection();
                 throw e.error() == Fi.EINVAL || e.error() == Fi.EADDRNOTAVAIL || e.error() == Fi.ENETUNREACH
@@ -378,13 +387,24 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
     private NativeEndpoint open(MemorySegment info) {
         postLock.lock();
         try {
-            OfiEvd sendSide = requestEvd != null ? requestEvd : discard;
-            MemorySegment recvSide = srq != null ? srqCq.cq : (recvEvd != null ? recvEvd : discard).cq.cq;
+            OfiEvd sendSide = requestEvd != null ? requestEvd : ia.discardEvd();
+            OfiEvd recvSide = recvEvd != null ? recvEvd : ia.discardEvd();
             NativeEndpoint made;
             try {
-                made = new NativeEndpoint(ia, info, sendSide.cq.cq, recvSide, srq == null ? MemorySegment.NULL : srq.srx);
+                if (srq != null) {
+                    srqCq = new CompletionQueue(ia, this, attributes.maxRecvDtos());
+                }
+                made = new NativeEndpoint(ia, info, sendSide.cq.cq, srq != null ? srqCq.cq : recvSide.cq.cq,
+                        srq == null ? MemorySegment.NULL : srq.srx);
             } catch (NativeException e) {
+                if (srqCq != null) {
+                    srqCq.close();
+                    srqCq = null;
+                }
                 throw Codes.fromNative(e, "ep");
+            }
+            if (srqCq != null) {
+                recvSide.attach(srqCq);
             }
             connection = made;
             posting.connected(made);
@@ -473,8 +493,11 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             }
             localQual = localPort(made);
             state = EpState.COMPLETION_PENDING;
+            expectConfirmation = cr.remoteOwnerId != 0 && confirms();
+            connectedSeen = false;
+            confirmationSeen = false;
             try (Arena local = Arena.ofConfined()) {
-                Ops.accept(made.ep, PrivateData.frame(local, privateData, pz.id), privateData == null ? 5 : privateData.length + 5L);
+                Ops.accept(made.ep, PrivateData.frame(local, privateData, pz.id, confirmationOwner()), framedLength(privateData));
             } catch (NativeException e) {
                 System.getLogger(OfiEp.class.getName()).log(System.Logger.Level.DEBUG, "fi_accept failed", e);
                 endConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
@@ -496,11 +519,18 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             if (s == EpState.ACTIVE_CONNECTION_PENDING) {
                 cancelConnectTimer();
                 remotePzId = PrivateData.pzOf(data);
+                int peerOwner = PrivateData.ownerOf(data);
+                if (peerOwner != 0 && confirms()) {
+                    confirm(peerOwner);
+                }
                 state = EpState.CONNECTED;
                 post(EventNumber.CONNECTION_EVENT_ESTABLISHED, PrivateData.unframe(data));
             } else if (s == EpState.COMPLETION_PENDING) {
-                state = EpState.CONNECTED;
-                post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
+                connectedSeen = true;
+                if (!expectConfirmation || confirmationSeen) {
+                    state = EpState.CONNECTED;
+                    post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
+                }
             }
         } else if (event == Fi.SHUTDOWN || error != 0) {
             int eventNumber = switch (s) {
@@ -514,6 +544,42 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             if (eventNumber >= 0) {
                 endConnection(eventNumber, eventNumber == EventNumber.CONNECTION_EVENT_PEER_REJECTED ? PrivateData.unframe(data) : null);
             }
+        }
+    }
+
+    /** Whether this IA confirms accepts ({@link #CONFIRMATION}): its provider has 8 bytes of remote CQ data. */
+    private boolean confirms() {
+        return ia.limits.cqDataSize() >= 8;
+    }
+
+    /** The owner id a connect or accept carries: this Endpoint's where accepts are confirmed, else 0. */
+    private int confirmationOwner() {
+        return confirms() ? ownerId : 0;
+    }
+
+    private static long framedLength(byte[] privateData) {
+        return (privateData == null ? 0 : privateData.length) + 1L + PrivateData.TRAILER;
+    }
+
+    /** Active side (ia.cmLock held): confirms the peer's accept; a failure shows as the connection's end. */
+    private void confirm(int peerOwner) {
+        postLock.lock();
+        try {
+            posting.confirm((CONFIRMATION << 32) | Integer.toUnsignedLong(peerOwner));
+        } finally {
+            postLock.unlock();
+        }
+    }
+
+    /** Passive side, on the event thread with ia.cmLock held: the requester confirmed the accept. */
+    void confirmedByPeer() {
+        if (freed) {
+            return;
+        }
+        confirmationSeen = true;
+        if (state == EpState.COMPLETION_PENDING && connectedSeen) {
+            state = EpState.CONNECTED;
+            post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
         }
     }
 
@@ -574,13 +640,18 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                 connection = null;
                 posting.disconnected();
             }
+            OfiEvd discard = ia.existingDiscardEvd();
             for (OfiEvd evd : new OfiEvd[] {requestEvd, recvEvd, discard}) {
                 if (evd != null) {
                     evd.drainForTeardown(evd.cq);
                 }
             }
             if (srqCq != null) {
-                (recvEvd != null ? recvEvd : discard).drainForTeardown(srqCq);
+                OfiEvd holder = recvEvd != null ? recvEvd : discard;
+                holder.drainForTeardown(srqCq);
+                holder.detach(srqCq);
+                srqCq.close();
+                srqCq = null;
             }
             posting.flushPosted();
         } finally {
@@ -706,20 +777,6 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                 recvSlots = new WorkSlots(srq == null ? newAttributes.maxRecvDtos() : 1, ownerId, true, newAttributes.maxRecvIov());
                 posting.resizeStaging(recvSlots.capacity());
             }
-            OfiEvd srqHolder = srqCq == null ? null : recvEvd != null ? recvEvd : discard;
-            if (srqHolder != null) {
-                srqHolder.detach(srqCq);
-            }
-            boolean needsDiscard = newRecv == null || newRequest == null;
-            if (needsDiscard && discard == null) {
-                discard = OfiEvd.discarding(ia, newAttributes.maxRequestDtos() + newAttributes.maxRecvDtos());
-            } else if (!needsDiscard && discard != null) {
-                discard.destroy();
-                discard = null;
-            }
-            if (srqCq != null) {
-                (newRecv != null ? newRecv : discard).attach(srqCq);
-            }
             if (newPz != pz) {
                 newPz.users.incrementAndGet();
                 pz.users.decrementAndGet();
@@ -831,13 +888,6 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                 posting.close();
             } finally {
                 postLock.unlock();
-            }
-            if (srqCq != null) {
-                (recvEvd != null ? recvEvd : discard).detach(srqCq);
-                srqCq.close();
-            }
-            if (discard != null) {
-                discard.destroy();
             }
             for (OfiEvd evd : new OfiEvd[] {recvEvd, requestEvd, connectEvd}) {
                 if (evd != null) {

@@ -96,6 +96,7 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
     private final AtomicInteger lmrContexts = new AtomicInteger(1);
     private final AtomicInteger pzIds = new AtomicInteger(1);
     private volatile OfiEvd[] dtoEvds = new OfiEvd[0];
+    private OfiEvd discard;
 
     // every live object, for an abrupt close in the right order, and the counts the limits bound
     final Set<OfiEp> eps = ConcurrentHashMap.newKeySet();
@@ -198,6 +199,17 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
         return owner instanceof OfiEp ep ? ep : null;
     }
 
+    /**
+     * The active side of a connection confirmed its Endpoint's accept (read from a CQ, an EVD's
+     * lock held): the Endpoint completes it on the event thread, where the CM lock may be taken.
+     */
+    void confirmed(int ownerId) {
+        Object[] table = owners;
+        if (ownerId > 0 && ownerId < table.length && table[ownerId] instanceof OfiEp ep) {
+            loop.execute(ep::confirmedByPeer);
+        }
+    }
+
     /** A completion of this token was reaped: an SRQ counts its posted receives down. */
     void consumedFrom(long token) {
         if (owner(token) instanceof OfiSrq srq) {
@@ -250,6 +262,22 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
                 dtoEvds = Arrays.stream(dtoEvds).filter(e -> e != evd).toArray(OfiEvd[]::new);
             }
         }
+    }
+
+    /**
+     * The IA's discarding EVD ({@link OfiEvd#discarding}): the CQ of every Endpoint whose receive or
+     * request EVD is missing, made at the first such connection.
+     */
+    synchronized OfiEvd discardEvd() {
+        if (discard == null) {
+            discard = OfiEvd.discarding(this, 1024);
+        }
+        return discard;
+    }
+
+    /** The discarding EVD if it was made, else {@code null}. */
+    synchronized OfiEvd existingDiscardEvd() {
+        return discard;
     }
 
     /** The EVDs with a completion queue, for the event thread. */
@@ -380,6 +408,11 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
         }
         if (asyncEvd instanceof OfiEvd evd && ownsAsyncEvd) {
             evd.destroy();
+        }
+        synchronized (this) {
+            if (discard != null) {
+                discard.destroy();
+            }
         }
         for (OfiCno cno : List.copyOf(cnos)) {
             cno.destroy();

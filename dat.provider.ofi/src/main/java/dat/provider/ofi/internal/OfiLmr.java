@@ -80,7 +80,9 @@ final class OfiLmr extends OfiHandle implements LocalMemoryRegion {
                     + ", wider than DAT's 32-bit rmr_context");
         }
         this.mr = registered;
-        this.rmrContext = ia.domain.pzKeys ? lmrContext : (int) key;
+        boolean remote = (privileges & (MemPrivileges.REMOTE_READ | MemPrivileges.REMOTE_WRITE)) != 0;
+        // without remote privileges no rmr_context is generated (dat_lmr_create(3DAT): NULL, 0 here)
+        this.rmrContext = !remote ? 0 : ia.domain.pzKeys ? lmrContext : (int) key;
         this.descriptor = registered.get(ADDRESS, Structs.MR_MEM_DESC).address();
         this.address = memory.address();
         pz.users.incrementAndGet();

@@ -42,6 +42,7 @@ final class Posting {
     private final MemorySegment rmaIov;
     private final MemorySegment sendIov;
     private final MemorySegment sendDesc;
+    private final MemorySegment confirmMsg;
     private final MemorySegment recvMsg;
     private final MemorySegment recvIov;
     private final MemorySegment recvDesc;
@@ -61,6 +62,7 @@ final class Posting {
         rmaIov = arena.allocate(Structs.FI_RMA_IOV);
         sendIov = arena.allocate(IOV * Limits.MAX_IOV, 8);
         sendDesc = arena.allocate(ADDRESS.byteSize() * Limits.MAX_IOV, 8);
+        confirmMsg = arena.allocate(Structs.FI_MSG_RMA);
         recvMsg = arena.allocate(Structs.FI_MSG);
         recvIov = arena.allocate(IOV * Limits.MAX_IOV, 8);
         recvDesc = arena.allocate(ADDRESS.byteSize() * Limits.MAX_IOV, 8);
@@ -301,6 +303,26 @@ final class Posting {
             return result == -Fi.EAGAIN ? Codes.INSUFFICIENT_RESOURCES : Codes.INTERNAL_ERROR;
         }
         return Codes.SUCCESS;
+    }
+
+    /**
+     * The active side's confirmation of an accept ({@link OfiEp#CONFIRMATION}): a zero-length RDMA
+     * write with remote CQ data, no buffer and no remote range, under the Endpoint's internal
+     * token (its completion is dropped). A failure is not reported: the connection's end shows it.
+     */
+    void confirm(long data) {
+        if (connection == null) {
+            return;
+        }
+        confirmMsg.set(JAVA_LONG, Structs.MSG_RMA_IOV_COUNT, 0);
+        confirmMsg.set(JAVA_LONG, Structs.MSG_RMA_RMA_IOV_COUNT, 0);
+        confirmMsg.set(JAVA_LONG, Structs.MSG_RMA_CONTEXT, WorkSlots.internalToken(ep.ownerId));
+        confirmMsg.set(JAVA_LONG, Structs.MSG_RMA_DATA, data);
+        try {
+            long ignored = (long) Ops.XFER.invokeExact(connection.writemsg, connection.address, confirmMsg.address(), Fi.REMOTE_CQ_DATA);
+        } catch (Throwable t) {
+            // the peer never confirms its accept and sees the connection end instead
+        }
     }
 
     /** A receive: posted now when the connection's endpoint exists, else kept for it. */

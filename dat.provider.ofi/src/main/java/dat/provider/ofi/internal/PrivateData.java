@@ -16,8 +16,10 @@ import java.util.Arrays;
  * the whole private-data area of the CM message), others exactly what was sent (tcp); the length
  * byte gives the consumer exactly what its peer sent on both. After the consumer's bytes, a
  * connect and an accept carry the number of the Endpoint's PZ (4 bytes), which the peer puts in
- * the keys of its RDMA operations ({@link Domain#pzKeys}). So a consumer passes at most
- * {@code FI_OPT_CM_DATA_SIZE - 5} bytes ({@link Limits#maxPrivateData()}).
+ * the keys of its RDMA operations ({@link Domain#pzKeys}), and the Endpoint's owner id (4 bytes),
+ * which the active side names in its confirmation of an accept ({@link OfiEp}), 0 where the
+ * provider has no remote CQ data to confirm with. So a consumer passes at most
+ * {@code FI_OPT_CM_DATA_SIZE - 9} bytes ({@link Limits#maxPrivateData()}).
  *
  * <p><b>Rejects.</b> A reject by the peer's consumer carries an empty framed area (a single 0);
  * a reject by the peer's provider (a full backlog, a Service Point going away) carries
@@ -36,24 +38,37 @@ final class PrivateData {
     private static final byte[] CONSUMER_REJECT = {0};
     private static final byte[] PROVIDER_REJECT = {(byte) 0xFF, 'N'};
 
-    /** Writes the framed data and the PZ's number into a new segment of {@code arena}. */
-    static MemorySegment frame(Arena arena, byte[] data, int pzId) {
+    /** The provider's bytes after the consumer's: the PZ number and the owner id. */
+    static final int TRAILER = 8;
+
+    /** Writes the framed data, the PZ's number and the Endpoint's owner id into a new segment of {@code arena}. */
+    static MemorySegment frame(Arena arena, byte[] data, int pzId, int ownerId) {
         int length = data == null ? 0 : data.length;
-        MemorySegment framed = arena.allocate(length + 5L);
+        MemorySegment framed = arena.allocate(length + 1L + TRAILER);
         framed.set(JAVA_BYTE, 0, (byte) length);
         if (length > 0) {
             MemorySegment.copy(data, 0, framed, JAVA_BYTE, 1, length);
         }
         framed.set(JAVA_INT_UNALIGNED_BE, length + 1L, pzId);
+        framed.set(JAVA_INT_UNALIGNED_BE, length + 5L, ownerId);
         return framed;
     }
 
     /** The PZ number a framed connect or accept carries after the consumer's bytes; 0 when it carries none. */
     static int pzOf(byte[] received) {
+        return trailer(received, 0);
+    }
+
+    /** The owner id a framed connect or accept carries; 0 when it carries none. */
+    static int ownerOf(byte[] received) {
+        return trailer(received, 4);
+    }
+
+    private static int trailer(byte[] received, int offset) {
         if (received.length == 0) {
             return 0;
         }
-        int at = 1 + Byte.toUnsignedInt(received[0]);
+        int at = 1 + Byte.toUnsignedInt(received[0]) + offset;
         if (received.length < at + 4) {
             return 0;
         }

@@ -37,6 +37,14 @@ final class WorkSlots {
     private static final long RECV_QUEUE = 1L << 23;
     private static final int SLOT_MASK = (1 << 23) - 1;
 
+    /**
+     * A token of the owner that names no slot: the context of the provider's own operations
+     * (the confirmation of an accept), whose completions are dropped.
+     */
+    static long internalToken(int ownerId) {
+        return ((long) ownerId << 32) | SLOT_MASK;
+    }
+
     /** @return the owner id a token carries */
     static int owner(long token) {
         return (int) (token >>> 32);

@@ -291,4 +291,44 @@ class OfiTcpTest {
         MemorySegment unused = arena.allocate(8);
         assertThat(unused.byteSize()).isEqualTo(8);
     }
+
+    @Test
+    void aConnectNotAcceptedInTimeTimesOutAndALateAcceptFails() {
+        PublicServicePoint psp = ia.createPublicServicePointAny(crEvd, PspFlag.CONSUMER);
+        Endpoint active = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        Endpoint passive = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        active.connect(address(), psp.connQual(), 200_000, null, 0, 0);
+        dat.api.ConnectionRequest cr = await(crEvd).connectionRequest();
+        assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_TIMED_OUT);
+        assertThat(active.query().state()).isEqualTo(EpState.DISCONNECTED);
+        cr.accept(passive, null);
+        assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
+        assertThat(passive.query().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
+    @Test
+    void aFullBacklogRefusesOnTheProvidersBehalf() {
+        EventDispatcher small = ia.createEventDispatcher(1, null, EvdFlags.CR);
+        PublicServicePoint psp = ia.createPublicServicePointAny(small, PspFlag.CONSUMER);
+        Endpoint first = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        Endpoint second = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        first.connect(address(), psp.connQual(), WAIT, null, 0, 0);
+        second.connect(address(), psp.connQual(), WAIT, null, 0, 0);
+        DatEvent e = await(connEvd);
+        assertThat(e.eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+    }
+
+    @Test
+    void closingTheIaWithEverythingPendingReleasesIt() {
+        Endpoint[] pair = connect(null, null);
+        PublicServicePoint psp = ia.createPublicServicePointAny(crEvd, PspFlag.CONSUMER);
+        for (int i = 0; i < 4; i++) {
+            ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null).connect(address(), psp.connQual(), WAIT, null, 0, 0);
+        }
+        LocalMemoryRegion target = lmr(4096, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        assertThat(pair[1].postRecv(1, new LmrTriplet[] {LmrTriplet.of(target, 0, 4096)}, 1, 0)).isEqualTo(DatReturn.SUCCESS);
+        await(crEvd);
+        ia.close();
+        assertThat(DatReturn.typeOf(pair[1].postRecv(0, null, 1, 0))).isEqualTo(DatReturn.INVALID_HANDLE);
+    }
 }

@@ -28,6 +28,12 @@ import java.lang.invoke.VarHandle;
  * calls through an object's ops table: see {@link Ops}. Those pointers belong to the library loaded
  * here, and the provider closes every object it made before it closes this.
  *
+ * <p><b>Signals.</b> Loading libfabric, and its first {@code fi_getinfo} (which loads the
+ * provider plugins), runs native constructors that may install signal handlers; the JVM depends on
+ * its own. Both are guarded: every signal's disposition is saved before and restored after, and
+ * the psm2/infinipath backtrace handlers Debian's libfabric pulls in are switched off by their
+ * environment variables.
+ *
  * <p>Thread safety: every method may be called from any thread.
  */
 @SuppressWarnings("restricted") // this package is the one place that calls native code
@@ -43,6 +49,13 @@ public final class Fabric implements AutoCloseable {
             CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final int EFD_NONBLOCK = 04000;
     private static final int EFD_CLOEXEC = 02000000;
+
+    /** The signals whose dispositions the guard keeps (1..31; SIGKILL and SIGSTOP cannot change). */
+    private static final int LAST_SIGNAL = 31;
+    private static final MethodHandle SIGACTION = LINKER.downcallHandle(LINKER.defaultLookup().find("sigaction").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle SETENV = LINKER.downcallHandle(LINKER.defaultLookup().find("setenv").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
 
     private final Arena arena;
     private final MethodHandle fiGetinfo;
@@ -93,11 +106,91 @@ public final class Fabric implements AutoCloseable {
      */
     public static Fabric load(String library) {
         Arena arena = Arena.ofShared();
-        try {
-            return new Fabric(arena, SymbolLookup.libraryLookup(library, arena));
-        } catch (RuntimeException e) {
-            arena.close();
-            throw e;
+        // Debian's libfabric links libpsm2 and libinfinipath, whose constructors install SIGSEGV,
+        // SIGBUS, SIGABRT, SIGTERM (...) handlers that print a backtrace; the JVM relies on its own
+        // SIGSEGV handler (implicit null checks, safepoints) and crashes under theirs. Their
+        // variables switch the handlers off; the guard restores whatever a library changed anyway.
+        setenvIfUnset("HFI_NO_BACKTRACE", "1");
+        setenvIfUnset("IPATH_NO_BACKTRACE", "1");
+        try (Arena guard = Arena.ofConfined()) {
+            MemorySegment saved = saveSignals(guard);
+            try {
+                return new Fabric(arena, SymbolLookup.libraryLookup(library, arena));
+            } catch (RuntimeException e) {
+                arena.close();
+                throw e;
+            } finally {
+                restoreSignals(saved);
+            }
+        }
+    }
+
+    private static void setenvIfUnset(String name, String value) {
+        try (Arena local = Arena.ofConfined()) {
+            int ignored = (int) SETENV.invokeExact(local.allocateFrom(name), local.allocateFrom(value), 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** The current disposition of every signal, one {@code struct sigaction} each. */
+    static MemorySegment saveSignals(Arena arena) {
+        MemorySegment saved = arena.allocate(Structs.SIGACTION, LAST_SIGNAL + 1);
+        for (int signal = 1; signal <= LAST_SIGNAL; signal++) {
+            try {
+                int ignored = (int) SIGACTION.invokeExact(signal, MemorySegment.NULL,
+                        saved.asSlice(signal * Structs.SIGACTION.byteSize(), Structs.SIGACTION.byteSize()));
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+        return saved;
+    }
+
+    /**
+     * Whether two {@code struct sigaction}s say the same: the handler, and for a handler function
+     * also the flags, restorer and mask as far as the kernel has it (64 signals; glibc leaves the
+     * rest of its 1024-bit {@code sigset_t} as it finds it). A default or ignored disposition is that
+     * alone, whatever flags it was set with.
+     */
+    static boolean sameDisposition(MemorySegment a, MemorySegment b) {
+        long handler = a.get(JAVA_LONG, 0);
+        if (handler != b.get(JAVA_LONG, 0)) {
+            return false;
+        }
+        return handler == 0 || handler == 1 // SIG_DFL, SIG_IGN
+                || a.get(JAVA_LONG, Structs.SIGACTION_MASK) == b.get(JAVA_LONG, Structs.SIGACTION_MASK)
+                && a.get(JAVA_INT, Structs.SIGACTION_FLAGS) == b.get(JAVA_INT, Structs.SIGACTION_FLAGS)
+                && a.get(JAVA_LONG, Structs.SIGACTION_RESTORER) == b.get(JAVA_LONG, Structs.SIGACTION_RESTORER);
+    }
+
+    /** Whether every signal's disposition in {@code a} is the one in {@code b} (both from {@link #saveSignals}). */
+    static boolean sameDispositions(MemorySegment a, MemorySegment b) {
+        long size = Structs.SIGACTION.byteSize();
+        for (int signal = 1; signal <= LAST_SIGNAL; signal++) {
+            if (!sameDisposition(a.asSlice(signal * size, size), b.asSlice(signal * size, size))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Puts back every disposition a library changed since {@link #saveSignals}. */
+    static void restoreSignals(MemorySegment saved) {
+        long size = Structs.SIGACTION.byteSize();
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment now = local.allocate(Structs.SIGACTION);
+            for (int signal = 1; signal <= LAST_SIGNAL; signal++) {
+                MemorySegment before = saved.asSlice(signal * size, size);
+                int ignored = (int) SIGACTION.invokeExact(signal, MemorySegment.NULL, now);
+                if (!sameDisposition(now, before)) {
+                    ignored = (int) SIGACTION.invokeExact(signal, before, MemorySegment.NULL);
+                    System.getLogger(Fabric.class.getName()).log(System.Logger.Level.DEBUG,
+                            "libfabric or a provider library changed the handler of signal " + signal + ": restored");
+                }
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
         }
     }
 
@@ -173,7 +266,14 @@ public final class Fabric implements AutoCloseable {
             MemorySegment out = local.allocate(ADDRESS);
             MemorySegment nodeString = node == null ? MemorySegment.NULL : local.allocateFrom(node);
             MemorySegment serviceString = service == null ? MemorySegment.NULL : local.allocateFrom(service);
-            int result = (int) fiGetinfo.invokeExact(Fi.VERSION_1_17, nodeString, serviceString, flags, hints, out);
+            // the first fi_getinfo loads libfabric's provider plugins: their constructors are guarded as the library's
+            MemorySegment saved = saveSignals(local);
+            int result;
+            try {
+                result = (int) fiGetinfo.invokeExact(Fi.VERSION_1_17, nodeString, serviceString, flags, hints, out);
+            } finally {
+                restoreSignals(saved);
+            }
             if (result == -Fi.ENODATA) {
                 return MemorySegment.NULL;
             }

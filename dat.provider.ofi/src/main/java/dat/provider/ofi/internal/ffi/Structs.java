@@ -70,6 +70,14 @@ public final class Structs {
             MemoryLayout.sequenceLayout(16, java.lang.foreign.ValueLayout.JAVA_BYTE).withName("sin6_addr"),
             JAVA_INT.withName("sin6_scope_id"));
 
+    /**
+     * {@code struct sigaction} (signal.h, glibc): saved and restored as a whole around the loading
+     * of libfabric and its provider libraries ({@link Fabric}).
+     */
+    public static final StructLayout SIGACTION = struct("sigaction",
+            ADDRESS.withName("__sigaction_handler"), MemoryLayout.sequenceLayout(16, JAVA_LONG).withName("sa_mask"),
+            JAVA_INT.withName("sa_flags"), pad(4), ADDRESS.withName("sa_restorer"));
+
     /** {@code struct iovec} (sys/uio.h). */
     public static final StructLayout IOVEC = struct("iovec", ADDRESS.withName("iov_base"), JAVA_LONG.withName("iov_len"));
 
@@ -428,6 +436,9 @@ public final class Structs {
     public static final long RMA_IOC_COUNT = offset(FI_RMA_IOC, "count");
     public static final long RMA_IOC_KEY = offset(FI_RMA_IOC, "key");
 
+    public static final long SIGACTION_MASK = offset(SIGACTION, "sa_mask");
+    public static final long SIGACTION_FLAGS = offset(SIGACTION, "sa_flags");
+    public static final long SIGACTION_RESTORER = offset(SIGACTION, "sa_restorer");
     public static final long SIN_FAMILY = offset(SOCKADDR_IN, "sin_family");
     public static final long SIN_PORT = offset(SOCKADDR_IN, "sin_port");
     public static final long SIN_ADDR = offset(SOCKADDR_IN, "sin_addr");
@@ -440,7 +451,7 @@ public final class Structs {
     public static final long POLLFD_REVENTS = offset(POLLFD, "revents");
 
     /** Every layout, for the layout test. */
-    public static final List<StructLayout> ALL = List.of(POLLFD, SOCKADDR_IN, SOCKADDR_IN6, IOVEC, FI_TX_ATTR, FI_RX_ATTR,
+    public static final List<StructLayout> ALL = List.of(POLLFD, SIGACTION, SOCKADDR_IN, SOCKADDR_IN6, IOVEC, FI_TX_ATTR, FI_RX_ATTR,
             FI_EP_ATTR, FI_DOMAIN_ATTR, FI_FABRIC_ATTR, FI_INFO, FID, FI_OPS, FID_FABRIC, FI_OPS_FABRIC, FID_DOMAIN,
             FI_OPS_DOMAIN, FI_OPS_MR, FID_MR, FID_EP, FID_PEP, FI_OPS_EP, FI_OPS_CM, FI_OPS_MSG, FI_OPS_RMA, FI_OPS_ATOMIC,
             FID_EQ, FI_OPS_EQ, FID_CQ, FI_OPS_CQ, FI_EQ_ATTR, FI_CQ_ATTR, FI_EQ_CM_ENTRY, FI_EQ_ERR_ENTRY, FI_CQ_DATA_ENTRY,

@@ -39,6 +39,7 @@ class StructLayoutTest {
             #include <stddef.h>
             #include <stdalign.h>
             #include <poll.h>
+            #include <signal.h>
             #include <sys/uio.h>
             #include <netinet/in.h>
             #include <rdma/fabric.h>
