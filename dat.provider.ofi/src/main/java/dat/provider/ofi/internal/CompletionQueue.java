@@ -200,21 +200,19 @@ final class CompletionQueue {
 
     /**
      * Whether a completion just read is to be queued: its token names a posted DTO, and it is not a
-     * suppressed success (whose slot comes back at once).
+     * suppressed success or the write of a write with immediate data (whose slots come back at once).
      */
     private boolean accept(long token, boolean success) {
         WorkSlots slots = ia.slotsOf(token);
         if (slots == null) {
             return false;
         }
-        if (success) {
-            int slot = slots.lookup(token);
-            if (slot >= 0 && slots.suppress[slot]) {
-                if (slots.release(token)) {
-                    ia.consumedFrom(token);
-                }
-                return false;
+        int slot = slots.lookup(token);
+        if (slot >= 0 && ((success && slots.suppress[slot]) || slots.kinds[slot] == WorkSlots.WRITE_PART)) {
+            if (slots.release(token)) {
+                ia.consumedFrom(token);
             }
+            return false;
         }
         return slots.markQueued(token);
     }

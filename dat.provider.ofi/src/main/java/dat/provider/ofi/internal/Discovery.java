@@ -45,8 +45,18 @@ final class Discovery {
     static final String PROVIDERS_PROPERTY = "dat.ofi.providers";
     static final String DEFAULT_PROVIDERS = "tcp,verbs";
 
-    /** @param configs one per usable provider and domain; {@code reason} says why when empty */
-    record Result(List<IaConfig> configs, String reason) {
+    /**
+     * One usable provider and domain.
+     *
+     * @param config its provider, domain and address
+     * @param srq whether it has shared receive contexts ({@code max_ep_srx_ctx} above 0)
+     * @param cqDataSize its bytes of remote CQ data
+     */
+    record Offer(IaConfig config, boolean srq, long cqDataSize) {
+    }
+
+    /** @param offers one per usable provider and domain; {@code reason} says why when empty */
+    record Result(List<Offer> offers, String reason) {
     }
 
     /** The providers {@value #PROVIDERS_PROPERTY} names. */
@@ -107,7 +117,7 @@ final class Discovery {
         if (list.equals(MemorySegment.NULL)) {
             return new Result(List.of(), "fi_getinfo offers no connection-oriented (FI_EP_MSG) endpoints with FI_MSG and FI_RMA");
         }
-        Map<String, IaConfig> chosen = new LinkedHashMap<>();
+        Map<String, Offer> chosen = new LinkedHashMap<>();
         Set<String> seen = new LinkedHashSet<>();
         try {
             for (MemorySegment info = list; !info.equals(MemorySegment.NULL);
@@ -120,17 +130,20 @@ final class Discovery {
                 }
                 String domain = domainName(info);
                 String key = provider + "-" + domain;
-                IaConfig current = chosen.get(key);
+                Offer current = chosen.get(key);
                 InetAddress address = source.getAddress();
-                if (current == null || (!(current.address() instanceof Inet4Address) && address instanceof Inet4Address)) {
-                    chosen.put(key, new IaConfig(provider, domain, address));
+                if (current == null || (!(current.config().address() instanceof Inet4Address) && address instanceof Inet4Address)) {
+                    MemorySegment domainAttr = attr(info, Structs.INFO_DOMAIN_ATTR, Structs.FI_DOMAIN_ATTR);
+                    chosen.put(key, new Offer(new IaConfig(provider, domain, address),
+                            domainAttr.get(JAVA_LONG, Structs.DOMAIN_ATTR_MAX_EP_SRX_CTX) > 0,
+                            domainAttr.get(JAVA_LONG, Structs.DOMAIN_ATTR_CQ_DATA_SIZE)));
                 }
             }
         } finally {
             fabric.freeInfo(list);
         }
         if (chosen.isEmpty()) {
-            return new Result(List.of(), "fi_getinfo offers FI_EP_MSG endpoints only of " + seen + ", none of the providers "
+            return new Result(List.<Offer>of(), "fi_getinfo offers FI_EP_MSG endpoints only of " + seen + ", none of the providers "
                     + providers + " (" + PROVIDERS_PROPERTY + ")");
         }
         return new Result(new ArrayList<>(chosen.values()), null);

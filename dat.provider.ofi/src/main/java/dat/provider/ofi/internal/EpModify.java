@@ -53,11 +53,11 @@ final class EpModify {
             boolean early = s == EpState.UNCONNECTED || s == EpState.RESERVED || s == EpState.PASSIVE_CONNECTION_PENDING
                     || s == EpState.TENTATIVE_CONNECTION_PENDING;
             if ((epParamMask & EpParamMask.PZ_HANDLE) != 0 && s != EpState.UNCONNECTED && s != EpState.TENTATIVE_CONNECTION_PENDING) {
-                throw new DatException(OfiEp.STATE_CODES[s.value()], "ep",
+                throw new DatException(EpStates.CODES[s.value()], "ep",
                         "the PZ can change only when UNCONNECTED or TENTATIVE_CONNECTION_PENDING", null);
             }
             if (!early) {
-                throw new DatException(OfiEp.STATE_CODES[s.value()], "ep",
+                throw new DatException(EpStates.CODES[s.value()], "ep",
                         "dat_ep_modify changes these parameters only before connecting or accepting", null);
             }
             OfiEp.EvdsView evds = ep.evds();
@@ -82,7 +82,7 @@ final class EpModify {
                     throw Codes.notSupported("params.attributes", "the ofi provider has no transport- or provider-specific"
                             + " Endpoint attributes");
                 }
-                next = OfiEp.effective(ia, current.withMasked(params.attributes(), epParamMask));
+                next = EpLimits.effective(ia, current.withMasked(params.attributes(), epParamMask));
             }
             boolean newQueues = next.maxRecvDtos() != current.maxRecvDtos() || next.maxRequestDtos() != current.maxRequestDtos()
                     || next.maxRecvIov() != current.maxRecvIov();

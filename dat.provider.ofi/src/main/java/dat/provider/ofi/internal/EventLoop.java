@@ -189,7 +189,6 @@ final class EventLoop {
             while (!stopping && ia.isUsable()) {
                 closeRetired();
                 readEventQueue();
-                runTasks();
                 long now = System.nanoTime();
                 int count = 0;
                 boolean leftToConsumers = false;
@@ -203,6 +202,7 @@ final class EventLoop {
                 for (int i = 0; i < count; i++) {
                     watched[i].progress();
                 }
+                runTasks(); // after the reads, which may have queued some (an accept's confirmation)
                 runDueTimers();
                 Fabric.pollFd(fds, 0, wakeFd);
                 Fabric.pollFd(fds, 1, domain.eqFd);
@@ -216,7 +216,7 @@ final class EventLoop {
                         fids.setAtIndex(ADDRESS, f++, queues[q].cq);
                     }
                 }
-                int timeout = nextTimeoutMs();
+                int timeout = tasks.isEmpty() ? nextTimeoutMs() : 0;
                 if (leftToConsumers) {
                     timeout = timeout < 0 ? 1 : Math.min(timeout, 1);
                 }

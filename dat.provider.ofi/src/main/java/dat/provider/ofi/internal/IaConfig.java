@@ -12,10 +12,15 @@ import java.util.Locale;
  *
  * <pre>
  * ofiA  u1.2  threadsafe  default  ofi  1.0  "provider=tcp domain=lo address=127.0.0.1"  ""
+ * ofiB  u1.2  threadsafe  default  ofi  1.0  "address=10.77.0.2"  ""
  * </pre>
  *
+ * An entry that names a provider or an address but no domain takes whichever domain of that
+ * provider has the address.
+ *
  * @param provider the libfabric provider ({@code fabric_attr->prov_name}), for example {@code tcp}
- * @param domain the domain ({@code domain_attr->name}), for example {@code lo} or {@code eth0}
+ * @param domain the domain ({@code domain_attr->name}), for example {@code lo} or {@code eth0}; {@code null}
+ *     for any domain that has the address
  * @param address the IA's address: connection qualifiers are its ports
  */
 record IaConfig(String provider, String domain, InetAddress address) {
@@ -34,6 +39,8 @@ record IaConfig(String provider, String domain, InetAddress address) {
         String provider = this.provider;
         String domain = this.domain;
         InetAddress address = this.address;
+        boolean domainNamed = false;
+        boolean otherNamed = false;
         for (String pair : iaParams.trim().split("\\s+")) {
             if (pair.isEmpty()) {
                 continue;
@@ -46,14 +53,23 @@ record IaConfig(String provider, String domain, InetAddress address) {
             String key = pair.substring(0, eq).toLowerCase(Locale.ROOT);
             String value = pair.substring(eq + 1);
             switch (key) {
-                case "provider" -> provider = value;
-                case "domain" -> domain = value;
-                case "address" -> address = parseAddress(value);
+                case "provider" -> {
+                    provider = value;
+                    otherNamed = true;
+                }
+                case "domain" -> {
+                    domain = value;
+                    domainNamed = true;
+                }
+                case "address" -> {
+                    address = parseAddress(value);
+                    otherNamed = true;
+                }
                 default -> throw Codes.invalidParameterException(DatReturn.INVALID_ARG1, "ia_params",
                         "unknown key '" + key + "' (keys: provider, domain, address)");
             }
         }
-        return new IaConfig(provider, domain, address);
+        return new IaConfig(provider, otherNamed && !domainNamed ? null : domain, address);
     }
 
     private static InetAddress parseAddress(String value) {

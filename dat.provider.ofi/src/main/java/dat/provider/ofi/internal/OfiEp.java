@@ -22,19 +22,13 @@ import dat.api.LmrTriplet;
 import dat.api.ProtectionZone;
 import dat.api.Qos;
 import dat.api.RmrTriplet;
-import dat.api.ServiceType;
 import dat.provider.ofi.internal.ffi.Fi;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.ofi.internal.ffi.Ops;
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketException;
-import java.net.StandardProtocolFamily;
-import java.nio.channels.DatagramChannel;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -66,27 +60,6 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
      * the owner id in the private data is 0 and nobody waits for a confirmation.
      */
     static final long CONFIRMATION = 0x44415443L;
-
-    /** The INVALID_STATE code of each EP state, indexed by {@link EpState#value()}. */
-    static final int[] STATE_CODES = new int[EpState.values().length];
-
-    static {
-        for (EpState s : EpState.values()) {
-            int subtype = switch (s) {
-                case UNCONNECTED -> DatReturn.INVALID_STATE_EP_UNCONNECTED;
-                case ACTIVE_CONNECTION_PENDING -> DatReturn.INVALID_STATE_EP_ACTCONNPENDING;
-                case PASSIVE_CONNECTION_PENDING -> DatReturn.INVALID_STATE_EP_PASSCONNPENDING;
-                case TENTATIVE_CONNECTION_PENDING -> DatReturn.INVALID_STATE_EP_TENTCONNPENDING;
-                case CONNECTED -> DatReturn.INVALID_STATE_EP_CONNECTED;
-                case DISCONNECTED -> DatReturn.INVALID_STATE_EP_DISCONNECTED;
-                case RESERVED -> DatReturn.INVALID_STATE_EP_RESERVED;
-                case COMPLETION_PENDING -> DatReturn.INVALID_STATE_EP_COMPLPENDING;
-                case DISCONNECT_PENDING -> DatReturn.INVALID_STATE_EP_DISCPENDING;
-                default -> DatReturn.INVALID_STATE_EP_NOTREADY;
-            };
-            STATE_CODES[s.value()] = DatReturn.error(DatReturn.INVALID_STATE, subtype);
-        }
-    }
 
     // what dat_ep_modify may change before a connection: written under ia.cmLock and postLock
     private volatile OfiPz pz;
@@ -157,7 +130,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             throw Codes.exception(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG6, "srq",
                     "the SRQ is in another PZ (srq_ep_pz_difference_supported is false)");
         }
-        EpAttributes effective = effective(ia, requested);
+        EpAttributes effective = EpLimits.effective(ia, requested);
         if (ia.eps.size() >= ia.limits.maxEps()) {
             throw Codes.exception(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_TEP, "ep", "max_eps " + ia.limits.maxEps());
         }
@@ -166,51 +139,6 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         } catch (NativeException e) {
             throw Codes.fromNative(e, "attributes");
         }
-    }
-
-    /** The requested attributes with the provider's defaults for zeros, checked against the limits. */
-    static EpAttributes effective(OfiIa ia, EpAttributes requested) {
-        EpAttributes a = requested == null ? EpAttributes.providerDefaults() : requested;
-        if (a.serviceType() != ServiceType.RC) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.serviceType", "only RC");
-        }
-        if (a.qos() != Qos.BEST_EFFORT) {
-            throw Codes.notSupported("attributes.qos", "only BEST_EFFORT");
-        }
-        Limits limits = ia.limits;
-        int maxIov = limits.iovLimit();
-        int maxRecvIov = limits.recvIovLimit();
-        int depth = limits.maxDtosPerEp();
-        int recvDtos = orDefault(a.maxRecvDtos(), Math.min(64, depth), depth, "maxRecvDtos");
-        int requestDtos = orDefault(a.maxRequestDtos(), Math.min(64, depth), depth, "maxRequestDtos");
-        int recvIov = orDefault(a.maxRecvIov(), maxRecvIov, maxRecvIov, "maxRecvIov");
-        int requestIov = orDefault(a.maxRequestIov(), maxIov, maxIov, "maxRequestIov");
-        int readIn = orDefault(a.maxRdmaReadIn(), Math.min(8, requestDtos), depth, "maxRdmaReadIn");
-        int readOut = orDefault(a.maxRdmaReadOut(), Math.min(8, requestDtos), depth, "maxRdmaReadOut");
-        int readIov = orDefault(a.maxRdmaReadIov(), requestIov, maxIov, "maxRdmaReadIov");
-        int writeIov = orDefault(a.maxRdmaWriteIov(), requestIov, maxIov, "maxRdmaWriteIov");
-        long messageSize = a.maxMessageSize() == 0 ? limits.maxMessage() : a.maxMessageSize();
-        long rdmaSize = a.maxRdmaSize() == 0 ? limits.maxMessage() : a.maxRdmaSize();
-        if (messageSize < 0 || messageSize > limits.maxMessage() || rdmaSize < 0 || rdmaSize > limits.maxMessage()) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.maxMessageSize",
-                    "above the provider's " + limits.maxMessage());
-        }
-        if (!CompletionFlags.isValid(a.recvCompletionFlags()) || !CompletionFlags.isValid(a.requestCompletionFlags())) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.completionFlags", "undefined bits");
-        }
-        return a.toBuilder().maxRecvDtos(recvDtos).maxRequestDtos(requestDtos).maxRecvIov(recvIov).maxRequestIov(requestIov)
-                .maxRdmaReadIn(readIn).maxRdmaReadOut(readOut).maxRdmaReadIov(readIov).maxRdmaWriteIov(writeIov)
-                .maxMessageSize(messageSize).maxRdmaSize(rdmaSize).build();
-    }
-
-    private static int orDefault(int value, int fallback, int max, String name) {
-        if (value == 0) {
-            return fallback;
-        }
-        if (value < 0 || value > max) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes." + name, value + " is not in 1.." + max);
-        }
-        return value;
     }
 
     static OfiEp check(OfiIa ia, Endpoint ep, String argument) {
@@ -276,7 +204,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             }
             EpState s = state;
             if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
-                return STATE_CODES[s.value()];
+                return EpStates.CODES[s.value()];
             }
             if (!CompletionFlags.isValid(completionFlags) || (completionFlags & CompletionFlags.EVD_THRESHOLD) != 0
                     || ((completionFlags & CompletionFlags.UNSIGNALLED) != 0
@@ -322,39 +250,12 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
     public void connect(InetSocketAddress remoteIaAddress, long remoteConnQual, long timeoutMicros, byte[] privateData,
             int qos, int connectFlags) {
         checkOpen();
-        if (remoteIaAddress == null || remoteIaAddress.getAddress() == null) {
-            throw Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNSUPPORTED, "remoteIaAddress",
-                    "an IP address is needed");
-        }
-        if (remoteConnQual < 1 || remoteConnQual > 0xFFFF) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "remoteConnQual", "not a port 1..65535");
-        }
-        if (!DatConstants.isValidTimeout(timeoutMicros)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "timeoutMicros", "negative");
-        }
-        if (privateData != null && privateData.length > ia.limits.maxPrivateData()) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG5, "privateData",
-                    privateData.length + " bytes, at most " + ia.limits.maxPrivateData());
-        }
-        if (!Qos.isValid(qos) || qos != Qos.BEST_EFFORT) {
-            throw Codes.notSupported("qos", "only BEST_EFFORT");
-        }
-        if (!ConnectFlags.isValid(connectFlags)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG7, "connectFlags", "undefined bits");
-        }
-        if (connectFlags != ConnectFlags.DEFAULT) {
-            throw Codes.notSupported("connectFlags", "no multipath");
-        }
-        InetAddress local = ia.domain.address.getAddress();
-        if (!routable(local, remoteIaAddress.getAddress())) {
-            throw Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNREACHABLE, "remoteIaAddress",
-                    "no route from " + local.getHostAddress() + " to " + remoteIaAddress.getAddress().getHostAddress());
-        }
+        EpLimits.checkConnect(ia, remoteIaAddress, remoteConnQual, timeoutMicros, privateData, qos, connectFlags);
         ia.cmLock.lock();
         try {
             checkOpen();
             if (state != EpState.UNCONNECTED) {
-                throw new DatException(STATE_CODES[state.value()], "ep", "connect needs an unconnected Endpoint", null);
+                throw new DatException(EpStates.CODES[state.value()], "ep", "connect needs an unconnected Endpoint", null);
             }
             NativeEndpoint made = open(ia.domain.info);
             try (Arena local2 = Arena.ofConfined()) {
@@ -427,29 +328,6 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         }
     }
 
-    /**
-     * Whether the IP stack has a route from the IA's address to {@code remote}: a destination the
-     * IA cannot route to is one the provider "can locally determine" unreachable:
-     * {@code DAT_INVALID_ADDRESS} (dat_ep_connect(3DAT)). A probe that cannot be made decides nothing.
-     */
-    private static boolean routable(InetAddress local, InetAddress remote) {
-        if (local.isLoopbackAddress() != remote.isLoopbackAddress()) {
-            return false; // loopback reaches only loopback
-        }
-        StandardProtocolFamily family = remote instanceof Inet6Address ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
-        try (DatagramChannel probe = DatagramChannel.open(family)) {
-            probe.bind(new InetSocketAddress(local, 0));
-            try {
-                probe.connect(new InetSocketAddress(remote, 9)); // a UDP connect only looks the route up
-            } catch (SocketException e) {
-                return false; // ENETUNREACH, EHOSTUNREACH
-            }
-            return true;
-        } catch (IOException | RuntimeException e) {
-            return true;
-        }
-    }
-
     @Override
     public void dupConnect(Endpoint dupEp, long timeoutMicros, byte[] privateData, int qos) {
         checkOpen();
@@ -467,7 +345,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         boolean reservedForThis = s == EpState.RESERVED && cr.reservedEp == this;
         boolean offered = s == EpState.PASSIVE_CONNECTION_PENDING && offeredTo == cr;
         if (s != EpState.UNCONNECTED && !reservedForThis && !offered) {
-            throw new DatException(STATE_CODES[s.value()], "ep", "the Endpoint cannot take this request", null);
+            throw new DatException(EpStates.CODES[s.value()], "ep", "the Endpoint cannot take this request", null);
         }
     }
 
@@ -689,7 +567,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                 case DISCONNECT_PENDING, DISCONNECTED -> {
                     // already on its way down
                 }
-                default -> throw new DatException(STATE_CODES[state.value()], "ep", "nothing to disconnect in state " + state, null);
+                default -> throw new DatException(EpStates.CODES[state.value()], "ep", "nothing to disconnect in state " + state, null);
             }
         } finally {
             ia.cmLock.unlock();
@@ -706,7 +584,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                 return;
             }
             if (state != EpState.DISCONNECTED) {
-                throw new DatException(STATE_CODES[state.value()], "ep", "reset needs a disconnected Endpoint", null);
+                throw new DatException(EpStates.CODES[state.value()], "ep", "reset needs a disconnected Endpoint", null);
             }
             remoteAddress = null;
             remoteQual = 0;
@@ -765,7 +643,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             EpAttributes current = attributes;
             boolean posted = recvSlots.outstanding() > 0 || sendSlots.outstanding() > 0;
             if (newAttributes.recvCompletionFlags() != current.recvCompletionFlags() && recvSlots.outstanding() > 0) {
-                throw new DatException(STATE_CODES[state.value()], "ep", "Recv Completion Flags cannot change after receives were posted",
+                throw new DatException(EpStates.CODES[state.value()], "ep", "Recv Completion Flags cannot change after receives were posted",
                         null);
             }
             if ((newQueues || newPz != pz) && posted) {

@@ -46,6 +46,8 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
     private volatile boolean waitable = true;
     private volatile Thread waiter;
     final AtomicInteger users = new AtomicInteger();
+    /** Set when the provider went away: the events queued then are still handed out, then DAT_INVALID_HANDLE. */
+    private volatile boolean keptAfterFailure;
     /** When a consumer last read this EVD ({@link System#nanoTime()}). */
     private volatile long lastConsumerRead;
 
@@ -126,7 +128,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         lock.lock();
         try {
             if (!isOpen()) {
-                return invalidHandleCode();
+                return keptAfterFailure && eventCount > 0 && take(event) ? Codes.SUCCESS : invalidHandleCode();
             }
             if (waiter != null) {
                 return Codes.INVALID_STATE_EVD_WAITER;
@@ -270,8 +272,8 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         return n;
     }
 
-    /** Moves the next event into {@code event}; lock held. */
-    private boolean take(DatEvent event) {
+    /** Moves the next completion of the CQs into {@code event}; lock held. */
+    private boolean takeCompletion(DatEvent event) {
         if (cq != null && !freed) {
             if (cq.take(event, this)) {
                 return true;
@@ -281,6 +283,14 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                     return true;
                 }
             }
+        }
+        return false;
+    }
+
+    /** Moves the next event into {@code event}; lock held. */
+    private boolean take(DatEvent event) {
+        if (takeCompletion(event)) {
+            return true;
         }
         if (eventCount > 0) {
             event.copyFrom(events[eventHead]);
@@ -341,20 +351,25 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             if (freed) {
                 return;
             }
-            if (eventCount == events.length) {
-                DatEvent[] grown = newEvents(events.length * 2);
-                for (int i = 0; i < eventCount; i++) {
-                    grown[i].copyFrom(events[(eventHead + i) % events.length]);
-                }
-                events = grown;
-                eventHead = 0;
-            }
-            events[(eventHead + eventCount) % events.length].copyFrom(event);
-            eventCount++;
+            postEventLocked(event);
         } finally {
             lock.unlock();
         }
         signal();
+    }
+
+    /** Queues an event, the ring growing if full; lock held. */
+    private void postEventLocked(DatEvent event) {
+        if (eventCount == events.length) {
+            DatEvent[] grown = newEvents(events.length * 2);
+            for (int i = 0; i < eventCount; i++) {
+                grown[i].copyFrom(events[(eventHead + i) % events.length]);
+            }
+            events = grown;
+            eventHead = 0;
+        }
+        events[(eventHead + eventCount) % events.length].copyFrom(event);
+        eventCount++;
     }
 
     /** Whether the queue holds {@code qlen} events: a PSP with this CR EVD refuses further requests. */
@@ -606,11 +621,30 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
 
     /** Closes the CQ and aborts a waiter; idempotent. */
     void destroy() {
+        destroy(false);
+    }
+
+    /**
+     * Closes the CQ and aborts a waiter; idempotent.
+     *
+     * @param keepEvents the provider is going away (the hot swap): the completions and events
+     *     queued are kept in Java, and {@code dat_evd_dequeue} hands them out before it answers
+     *     {@code DAT_INVALID_HANDLE}, so that the consumer sees every posted DTO's fate
+     */
+    void destroy(boolean keepEvents) {
         lock.lock();
         try {
             if (freed) {
                 return;
             }
+            if (keepEvents && cq != null && !discarding) {
+                DatEvent next = new DatEvent();
+                while (takeCompletion(next)) {
+                    postEventLocked(next);
+                    next.clear();
+                }
+            }
+            keptAfterFailure = keepEvents;
             freed = true;
             if (cq != null) {
                 cq.close();

@@ -403,11 +403,12 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
         for (OfiLmr lmr : List.copyOf(lmrs)) {
             lmr.destroy();
         }
+        boolean keepEvents = finalState == FAILED; // the consumer still sees what happened
         for (OfiEvd evd : List.copyOf(evds)) {
-            evd.destroy();
+            evd.destroy(keepEvents);
         }
         if (asyncEvd instanceof OfiEvd evd && ownsAsyncEvd) {
-            evd.destroy();
+            evd.destroy(keepEvents);
         }
         synchronized (this) {
             if (discard != null) {

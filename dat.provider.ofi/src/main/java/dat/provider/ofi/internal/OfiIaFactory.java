@@ -19,14 +19,24 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class OfiIaFactory implements DatIaFactory {
 
+    /**
+     * The service property by which the conformance suite leaves an IA out ({@code false}): the
+     * suite runs against the loopback IA of each libfabric provider in the OSGi test runs; the IAs
+     * of the other domains differ only by their address (the ofi CI stage runs it on the addresses
+     * it configures).
+     */
+    static final String CONFORMANCE_PROPERTY = "dat.conformance";
+
     private final Fabric fabric;
     private final IaConfig config;
+    private final Discovery.Offer offer;
     private final Set<OfiIa> open = ConcurrentHashMap.newKeySet();
     private volatile boolean stopped;
 
-    OfiIaFactory(Fabric fabric, IaConfig config) {
+    OfiIaFactory(Fabric fabric, Discovery.Offer offer) {
         this.fabric = fabric;
-        this.config = config;
+        this.offer = offer;
+        this.config = offer.config();
     }
 
     IaConfig config() {
@@ -83,15 +93,16 @@ final class OfiIaFactory implements DatIaFactory {
 
     @Override
     public Map<String, Object> properties() {
-        return Map.of(
+        return Map.of(CONFORMANCE_PROPERTY, config.address().isLoopbackAddress(),
                 DatProviderConstants.DAT_PROVIDER_NAME, "ofi",
                 DatProviderConstants.DAT_IA_NAME, config.iaName(),
                 DatProviderConstants.DAT_API_VERSION, DatProviderConstants.DAT_API_VERSION_1_2,
                 DatProviderConstants.DAT_PROVIDER_VERSION, "1.0",
                 DatProviderConstants.DAT_THREAD_SAFE, Boolean.TRUE,
                 DatProviderConstants.DAT_TRANSPORT, "ofi-" + config.provider(),
-                DatProviderConstants.DAT_CAPABILITY, List.of("rdma.read", "rdma.write", "srq", "srq.watermarks", "cno"),
-                DatProviderConstants.DAT_EXTENSION, List.of(Extensions.IMMEDIATE_DATA));
+                DatProviderConstants.DAT_CAPABILITY, offer.srq() ? List.of("rdma.read", "rdma.write", "srq", "srq.watermarks", "cno")
+                        : List.of("rdma.read", "rdma.write", "cno"),
+                DatProviderConstants.DAT_EXTENSION, offer.cqDataSize() >= 8 ? List.of(Extensions.IMMEDIATE_DATA) : List.of());
     }
 
     @Override

@@ -43,11 +43,11 @@ public final class OfiRuntime implements AutoCloseable {
             fabric.close();
             return new OfiRuntime(null, List.of(), "fi_getinfo failed: " + e.getMessage());
         }
-        if (result.configs().isEmpty()) {
+        if (result.offers().isEmpty()) {
             fabric.close();
             return new OfiRuntime(null, List.of(), result.reason());
         }
-        List<OfiIaFactory> made = result.configs().stream().map(c -> new OfiIaFactory(fabric, c)).toList();
+        List<OfiIaFactory> made = result.offers().stream().map(o -> new OfiIaFactory(fabric, o)).toList();
         return new OfiRuntime(fabric, made, null);
     }
 

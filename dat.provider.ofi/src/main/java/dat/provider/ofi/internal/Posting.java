@@ -232,13 +232,16 @@ final class Posting {
             return rma(connection.writemsg, slots, cookie, total, kind, suppress, segments, flags | Fi.DELIVERY_COMPLETE);
         }
         if (slots.capacity() - slots.outstanding() < 2) {
-            ep.requestEvd().reclaim();
+            OfiEvd requests = ep.requestEvd();
+            if (requests != null) {
+                requests.reclaim();
+            }
             if (slots.capacity() - slots.outstanding() < 2) {
                 return Codes.INSUFFICIENT_RESOURCES;
             }
         }
         if (total > 0) {
-            int written = rma(connection.writemsg, slots, cookie, total, WorkSlots.RDMA_WRITE, true, segments, flags);
+            int written = rma(connection.writemsg, slots, cookie, total, WorkSlots.WRITE_PART, true, segments, flags);
             if (written != Codes.SUCCESS) {
                 return written;
             }
@@ -414,7 +417,7 @@ final class Posting {
         int n = slots.takePosted(flushed);
         for (int i = 0; i < n; i++) {
             int slot = flushed[i];
-            if (evd != null) {
+            if (evd != null && slots.kinds[slot] != WorkSlots.WRITE_PART) {
                 evd.postEvent(new DatEvent().setDtoCompletion(evd, ep, slots.cookies[slot], DtoCompletionStatus.ERR_FLUSHED, 0));
             }
         }

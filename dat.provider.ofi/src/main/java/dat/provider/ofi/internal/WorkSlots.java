@@ -29,6 +29,8 @@ final class WorkSlots {
     static final byte WRITE_IMMEDIATE = 5;
     static final byte FETCH_ADD = 6;
     static final byte CMP_SWAP = 7;
+    /** The RDMA write of a write with immediate data: its completion, success or not, is reaped silently (the message after it reports). */
+    static final byte WRITE_PART = 8;
 
     private static final byte FREE = 0;
     private static final byte POSTED = 1;

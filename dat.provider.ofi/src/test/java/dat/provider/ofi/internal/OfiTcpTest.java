@@ -331,4 +331,35 @@ class OfiTcpTest {
         ia.close();
         assertThat(DatReturn.typeOf(pair[1].postRecv(0, null, 1, 0))).isEqualTo(DatReturn.INVALID_HANDLE);
     }
+
+    @Test
+    void postAndPollAllocateNothing() {
+        Endpoint[] pair = connect(null, null);
+        LocalMemoryRegion lmr = lmr(8192, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE | MemPrivileges.REMOTE_WRITE);
+        LmrTriplet[] local = {LmrTriplet.of(lmr, 0, 64)};
+        LmrTriplet[] receive = {LmrTriplet.of(lmr, 128, 64)};
+        RmrTriplet remote = RmrTriplet.of(lmr, 4096, 64);
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        DatEvent e = new DatEvent();
+        long allocated = 0;
+        for (int round = 0; round < 3; round++) {
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 5000; i++) {
+                pair[1].postRecv(1, receive, i, 0);
+                pair[0].postSend(1, local, i, 0);
+                for (int completions = 0; completions < 2;) {
+                    if (dtoEvd.dequeue(e) == DatReturn.SUCCESS) {
+                        completions++;
+                    }
+                }
+                pair[0].postRdmaWrite(1, local, i, remote, 0);
+                while (dtoEvd.dequeue(e) != DatReturn.SUCCESS) {
+                    Thread.onSpinWait();
+                }
+            }
+            allocated = threads.getCurrentThreadAllocatedBytes() - before; // the last round counts: the first ones warm up
+        }
+        assertThat(allocated).as("bytes the consumer thread allocated in 5000 x (post recv, post send, post RDMA write, dequeue x3)")
+                .isZero();
+    }
 }

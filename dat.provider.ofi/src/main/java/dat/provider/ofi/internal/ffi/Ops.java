@@ -380,8 +380,13 @@ public final class Ops {
         }
     }
 
-    /** {@code fi_eq_readerr(eq, &entry, 0)}: the bytes read, or a negated error. */
+    /**
+     * {@code fi_eq_readerr(eq, &entry, 0)}: the bytes read, or a negated error. The entry is zeroed
+     * first: libfabric copies the error data into {@code entry.err_data} when the caller's
+     * {@code err_data_size} is not 0, and a reused entry would name the previous read's buffer.
+     */
     public static long eqReadErr(MemorySegment eqReadErrFn, MemorySegment eq, MemorySegment entry) {
+        entry.fill((byte) 0);
         try {
             return (long) LONG_P_P_L.invokeExact(eqReadErrFn, eq, entry, 0L);
         } catch (Throwable t) {
@@ -389,8 +394,9 @@ public final class Ops {
         }
     }
 
-    /** {@code fi_cq_readerr(cq, &entry, 0)}: 1 when an entry was read, or a negated error. */
+    /** {@code fi_cq_readerr(cq, &entry, 0)}: 1 when an entry was read, or a negated error; the entry is zeroed first (as above). */
     public static long cqReadErr(MemorySegment cqReadErrFn, MemorySegment cq, MemorySegment entry) {
+        entry.fill((byte) 0);
         try {
             return (long) LONG_P_P_L.invokeExact(cqReadErrFn, cq, entry, 0L);
         } catch (Throwable t) {
