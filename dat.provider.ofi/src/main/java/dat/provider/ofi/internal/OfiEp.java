@@ -197,7 +197,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
 
     int postRequest(byte kind, int numSegments, LmrTriplet[] iov, long cookie, RmrTriplet remote, int completionFlags,
             int immediate) {
-        postLock.lock();
+        Locks.lockSpinning(postLock);
         try {
             if (freed || !ia.isUsable()) {
                 return invalidHandleCode();
@@ -222,7 +222,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
 
     @Override
     public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
-        postLock.lock();
+        Locks.lockSpinning(postLock);
         try {
             if (freed || !ia.isUsable()) {
                 return invalidHandleCode();

@@ -120,12 +120,16 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
 
     // ---- data path ---------------------------------------------------------------------------------
 
+    private void lockDataPath() {
+        Locks.lockSpinning(lock);
+    }
+
     @Override
     public int dequeue(DatEvent event) {
         if (event == null) {
             return Codes.invalidParameter(DatReturn.INVALID_ARG2);
         }
-        lock.lock();
+        lockDataPath();
         try {
             if (!isOpen()) {
                 return keptAfterFailure && eventCount > 0 && take(event) ? Codes.SUCCESS : invalidHandleCode();
@@ -151,10 +155,10 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         int handed = 0;
         while (handed < limit) {
             int result;
-            lock.lock();
+            lockDataPath();
             try {
-                if (!isOpen()) {
-                    return invalidHandleCode();
+                if (!isOpen() && !(keptAfterFailure && eventCount > 0)) {
+                    return handed > 0 ? handed : invalidHandleCode();
                 }
                 lastConsumerRead = System.nanoTime();
                 result = take(pollScratch) ? Codes.SUCCESS : Codes.QUEUE_EMPTY;
@@ -184,7 +188,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         long start = System.nanoTime();
         long deadline = timeoutMicros == DatConstants.TIMEOUT_INFINITE ? Long.MAX_VALUE
                 : start + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
-        lock.lock();
+        lockDataPath();
         try {
             if (!isOpen()) {
                 return invalidHandleCode();
@@ -240,7 +244,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                         }
                     }
                 } finally {
-                    lock.lock();
+                    lockDataPath();
                 }
             }
         } finally {
@@ -307,7 +311,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
      * found its queue full (the Endpoint's lock is held; EP before EVD is the lock order).
      */
     void reclaim() {
-        lock.lock();
+        lockDataPath();
         try {
             if (cq != null && !freed) {
                 available();

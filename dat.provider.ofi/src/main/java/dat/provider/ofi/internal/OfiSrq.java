@@ -105,7 +105,7 @@ final class OfiSrq extends OfiHandle implements SharedReceiveQueue {
 
     @Override
     public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie) {
-        postLock.lock();
+        Locks.lockSpinning(postLock);
         try {
             if (freed || !ia.isUsable()) {
                 return invalidHandleCode();
