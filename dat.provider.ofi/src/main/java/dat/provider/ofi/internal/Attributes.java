@@ -1,0 +1,134 @@
+package dat.provider.ofi.internal;
+
+import dat.api.CompletionFlags;
+import dat.api.DatConstants;
+import dat.api.EpCreatorForPsp;
+import dat.api.EvdFlags;
+import dat.api.IaAttributes;
+import dat.api.IovOwnership;
+import dat.api.MemoryType;
+import dat.api.ProviderAttributes;
+import dat.api.PzSupport;
+import dat.api.Qos;
+import dat.provider.ofi.internal.ffi.Fi;
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The IA and provider attributes of an ofi IA ({@code dat_ia_query(3DAT)}), from what libfabric's
+ * {@code fi_info} states ({@link Limits}) and what the provider does. Where the provider departs
+ * from a page because of what libfabric does, it says so under
+ * {@link ProviderAttributes#DEVIATION_PREFIX}.
+ */
+final class Attributes {
+
+    private Attributes() {
+    }
+
+    /** The completion flags an IA supports: {@code BARRIER_FENCE} only where the provider has {@code FI_FENCE}. */
+    static int completionFlags(Limits limits) {
+        int flags = CompletionFlags.SUPPRESS | CompletionFlags.UNSIGNALLED;
+        if ((limits.caps() & Fi.FENCE) != 0) {
+            flags |= CompletionFlags.BARRIER_FENCE;
+        }
+        return flags;
+    }
+
+    static IaAttributes ia(OfiIa ia) {
+        Limits limits = ia.limits;
+        Domain domain = ia.domain;
+        int depth = limits.maxDtosPerEp();
+        return IaAttributes.builder()
+                .adapterName(ia.name())
+                .vendorName("libfabric " + domain.providerName + " " + (domain.providerVersion >>> 16) + "."
+                        + (domain.providerVersion & 0xFFFF) + " (" + domain.fabricName + ", " + domain.domainName + ")")
+                .hardwareVersionMajor(domain.providerVersion >>> 16)
+                .hardwareVersionMinor(domain.providerVersion & 0xFFFF)
+                .firmwareVersionMajor(0)
+                .iaAddress(new InetSocketAddress(domain.address.getAddress(), 0))
+                .maxEps(limits.maxEps())
+                .maxDtoPerEp(depth)
+                .maxRdmaReadPerEpIn(depth)
+                .maxRdmaReadPerEpOut(depth)
+                .maxEvds(limits.maxEvds())
+                .maxEvdQlen(limits.maxEvdQlen())
+                .maxIovSegmentsPerDto(limits.iovLimit())
+                .maxLmrs(limits.maxLmrs())
+                .maxLmrBlockSize(Long.MAX_VALUE)
+                .maxLmrVirtualAddress(-1L)
+                .maxPzs(limits.maxPzs())
+                .maxMessageSize(limits.maxMessage())
+                .maxRdmaSize(limits.maxMessage())
+                .maxRmrs(0)
+                .maxRmrTargetAddress(0)
+                .maxSrqs(limits.maxSrqs())
+                .maxEpPerSrq(limits.maxSrqs() == 0 ? 0 : limits.maxEps())
+                .maxRecvPerSrq(limits.maxSrqs() == 0 ? 0 : depth)
+                .maxIovSegmentsPerRdmaRead(limits.iovLimit())
+                .maxIovSegmentsPerRdmaWrite(limits.iovLimit())
+                .maxRdmaReadIn(depth)
+                .maxRdmaReadOut(depth)
+                .maxRdmaReadPerEpInGuaranteed(true)
+                .maxRdmaReadPerEpOutGuaranteed(true)
+                .transportAttributes(Map.of("provider", domain.providerName, "fabric", domain.fabricName,
+                        "domain", domain.domainName, "data_progress", limits.dataProgress() == Fi.PROGRESS_AUTO ? "auto" : "manual"))
+                .vendorAttributes(Map.of())
+                .build();
+    }
+
+    static ProviderAttributes provider(Domain domain) {
+        Limits limits = domain.limits;
+        boolean srq = limits.maxSrqs() > 0;
+        return ProviderAttributes.builder()
+                .providerName("ofi")
+                .providerVersionMajor(1)
+                .providerVersionMinor(0)
+                .daplVersionMajor(DatConstants.VERSION_MAJOR)
+                .daplVersionMinor(DatConstants.VERSION_MINOR)
+                .lmrMemTypesSupported(Set.of(MemoryType.VIRTUAL, MemoryType.LMR, MemoryType.SHARED_VIRTUAL))
+                .iovOwnershipOnReturn(IovOwnership.CONSUMER)
+                .qosSupported(Qos.BEST_EFFORT)
+                .completionFlagsSupported(completionFlags(limits))
+                .threadSafe(true)
+                .maxPrivateDataSize(limits.maxPrivateData())
+                .supportsMultipath(false)
+                .epCreator(EpCreatorForPsp.NEVER)
+                .pzSupport(PzSupport.UNIQUE)
+                .optimalBufferAlignment(DatConstants.OPTIMAL_ALIGNMENT)
+                .evdStreamMerging(ProviderAttributes.streamMerging(
+                        new int[] {EvdFlags.CR, EvdFlags.CONNECTION},
+                        new int[] {EvdFlags.SOFTWARE, EvdFlags.CR}, new int[] {EvdFlags.SOFTWARE, EvdFlags.CONNECTION},
+                        new int[] {EvdFlags.SOFTWARE, EvdFlags.DTO}, new int[] {EvdFlags.SOFTWARE, EvdFlags.ASYNC},
+                        new int[] {EvdFlags.CONNECTION, EvdFlags.DTO}, new int[] {EvdFlags.CR, EvdFlags.DTO},
+                        new int[] {EvdFlags.ASYNC, EvdFlags.CONNECTION}, new int[] {EvdFlags.ASYNC, EvdFlags.CR}))
+                .srqSupported(srq)
+                .srqWatermarksSupported(srq ? 1 : 0)
+                .srqEpPzDifferenceSupported(false)
+                .srqInfoSupported(0)
+                .epRecvInfoSupported(0)
+                .lmrSyncRequired(false)
+                .dtoAsyncReturnGuaranteed(true)
+                .rdmaWriteForRdmaReadRequired(false)
+                .providerSpecificAttributes(specific(domain))
+                .build();
+    }
+
+    /** The provider's named attributes, and where it departs from the pages. */
+    static Map<String, String> specific(Domain domain) {
+        Map<String, String> attributes = new LinkedHashMap<>();
+        attributes.put("ofi.provider", domain.providerName);
+        attributes.put("ofi.domain", domain.domainName);
+        attributes.put("ofi.fabric", domain.fabricName);
+        attributes.put("ofi.pz_keys", Boolean.toString(domain.pzKeys));
+        attributes.put("rmr", "not implemented");
+        if (domain.providerName.equals("tcp")) {
+            attributes.put(ProviderAttributes.DEVIATION_PREFIX + "remote_access_error", "DAT_DTO_ERR_FLUSHED: libfabric's tcp"
+                    + " provider (1.17) closes the connection when its target refuses an RDMA operation (a key, range, access or"
+                    + " PZ it does not grant) instead of answering with an error; the refused operation completes as flushed and"
+                    + " the Endpoint is disconnected (DAT_CONNECTION_EVENT_BROKEN or DISCONNECTED)");
+        }
+        return attributes;
+    }
+}

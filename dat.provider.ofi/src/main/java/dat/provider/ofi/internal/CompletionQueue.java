@@ -1,0 +1,334 @@
+package dat.provider.ofi.internal;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dat.api.DatEvent;
+import dat.api.DtoCompletionStatus;
+import dat.api.ext.IbExtension;
+import dat.provider.ofi.internal.ffi.Fi;
+import dat.provider.ofi.internal.ffi.NativeException;
+import dat.provider.ofi.internal.ffi.Ops;
+import dat.provider.ofi.internal.ffi.Structs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The libfabric completion queue of one DTO EVD ({@code fi_cq_open}, {@code FI_CQ_FORMAT_DATA},
+ * an {@code FI_WAIT_FD} wait object for the IA's event thread), and the ring of
+ * {@code struct fi_cq_data_entry} that {@code fi_cq_read} fills, in native memory, with a status
+ * per entry (0, or the positive {@code FI_E*} of an entry {@code fi_cq_readerr} gave). Every
+ * method is called with the EVD's lock held.
+ *
+ * <p>Completions name their DTO by the token of {@link WorkSlots} ({@code op_context}); a
+ * completion whose token names no outstanding DTO (the provider already flushed it) is dropped,
+ * and a suppressed success gives its slot back as soon as it is read, so a consumer who never
+ * dequeues it does not lose the slot.
+ */
+final class CompletionQueue {
+
+    private static final long ENTRY = Structs.FI_CQ_DATA_ENTRY.byteSize();
+
+    private final OfiIa ia;
+    final MemorySegment cq;
+    private final long cqAddress;
+    private final MemorySegment readFn;
+    private final MemorySegment readErrFn;
+    final int waitFd;
+    private final Arena errArena = Arena.ofShared();
+    private final MemorySegment errEntry;
+
+    private Arena ringArena;
+    private MemorySegment ring;
+    private long ringAddress;
+    private int capacity;
+    private int head;
+    private int count;
+    private int[] statuses;
+    /** Set when the ring is full and the CQ may hold more: the event thread leaves the CQ alone. */
+    private volatile boolean stalled;
+    /** The Endpoint all completions of this queue belong to (an SRQ Endpoint's own), or {@code null}. */
+    private final OfiEp endpoint;
+
+    /**
+     * @param endpoint {@code null} for an EVD's CQ; the Endpoint for the CQ an SRQ Endpoint's
+     *     receives complete on, which its receive EVD reads beside its own (libfabric's completion
+     *     of a shared receive does not say which endpoint took it)
+     */
+    CompletionQueue(OfiIa ia, OfiEp endpoint, int qlen) {
+        this.ia = ia;
+        this.endpoint = endpoint;
+        MemorySegment opened = MemorySegment.NULL;
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment attr = local.allocate(Structs.FI_CQ_ATTR);
+            attr.set(JAVA_LONG, Structs.CQ_ATTR_SIZE, Math.max(qlen, 64));
+            attr.set(JAVA_INT, Structs.CQ_ATTR_FORMAT, Fi.CQ_FORMAT_DATA);
+            attr.set(JAVA_INT, Structs.CQ_ATTR_WAIT_OBJ, Fi.WAIT_FD);
+            opened = Ops.cqOpen(ia.domain.domain, attr);
+            this.readFn = Ops.fn(opened, Structs.OBJ_OPS, Structs.FI_OPS_CQ, Structs.CQ_OPS_READ, "fi_cq_read");
+            this.readErrFn = Ops.fn(opened, Structs.OBJ_OPS, Structs.FI_OPS_CQ, Structs.CQ_OPS_READERR, "fi_cq_readerr");
+            this.waitFd = Ops.waitFd(opened);
+        } catch (NativeException e) {
+            if (!opened.equals(MemorySegment.NULL)) {
+                Ops.close(opened);
+            }
+            errArena.close();
+            throw e;
+        }
+        this.cq = opened;
+        this.cqAddress = opened.address();
+        this.errEntry = errArena.allocate(Structs.FI_CQ_ERR_ENTRY);
+        allocateRing(Math.max(qlen, 16));
+    }
+
+    private void allocateRing(int newCapacity) {
+        Arena arena = Arena.ofShared();
+        MemorySegment grown = arena.allocate(ENTRY * newCapacity, 8);
+        int[] grownStatuses = new int[newCapacity];
+        for (int i = 0; i < count; i++) {
+            int from = (head + i) % capacity;
+            MemorySegment.copy(ring, from * ENTRY, grown, i * ENTRY, ENTRY);
+            grownStatuses[i] = statuses[from];
+        }
+        if (ringArena != null) {
+            ringArena.close();
+        }
+        ringArena = arena;
+        ring = grown;
+        ringAddress = grown.address();
+        statuses = grownStatuses;
+        capacity = newCapacity;
+        head = 0;
+    }
+
+    /** @return how many completions are in the ring */
+    int queued() {
+        return count;
+    }
+
+    boolean isStalled() {
+        return stalled;
+    }
+
+    /** Grows the ring to at least {@code qlen} entries ({@code dat_evd_resize}). */
+    void resize(int qlen) {
+        if (qlen > capacity) {
+            allocateRing(qlen);
+        }
+    }
+
+    /**
+     * Reads the CQ into the ring, as far as it has room: libfabric progresses in the read.
+     *
+     * @return how many completions the ring holds
+     */
+    int fill() {
+        for (;;) {
+            if (count == capacity) {
+                stalled = true;
+                return count;
+            }
+            if (count == 0) {
+                head = 0;
+            }
+            int tail = (head + count) % capacity;
+            int space = Math.min(capacity - count, capacity - tail);
+            long read;
+            try {
+                read = (long) Ops.CQ_READ.invokeExact(readFn, cqAddress, ringAddress + tail * ENTRY, (long) space);
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+            if (read > 0) {
+                keep(tail, (int) read);
+                if (read < space) {
+                    return count;
+                }
+            } else if (read == -Fi.EAVAIL) {
+                readError(tail);
+            } else {
+                return count;
+            }
+        }
+    }
+
+    /** Keeps the {@code read} entries written at {@code tail} that name an outstanding, unsuppressed DTO. */
+    private void keep(int tail, int read) {
+        int kept = 0;
+        for (int i = 0; i < read; i++) {
+            long entry = (tail + i) * ENTRY;
+            long token = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_OP_CONTEXT);
+            if (token == 0) {
+                // no DTO of this provider: an accept's confirmation (OfiEp), or a stray remote write
+                long flags = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_FLAGS);
+                long data = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_DATA);
+                if ((flags & Fi.REMOTE_CQ_DATA) != 0 && (data >>> 32) == OfiEp.CONFIRMATION) {
+                    ia.confirmed((int) data);
+                }
+                continue;
+            }
+            if (accept(token, true)) {
+                if (kept != i) {
+                    MemorySegment.copy(ring, entry, ring, (tail + kept) * ENTRY, ENTRY);
+                }
+                statuses[tail + kept] = 0;
+                kept++;
+            }
+        }
+        count += kept;
+    }
+
+    /** Moves the error entry at the CQ's head into the ring at {@code tail}. */
+    private void readError(int tail) {
+        long read = Ops.cqReadErr(readErrFn, cq, errEntry);
+        if (read != 1) {
+            return;
+        }
+        long token = errEntry.get(JAVA_LONG, Structs.CQ_ERR_OP_CONTEXT);
+        if (!accept(token, false)) {
+            return;
+        }
+        long entry = tail * ENTRY;
+        ring.set(JAVA_LONG, entry + Structs.CQ_ENTRY_OP_CONTEXT, token);
+        ring.set(JAVA_LONG, entry + Structs.CQ_ENTRY_FLAGS, errEntry.get(JAVA_LONG, Structs.CQ_ERR_FLAGS));
+        ring.set(JAVA_LONG, entry + Structs.CQ_ENTRY_LEN, 0);
+        ring.set(JAVA_LONG, entry + Structs.CQ_ENTRY_DATA, errEntry.get(JAVA_LONG, Structs.CQ_ERR_DATA));
+        int error = errEntry.get(JAVA_INT, Structs.CQ_ERR_ERR);
+        statuses[tail] = error == 0 ? Fi.EOTHER : error;
+        count++;
+    }
+
+    /**
+     * Whether a completion just read is to be queued: its token names a posted DTO, and it is not a
+     * suppressed success or the write of a write with immediate data (whose slots come back at once).
+     */
+    private boolean accept(long token, boolean success) {
+        WorkSlots slots = ia.slotsOf(token);
+        if (slots == null) {
+            return false;
+        }
+        int slot = slots.lookup(token);
+        if (slot >= 0 && ((success && slots.suppress[slot]) || slots.kinds[slot] == WorkSlots.WRITE_PART)) {
+            if (slots.release(token)) {
+                ia.consumedFrom(token);
+            }
+            return false;
+        }
+        return slots.markQueued(token);
+    }
+
+    /** Reads everything the CQ holds, growing the ring as needed: a teardown's drain before its flush. */
+    void drainAll() {
+        for (int rounds = 0; rounds < 64; rounds++) {
+            fill();
+            if (count < capacity) {
+                return;
+            }
+            allocateRing(capacity * 2);
+        }
+    }
+
+    /**
+     * Turns the next completion into a DAT event.
+     *
+     * @return {@code false} when none is there (or only suppressed or late ones were)
+     */
+    boolean take(DatEvent event, OfiEvd owner) {
+        for (;;) {
+            if (count == 0) {
+                fill();
+                if (count == 0) {
+                    return false;
+                }
+            }
+            long entry = head * ENTRY;
+            int error = statuses[head];
+            head = (head + 1) % capacity;
+            count--;
+            if (stalled && count < capacity) {
+                stalled = false;
+                owner.unstalled();
+            }
+            long token = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_OP_CONTEXT);
+            if (completion(token, error, entry, event, owner)) {
+                return true;
+            }
+        }
+    }
+
+    private boolean completion(long token, int error, long entry, DatEvent event, OfiEvd owner) {
+        WorkSlots slots = ia.slotsOf(token);
+        if (slots == null) {
+            return false;
+        }
+        int slot = slots.lookup(token);
+        if (slot < 0) {
+            return false;
+        }
+        long cookie = slots.cookies[slot];
+        boolean suppress = slots.suppress[slot];
+        byte kind = slots.kinds[slot];
+        long length = kind == WorkSlots.RECV ? ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_LEN) : slots.lengths[slot];
+        int immediate = slots.immediates[slot];
+        long flags = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_FLAGS);
+        long data = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_DATA);
+        if (!slots.release(token)) {
+            return false;
+        }
+        ia.consumedFrom(token);
+        int status = status(error);
+        if (suppress && status == DtoCompletionStatus.SUCCESS) {
+            return false;
+        }
+        OfiEp ep = endpoint != null ? endpoint : ia.endpointOf(token);
+        long transferred = status == DtoCompletionStatus.SUCCESS ? length : 0;
+        if (kind == WorkSlots.RECV && error == 0 && (flags & Fi.REMOTE_CQ_DATA) != 0) {
+            // an RDMA write with immediate data (Extensions): the value in the low half, the bytes written in the high
+            event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, owner, ep, cookie, status, data >>> 32,
+                    IbExtension.RDMA_WRITE_IMMED_DATA, (int) data);
+        } else if (kind == WorkSlots.WRITE_IMMEDIATE) {
+            event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, owner, ep, cookie, status, transferred,
+                    IbExtension.RDMA_WRITE_IMMED, immediate);
+        } else if (kind == WorkSlots.FETCH_ADD || kind == WorkSlots.CMP_SWAP) {
+            event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, owner, ep, cookie, status, transferred,
+                    kind == WorkSlots.FETCH_ADD ? IbExtension.FETCH_AND_ADD : IbExtension.CMP_AND_SWAP, 0);
+        } else {
+            event.setDtoCompletion(owner, ep, cookie, status, transferred);
+        }
+        return true;
+    }
+
+    /** A libfabric completion error ({@code FI_E*}, 0 for success) as a {@code DAT_DTO_COMPLETION_STATUS}. */
+    static int status(int error) {
+        return switch (error) {
+            case 0 -> DtoCompletionStatus.SUCCESS;
+            case Fi.ECANCELED -> DtoCompletionStatus.ERR_FLUSHED;
+            case Fi.ETRUNC, Fi.EMSGSIZE, Fi.ETOOSMALL, Fi.EOVERFLOW -> DtoCompletionStatus.ERR_LOCAL_LENGTH;
+            case Fi.EACCES, Fi.EKEYREJECTED, Fi.ENOKEY, Fi.EPERM -> DtoCompletionStatus.ERR_REMOTE_ACCESS;
+            case Fi.EINVAL, Fi.EFAULT -> DtoCompletionStatus.ERR_LOCAL_PROTECTION;
+            case Fi.ENORX -> DtoCompletionStatus.ERR_RECEIVER_NOT_READY;
+            case Fi.EOPBADSTATE -> DtoCompletionStatus.ERR_LOCAL_EP;
+            default -> DtoCompletionStatus.ERR_TRANSPORT;
+        };
+    }
+
+    /**
+     * Frees the ring and hands the CQ to the IA's event thread to close: the thread may be using
+     * its descriptor and {@code fid} in {@code poll(2)} and {@code fi_trywait} right now.
+     */
+    void close() {
+        count = 0;
+        ringArena.close();
+        errArena.close();
+        ia.loop.retire(this);
+    }
+
+    /** {@code fi_close} of the CQ (the event thread, between two waits; or the IA's close, after the thread stopped). */
+    void closeNative() {
+        try {
+            Ops.close(cq);
+        } catch (NativeException e) {
+            System.getLogger(CompletionQueue.class.getName()).log(System.Logger.Level.WARNING, "fi_close of a CQ failed", e);
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package dat.provider.ofi.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dat.provider.ofi.internal.ffi.Fabric;
+import dat.provider.ofi.internal.ffi.Fi;
+import dat.provider.ofi.internal.ffi.NativeException;
+import dat.provider.ofi.internal.ffi.Ops;
+import dat.provider.ofi.internal.ffi.Structs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+
+/**
+ * The libfabric objects one IA lives in: the {@code struct fi_info} of its provider, domain and
+ * address ({@code fi_getinfo} with {@code FI_SOURCE}), the fabric ({@code fi_fabric}), the domain
+ * ({@code fi_domain}) and one event queue ({@code fi_eq_open}, {@code FI_WAIT_FD}) that every
+ * passive and active endpoint of the IA reports connection events to; and the limits the info
+ * states.
+ *
+ * <p><b>Memory registration.</b> The domain is opened with {@code FI_MR_VIRT_ADDR} added to the
+ * info's {@code mr_mode} (libfabric's utility providers, tcp among them, honour a mode the
+ * application asks for beyond what they require): RDMA addresses are the target's virtual
+ * addresses, as in DAT. Where the provider lets the application choose keys (no
+ * {@code FI_MR_PROV_KEY}, 64-bit keys), the DAT provider chooses them: the registration's PZ in the
+ * high half and its LMR context in the low half ({@link #pzKeys}), so that a peer's RDMA through an
+ * Endpoint of another PZ names a key that does not exist and libfabric refuses it.
+ */
+final class Domain implements AutoCloseable {
+
+    private final Fabric fabric;
+    /** The IA's {@code fi_info}: source address with port 0, the template of active endpoints and PSPs. */
+    final MemorySegment info;
+    final MemorySegment fabricFid;
+    final MemorySegment domain;
+    final MemorySegment eq;
+    final MemorySegment eqReadFn;
+    final MemorySegment eqReadErrFn;
+    final int eqFd;
+    final Limits limits;
+    final InetSocketAddress address;
+    final String providerName;
+    final String domainName;
+    final String fabricName;
+    final int providerVersion;
+    /** Whether MR keys are the provider's choice: PZ in the high half, LMR context in the low half. */
+    final boolean pzKeys;
+
+    Domain(Fabric fabric, IaConfig config) {
+        this.fabric = fabric;
+        MemorySegment found = Discovery.find(fabric, config);
+        MemorySegment fab = MemorySegment.NULL;
+        MemorySegment dom = MemorySegment.NULL;
+        MemorySegment queue = MemorySegment.NULL;
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment domainAttr = Discovery.attr(found, Structs.INFO_DOMAIN_ATTR, Structs.FI_DOMAIN_ATTR);
+            MemorySegment fabricAttr = Discovery.attr(found, Structs.INFO_FABRIC_ATTR, Structs.FI_FABRIC_ATTR);
+            MemorySegment sourceAddress = Fabric.sized(found.get(ADDRESS, Structs.INFO_SRC_ADDR),
+                    found.get(JAVA_LONG, Structs.INFO_SRC_ADDRLEN));
+            Sockaddr.setPort(sourceAddress, 0);
+            this.address = Sockaddr.read(sourceAddress);
+            this.providerName = Fabric.string(fabricAttr.get(ADDRESS, Structs.FABRIC_ATTR_PROV_NAME));
+            this.fabricName = Fabric.string(fabricAttr.get(ADDRESS, Structs.FABRIC_ATTR_NAME));
+            this.domainName = Fabric.string(domainAttr.get(ADDRESS, Structs.DOMAIN_ATTR_NAME));
+            this.providerVersion = fabricAttr.get(JAVA_INT, Structs.FABRIC_ATTR_PROV_VERSION);
+            int mrMode = domainAttr.get(JAVA_INT, Structs.DOMAIN_ATTR_MR_MODE);
+            domainAttr.set(JAVA_INT, Structs.DOMAIN_ATTR_MR_MODE, mrMode | Fi.MR_VIRT_ADDR);
+            this.pzKeys = (mrMode & Fi.MR_PROV_KEY) == 0 && domainAttr.get(JAVA_LONG, Structs.DOMAIN_ATTR_MR_KEY_SIZE) >= 8;
+            fab = fabric.openFabric(fabricAttr);
+            MemorySegment eqAttr = local.allocate(Structs.FI_EQ_ATTR);
+            eqAttr.set(JAVA_LONG, Structs.EQ_ATTR_SIZE, 1024);
+            eqAttr.set(JAVA_INT, Structs.EQ_ATTR_WAIT_OBJ, Fi.WAIT_FD);
+            queue = Ops.eqOpen(fab, eqAttr);
+            dom = Ops.domain(fab, found);
+            this.limits = Limits.of(found, cmDataSize(fab, found));
+        } catch (RuntimeException e) {
+            closeQuietly(queue);
+            closeQuietly(dom);
+            closeQuietly(fab);
+            fabric.freeInfo(found);
+            throw e;
+        }
+        this.info = found;
+        this.fabricFid = fab;
+        this.domain = dom;
+        this.eq = queue;
+        this.eqReadFn = Ops.fn(queue, Structs.OBJ_OPS, Structs.FI_OPS_EQ, Structs.EQ_OPS_READ, "fi_eq_read");
+        this.eqReadErrFn = Ops.fn(queue, Structs.OBJ_OPS, Structs.FI_OPS_EQ, Structs.EQ_OPS_READERR, "fi_eq_readerr");
+        this.eqFd = Ops.waitFd(queue);
+    }
+
+    /** The CM private data the provider carries ({@code FI_OPT_CM_DATA_SIZE} of a passive endpoint). */
+    private static long cmDataSize(MemorySegment fab, MemorySegment info) {
+        MemorySegment pep = Ops.passiveEp(fab, info);
+        try {
+            return Ops.cmDataSize(pep);
+        } catch (NativeException e) {
+            return 0;
+        } finally {
+            Ops.close(pep);
+        }
+    }
+
+    private static void closeQuietly(MemorySegment fid) {
+        if (!fid.equals(MemorySegment.NULL)) {
+            try {
+                Ops.close(fid);
+            } catch (NativeException ignored) {
+                // released with the process
+            }
+        }
+    }
+
+    /** A copy of the IA's info whose source port is {@code port}: for a PSP's passive endpoint. Free it with {@link #freeInfo}. */
+    MemorySegment infoWithPort(int port) {
+        MemorySegment copy = fabric.dupInfo(info);
+        MemorySegment source = Fabric.sized(copy.get(ADDRESS, Structs.INFO_SRC_ADDR), copy.get(JAVA_LONG, Structs.INFO_SRC_ADDRLEN));
+        Sockaddr.setPort(source, port);
+        return copy;
+    }
+
+    void freeInfo(MemorySegment someInfo) {
+        fabric.freeInfo(someInfo);
+    }
+
+    /** Closes the event queue, the domain and the fabric (every endpoint, MR and CQ of the IA is closed first). */
+    @Override
+    public void close() {
+        closeQuietly(eq);
+        closeQuietly(domain);
+        closeQuietly(fabricFid);
+        fabric.freeInfo(info);
+    }
+}

@@ -1,0 +1,99 @@
+package dat.provider.ofi.internal;
+
+import dat.api.CompletionFlags;
+import dat.api.ConnectFlags;
+import dat.api.DatConstants;
+import dat.api.DatReturn;
+import dat.api.EpAttributes;
+import dat.api.Qos;
+import dat.api.ServiceType;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
+/** The Endpoint attributes an ofi IA grants: the consumer's request, zeros replaced by defaults, checked against {@link Limits}. */
+final class EpLimits {
+
+    private EpLimits() {
+    }
+
+    /** The requested attributes with the provider's defaults for zeros, checked against the limits. */
+    static EpAttributes effective(OfiIa ia, EpAttributes requested) {
+        EpAttributes a = requested == null ? EpAttributes.providerDefaults() : requested;
+        if (a.serviceType() != ServiceType.RC) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.serviceType", "only RC");
+        }
+        if (a.qos() != Qos.BEST_EFFORT) {
+            throw Codes.notSupported("attributes.qos", "only BEST_EFFORT");
+        }
+        Limits limits = ia.limits;
+        int maxIov = limits.iovLimit();
+        int maxRecvIov = limits.recvIovLimit();
+        int depth = limits.maxDtosPerEp();
+        int recvDtos = orDefault(a.maxRecvDtos(), Math.min(64, depth), depth, "maxRecvDtos");
+        int requestDtos = orDefault(a.maxRequestDtos(), Math.min(64, depth), depth, "maxRequestDtos");
+        int recvIov = orDefault(a.maxRecvIov(), maxRecvIov, maxRecvIov, "maxRecvIov");
+        int requestIov = orDefault(a.maxRequestIov(), maxIov, maxIov, "maxRequestIov");
+        int readIn = orDefault(a.maxRdmaReadIn(), Math.min(8, requestDtos), depth, "maxRdmaReadIn");
+        int readOut = orDefault(a.maxRdmaReadOut(), Math.min(8, requestDtos), depth, "maxRdmaReadOut");
+        int readIov = orDefault(a.maxRdmaReadIov(), requestIov, maxIov, "maxRdmaReadIov");
+        int writeIov = orDefault(a.maxRdmaWriteIov(), requestIov, maxIov, "maxRdmaWriteIov");
+        long messageSize = a.maxMessageSize() == 0 ? limits.maxMessage() : a.maxMessageSize();
+        long rdmaSize = a.maxRdmaSize() == 0 ? limits.maxMessage() : a.maxRdmaSize();
+        if (messageSize < 0 || messageSize > limits.maxMessage() || rdmaSize < 0 || rdmaSize > limits.maxMessage()) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.maxMessageSize",
+                    "above the provider's " + limits.maxMessage());
+        }
+        if (!CompletionFlags.isValid(a.recvCompletionFlags()) || !CompletionFlags.isValid(a.requestCompletionFlags())) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.completionFlags", "undefined bits");
+        }
+        return a.toBuilder().maxRecvDtos(recvDtos).maxRequestDtos(requestDtos).maxRecvIov(recvIov).maxRequestIov(requestIov)
+                .maxRdmaReadIn(readIn).maxRdmaReadOut(readOut).maxRdmaReadIov(readIov).maxRdmaWriteIov(writeIov)
+                .maxMessageSize(messageSize).maxRdmaSize(rdmaSize).build();
+    }
+
+    private static int orDefault(int value, int fallback, int max, String name) {
+        if (value == 0) {
+            return fallback;
+        }
+        if (value < 0 || value > max) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes." + name, value + " is not in 1.." + max);
+        }
+        return value;
+    }
+
+    /**
+     * Checks the arguments of {@code dat_ep_connect(3DAT)}, in the page's order, and the route: a
+     * destination the IA cannot route to is one the provider can locally determine unreachable.
+     */
+    static void checkConnect(OfiIa ia, InetSocketAddress remoteIaAddress, long remoteConnQual, long timeoutMicros,
+            byte[] privateData, int qos, int connectFlags) {
+        if (remoteIaAddress == null || remoteIaAddress.getAddress() == null) {
+            throw Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNSUPPORTED, "remoteIaAddress",
+                    "an IP address is needed");
+        }
+        if (remoteConnQual < 1 || remoteConnQual > 0xFFFF) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "remoteConnQual", "not a port 1..65535");
+        }
+        if (!DatConstants.isValidTimeout(timeoutMicros)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "timeoutMicros", "negative");
+        }
+        if (privateData != null && privateData.length > ia.limits.maxPrivateData()) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG5, "privateData",
+                    privateData.length + " bytes, at most " + ia.limits.maxPrivateData());
+        }
+        if (!Qos.isValid(qos) || qos != Qos.BEST_EFFORT) {
+            throw Codes.notSupported("qos", "only BEST_EFFORT");
+        }
+        if (!ConnectFlags.isValid(connectFlags)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG7, "connectFlags", "undefined bits");
+        }
+        if (connectFlags != ConnectFlags.DEFAULT) {
+            throw Codes.notSupported("connectFlags", "no multipath");
+        }
+        InetAddress local = ia.domain.address.getAddress();
+        if (!Routes.routable(local, remoteIaAddress.getAddress())) {
+            throw Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNREACHABLE, "remoteIaAddress",
+                    "no route from " + local.getHostAddress() + " to " + remoteIaAddress.getAddress().getHostAddress());
+        }
+    }
+}

@@ -1,0 +1,784 @@
+package dat.provider.ofi.internal;
+
+import dat.api.CloseFlag;
+import dat.api.CompletionFlags;
+import dat.api.ConnectFlags;
+import dat.api.DatConstants;
+import dat.api.DatEvent;
+import dat.api.DatException;
+import dat.api.DatReturn;
+import dat.api.Endpoint;
+import dat.api.EpAttributes;
+import dat.api.EpParamMask;
+import dat.api.EpParams;
+import dat.api.EpRecvInfo;
+import dat.api.EpState;
+import dat.api.EpStatus;
+import dat.api.EventDispatcher;
+import dat.api.EventNumber;
+import dat.api.EvdFlags;
+import dat.api.HandleType;
+import dat.api.LmrTriplet;
+import dat.api.ProtectionZone;
+import dat.api.Qos;
+import dat.api.RmrTriplet;
+import dat.provider.ofi.internal.ffi.Fi;
+import dat.provider.ofi.internal.ffi.NativeException;
+import dat.provider.ofi.internal.ffi.Ops;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An Endpoint. Its libfabric endpoint ({@link NativeEndpoint}) exists only while a connection
+ * does: a libfabric {@code FI_EP_MSG} endpoint connects once, and the passive side must make its
+ * endpoint from the connection request. So the DAT Endpoint makes one when it connects or accepts,
+ * and closes it when the connection ends; receives posted before are kept and handed to it
+ * ({@link Posting}).
+ *
+ * <p>Connection events come from the IA's event queue ({@link #onCmEvent}): {@code FI_CONNECTED}
+ * is {@code ESTABLISHED}; {@code FI_SHUTDOWN} is {@code DISCONNECTED}; a connect's error entry is
+ * {@code PEER_REJECTED} (a reject by the peer's consumer, {@link PrivateData}),
+ * {@code NON_PEER_REJECTED} (nobody listening, the peer's provider refused), {@code TIMED_OUT} or
+ * {@code UNREACHABLE}. The DAT connect timeout is the provider's (a timer of the event thread). When
+ * a connection ends, its endpoint is closed, the Endpoint's completion queues are read, and every
+ * DTO libfabric did not complete is completed as flushed.
+ */
+final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
+
+    /**
+     * The high half of the remote CQ data of an accept's confirmation ("DATC"): libfabric's tcp
+     * provider reports the passive side connected once it has sent its answer, whether or not the
+     * requester is still there (its connect may have timed out and its endpoint closed). So the
+     * active side, when it learns it is connected, sends a zero-length RDMA write with remote CQ
+     * data (this and the passive Endpoint's owner id, no buffer, no receive consumed), and the
+     * passive side reports {@code ESTABLISHED} only when both the {@code FI_CONNECTED} and the
+     * confirmation arrived; a requester that is gone never confirms, and its connection's shutdown
+     * gives {@code ACCEPT_COMPLETION_ERROR}. Where the provider has no 8 bytes of remote CQ data,
+     * the owner id in the private data is 0 and nobody waits for a confirmation.
+     */
+    static final long CONFIRMATION = 0x44415443L;
+
+    // what dat_ep_modify may change before a connection: written under ia.cmLock and postLock
+    private volatile OfiPz pz;
+    private volatile OfiEvd recvEvd;
+    private volatile OfiEvd requestEvd;
+    private volatile OfiEvd connectEvd;
+    final OfiSrq srq;
+    /**
+     * While an SRQ Endpoint is connected, the CQ the receives it takes from its SRQ complete on,
+     * read by its receive EVD; else {@code null}.
+     */
+    private CompletionQueue srqCq;
+    private volatile EpAttributes attributes;
+    final int ownerId;
+    volatile WorkSlots sendSlots;
+    volatile WorkSlots recvSlots;
+    private final Posting posting;
+    private final ReentrantLock postLock = new ReentrantLock();
+
+    // connection state: written under ia.cmLock (and postLock where the connection's endpoint changes)
+    private volatile EpState state = EpState.UNCONNECTED;
+    private NativeEndpoint connection;
+    private EventLoop.Timer connectTimer;
+    private volatile InetSocketAddress remoteAddress;
+    private volatile long remoteQual;
+    private volatile long localQual;
+    private volatile int remotePzId;
+    /** Passive side, ia.cmLock held: whether the peer will confirm, and what of the two arrived. */
+    private boolean expectConfirmation;
+    private boolean connectedSeen;
+    private boolean confirmationSeen;
+    volatile OfiServicePoint reservedBy;
+    volatile OfiCr offeredTo;
+
+    private OfiEp(OfiIa ia, OfiPz pz, OfiEvd recvEvd, OfiEvd requestEvd, OfiEvd connectEvd, OfiSrq srq, EpAttributes attributes) {
+        super(ia, HandleType.EP, DatReturn.INVALID_HANDLE_EP);
+        this.pz = pz;
+        this.recvEvd = recvEvd;
+        this.requestEvd = requestEvd;
+        this.connectEvd = connectEvd;
+        this.srq = srq;
+        this.attributes = attributes;
+        this.ownerId = ia.addOwner(this);
+        this.sendSlots = new WorkSlots(attributes.maxRequestDtos(), ownerId, false, 0);
+        this.recvSlots = new WorkSlots(srq == null ? attributes.maxRecvDtos() : 1, ownerId, true, attributes.maxRecvIov());
+        this.posting = new Posting(this);
+        for (OfiEvd evd : new OfiEvd[] {recvEvd, requestEvd, connectEvd}) {
+            if (evd != null) {
+                evd.users.incrementAndGet();
+            }
+        }
+        if (srq != null) {
+            srq.users.incrementAndGet();
+        }
+        pz.users.incrementAndGet();
+        ia.eps.add(this);
+    }
+
+    static OfiEp create(OfiIa ia, ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
+            EventDispatcher connectEvd, OfiSrq srq, EpAttributes requested) {
+        OfiPz ofiPz = OfiPz.check(ia, pz, "pz");
+        OfiEvd recv = recvEvd == null ? null : OfiEvd.check(ia, recvEvd, EvdFlags.DTO, DatReturn.INVALID_HANDLE_EVD_RECV, "recvEvd");
+        OfiEvd request = requestEvd == null ? null
+                : OfiEvd.check(ia, requestEvd, EvdFlags.DTO, DatReturn.INVALID_HANDLE_EVD_REQUEST, "requestEvd");
+        OfiEvd connect = connectEvd == null ? null
+                : OfiEvd.check(ia, connectEvd, EvdFlags.CONNECTION, DatReturn.INVALID_HANDLE_EVD_CONN, "connectEvd");
+        if (srq != null && srq.pz != ofiPz) {
+            throw Codes.exception(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG6, "srq",
+                    "the SRQ is in another PZ (srq_ep_pz_difference_supported is false)");
+        }
+        EpAttributes effective = EpLimits.effective(ia, requested);
+        if (ia.eps.size() >= ia.limits.maxEps()) {
+            throw Codes.exception(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_TEP, "ep", "max_eps " + ia.limits.maxEps());
+        }
+        try {
+            return new OfiEp(ia, ofiPz, recv, request, connect, srq, effective);
+        } catch (NativeException e) {
+            throw Codes.fromNative(e, "attributes");
+        }
+    }
+
+    static OfiEp check(OfiIa ia, Endpoint ep, String argument) {
+        if (!(ep instanceof OfiEp v) || v.ia != ia || !v.isOpen()) {
+            throw Codes.exception(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EP, argument, "not an open Endpoint of this IA");
+        }
+        return v;
+    }
+
+    EpAttributes attributes() {
+        return attributes;
+    }
+
+    OfiPz pz() {
+        return pz;
+    }
+
+    OfiEvd recvEvd() {
+        return recvEvd;
+    }
+
+    OfiEvd requestEvd() {
+        return requestEvd;
+    }
+
+    /** The libfabric key of an RMR context of the peer: its Endpoint's PZ in the high half where the provider chooses keys. */
+    long remoteKey(int rmrContext) {
+        long context = Integer.toUnsignedLong(rmrContext);
+        return ia.domain.pzKeys ? ((long) remotePzId << 32) | context : context;
+    }
+
+    // ---- data path ---------------------------------------------------------------------------------
+
+    @Override
+    public int postSend(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
+        return postRequest(WorkSlots.SEND, numSegments, localIov, userCookie, null, completionFlags, 0);
+    }
+
+    @Override
+    public int postRdmaWrite(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
+            int completionFlags) {
+        if (remoteBuffer == null) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG5);
+        }
+        return postRequest(WorkSlots.RDMA_WRITE, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0);
+    }
+
+    @Override
+    public int postRdmaRead(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
+            int completionFlags) {
+        if (remoteBuffer == null) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG5);
+        }
+        return postRequest(WorkSlots.RDMA_READ, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0);
+    }
+
+    int postRequest(byte kind, int numSegments, LmrTriplet[] iov, long cookie, RmrTriplet remote, int completionFlags,
+            int immediate) {
+        Locks.lockSpinning(postLock);
+        try {
+            if (freed || !ia.isUsable()) {
+                return invalidHandleCode();
+            }
+            EpState s = state;
+            if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
+                return EpStates.CODES[s.value()];
+            }
+            if (!CompletionFlags.isValid(completionFlags) || (completionFlags & CompletionFlags.EVD_THRESHOLD) != 0
+                    || ((completionFlags & CompletionFlags.UNSIGNALLED) != 0
+                            && (attributes.requestCompletionFlags() & CompletionFlags.UNSIGNALLED) == 0)) {
+                return Codes.invalidParameter(remote == null ? DatReturn.INVALID_ARG5 : DatReturn.INVALID_ARG6);
+            }
+            if (s == EpState.DISCONNECTED) {
+                return posting.flushAtOnce(requestEvd, numSegments, iov, cookie, kind == WorkSlots.RDMA_READ, Limits.MAX_IOV);
+            }
+            return posting.postRequest(kind, numSegments, iov, cookie, remote, completionFlags, immediate);
+        } finally {
+            postLock.unlock();
+        }
+    }
+
+    @Override
+    public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
+        Locks.lockSpinning(postLock);
+        try {
+            if (freed || !ia.isUsable()) {
+                return invalidHandleCode();
+            }
+            if (srq != null) {
+                return Codes.INVALID_STATE;
+            }
+            if ((completionFlags != CompletionFlags.DEFAULT && completionFlags != CompletionFlags.UNSIGNALLED)
+                    || (completionFlags == CompletionFlags.UNSIGNALLED
+                            && (attributes.recvCompletionFlags() & CompletionFlags.UNSIGNALLED) == 0)) {
+                return Codes.invalidParameter(DatReturn.INVALID_ARG5);
+            }
+            if (state == EpState.DISCONNECTED) {
+                return posting.flushAtOnce(recvEvd, numSegments, localIov, userCookie, true, Limits.MAX_IOV);
+            }
+            return posting.postRecv(numSegments, localIov, userCookie);
+        } finally {
+            postLock.unlock();
+        }
+    }
+
+    // ---- connection management (ia.cmLock) ---------------------------------------------------------
+
+    @Override
+    public void connect(InetSocketAddress remoteIaAddress, long remoteConnQual, long timeoutMicros, byte[] privateData,
+            int qos, int connectFlags) {
+        checkOpen();
+        EpLimits.checkConnect(ia, remoteIaAddress, remoteConnQual, timeoutMicros, privateData, qos, connectFlags);
+        ia.cmLock.lock();
+        try {
+            checkOpen();
+            if (state != EpState.UNCONNECTED) {
+                throw new DatException(EpStates.CODES[state.value()], "ep", "connect needs an unconnected Endpoint", null);
+            }
+            NativeEndpoint made = open(ia.domain.info);
+            try (Arena local2 = Arena.ofConfined()) {
+                Ops.connect(made.ep, Sockaddr.of(local2, remoteIaAddress.getAddress(), (int) remoteConnQual),
+                        PrivateData.frame(local2, privateData, pz.id, confirmationOwner()), framedLength(privateData));
+            } catch (NativeException e) {
+                closeConnection();
+                throw e.error() == Fi.EINVAL || e.error() == Fi.EADDRNOTAVAIL || e.error() == Fi.ENETUNREACH
+                        ? Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNREACHABLE, "remoteIaAddress",
+                                e.getMessage())
+                        : Codes.fromNative(e, "remoteIaAddress");
+            }
+            remoteAddress = new InetSocketAddress(remoteIaAddress.getAddress(), 0);
+            remoteQual = remoteConnQual;
+            localQual = localPort(made);
+            state = EpState.ACTIVE_CONNECTION_PENDING;
+            if (timeoutMicros != DatConstants.TIMEOUT_INFINITE) {
+                NativeEndpoint attempt = made;
+                connectTimer = ia.loop.schedule(timeoutMicros * 1000, () -> connectTimedOut(attempt));
+            }
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+
+    /**
+     * Makes the connection's libfabric endpoint and hands it the receives posted so far
+     * (ia.cmLock held).
+     */
+    private NativeEndpoint open(MemorySegment info) {
+        postLock.lock();
+        try {
+            OfiEvd sendSide = requestEvd != null ? requestEvd : ia.discardEvd();
+            OfiEvd recvSide = recvEvd != null ? recvEvd : ia.discardEvd();
+            NativeEndpoint made;
+            try {
+                if (srq != null) {
+                    srqCq = new CompletionQueue(ia, this, attributes.maxRecvDtos());
+                }
+                made = new NativeEndpoint(ia, info, sendSide.cq.cq, srq != null ? srqCq.cq : recvSide.cq.cq,
+                        srq == null ? MemorySegment.NULL : srq.srx);
+            } catch (NativeException e) {
+                if (srqCq != null) {
+                    srqCq.close();
+                    srqCq = null;
+                }
+                throw Codes.fromNative(e, "ep");
+            }
+            if (srqCq != null) {
+                recvSide.attach(srqCq);
+            }
+            connection = made;
+            posting.connected(made);
+            ia.addCmTarget(made.ep, this);
+            return made;
+        } finally {
+            postLock.unlock();
+        }
+    }
+
+    /** The local port of a connection: the Endpoint's local port qualifier. */
+    private static long localPort(NativeEndpoint made) {
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment name = local.allocate(Sockaddr.MAX_SIZE, 8);
+            Ops.getName(made.ep, name);
+            InetSocketAddress address = Sockaddr.read(name);
+            return address == null ? 0 : address.getPort();
+        } catch (NativeException e) {
+            return 0;
+        }
+    }
+
+    @Override
+    public void dupConnect(Endpoint dupEp, long timeoutMicros, byte[] privateData, int qos) {
+        checkOpen();
+        OfiEp other = check(ia, dupEp, "dupEp");
+        if (other.state != EpState.CONNECTED || other.remoteAddress == null) {
+            throw Codes.invalidState(DatReturn.INVALID_STATE_EP_UNCONNECTED, "dupEp is not connected");
+        }
+        connect(other.remoteAddress, other.remoteQual, timeoutMicros, privateData, qos, ConnectFlags.DEFAULT);
+    }
+
+    /** Throws unless this Endpoint may accept the request (ia.cmLock held). */
+    void checkCanAccept(OfiCr cr) {
+        checkOpen();
+        EpState s = state;
+        boolean reservedForThis = s == EpState.RESERVED && cr.reservedEp == this;
+        boolean offered = s == EpState.PASSIVE_CONNECTION_PENDING && offeredTo == cr;
+        if (s != EpState.UNCONNECTED && !reservedForThis && !offered) {
+            throw new DatException(EpStates.CODES[s.value()], "ep", "the Endpoint cannot take this request", null);
+        }
+    }
+
+    /**
+     * Accepts a connection request on this Endpoint (the CR calls it with ia.cmLock held, after
+     * {@link #checkCanAccept}): makes the connection's endpoint from the request's info and
+     * {@code fi_accept}s. When that fails, the Endpoint is disconnected with
+     * {@code DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR} (dat_cr_accept(3DAT)).
+     *
+     * @return whether an endpoint took the request over; if not, the CR refuses it
+     */
+    boolean acceptOn(OfiCr cr, MemorySegment requestInfo, byte[] privateData) {
+        try {
+            remoteAddress = cr.remoteIaAddress();
+            remoteQual = cr.remotePortQual();
+            remotePzId = cr.remotePzId;
+            NativeEndpoint made;
+            try {
+                made = open(requestInfo);
+            } catch (DatException e) {
+                failConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
+                return false;
+            }
+            localQual = localPort(made);
+            state = EpState.COMPLETION_PENDING;
+            expectConfirmation = cr.remoteOwnerId != 0 && confirms();
+            connectedSeen = false;
+            confirmationSeen = false;
+            try (Arena local = Arena.ofConfined()) {
+                Ops.accept(made.ep, PrivateData.frame(local, privateData, pz.id, confirmationOwner()), framedLength(privateData));
+            } catch (NativeException e) {
+                System.getLogger(OfiEp.class.getName()).log(System.Logger.Level.DEBUG, "fi_accept failed", e);
+                endConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
+            }
+            return true;
+        } finally {
+            reservedBy = null;
+            offeredTo = null;
+        }
+    }
+
+    @Override
+    public void onCmEvent(int event, int error, byte[] data, MemorySegment info) {
+        if (freed) {
+            return;
+        }
+        EpState s = state;
+        if (event == Fi.CONNECTED) {
+            if (s == EpState.ACTIVE_CONNECTION_PENDING) {
+                cancelConnectTimer();
+                remotePzId = PrivateData.pzOf(data);
+                int peerOwner = PrivateData.ownerOf(data);
+                if (peerOwner != 0 && confirms()) {
+                    confirm(peerOwner);
+                }
+                state = EpState.CONNECTED;
+                post(EventNumber.CONNECTION_EVENT_ESTABLISHED, PrivateData.unframe(data));
+            } else if (s == EpState.COMPLETION_PENDING) {
+                connectedSeen = true;
+                if (!expectConfirmation || confirmationSeen) {
+                    state = EpState.CONNECTED;
+                    post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
+                }
+            }
+        } else if (event == Fi.SHUTDOWN || error != 0) {
+            int eventNumber = switch (s) {
+                case CONNECTED -> event == Fi.SHUTDOWN ? EventNumber.CONNECTION_EVENT_DISCONNECTED
+                        : EventNumber.CONNECTION_EVENT_BROKEN;
+                case DISCONNECT_PENDING -> EventNumber.CONNECTION_EVENT_DISCONNECTED;
+                case COMPLETION_PENDING -> EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR;
+                case ACTIVE_CONNECTION_PENDING -> connectFailure(error, data);
+                default -> -1;
+            };
+            if (eventNumber >= 0) {
+                endConnection(eventNumber, eventNumber == EventNumber.CONNECTION_EVENT_PEER_REJECTED ? PrivateData.unframe(data) : null);
+            }
+        }
+    }
+
+    /** Whether this IA confirms accepts ({@link #CONFIRMATION}): its provider has 8 bytes of remote CQ data. */
+    private boolean confirms() {
+        return ia.limits.cqDataSize() >= 8;
+    }
+
+    /** The owner id a connect or accept carries: this Endpoint's where accepts are confirmed, else 0. */
+    private int confirmationOwner() {
+        return confirms() ? ownerId : 0;
+    }
+
+    private static long framedLength(byte[] privateData) {
+        return (privateData == null ? 0 : privateData.length) + 1L + PrivateData.TRAILER;
+    }
+
+    /** Active side (ia.cmLock held): confirms the peer's accept; a failure shows as the connection's end. */
+    private void confirm(int peerOwner) {
+        postLock.lock();
+        try {
+            posting.confirm((CONFIRMATION << 32) | Integer.toUnsignedLong(peerOwner));
+        } finally {
+            postLock.unlock();
+        }
+    }
+
+    /** Passive side, on the event thread with ia.cmLock held: the requester confirmed the accept. */
+    void confirmedByPeer() {
+        if (freed) {
+            return;
+        }
+        confirmationSeen = true;
+        if (state == EpState.COMPLETION_PENDING && connectedSeen) {
+            state = EpState.CONNECTED;
+            post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
+        }
+    }
+
+    /** The DAT event of a failed connect, from the error entry of the event queue. */
+    private static int connectFailure(int error, byte[] data) {
+        return switch (error) {
+            case Fi.ECONNREFUSED -> PrivateData.isConsumerReject(data) ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
+                    : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED;
+            case Fi.ETIMEDOUT -> EventNumber.CONNECTION_EVENT_TIMED_OUT;
+            case Fi.EHOSTUNREACH, Fi.ENETUNREACH, Fi.EHOSTDOWN, Fi.ENETDOWN -> EventNumber.CONNECTION_EVENT_UNREACHABLE;
+            default -> EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED;
+        };
+    }
+
+    /** The DAT connect timeout expired (event thread, ia.cmLock held): the attempt is abandoned. */
+    private void connectTimedOut(NativeEndpoint attempt) {
+        if (freed || connection != attempt || state != EpState.ACTIVE_CONNECTION_PENDING) {
+            return;
+        }
+        connectTimer = null;
+        endConnection(EventNumber.CONNECTION_EVENT_TIMED_OUT, null);
+    }
+
+    private void cancelConnectTimer() {
+        EventLoop.Timer timer = connectTimer;
+        if (timer != null) {
+            connectTimer = null;
+            ia.loop.cancel(timer);
+        }
+    }
+
+    /** A connection that never had an endpoint ended: the Endpoint is disconnected and the event posted. */
+    private void failConnection(int eventNumber, byte[] privateData) {
+        cancelConnectTimer();
+        state = EpState.DISCONNECTED;
+        post(eventNumber, privateData);
+    }
+
+    /**
+     * The connection ended (ia.cmLock held): its endpoint is closed, the completions libfabric
+     * made are read into the EVDs, every other DTO posted is flushed, and the event is posted.
+     */
+    private void endConnection(int eventNumber, byte[] privateData) {
+        cancelConnectTimer();
+        closeConnection();
+        state = EpState.DISCONNECTED;
+        post(eventNumber, privateData);
+    }
+
+    /** Closes the connection's endpoint and flushes what it did not complete (ia.cmLock held). */
+    private void closeConnection() {
+        postLock.lock();
+        try {
+            NativeEndpoint made = connection;
+            if (made != null) {
+                ia.removeCmTarget(made.ep);
+                made.close();
+                connection = null;
+                posting.disconnected();
+            }
+            OfiEvd discard = ia.existingDiscardEvd();
+            for (OfiEvd evd : new OfiEvd[] {requestEvd, recvEvd, discard}) {
+                if (evd != null) {
+                    evd.drainForTeardown(evd.cq);
+                }
+            }
+            if (srqCq != null) {
+                OfiEvd holder = recvEvd != null ? recvEvd : discard;
+                holder.drainForTeardown(srqCq);
+                holder.detach(srqCq);
+                srqCq.close();
+                srqCq = null;
+            }
+            posting.flushPosted();
+        } finally {
+            postLock.unlock();
+        }
+    }
+
+    private void post(int eventNumber, byte[] privateData) {
+        OfiEvd evd = connectEvd;
+        if (evd != null) {
+            evd.postEvent(new DatEvent().setConnectionEvent(eventNumber, evd, this, privateData));
+        }
+    }
+
+    @Override
+    public void disconnect(CloseFlag flag) {
+        checkOpen();
+        if (flag == null) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "flag", "null");
+        }
+        ia.cmLock.lock();
+        try {
+            checkOpen();
+            switch (state) {
+                case CONNECTED -> {
+                    state = EpState.DISCONNECT_PENDING;
+                    try {
+                        Ops.shutdown(connection.ep); // the peer sees FI_SHUTDOWN
+                    } catch (NativeException ignored) {
+                        // the connection is down already
+                    }
+                    endConnection(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
+                }
+                case ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING -> endConnection(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
+                case DISCONNECT_PENDING, DISCONNECTED -> {
+                    // already on its way down
+                }
+                default -> throw new DatException(EpStates.CODES[state.value()], "ep", "nothing to disconnect in state " + state, null);
+            }
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+
+    @Override
+    public void reset() {
+        checkOpen();
+        ia.cmLock.lock();
+        try {
+            checkOpen();
+            if (state == EpState.UNCONNECTED) {
+                return;
+            }
+            if (state != EpState.DISCONNECTED) {
+                throw new DatException(EpStates.CODES[state.value()], "ep", "reset needs a disconnected Endpoint", null);
+            }
+            remoteAddress = null;
+            remoteQual = 0;
+            localQual = 0;
+            remotePzId = 0;
+            state = EpState.UNCONNECTED;
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+
+    /** The hot swap: the connection ends and every posted DTO completes as flushed, before the IA goes. */
+    void flushForFailure() {
+        ia.cmLock.lock();
+        try {
+            if (!freed) {
+                closeConnection();
+            }
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+
+    // ---- queries -----------------------------------------------------------------------------------
+
+    EpState state() {
+        return state;
+    }
+
+    /** Moves the state for the Service Points (reserve, offer); ia.cmLock held. */
+    void setState(EpState next) {
+        state = next;
+    }
+
+    @Override
+    public EpParams query(long epParamMask) {
+        checkOpen();
+        if (!EpParamMask.isValid(epParamMask)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "epParamMask", "undefined bits");
+        }
+        return EpParams.builder().ia(ia).state(state).localIaAddress(new InetSocketAddress(ia.domain.address.getAddress(), 0))
+                .localPortQual(localQual).remoteIaAddress(remoteAddress).remotePortQual(remoteQual).pz(pz).recvEvd(recvEvd)
+                .requestEvd(requestEvd).connectEvd(connectEvd).srq(srq).attributes(attributes).build();
+    }
+
+    @Override
+    public void modify(long epParamMask, EpParams params) {
+        EpModify.modify(this, epParamMask, params);
+    }
+
+    /** Applies what {@link EpModify} checked (ia.cmLock held): new PZ, EVDs and attributes, new queues if they change. */
+    void apply(OfiPz newPz, OfiEvd newRecv, OfiEvd newRequest, OfiEvd newConnect, EpAttributes newAttributes, boolean newQueues) {
+        postLock.lock();
+        try {
+            checkOpen();
+            EpAttributes current = attributes;
+            boolean posted = recvSlots.outstanding() > 0 || sendSlots.outstanding() > 0;
+            if (newAttributes.recvCompletionFlags() != current.recvCompletionFlags() && recvSlots.outstanding() > 0) {
+                throw new DatException(EpStates.CODES[state.value()], "ep", "Recv Completion Flags cannot change after receives were posted",
+                        null);
+            }
+            if ((newQueues || newPz != pz) && posted) {
+                throw Codes.notSupported("epParamMask", "the ofi provider changes the PZ, queue depths and IOV sizes only"
+                        + " while no DTO is posted to the Endpoint");
+            }
+            if (newQueues) {
+                sendSlots = new WorkSlots(newAttributes.maxRequestDtos(), ownerId, false, 0);
+                recvSlots = new WorkSlots(srq == null ? newAttributes.maxRecvDtos() : 1, ownerId, true, newAttributes.maxRecvIov());
+                posting.resizeStaging(recvSlots.capacity());
+            }
+            if (newPz != pz) {
+                newPz.users.incrementAndGet();
+                pz.users.decrementAndGet();
+                pz = newPz;
+            }
+            recvEvd = swapUser(recvEvd, newRecv);
+            requestEvd = swapUser(requestEvd, newRequest);
+            connectEvd = swapUser(connectEvd, newConnect);
+            attributes = newAttributes;
+        } finally {
+            postLock.unlock();
+        }
+    }
+
+    private static OfiEvd swapUser(OfiEvd old, OfiEvd next) {
+        if (old != next) {
+            if (next != null) {
+                next.users.incrementAndGet();
+            }
+            if (old != null) {
+                old.users.decrementAndGet();
+            }
+        }
+        return next;
+    }
+
+    EvdsView evds() {
+        return new EvdsView(recvEvd, requestEvd, connectEvd);
+    }
+
+    /** The EVDs of the Endpoint, as {@link EpModify} reads them. */
+    record EvdsView(OfiEvd recv, OfiEvd request, OfiEvd connect) {
+    }
+
+    @Override
+    public EpStatus getStatus() {
+        checkOpen();
+        return new EpStatus(state, recvSlots.outstanding() == 0, sendSlots.outstanding() == 0);
+    }
+
+    @Override
+    public EpRecvInfo recvQuery() {
+        checkOpen();
+        throw Codes.notSupported("ep", "ep_recv_info_supported is 0");
+    }
+
+    @Override
+    public void setWatermark(int softHighWatermark, int hardHighWatermark) {
+        checkOpen();
+        if (softHighWatermark < DatConstants.WATERMARK_INFINITE) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "softHighWatermark", "negative");
+        }
+        if (hardHighWatermark < DatConstants.WATERMARK_INFINITE) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "hardHighWatermark", "negative");
+        }
+        if (softHighWatermark != DatConstants.WATERMARK_INFINITE || hardHighWatermark != DatConstants.WATERMARK_INFINITE) {
+            throw Codes.notSupported("ep", "no Endpoint watermarks on libfabric: only DAT_WATERMARK_INFINITE");
+        }
+    }
+
+    @Override
+    public <T> java.util.Optional<T> extension(Class<T> type) {
+        checkOpen();
+        return Extensions.of(this, type);
+    }
+
+    @Override
+    public void close() {
+        if (freed || !ia.isUsable()) {
+            return;
+        }
+        ia.cmLock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            if (state == EpState.RESERVED || reservedBy != null) {
+                throw Codes.invalidState(DatReturn.INVALID_STATE_EP_RESERVED, "an RSP reserves the Endpoint");
+            }
+            if (state == EpState.PASSIVE_CONNECTION_PENDING || offeredTo != null) {
+                throw Codes.invalidState(DatReturn.INVALID_STATE_EP_PASSCONNPENDING, "a Connection Request holds the Endpoint");
+            }
+        } finally {
+            ia.cmLock.unlock();
+        }
+        destroy();
+    }
+
+    /** Tears the Endpoint down: the connection's endpoint is shut down and closed, its DTOs flushed. Idempotent. */
+    void destroy() {
+        ia.cmLock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            NativeEndpoint made = connection;
+            if (made != null && state == EpState.CONNECTED) {
+                try {
+                    Ops.shutdown(made.ep);
+                } catch (NativeException ignored) {
+                    // the peer sees the connection break instead
+                }
+            }
+            cancelConnectTimer();
+            closeConnection();
+            postLock.lock();
+            try {
+                freed = true;
+                posting.close();
+            } finally {
+                postLock.unlock();
+            }
+            for (OfiEvd evd : new OfiEvd[] {recvEvd, requestEvd, connectEvd}) {
+                if (evd != null) {
+                    evd.users.decrementAndGet();
+                }
+            }
+            if (srq != null) {
+                srq.users.decrementAndGet();
+            }
+            pz.users.decrementAndGet();
+            ia.eps.remove(this);
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+}

@@ -1,0 +1,674 @@
+package dat.provider.ofi.internal;
+
+import dat.api.ConsumerNotificationObject;
+import dat.api.DatConstants;
+import dat.api.DatEvent;
+import dat.api.DatEventHandler;
+import dat.api.DatReturn;
+import dat.api.EventDispatcher;
+import dat.api.EvdFlags;
+import dat.api.EvdParamMask;
+import dat.api.EvdParams;
+import dat.api.EvdState;
+import dat.api.HandleType;
+import dat.provider.ofi.internal.ffi.NativeException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An EVD. One that takes DTO completions owns a libfabric completion queue ({@link CompletionQueue});
+ * every other stream (connection requests and events, async errors, software events) arrives in a
+ * ring of reused {@link DatEvent}s. Dequeue reads the CQ on the caller's thread (which is also what
+ * makes libfabric progress) and turns one completion into the consumer's {@link DatEvent}: no
+ * allocation, one uncontended lock per EVD, so that a concurrent free can never close the CQ under
+ * a read.
+ *
+ * <p><b>Waiting.</b> A waiter first spins, reading the CQ, for {@link OfiIa#SPIN_NANOS} (a
+ * ping-pong's answer arrives within it, and a park/unpark hand-off costs more than it does on
+ * most hosts); then it registers and parks, and the IA's event thread, which watches the CQ's wait
+ * descriptor, wakes it when a completion or event arrives. While a consumer reads the CQ often, the
+ * event thread leaves it alone ({@link #watched}): the consumer's reads drive libfabric.
+ */
+final class OfiEvd extends OfiHandle implements EventDispatcher {
+
+    /** How long after the last read by a consumer the event thread takes the CQ over again. */
+    static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    final int flags;
+    /** An Endpoint's private CQ ({@link #discarding}): what it reads is dropped. */
+    private final boolean discarding;
+    private final ReentrantLock lock = new ReentrantLock();
+    private volatile int qlen;
+    private volatile OfiCno cno;
+    private volatile boolean enabled = true;
+    private volatile boolean waitable = true;
+    private volatile Thread waiter;
+    final AtomicInteger users = new AtomicInteger();
+    /** Set when the provider went away: the events queued then are still handed out, then DAT_INVALID_HANDLE. */
+    private volatile boolean keptAfterFailure;
+    /** When a consumer last read this EVD ({@link System#nanoTime()}). */
+    private volatile long lastConsumerRead;
+
+    /** The completion queue, or {@code null} when the EVD takes no DTO completions. */
+    final CompletionQueue cq;
+    /** The CQs of SRQ Endpoints whose receive EVD this is: read beside {@link #cq}. */
+    private volatile CompletionQueue[] attached = new CompletionQueue[0];
+
+    // the other streams, in a ring of reused events
+    private DatEvent[] events;
+    private int eventHead;
+    private volatile int eventCount;
+
+    private final DatEvent pollScratch = new DatEvent();
+
+    OfiEvd(OfiIa ia, int qlen, OfiCno cno, int flags) {
+        this(ia, qlen, cno, flags, false);
+    }
+
+    private OfiEvd(OfiIa ia, int qlen, OfiCno cno, int flags, boolean discarding) {
+        super(ia, HandleType.EVD, DatReturn.INVALID_HANDLE_EVD_REQUEST);
+        this.discarding = discarding;
+        this.flags = flags;
+        this.qlen = qlen;
+        this.cno = cno;
+        this.events = newEvents(Math.max(qlen, 4));
+        if ((flags & EvdFlags.DTO) != 0) {
+            try {
+                cq = new CompletionQueue(ia, null, qlen);
+            } catch (NativeException e) {
+                throw Codes.fromNative(e, "minQlen");
+            }
+        } else {
+            cq = null;
+        }
+        if (cno != null) {
+            cno.attach(this);
+        }
+        lastConsumerRead = System.nanoTime() - QUIET_NANOS;
+        ia.addEvd(this, discarding);
+    }
+
+    /**
+     * The completion queue of an Endpoint whose receive or request EVD is missing (DAT drops those
+     * completions) or whose receives come from an SRQ: no consumer sees it, the event thread reads
+     * it and drops what it reads.
+     */
+    static OfiEvd discarding(OfiIa ia, int qlen) {
+        return new OfiEvd(ia, Math.max(qlen, 16), null, EvdFlags.DTO, true);
+    }
+
+    private static DatEvent[] newEvents(int n) {
+        DatEvent[] ring = new DatEvent[n];
+        for (int i = 0; i < n; i++) {
+            ring[i] = new DatEvent();
+        }
+        return ring;
+    }
+
+    /** The EVD behind a handle, checked to be an open EVD of this IA with the stream asked for. */
+    static OfiEvd check(OfiIa ia, EventDispatcher evd, int stream, int subtype, String argument) {
+        if (!(evd instanceof OfiEvd v) || v.ia != ia || !v.isOpen()) {
+            throw Codes.exception(DatReturn.INVALID_HANDLE, subtype, argument, "not an open EVD of this IA");
+        }
+        if ((v.flags & stream) == 0) {
+            throw Codes.exception(DatReturn.INVALID_HANDLE, subtype, argument, "the EVD does not take this event stream");
+        }
+        return v;
+    }
+
+    // ---- data path ---------------------------------------------------------------------------------
+
+    private void lockDataPath() {
+        Locks.lockSpinning(lock);
+    }
+
+    @Override
+    public int dequeue(DatEvent event) {
+        if (event == null) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG2);
+        }
+        lockDataPath();
+        try {
+            if (!isOpen()) {
+                return keptAfterFailure && eventCount > 0 && take(event) ? Codes.SUCCESS : invalidHandleCode();
+            }
+            if (waiter != null) {
+                return Codes.INVALID_STATE_EVD_WAITER;
+            }
+            lastConsumerRead = System.nanoTime();
+            return take(event) ? Codes.SUCCESS : Codes.QUEUE_EMPTY;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public int poll(DatEventHandler handler, int limit) {
+        if (handler == null) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG2);
+        }
+        if (limit < 0) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG3);
+        }
+        int handed = 0;
+        while (handed < limit) {
+            int result;
+            lockDataPath();
+            try {
+                if (!isOpen() && !(keptAfterFailure && eventCount > 0)) {
+                    return handed > 0 ? handed : invalidHandleCode();
+                }
+                lastConsumerRead = System.nanoTime();
+                result = take(pollScratch) ? Codes.SUCCESS : Codes.QUEUE_EMPTY;
+            } finally {
+                lock.unlock();
+            }
+            if (result != Codes.SUCCESS) {
+                break;
+            }
+            handler.onEvent(pollScratch);
+            handed++;
+        }
+        return handed;
+    }
+
+    @Override
+    public int await(long timeoutMicros, int threshold, DatEvent event) {
+        if (!DatConstants.isValidTimeout(timeoutMicros)) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG2);
+        }
+        if (threshold < 1 || threshold > qlen) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG3);
+        }
+        if (event == null) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG4);
+        }
+        long start = System.nanoTime();
+        long deadline = timeoutMicros == DatConstants.TIMEOUT_INFINITE ? Long.MAX_VALUE
+                : start + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
+        lockDataPath();
+        try {
+            if (!isOpen()) {
+                return invalidHandleCode();
+            }
+            if (waiter != null) {
+                return Codes.INVALID_STATE_EVD_WAITER;
+            }
+            if (!waitable) {
+                return Codes.INVALID_STATE_EVD_UNWAITABLE;
+            }
+            if (cno != null) {
+                return Codes.INVALID_STATE_EVD_CNO;
+            }
+            waiter = Thread.currentThread();
+            long spinUntil = start + OfiIa.SPIN_NANOS;
+            boolean registered = false;
+            for (;;) {
+                int available = available();
+                if (available >= threshold) {
+                    take(event);
+                    event.setMoreEvents(available - 1);
+                    return Codes.SUCCESS;
+                }
+                if (freed || !ia.isUsable()) {
+                    return Codes.ABORT;
+                }
+                if (!waitable) {
+                    return Codes.INVALID_STATE_EVD_UNWAITABLE;
+                }
+                if (Thread.interrupted()) {
+                    return Codes.INTERRUPTED;
+                }
+                long now = System.nanoTime();
+                if (deadline != Long.MAX_VALUE && deadline - now <= 0) {
+                    event.clear();
+                    event.setMoreEvents(available);
+                    return Codes.TIMEOUT_EXPIRED;
+                }
+                lock.unlock();
+                try {
+                    if (now - spinUntil < 0) {
+                        lastConsumerRead = now; // spinning: the reads drive libfabric, the event thread stays off
+                        Thread.onSpinWait();
+                    } else {
+                        if (!registered) {
+                            registered = true;
+                            ia.watch(this); // the event thread must watch this CQ from now on
+                        }
+                        if (deadline == Long.MAX_VALUE) {
+                            LockSupport.park(this);
+                        } else {
+                            LockSupport.parkNanos(this, deadline - now);
+                        }
+                    }
+                } finally {
+                    lockDataPath();
+                }
+            }
+        } finally {
+            if (waiter == Thread.currentThread()) {
+                waiter = null; // not when refused: the waiter already there stays registered for its wake-up
+            }
+            lock.unlock();
+        }
+    }
+
+    /** How many events are ready: completions (reading the CQs first) and the other streams; lock held. */
+    private int available() {
+        int completions = 0;
+        if (cq != null && !freed) {
+            completions = cq.fill();
+            for (CompletionQueue q : attached) {
+                completions += q.fill();
+            }
+        }
+        return completions + eventCount;
+    }
+
+    /** How many completions the rings hold; lock held. */
+    private int queued() {
+        int n = cq == null ? 0 : cq.queued();
+        for (CompletionQueue q : attached) {
+            n += q.queued();
+        }
+        return n;
+    }
+
+    /** Moves the next completion of the CQs into {@code event}; lock held. */
+    private boolean takeCompletion(DatEvent event) {
+        if (cq != null && !freed) {
+            if (cq.take(event, this)) {
+                return true;
+            }
+            for (CompletionQueue q : attached) {
+                if (q.take(event, this)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Moves the next event into {@code event}; lock held. */
+    private boolean take(DatEvent event) {
+        if (takeCompletion(event)) {
+            return true;
+        }
+        if (eventCount > 0) {
+            event.copyFrom(events[eventHead]);
+            events[eventHead].clear();
+            eventHead = (eventHead + 1) % events.length;
+            eventCount--;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Reads the CQ so that the slots of suppressed completions come back: called by a post that
+     * found its queue full (the Endpoint's lock is held; EP before EVD is the lock order).
+     */
+    void reclaim() {
+        lockDataPath();
+        try {
+            if (cq != null && !freed) {
+                available();
+                while (discarding && take(pollScratch)) {
+                    pollScratch.clear();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public int postSoftwareEvent(Object pointer) {
+        lock.lock();
+        try {
+            if (!isOpen()) {
+                return invalidHandleCode();
+            }
+            if ((flags & EvdFlags.SOFTWARE) == 0) {
+                return Codes.invalidParameter(DatReturn.INVALID_ARG1);
+            }
+            if (eventCount + queued() >= qlen) {
+                return Codes.QUEUE_FULL;
+            }
+            events[(eventHead + eventCount) % events.length].setSoftwareEvent(this, pointer);
+            eventCount++;
+        } finally {
+            lock.unlock();
+        }
+        signal();
+        return Codes.SUCCESS;
+    }
+
+    // ---- provider side -----------------------------------------------------------------------------
+
+    /** Queues a connection, CR, async or flush event (event thread or control path); the ring grows if full. */
+    void postEvent(DatEvent event) {
+        lock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            postEventLocked(event);
+        } finally {
+            lock.unlock();
+        }
+        signal();
+    }
+
+    /** Queues an event, the ring growing if full; lock held. */
+    private void postEventLocked(DatEvent event) {
+        if (eventCount == events.length) {
+            DatEvent[] grown = newEvents(events.length * 2);
+            for (int i = 0; i < eventCount; i++) {
+                grown[i].copyFrom(events[(eventHead + i) % events.length]);
+            }
+            events = grown;
+            eventHead = 0;
+        }
+        events[(eventHead + eventCount) % events.length].copyFrom(event);
+        eventCount++;
+    }
+
+    /** Whether the queue holds {@code qlen} events: a PSP with this CR EVD refuses further requests. */
+    boolean isFull() {
+        lock.lock();
+        try {
+            return eventCount + queued() >= qlen;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Whether the event thread should watch this EVD's CQ: when a consumer waits on it or a CNO
+     * listens to it, or nobody has read it for {@link #QUIET_NANOS} (someone must make libfabric
+     * progress: one-sided RDMA aimed at this side completes without its consumer). A CQ whose ring
+     * is full is left alone until a consumer makes room.
+     */
+    boolean watched(long now) {
+        CompletionQueue q = cq;
+        if (q == null || freed || q.isStalled()) {
+            return false;
+        }
+        for (CompletionQueue more : attached) {
+            if (more.isStalled()) {
+                return false;
+            }
+        }
+        return discarding || waiter != null || cno != null || now - lastConsumerRead >= QUIET_NANOS;
+    }
+
+    /**
+     * The event thread's turn: reads the CQ (libfabric progresses in the read) and wakes a waiter
+     * or the CNO when completions are there.
+     *
+     * @return whether completions or events are queued
+     */
+    boolean progress() {
+        int ready;
+        if (!lock.tryLock()) {
+            return false; // a consumer is reading it: that read makes the progress
+        }
+        try {
+            if (freed || cq == null) {
+                return false;
+            }
+            if (discarding) {
+                while (take(pollScratch)) {
+                    pollScratch.clear(); // dropped, as DAT drops the completions of a missing EVD
+                }
+                return false;
+            }
+            ready = available();
+        } catch (RuntimeException e) {
+            return false;
+        } finally {
+            lock.unlock();
+        }
+        if (ready > 0) {
+            signal();
+        }
+        return ready > 0;
+    }
+
+    /**
+     * Reads everything a CQ of this EVD holds into its ring (a connection's teardown, before its
+     * flush): {@link #cq}, or an SRQ Endpoint's attached one.
+     */
+    void drainForTeardown(CompletionQueue queue) {
+        lock.lock();
+        try {
+            if (cq != null && !freed) {
+                queue.drainAll();
+                while (discarding && take(pollScratch)) {
+                    pollScratch.clear();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** An SRQ Endpoint's CQ joins this, its receive EVD. */
+    void attach(CompletionQueue queue) {
+        lock.lock();
+        try {
+            CompletionQueue[] grown = java.util.Arrays.copyOf(attached, attached.length + 1);
+            grown[grown.length - 1] = queue;
+            attached = grown;
+        } finally {
+            lock.unlock();
+        }
+        ia.watch(this);
+    }
+
+    /** An SRQ Endpoint's CQ leaves (the Endpoint is freed, or takes another receive EVD). */
+    void detach(CompletionQueue queue) {
+        lock.lock();
+        try {
+            attached = java.util.Arrays.stream(attached).filter(q -> q != queue).toArray(CompletionQueue[]::new);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Every CQ the event thread watches for this EVD: its own and the attached ones. */
+    CompletionQueue[] queues() {
+        CompletionQueue[] more = attached;
+        CompletionQueue[] all = new CompletionQueue[more.length + 1];
+        all[0] = cq;
+        System.arraycopy(more, 0, all, 1, more.length);
+        return all;
+    }
+
+    /** Called by the ring when a consumer made room in a full ring: the event thread watches again. */
+    void unstalled() {
+        ia.watch(this);
+    }
+
+    private void signal() {
+        Thread w = waiter;
+        if (w != null && enabled) {
+            LockSupport.unpark(w);
+        }
+        OfiCno c = cno;
+        if (c != null && enabled) {
+            c.trigger(this);
+        }
+    }
+
+    boolean isEnabled() {
+        return enabled;
+    }
+
+    /** For a CNO wait: whether events are already there (reading the CQ first). */
+    boolean hasEvents() {
+        lock.lock();
+        try {
+            return !freed && available() > 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Hot swap: gives a waiter a moment to take the event just queued. */
+    void awaitHandOff(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        while (waiter != null && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(100_000);
+        }
+    }
+
+    // ---- control path ------------------------------------------------------------------------------
+
+    @Override
+    public EvdParams query(int evdParamMask) {
+        checkOpen();
+        if (!EvdParamMask.isValid(evdParamMask)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "evdParamMask", "undefined bits");
+        }
+        int state = (enabled ? EvdState.ENABLED : EvdState.DISABLED) | (waitable ? EvdState.WAITABLE : EvdState.UNWAITABLE);
+        return new EvdParams(ia, qlen, state, cno, flags);
+    }
+
+    @Override
+    public void resize(int minQlen) {
+        checkOpen();
+        lock.lock();
+        try {
+            if (minQlen < 1 || minQlen > ia.limits.maxEvdQlen()) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "minQlen", minQlen + " out of range");
+            }
+            int queued = eventCount + queued();
+            if (minQlen < queued) {
+                throw Codes.invalidState(DatReturn.NO_SUBTYPE, "more events are queued than fit in " + minQlen);
+            }
+            if (cq != null) {
+                cq.resize(minQlen);
+            }
+            qlen = minQlen;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void modifyCno(ConsumerNotificationObject newCno) {
+        checkOpen();
+        OfiCno next = null;
+        if (newCno != null) {
+            if (!(newCno instanceof OfiCno c) || c.ia != ia || !c.isOpen()) {
+                throw Codes.exception(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_CNO, "cno", "foreign or freed CNO");
+            }
+            next = c;
+        }
+        OfiCno previous = cno;
+        if (previous != null) {
+            previous.detach(this);
+        }
+        cno = next;
+        if (next != null) {
+            next.attach(this);
+            ia.watch(this);
+        }
+    }
+
+    @Override
+    public void enable() {
+        checkOpen();
+        enabled = true;
+        signal();
+    }
+
+    @Override
+    public void disable() {
+        checkOpen();
+        enabled = false;
+    }
+
+    @Override
+    public void setUnwaitable() {
+        checkOpen();
+        waitable = false;
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
+    }
+
+    @Override
+    public void clearUnwaitable() {
+        checkOpen();
+        waitable = true;
+    }
+
+    @Override
+    public void close() {
+        if (freed) {
+            return;
+        }
+        if (!ia.isUsable()) {
+            return;
+        }
+        if (users.get() > 0) {
+            throw Codes.invalidState(DatReturn.INVALID_STATE_EVD_IN_USE, "an Endpoint, PSP or RSP still uses the EVD");
+        }
+        destroy();
+    }
+
+    /** Closes the CQ and aborts a waiter; idempotent. */
+    void destroy() {
+        destroy(false);
+    }
+
+    /**
+     * Closes the CQ and aborts a waiter; idempotent.
+     *
+     * @param keepEvents the provider is going away (the hot swap): the completions and events
+     *     queued are kept in Java, and {@code dat_evd_dequeue} hands them out before it answers
+     *     {@code DAT_INVALID_HANDLE}, so that the consumer sees every posted DTO's fate
+     */
+    void destroy(boolean keepEvents) {
+        lock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            if (keepEvents && cq != null && !discarding) {
+                DatEvent next = new DatEvent();
+                while (takeCompletion(next)) {
+                    postEventLocked(next);
+                    next.clear();
+                }
+            }
+            keptAfterFailure = keepEvents;
+            freed = true;
+            if (cq != null) {
+                cq.close();
+            }
+        } finally {
+            lock.unlock();
+        }
+        OfiCno c = cno;
+        if (c != null) {
+            c.detach(this);
+        }
+        ia.removeEvd(this);
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
+    }
+
+    /** For tests: the CQ's wait descriptor, or -1. */
+    int waitFd() {
+        return cq == null ? -1 : cq.waitFd;
+    }
+}

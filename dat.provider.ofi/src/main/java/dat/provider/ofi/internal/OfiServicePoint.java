@@ -1,0 +1,221 @@
+package dat.provider.ofi.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.EpState;
+import dat.api.HandleType;
+import dat.api.PspFlag;
+import dat.api.PspParamMask;
+import dat.api.PspParams;
+import dat.api.PublicServicePoint;
+import dat.api.ReservedServicePoint;
+import dat.api.RspParamMask;
+import dat.api.RspParams;
+import dat.provider.ofi.internal.ffi.Fabric;
+import dat.provider.ofi.internal.ffi.Fi;
+import dat.provider.ofi.internal.ffi.NativeException;
+import dat.provider.ofi.internal.ffi.Ops;
+import dat.provider.ofi.internal.ffi.Structs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+
+/**
+ * A Service Point: a libfabric passive endpoint ({@code fi_passive_ep}) on the IA's address with
+ * the connection qualifier as its port, bound to the IA's event queue and listening. A PSP reports
+ * every request; an RSP reports one, for its reserved Endpoint, and is freed by it (its passive
+ * endpoint stays open until the request is accepted or rejected: libfabric rejects through it).
+ */
+abstract sealed class OfiServicePoint extends OfiHandle implements OfiIa.CmTarget {
+
+    final long connQual;
+    final OfiEvd crEvd;
+    private final Listener listener;
+
+    private OfiServicePoint(OfiIa ia, HandleType type, int subtype, long requestedQual, OfiEvd crEvd) {
+        super(ia, type, subtype);
+        this.crEvd = crEvd;
+        ia.cmLock.lock();
+        try {
+            MemorySegment info = ia.domain.infoWithPort((int) requestedQual);
+            MemorySegment created;
+            try {
+                created = Ops.passiveEp(ia.domain.fabricFid, info);
+            } finally {
+                ia.domain.freeInfo(info);
+            }
+            try {
+                Ops.bind(created, ia.domain.eq, 0);
+                Ops.listen(created);
+            } catch (NativeException e) {
+                Ops.close(created);
+                if (e.error() == Fi.EADDRINUSE) {
+                    throw Codes.exception(DatReturn.CONN_QUAL_IN_USE, DatReturn.NO_SUBTYPE, "connQual",
+                            "connection qualifier " + requestedQual + " is in use");
+                }
+                throw e;
+            }
+            this.listener = new Listener(created);
+            this.connQual = requestedQual != 0 ? requestedQual : boundPort(created);
+            ia.addCmTarget(created, this);
+            ia.servicePoints.add(this);
+            crEvd.users.incrementAndGet();
+        } catch (NativeException e) {
+            throw Codes.fromNative(e, "connQual");
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+
+    private static long boundPort(MemorySegment pep) {
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment name = local.allocate(Sockaddr.MAX_SIZE, 8);
+            Ops.getPepName(pep, name);
+            InetSocketAddress bound = Sockaddr.read(name);
+            return bound == null ? 0 : bound.getPort();
+        }
+    }
+
+    static OfiPsp psp(OfiIa ia, long connQual, OfiEvd crEvd, PspFlag flag) {
+        return new OfiPsp(ia, connQual, crEvd, flag);
+    }
+
+    static OfiRsp rsp(OfiIa ia, long connQual, OfiEp ep, OfiEvd crEvd) {
+        ia.cmLock.lock();
+        try {
+            if (ep.state() != EpState.UNCONNECTED || ep.reservedBy != null) {
+                throw Codes.invalidState(DatReturn.INVALID_STATE_EP_UNCONNECTED, "the Endpoint is not unconnected");
+            }
+            OfiRsp rsp = new OfiRsp(ia, connQual, ep, crEvd);
+            ep.reservedBy = rsp;
+            ep.setState(EpState.RESERVED);
+            return rsp;
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+
+    /** The passive endpoint while the Service Point listens, else {@code null}. */
+    MemorySegment passiveEndpoint() {
+        return freed ? null : listener.pep;
+    }
+
+    /**
+     * A connection request arrived (event thread, ia.cmLock held); the CR takes its info over. A
+     * Service Point whose CR EVD queue is full (its backlog, dat_psp_create(3DAT)) refuses the
+     * request on the provider's behalf: the requester gets {@code DAT_CONNECTION_EVENT_NON_PEER_REJECTED}.
+     */
+    @Override
+    public void onCmEvent(int event, int error, byte[] data, MemorySegment info) {
+        if (event != Fi.CONNREQ || info.equals(MemorySegment.NULL)) {
+            return;
+        }
+        MemorySegment handle = info.get(ADDRESS, Structs.INFO_HANDLE);
+        if (freed || crEvd.isFull()) {
+            PrivateData.rejectByProvider(listener.pep, handle);
+            ia.domain.freeInfo(info);
+            return;
+        }
+        MemorySegment destination = info.get(ADDRESS, Structs.INFO_DEST_ADDR);
+        long length = info.get(JAVA_LONG, Structs.INFO_DEST_ADDRLEN);
+        InetSocketAddress remote = destination.equals(MemorySegment.NULL) || length <= 0 ? null
+                : Sockaddr.read(Fabric.sized(destination, length));
+        OfiEp reserved = this instanceof OfiRsp rsp ? rsp.ep : null;
+        OfiCr cr = new OfiCr(ia, listener.retain(), info, remote, PrivateData.unframe(data), PrivateData.pzOf(data),
+                PrivateData.ownerOf(data), reserved);
+        if (reserved != null) {
+            destroy(); // the RSP is spent: its one request is reported, its handle freed (the CR holds the passive endpoint)
+        }
+        if (reserved != null) {
+            reserved.setState(EpState.PASSIVE_CONNECTION_PENDING);
+            reserved.offeredTo = cr;
+            reserved.reservedBy = null;
+            crEvd.postEvent(new DatEvent().setConnectionRequest(crEvd, null, localAddress(), connQual, cr));
+        } else {
+            crEvd.postEvent(new DatEvent().setConnectionRequest(crEvd, this, localAddress(), connQual, cr));
+        }
+    }
+
+    InetSocketAddress localAddress() {
+        return new InetSocketAddress(ia.domain.address.getAddress(), (int) connQual);
+    }
+
+    public void close() {
+        if (freed || !ia.isUsable()) {
+            return;
+        }
+        ia.cmLock.lock();
+        try {
+            if (this instanceof OfiRsp rsp && rsp.ep.reservedBy == this) {
+                rsp.ep.reservedBy = null;
+                rsp.ep.setState(EpState.UNCONNECTED);
+            }
+            destroy();
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+
+    /** Frees the Service Point; requests already reported stay valid and keep the passive endpoint. Idempotent. */
+    void destroy() {
+        ia.cmLock.lock();
+        try {
+            if (freed) {
+                return;
+            }
+            freed = true;
+            ia.removeCmTarget(listener.pep);
+            crEvd.users.decrementAndGet();
+            ia.servicePoints.remove(this);
+            listener.release();
+        } finally {
+            ia.cmLock.unlock();
+        }
+    }
+
+    static final class OfiPsp extends OfiServicePoint implements PublicServicePoint {
+
+        private final PspFlag flag;
+
+        private OfiPsp(OfiIa ia, long connQual, OfiEvd crEvd, PspFlag flag) {
+            super(ia, HandleType.PSP, DatReturn.INVALID_HANDLE_PSP, connQual, crEvd);
+            this.flag = flag;
+        }
+
+        @Override
+        public long connQual() {
+            return connQual;
+        }
+
+        @Override
+        public PspParams query(int pspParamMask) {
+            checkOpen();
+            if (!PspParamMask.isValid(pspParamMask)) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "pspParamMask", "undefined bits");
+            }
+            return new PspParams(ia, connQual, crEvd, flag);
+        }
+    }
+
+    static final class OfiRsp extends OfiServicePoint implements ReservedServicePoint {
+
+        final OfiEp ep;
+
+        private OfiRsp(OfiIa ia, long connQual, OfiEp ep, OfiEvd crEvd) {
+            super(ia, HandleType.RSP, DatReturn.INVALID_HANDLE_RSP, connQual, crEvd);
+            this.ep = ep;
+        }
+
+        @Override
+        public RspParams query(int rspParamMask) {
+            checkOpen();
+            if (!RspParamMask.isValid(rspParamMask)) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "rspParamMask", "undefined bits");
+            }
+            return new RspParams(ia, connQual, crEvd, ep);
+        }
+    }
+}

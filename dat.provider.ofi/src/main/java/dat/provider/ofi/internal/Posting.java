@@ -1,0 +1,435 @@
+package dat.provider.ofi.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dat.api.CompletionFlags;
+import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.DtoCompletionStatus;
+import dat.api.EpAttributes;
+import dat.api.LmrTriplet;
+import dat.api.RmrTriplet;
+import dat.provider.ofi.internal.ffi.Fi;
+import dat.provider.ofi.internal.ffi.Ops;
+import dat.provider.ofi.internal.ffi.Structs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The data path of one Endpoint: the native {@code struct fi_msg}, {@code fi_msg_rma},
+ * {@code iovec} and descriptor arrays it fills for each post, allocated once, and the posts
+ * themselves, through the function pointers of the connection's {@link NativeEndpoint}
+ * ({@code fi_sendmsg}, {@code fi_recvmsg}, {@code fi_writemsg}, {@code fi_readmsg}). Every IOV
+ * segment is checked in Java first: the LMR context must name a live LMR
+ * ({@code DAT_PRIVILEGES_VIOLATION}) of the Endpoint's PZ ({@code DAT_PROTECTION_VIOLATION}), the
+ * segment must lie inside it ({@code DAT_INVALID_PARAMETER}) and the LMR must grant the local
+ * privilege the DTO needs.
+ *
+ * <p>Receives posted before the connection exists are kept in their slots (with a copy of their
+ * IOV) and handed to libfabric, in order, once the connection's endpoint is made. When the
+ * connection ends, {@link #flushPosted} completes as flushed every DTO libfabric did not complete.
+ * Every method is called with the Endpoint's post lock held; none allocates.
+ */
+final class Posting {
+
+    private static final long IOV = Structs.IOVEC.byteSize();
+
+    private final OfiEp ep;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment sendMsg;
+    private final MemorySegment rmaMsg;
+    private final MemorySegment rmaIov;
+    private final MemorySegment sendIov;
+    private final MemorySegment sendDesc;
+    private final MemorySegment confirmMsg;
+    private final MemorySegment recvMsg;
+    private final MemorySegment recvIov;
+    private final MemorySegment recvDesc;
+    private final long sendMsgAddress;
+    private final long rmaMsgAddress;
+    private final long recvMsgAddress;
+    private NativeEndpoint connection;
+    private int[] staged = new int[0];
+    private int stagedHead;
+    private int stagedCount;
+    private int[] flushed = new int[0];
+
+    Posting(OfiEp ep) {
+        this.ep = ep;
+        sendMsg = arena.allocate(Structs.FI_MSG);
+        rmaMsg = arena.allocate(Structs.FI_MSG_RMA);
+        rmaIov = arena.allocate(Structs.FI_RMA_IOV);
+        sendIov = arena.allocate(IOV * Limits.MAX_IOV, 8);
+        sendDesc = arena.allocate(ADDRESS.byteSize() * Limits.MAX_IOV, 8);
+        confirmMsg = arena.allocate(Structs.FI_MSG_RMA);
+        recvMsg = arena.allocate(Structs.FI_MSG);
+        recvIov = arena.allocate(IOV * Limits.MAX_IOV, 8);
+        recvDesc = arena.allocate(ADDRESS.byteSize() * Limits.MAX_IOV, 8);
+        sendMsg.set(ADDRESS, Structs.MSG_IOV, sendIov);
+        sendMsg.set(ADDRESS, Structs.MSG_DESC, sendDesc);
+        rmaMsg.set(ADDRESS, Structs.MSG_RMA_IOV, sendIov);
+        rmaMsg.set(ADDRESS, Structs.MSG_RMA_DESC, sendDesc);
+        rmaMsg.set(ADDRESS, Structs.MSG_RMA_RMA_IOV, rmaIov);
+        rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_RMA_IOV_COUNT, 1);
+        recvMsg.set(ADDRESS, Structs.MSG_IOV, recvIov);
+        recvMsg.set(ADDRESS, Structs.MSG_DESC, recvDesc);
+        sendMsgAddress = sendMsg.address();
+        rmaMsgAddress = rmaMsg.address();
+        recvMsgAddress = recvMsg.address();
+        resizeStaging(ep.recvSlots.capacity());
+    }
+
+    /** The queues were re-made ({@code dat_ep_modify}): the staging ring follows the receive queue. */
+    void resizeStaging(int capacity) {
+        staged = new int[capacity];
+        stagedHead = 0;
+        stagedCount = 0;
+        flushed = new int[Math.max(capacity, ep.sendSlots.capacity())];
+    }
+
+    NativeEndpoint connection() {
+        return connection;
+    }
+
+    /** The connection's endpoint is made: receives posted before are handed to it, in order. */
+    void connected(NativeEndpoint made) {
+        connection = made;
+        WorkSlots slots = ep.recvSlots;
+        while (stagedCount > 0) {
+            int slot = staged[stagedHead];
+            stagedHead = (stagedHead + 1) % staged.length;
+            stagedCount--;
+            int count = slots.iovCounts[slot];
+            for (int i = 0; i < count; i++) {
+                int at = slot * slots.maxIov + i;
+                recvIov.set(JAVA_LONG, i * IOV + Structs.IOV_BASE, slots.iovAddresses[at]);
+                recvIov.set(JAVA_LONG, i * IOV + Structs.IOV_LEN, slots.iovLengths[at]);
+                recvDesc.setAtIndex(JAVA_LONG, i, slots.iovDescriptors[at]);
+            }
+            if (postRecvNative(slot, count) != Codes.SUCCESS) {
+                slots.abandon(slot); // the flush at the connection's end would not know it
+            }
+        }
+    }
+
+    /** The connection's endpoint is gone: later receives are kept until the next one. */
+    void disconnected() {
+        connection = null;
+    }
+
+    // ---- checks ------------------------------------------------------------------------------------
+
+    /**
+     * Checks an IOV and writes its non-empty segments as {@code iovec}s and descriptors.
+     *
+     * @param writes whether the DTO writes the local memory (receive, RDMA read target)
+     * @param limit the most bytes to describe (an RDMA read reads no more than the remote buffer)
+     * @return the segment count in bits 40.. and the byte total in bits 0..39, or a negative DAT error code
+     */
+    static long fill(OfiIa ia, OfiPz pz, MemorySegment iovs, MemorySegment descs, int numSegments, LmrTriplet[] iov,
+            int maxIov, boolean writes, long limit) {
+        if (numSegments < 0 || numSegments > maxIov) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG2);
+        }
+        if (numSegments > 0 && (iov == null || iov.length < numSegments)) {
+            return Codes.invalidParameter(DatReturn.INVALID_ARG3);
+        }
+        long total = 0;
+        int count = 0;
+        for (int i = 0; i < numSegments; i++) {
+            LmrTriplet t = iov[i];
+            if (t == null) {
+                return Codes.invalidParameter(DatReturn.INVALID_ARG3);
+            }
+            long length = t.segmentLength();
+            if (length == 0) {
+                continue;
+            }
+            if (length < 0 || length > 0xFFFF_FFFFL) {
+                return Codes.invalidParameter(DatReturn.INVALID_ARG3);
+            }
+            OfiLmr lmr = ia.lmrsByContext.get(t.lmrContext());
+            if (lmr == null || lmr.freed) {
+                return Codes.PRIVILEGES_UNKNOWN;
+            }
+            if (lmr.pz != pz) {
+                return Codes.PROTECTION_VIOLATION;
+            }
+            if (!lmr.contains(t.virtualAddress(), length)) {
+                return Codes.invalidParameter(DatReturn.INVALID_ARG3);
+            }
+            if (writes ? !lmr.localWrite : !lmr.localRead) {
+                return writes ? Codes.PRIVILEGES_WRITE : Codes.PRIVILEGES_READ;
+            }
+            if (total + length > limit) {
+                length = limit - total;
+                if (length <= 0) {
+                    break;
+                }
+            }
+            iovs.set(JAVA_LONG, count * IOV + Structs.IOV_BASE, t.virtualAddress());
+            iovs.set(JAVA_LONG, count * IOV + Structs.IOV_LEN, length);
+            descs.setAtIndex(JAVA_LONG, count, lmr.descriptor);
+            total += length;
+            count++;
+        }
+        return ((long) count << 40) | total;
+    }
+
+    // ---- posts -------------------------------------------------------------------------------------
+
+    /**
+     * A send, RDMA write or RDMA read; the state and flags were checked by the caller.
+     *
+     * @param immediate the immediate data of an RDMA write with immediate (sent in a zero-length
+     *     message with remote CQ data after the write), else 0
+     */
+    int postRequest(byte kind, int numSegments, LmrTriplet[] iov, long cookie, RmrTriplet remote, int completionFlags,
+            int immediate) {
+        EpAttributes attributes = ep.attributes();
+        int maxIov = kind == WorkSlots.RDMA_READ ? attributes.maxRdmaReadIov()
+                : kind == WorkSlots.SEND ? attributes.maxRequestIov() : attributes.maxRdmaWriteIov();
+        long limit = kind == WorkSlots.RDMA_READ ? remote.segmentLength() : Long.MAX_VALUE;
+        long total = fill(ep.ia, ep.pz(), sendIov, sendDesc, numSegments, iov, maxIov, kind == WorkSlots.RDMA_READ, limit);
+        if (total < 0) {
+            return (int) total;
+        }
+        int segments = (int) (total >>> 40);
+        total &= (1L << 40) - 1;
+        if (remote != null) {
+            if (kind == WorkSlots.RDMA_READ ? remote.segmentLength() > total : total > remote.segmentLength()) {
+                return Codes.LENGTH_ERROR;
+            }
+            if (total > attributes.maxRdmaSize()) {
+                return Codes.LENGTH_ERROR;
+            }
+        } else if (total > attributes.maxMessageSize()) {
+            return Codes.LENGTH_ERROR;
+        }
+        if (connection == null) {
+            return Codes.INVALID_STATE;
+        }
+        WorkSlots slots = ep.sendSlots;
+        boolean suppress = (completionFlags & (CompletionFlags.SUPPRESS | CompletionFlags.UNSIGNALLED)) != 0;
+        long flags = Fi.COMPLETION;
+        if ((completionFlags & CompletionFlags.BARRIER_FENCE) != 0 && (ep.ia.limits.caps() & Fi.FENCE) != 0) {
+            flags |= Fi.FENCE;
+        }
+        if (kind == WorkSlots.SEND) {
+            return send(slots, cookie, total, WorkSlots.SEND, suppress, 0, segments, 0, flags);
+        }
+        rmaIov.set(JAVA_LONG, Structs.RMA_IOV_ADDR, remote.targetAddress());
+        rmaIov.set(JAVA_LONG, Structs.RMA_IOV_LEN, kind == WorkSlots.RDMA_READ ? remote.segmentLength() : total);
+        rmaIov.set(JAVA_LONG, Structs.RMA_IOV_KEY, ep.remoteKey(remote.rmrContext()));
+        if (kind == WorkSlots.RDMA_READ) {
+            return rma(connection.readmsg, slots, cookie, total, kind, suppress, segments, flags);
+        }
+        // the write completes when the target has placed it (libfabric's tcp provider otherwise
+        // completes it once its bytes are in the socket): as on RC hardware, a completed RDMA Write
+        // is in the remote memory, and a refused one is not reported as done
+        if (kind == WorkSlots.RDMA_WRITE) {
+            return rma(connection.writemsg, slots, cookie, total, kind, suppress, segments, flags | Fi.DELIVERY_COMPLETE);
+        }
+        if (slots.capacity() - slots.outstanding() < 2) {
+            OfiEvd requests = ep.requestEvd();
+            if (requests != null) {
+                requests.reclaim();
+            }
+            if (slots.capacity() - slots.outstanding() < 2) {
+                return Codes.INSUFFICIENT_RESOURCES;
+            }
+        }
+        if (total > 0) {
+            int written = rma(connection.writemsg, slots, cookie, total, WorkSlots.WRITE_PART, true, segments, flags);
+            if (written != Codes.SUCCESS) {
+                return written;
+            }
+        }
+        long data = (total << 32) | Integer.toUnsignedLong(immediate);
+        return send(slots, cookie, total, WorkSlots.WRITE_IMMEDIATE, suppress, immediate, 0, data,
+                flags | Fi.REMOTE_CQ_DATA | Fi.DELIVERY_COMPLETE);
+    }
+
+    /** One {@code fi_sendmsg}: a message of the IOV in {@link #sendIov}, or a zero-length one with remote CQ data. */
+    private int send(WorkSlots slots, long cookie, long total, byte kind, boolean suppress, int immediate, int segments, long data,
+            long flags) {
+        int slot = acquire(slots, ep.requestEvd());
+        if (slot < 0) {
+            return Codes.INSUFFICIENT_RESOURCES;
+        }
+        describe(slots, slot, cookie, total, kind, suppress, immediate);
+        sendMsg.set(JAVA_LONG, Structs.MSG_IOV_COUNT, segments);
+        sendMsg.set(JAVA_LONG, Structs.MSG_CONTEXT, slots.token(slot));
+        sendMsg.set(JAVA_LONG, Structs.MSG_DATA, data);
+        long result;
+        try {
+            result = (long) Ops.XFER.invokeExact(connection.sendmsg, connection.address, sendMsgAddress, flags);
+        } catch (Throwable t) {
+            slots.abandon(slot);
+            return Codes.INTERNAL_ERROR;
+        }
+        return posted(slots, slot, result);
+    }
+
+    /** One {@code fi_readmsg} or {@code fi_writemsg} of the IOV in {@link #sendIov} and the remote buffer in {@link #rmaIov}. */
+    private int rma(MemorySegment fn, WorkSlots slots, long cookie, long total, byte kind, boolean suppress, int segments, long flags) {
+        int slot = acquire(slots, ep.requestEvd());
+        if (slot < 0) {
+            return Codes.INSUFFICIENT_RESOURCES;
+        }
+        describe(slots, slot, cookie, total, kind, suppress, 0);
+        rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_IOV_COUNT, segments);
+        rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_CONTEXT, slots.token(slot));
+        rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_DATA, 0);
+        long result;
+        try {
+            result = (long) Ops.XFER.invokeExact(fn, connection.address, rmaMsgAddress, flags);
+        } catch (Throwable t) {
+            slots.abandon(slot);
+            return Codes.INTERNAL_ERROR;
+        }
+        return posted(slots, slot, result);
+    }
+
+    private static void describe(WorkSlots slots, int slot, long cookie, long total, byte kind, boolean suppress, int immediate) {
+        slots.cookies[slot] = cookie;
+        slots.lengths[slot] = total;
+        slots.kinds[slot] = kind;
+        slots.suppress[slot] = suppress;
+        slots.immediates[slot] = immediate;
+    }
+
+    private static int posted(WorkSlots slots, int slot, long result) {
+        if (result != 0) {
+            slots.abandon(slot);
+            return result == -Fi.EAGAIN ? Codes.INSUFFICIENT_RESOURCES : Codes.INTERNAL_ERROR;
+        }
+        return Codes.SUCCESS;
+    }
+
+    /**
+     * The active side's confirmation of an accept ({@link OfiEp#CONFIRMATION}): a zero-length RDMA
+     * write with remote CQ data, no buffer and no remote range, under the Endpoint's internal
+     * token (its completion is dropped). A failure is not reported: the connection's end shows it.
+     */
+    void confirm(long data) {
+        if (connection == null) {
+            return;
+        }
+        confirmMsg.set(JAVA_LONG, Structs.MSG_RMA_IOV_COUNT, 0);
+        confirmMsg.set(JAVA_LONG, Structs.MSG_RMA_RMA_IOV_COUNT, 0);
+        confirmMsg.set(JAVA_LONG, Structs.MSG_RMA_CONTEXT, WorkSlots.internalToken(ep.ownerId));
+        confirmMsg.set(JAVA_LONG, Structs.MSG_RMA_DATA, data);
+        try {
+            long ignored = (long) Ops.XFER.invokeExact(connection.writemsg, connection.address, confirmMsg.address(), Fi.REMOTE_CQ_DATA);
+        } catch (Throwable t) {
+            // the peer never confirms its accept and sees the connection end instead
+        }
+    }
+
+    /** A receive: posted now when the connection's endpoint exists, else kept for it. */
+    int postRecv(int numSegments, LmrTriplet[] iov, long cookie) {
+        long total = fill(ep.ia, ep.pz(), recvIov, recvDesc, numSegments, iov, ep.attributes().maxRecvIov(), true, Long.MAX_VALUE);
+        if (total < 0) {
+            return (int) total;
+        }
+        int segments = (int) (total >>> 40);
+        WorkSlots slots = ep.recvSlots;
+        int slot = acquire(slots, ep.recvEvd());
+        if (slot < 0) {
+            return Codes.INSUFFICIENT_RESOURCES;
+        }
+        describe(slots, slot, cookie, total & ((1L << 40) - 1), WorkSlots.RECV, false, 0);
+        if (connection != null) {
+            int result = postRecvNative(slot, segments);
+            if (result != Codes.SUCCESS) {
+                slots.abandon(slot);
+            }
+            return result;
+        }
+        for (int i = 0; i < segments; i++) {
+            int at = slot * slots.maxIov + i;
+            slots.iovAddresses[at] = recvIov.get(JAVA_LONG, i * IOV + Structs.IOV_BASE);
+            slots.iovLengths[at] = recvIov.get(JAVA_LONG, i * IOV + Structs.IOV_LEN);
+            slots.iovDescriptors[at] = recvDesc.getAtIndex(JAVA_LONG, i);
+        }
+        slots.iovCounts[slot] = segments;
+        staged[(stagedHead + stagedCount) % staged.length] = slot;
+        stagedCount++;
+        return Codes.SUCCESS;
+    }
+
+    private int postRecvNative(int slot, int segments) {
+        recvMsg.set(JAVA_LONG, Structs.MSG_IOV_COUNT, segments);
+        recvMsg.set(JAVA_LONG, Structs.MSG_CONTEXT, ep.recvSlots.token(slot));
+        long result;
+        try {
+            result = (long) Ops.XFER.invokeExact(connection.recvmsg, connection.address, recvMsgAddress, 0L);
+        } catch (Throwable t) {
+            return Codes.INTERNAL_ERROR;
+        }
+        if (result != 0) {
+            return result == -Fi.EAGAIN ? Codes.INSUFFICIENT_RESOURCES : Codes.INTERNAL_ERROR;
+        }
+        return Codes.SUCCESS;
+    }
+
+    private static int acquire(WorkSlots slots, OfiEvd evd) {
+        int slot = slots.acquire();
+        if (slot < 0 && evd != null) {
+            evd.reclaim(); // suppressed completions nobody dequeued still hold their slots
+            slot = slots.acquire();
+        }
+        return slot;
+    }
+
+    /**
+     * A DTO posted on a disconnected Endpoint is flushed at once (dat_ep_post_send(3DAT),
+     * dat_ep_post_recv(3DAT)): its IOV is still checked, then its completion goes straight to the
+     * EVD with {@code DAT_DTO_ERR_FLUSHED}.
+     */
+    int flushAtOnce(OfiEvd evd, int numSegments, LmrTriplet[] iov, long cookie, boolean writes, int maxIov) {
+        long checked = fill(ep.ia, ep.pz(), writes ? recvIov : sendIov, writes ? recvDesc : sendDesc, numSegments, iov, maxIov,
+                writes, Long.MAX_VALUE);
+        if (checked < 0) {
+            return (int) checked;
+        }
+        if (evd != null) {
+            evd.postEvent(new DatEvent().setDtoCompletion(evd, ep, cookie, DtoCompletionStatus.ERR_FLUSHED, 0));
+        }
+        return Codes.SUCCESS;
+    }
+
+    /**
+     * The connection ended and its endpoint is closed: every DTO still posted (libfabric did not
+     * complete it, or completed it into a queue that was then read) completes as flushed, in the
+     * order it was posted, receives kept for a connection included.
+     */
+    void flushPosted() {
+        stagedHead = 0;
+        stagedCount = 0;
+        flush(ep.sendSlots, ep.requestEvd());
+        flush(ep.recvSlots, ep.recvEvd());
+    }
+
+    private void flush(WorkSlots slots, OfiEvd evd) {
+        int n = slots.takePosted(flushed);
+        for (int i = 0; i < n; i++) {
+            int slot = flushed[i];
+            if (evd != null && slots.kinds[slot] != WorkSlots.WRITE_PART) {
+                evd.postEvent(new DatEvent().setDtoCompletion(evd, ep, slots.cookies[slot], DtoCompletionStatus.ERR_FLUSHED, 0));
+            }
+        }
+    }
+
+    /** Frees the native structs (the Endpoint is freed). */
+    void close() {
+        arena.close();
+    }
+
+    /** Whether receives wait for a connection (for tests and the state machine). */
+    int staged() {
+        return stagedCount;
+    }
+}

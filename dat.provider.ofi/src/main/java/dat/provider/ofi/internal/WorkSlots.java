@@ -1,0 +1,228 @@
+package dat.provider.ofi.internal;
+
+/**
+ * What the provider remembers about each posted DTO of one queue (an Endpoint's request or receive
+ * queue, or an SRQ): the consumer's cookie, the DTO's kind and length, whether its success event
+ * is suppressed, and the token libfabric carries back as the completion's {@code op_context}.
+ * Receive queues also keep a copy of each receive's IOV, so that receives posted before the
+ * connection exists ({@code dat_ep_post_recv} is valid in every state) can be handed to the
+ * libfabric endpoint once it is made.
+ *
+ * <p><b>Tokens.</b> {@code op_context} is a 64-bit value, never dereferenced (the provider asks
+ * {@code fi_getinfo} for no {@code FI_CONTEXT} mode): the owner's id in bits 32..62, an 8-bit
+ * sequence number of the slot in bits 24..31, the receive-queue bit 23 and the slot in bits 0..22.
+ * A completion is reported only when its token is the one its slot holds, so a late completion of
+ * a DTO the provider already flushed (its endpoint closed) can never be taken for the slot's next
+ * DTO.
+ *
+ * <p><b>States.</b> A slot is free, posted (libfabric has the DTO), or queued (its completion sits
+ * in an EVD's ring). Tearing a connection down flushes exactly the posted ones. Acquiring and
+ * releasing a slot allocates nothing; the monitor is taken by the poster, by the EVD that reaps the
+ * completion, and by a teardown.
+ */
+final class WorkSlots {
+
+    static final byte SEND = 1;
+    static final byte RDMA_WRITE = 2;
+    static final byte RDMA_READ = 3;
+    static final byte RECV = 4;
+    static final byte WRITE_IMMEDIATE = 5;
+    static final byte FETCH_ADD = 6;
+    static final byte CMP_SWAP = 7;
+    /** The RDMA write of a write with immediate data: its completion, success or not, is reaped silently (the message after it reports). */
+    static final byte WRITE_PART = 8;
+
+    private static final byte FREE = 0;
+    private static final byte POSTED = 1;
+    private static final byte QUEUED = 2;
+
+    private static final long RECV_QUEUE = 1L << 23;
+    private static final int SLOT_MASK = (1 << 23) - 1;
+
+    /**
+     * A token of the owner that names no slot: the context of the provider's own operations
+     * (the confirmation of an accept), whose completions are dropped.
+     */
+    static long internalToken(int ownerId) {
+        return ((long) ownerId << 32) | SLOT_MASK;
+    }
+
+    /** @return the owner id a token carries */
+    static int owner(long token) {
+        return (int) (token >>> 32);
+    }
+
+    /** @return the slot a token carries */
+    static int slot(long token) {
+        return (int) (token & SLOT_MASK);
+    }
+
+    /** @return whether a token names a request of an Endpoint's receive queue */
+    static boolean isRecv(long token) {
+        return (token & RECV_QUEUE) != 0;
+    }
+
+    final long[] cookies;
+    final long[] lengths;
+    final byte[] kinds;
+    final boolean[] suppress;
+    final int[] immediates;
+    private final long[] tokens;
+    private final byte[] states;
+    private final int[] sequence;
+    private final long[] postOrder;
+    private long posts;
+    private final int[] free;
+    private int freeTop;
+    private final long tokenBase;
+
+    // receive IOV copies, maxIov per slot (empty for request queues)
+    final int maxIov;
+    final long[] iovAddresses;
+    final long[] iovLengths;
+    final long[] iovDescriptors;
+    final int[] iovCounts;
+
+    /**
+     * @param capacity the most DTOs posted at once
+     * @param ownerId the owner's id (its Endpoint or SRQ), at least 1
+     * @param recvQueue whether this is a receive queue
+     * @param maxIov the IOV entries to keep per receive, 0 for a request queue
+     */
+    WorkSlots(int capacity, int ownerId, boolean recvQueue, int maxIov) {
+        if (capacity < 1 || capacity > SLOT_MASK) {
+            throw new IllegalArgumentException("capacity " + capacity);
+        }
+        cookies = new long[capacity];
+        lengths = new long[capacity];
+        kinds = new byte[capacity];
+        suppress = new boolean[capacity];
+        immediates = new int[capacity];
+        tokens = new long[capacity];
+        states = new byte[capacity];
+        sequence = new int[capacity];
+        postOrder = new long[capacity];
+        free = new int[capacity];
+        for (int i = 0; i < capacity; i++) {
+            free[i] = capacity - 1 - i;
+        }
+        freeTop = capacity;
+        tokenBase = ((long) ownerId << 32) | (recvQueue ? RECV_QUEUE : 0);
+        this.maxIov = maxIov;
+        iovAddresses = new long[capacity * maxIov];
+        iovLengths = new long[capacity * maxIov];
+        iovDescriptors = new long[capacity * maxIov];
+        iovCounts = new int[maxIov == 0 ? 0 : capacity];
+    }
+
+    /** @return a free slot, now posted, or -1 when the queue is full */
+    synchronized int acquire() {
+        if (freeTop == 0) {
+            return -1;
+        }
+        int slot = free[--freeTop];
+        states[slot] = POSTED;
+        postOrder[slot] = posts++;
+        int next = (sequence[slot] + 1) & 0xFF;
+        sequence[slot] = next;
+        tokens[slot] = tokenBase | ((long) next << 24) | slot;
+        return slot;
+    }
+
+    /** @return the token of a slot acquired just now, to hand to libfabric */
+    long token(int slot) {
+        return tokens[slot];
+    }
+
+    /** @return the slot a token names while that DTO is still outstanding, else -1 */
+    synchronized int lookup(long token) {
+        int slot = slot(token);
+        return slot < tokens.length && states[slot] != FREE && tokens[slot] == token ? slot : -1;
+    }
+
+    /**
+     * Marks a posted DTO's completion as queued in an EVD's ring.
+     *
+     * @return {@code false} for a token that names no posted DTO: a late completion, to drop
+     */
+    synchronized boolean markQueued(long token) {
+        int slot = slot(token);
+        if (slot >= tokens.length || states[slot] != POSTED || tokens[slot] != token) {
+            return false;
+        }
+        states[slot] = QUEUED;
+        return true;
+    }
+
+    /**
+     * Gives the slot of a completion back.
+     *
+     * @return {@code false} when the token names no outstanding DTO (a duplicate or late
+     *     completion, which the caller drops instead of reporting)
+     */
+    synchronized boolean release(long token) {
+        int slot = slot(token);
+        if (slot >= tokens.length || states[slot] == FREE || tokens[slot] != token) {
+            return false;
+        }
+        freeSlot(slot);
+        return true;
+    }
+
+    /** Gives back a slot whose post failed before libfabric took it. */
+    synchronized void abandon(int slot) {
+        if (states[slot] != FREE) {
+            freeSlot(slot);
+        }
+    }
+
+    private void freeSlot(int slot) {
+        states[slot] = FREE;
+        free[freeTop++] = slot;
+    }
+
+    /**
+     * Takes every posted DTO out of the table, in the order they were posted: the teardown's flush
+     * of what libfabric did not complete.
+     *
+     * @param out receives the slots (at least {@link #capacity()} long)
+     * @return how many were posted; their slots stay readable until the next acquire
+     */
+    synchronized int takePosted(int[] out) {
+        int n = 0;
+        for (int slot = 0; slot < states.length; slot++) {
+            if (states[slot] == POSTED) {
+                int at = n++;
+                while (at > 0 && postOrder[out[at - 1]] > postOrder[slot]) {
+                    out[at] = out[at - 1];
+                    at--;
+                }
+                out[at] = slot;
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            freeSlot(out[i]);
+        }
+        return n;
+    }
+
+    /** @return how many DTOs are posted or queued and not yet reaped */
+    synchronized int outstanding() {
+        return free.length - freeTop;
+    }
+
+    /** @return how many DTOs libfabric holds (posted, their completion not yet reaped) */
+    synchronized int posted() {
+        int n = 0;
+        for (byte state : states) {
+            if (state == POSTED) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    int capacity() {
+        return free.length;
+    }
+}

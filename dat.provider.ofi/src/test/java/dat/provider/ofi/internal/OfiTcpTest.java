@@ -1,0 +1,365 @@
+package dat.provider.ofi.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dat.api.CloseFlag;
+import dat.api.CompletionFlags;
+import dat.api.DatEvent;
+import dat.api.DatException;
+import dat.api.DatReturn;
+import dat.api.DtoCompletionStatus;
+import dat.api.Endpoint;
+import dat.api.EpState;
+import dat.api.EventDispatcher;
+import dat.api.EventNumber;
+import dat.api.EvdFlags;
+import dat.api.InterfaceAdapter;
+import dat.api.LmrTriplet;
+import dat.api.LocalMemoryRegion;
+import dat.api.MemPrivileges;
+import dat.api.ProtectionZone;
+import dat.api.PspFlag;
+import dat.api.PublicServicePoint;
+import dat.api.RmrTriplet;
+import dat.api.ext.IbExtension;
+import dat.api.ext.ImmediateDataEndpoint;
+import dat.api.spi.DatIaFactory;
+import dat.api.spi.IaOpenRequest;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The ofi provider on libfabric's tcp provider over loopback, in one JVM: both ends of each
+ * connection are Endpoints of one IA ({@code ofi-tcp-lo}), connected through a PSP on the IA's own
+ * address. Skipped by assumption where libfabric or its tcp provider is missing; {@code .ci/run}
+ * installs {@code libfabric1}.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class OfiTcpTest {
+
+    private static final long WAIT = TimeUnit.SECONDS.toMicros(10);
+    private static OfiRuntime runtime;
+
+    private InterfaceAdapter ia;
+    private ProtectionZone pz;
+    private EventDispatcher dtoEvd;
+    private EventDispatcher connEvd;
+    private EventDispatcher crEvd;
+    private Arena arena;
+    private final DatEvent event = new DatEvent();
+
+    @BeforeAll
+    static void start() {
+        runtime = OfiRuntime.start(dat.provider.ofi.internal.ffi.Fabric.LIBFABRIC, Set.of("tcp"));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (runtime != null) {
+            runtime.close();
+        }
+    }
+
+    static DatIaFactory loopback() {
+        assumeTrue(!runtime.factories().isEmpty(), () -> "libfabric tcp unavailable: " + runtime.unavailableReason());
+        return runtime.factories().stream().filter(f -> f.properties().get("dat.ia.name").equals("ofi-tcp-lo")).findFirst()
+                .orElseThrow(() -> new AssertionError("no ofi-tcp-lo among " + runtime.factories()));
+    }
+
+    @BeforeEach
+    void open() {
+        DatIaFactory factory = loopback();
+        ia = factory.openIa(new IaOpenRequest("ofi-tcp-lo", 16, null, ""));
+        pz = ia.createProtectionZone();
+        dtoEvd = ia.createEventDispatcher(256, null, EvdFlags.DTO);
+        connEvd = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION);
+        crEvd = ia.createEventDispatcher(16, null, EvdFlags.CR);
+        arena = Arena.ofShared();
+    }
+
+    @AfterEach
+    void close() {
+        if (ia != null) {
+            ia.close();
+        }
+        if (arena != null) {
+            arena.close();
+        }
+    }
+
+    private InetSocketAddress address() {
+        return ia.query().iaAttributes().iaAddress();
+    }
+
+    private LocalMemoryRegion lmr(long size, int privileges) {
+        return ia.registerMemory(arena.allocate(size, 4096), pz, privileges);
+    }
+
+    private DatEvent await(EventDispatcher evd) {
+        int rc = evd.await(WAIT, 1, event);
+        assertThat(rc).as("await: %s", DatReturn.describe(rc)).isEqualTo(DatReturn.SUCCESS);
+        return event;
+    }
+
+    /** A connected pair: [0] the active side, [1] the passive side. */
+    private Endpoint[] connect(byte[] requestData, byte[] acceptData) {
+        PublicServicePoint psp = ia.createPublicServicePointAny(crEvd, PspFlag.CONSUMER);
+        Endpoint active = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        Endpoint passive = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        active.connect(address(), psp.connQual(), WAIT, requestData, 0, 0);
+        DatEvent request = await(crEvd);
+        assertThat(request.eventNumber()).isEqualTo(EventNumber.CONNECTION_REQUEST_EVENT);
+        assertThat(request.connectionRequest().query(0).privateData()).isEqualTo(requestData == null ? new byte[0] : requestData);
+        request.connectionRequest().accept(passive, acceptData);
+        byte[] seen = null;
+        for (int established = 0; established < 2; established++) {
+            DatEvent e = await(connEvd);
+            assertThat(e.eventNumber()).as("%s", e).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            if (e.endpoint() == active) {
+                seen = e.privateData();
+            }
+        }
+        assertThat(seen).isEqualTo(acceptData == null ? new byte[0] : acceptData);
+        psp.close();
+        assertThat(active.query().state()).isEqualTo(EpState.CONNECTED);
+        assertThat(passive.query().state()).isEqualTo(EpState.CONNECTED);
+        return new Endpoint[] {active, passive};
+    }
+
+    @Test
+    void connectsWithPrivateDataBothWaysAndDisconnects() {
+        Endpoint[] pair = connect(new byte[] {1, 2, 3}, new byte[] {9, 8});
+        assertThat(pair[0].query().remotePortQual()).isPositive();
+        pair[0].disconnect(CloseFlag.ABRUPT);
+        Set<Endpoint> disconnected = new java.util.HashSet<>();
+        for (int i = 0; i < 2; i++) {
+            DatEvent e = await(connEvd);
+            assertThat(e.eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            disconnected.add(e.endpoint());
+        }
+        assertThat(disconnected).containsExactlyInAnyOrder(pair);
+        pair[0].reset();
+        assertThat(pair[0].query().state()).isEqualTo(EpState.UNCONNECTED);
+    }
+
+    @Test
+    void sendsAndReceivesEveryByte() {
+        Endpoint[] pair = connect(null, null);
+        LocalMemoryRegion source = lmr(4096, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        LocalMemoryRegion target = lmr(4096, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        for (int i = 0; i < 1000; i++) {
+            source.memory().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7));
+        }
+        assertThat(pair[1].postRecv(1, new LmrTriplet[] {LmrTriplet.of(target, 0, 4096)}, 42, CompletionFlags.DEFAULT))
+                .isEqualTo(DatReturn.SUCCESS);
+        assertThat(pair[0].postSend(1, new LmrTriplet[] {LmrTriplet.of(source, 0, 1000)}, 7, CompletionFlags.DEFAULT))
+                .isEqualTo(DatReturn.SUCCESS);
+        int seen = 0;
+        for (int i = 0; i < 2; i++) {
+            DatEvent e = await(dtoEvd);
+            assertThat(e.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(e.transferredLength()).isEqualTo(1000);
+            if (e.endpoint() == pair[1]) {
+                assertThat(e.userCookie()).isEqualTo(42);
+                seen++;
+            } else {
+                assertThat(e.userCookie()).isEqualTo(7);
+            }
+        }
+        assertThat(seen).isEqualTo(1);
+        assertThat(target.memory().asSlice(0, 1000).mismatch(source.memory().asSlice(0, 1000))).isEqualTo(-1);
+    }
+
+    @Test
+    void writesAndReadsRemoteMemory() {
+        Endpoint[] pair = connect(null, null);
+        int size = 64 * 1024;
+        LocalMemoryRegion local = lmr(size, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        LocalMemoryRegion remote = lmr(size, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE | MemPrivileges.REMOTE_WRITE
+                | MemPrivileges.REMOTE_READ);
+        for (int i = 0; i < size; i++) {
+            local.memory().set(ValueLayout.JAVA_BYTE, i, (byte) (i % 251));
+        }
+        assertThat(pair[0].postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(local, 0, size)}, 1, RmrTriplet.of(remote, 0, size),
+                CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
+        DatEvent written = await(dtoEvd);
+        assertThat(written.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(written.userCookie()).isEqualTo(1);
+        assertThat(remote.memory().mismatch(local.memory())).isEqualTo(-1);
+        local.memory().fill((byte) 0);
+        assertThat(pair[0].postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(local, 0, size)}, 2, RmrTriplet.of(remote, 0, size),
+                CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
+        DatEvent read = await(dtoEvd);
+        assertThat(read.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(read.transferredLength()).isEqualTo(size);
+        assertThat(local.memory().mismatch(remote.memory())).isEqualTo(-1);
+    }
+
+    @Test
+    void writesWithImmediateDataIntoAReceive() {
+        Endpoint[] pair = connect(null, null);
+        LocalMemoryRegion local = lmr(4096, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        LocalMemoryRegion remote = lmr(4096, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE | MemPrivileges.REMOTE_WRITE);
+        local.memory().fill((byte) 5);
+        ImmediateDataEndpoint immediate = pair[0].extension(ImmediateDataEndpoint.class).orElseThrow();
+        assertThat(pair[1].postRecv(0, null, 77, CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
+        assertThat(immediate.postRdmaWriteImmediate(1, new LmrTriplet[] {LmrTriplet.of(local, 0, 100)}, 3,
+                RmrTriplet.of(remote, 0, 100), 0xCAFE, CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
+        for (int i = 0; i < 2; i++) {
+            DatEvent e = await(dtoEvd);
+            assertThat(e.eventNumber()).isEqualTo(IbExtension.IB_DTO_EVENT);
+            assertThat(e.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(e.transferredLength()).isEqualTo(100);
+            if (e.endpoint() == pair[1]) {
+                assertThat(e.extensionType()).isEqualTo(IbExtension.RDMA_WRITE_IMMED_DATA);
+                assertThat(e.immediateData()).isEqualTo(0xCAFE);
+                assertThat(e.userCookie()).isEqualTo(77);
+                assertThat(remote.memory().get(ValueLayout.JAVA_BYTE, 99)).isEqualTo((byte) 5);
+            } else {
+                assertThat(e.extensionType()).isEqualTo(IbExtension.RDMA_WRITE_IMMED);
+                assertThat(e.userCookie()).isEqualTo(3);
+            }
+        }
+    }
+
+    @Test
+    void aRejectIsPeerRejectedAndNobodyListeningIsNonPeerRejected() {
+        PublicServicePoint psp = ia.createPublicServicePointAny(crEvd, PspFlag.CONSUMER);
+        Endpoint active = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        active.connect(address(), psp.connQual(), WAIT, null, 0, 0);
+        await(crEvd).connectionRequest().reject();
+        assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_PEER_REJECTED);
+        long port = psp.connQual();
+        psp.close();
+        active.reset();
+        active.connect(address(), port, WAIT, null, 0, 0);
+        assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+    }
+
+    @Test
+    void receivesPostedBeforeTheConnectionAreFlushedWhenItEnds() {
+        Endpoint[] pair = connect(null, null);
+        LocalMemoryRegion target = lmr(4096, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        for (int i = 0; i < 3; i++) {
+            assertThat(pair[1].postRecv(1, new LmrTriplet[] {LmrTriplet.of(target, 0, 4096)}, 100 + i, CompletionFlags.DEFAULT))
+                    .isEqualTo(DatReturn.SUCCESS);
+        }
+        pair[1].disconnect(CloseFlag.ABRUPT);
+        int flushed = 0;
+        int disconnected = 0;
+        long[] cookies = new long[3];
+        while (flushed < 3 || disconnected < 2) {
+            DatEvent e = event;
+            if (dtoEvd.dequeue(e) == DatReturn.SUCCESS) {
+                assertThat(e.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+                cookies[flushed++] = e.userCookie();
+            } else if (connEvd.await(WAIT, 1, e) == DatReturn.SUCCESS) {
+                assertThat(e.eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+                disconnected++;
+            }
+        }
+        assertThat(cookies).containsExactly(100, 101, 102);
+    }
+
+    @Test
+    void badArgumentsGiveTheirCodes() {
+        Endpoint[] pair = connect(null, null);
+        LocalMemoryRegion local = lmr(4096, MemPrivileges.LOCAL_READ);
+        LmrTriplet[] outside = {LmrTriplet.of(local, 4000, 200)};
+        assertThat(DatReturn.typeOf(pair[0].postSend(1, outside, 1, 0))).isEqualTo(DatReturn.INVALID_PARAMETER);
+        assertThat(DatReturn.typeOf(pair[0].postRecv(1, new LmrTriplet[] {LmrTriplet.of(local, 0, 10)}, 1, 0)))
+                .isEqualTo(DatReturn.PRIVILEGES_VIOLATION);
+        assertThat(DatReturn.typeOf(pair[0].postSend(17, null, 1, 0))).isEqualTo(DatReturn.INVALID_PARAMETER);
+        assertThat(DatReturn.typeOf(pair[0].postRdmaWrite(1, new LmrTriplet[] {new LmrTriplet(12345, 0, 8)}, 1,
+                new RmrTriplet(1, 0, 8), 0))).isEqualTo(DatReturn.PRIVILEGES_VIOLATION);
+        assertThatThrownBy(() -> pair[0].connect(address(), 1, WAIT, null, 0, 0)).isInstanceOf(DatException.class)
+                .satisfies(e -> assertThat(DatReturn.typeOf(((DatException) e).code())).isEqualTo(DatReturn.INVALID_STATE));
+        pair[0].close();
+        assertThat(DatReturn.typeOf(pair[0].postSend(0, null, 1, 0))).isEqualTo(DatReturn.INVALID_HANDLE);
+        MemorySegment unused = arena.allocate(8);
+        assertThat(unused.byteSize()).isEqualTo(8);
+    }
+
+    @Test
+    void aConnectNotAcceptedInTimeTimesOutAndALateAcceptFails() {
+        PublicServicePoint psp = ia.createPublicServicePointAny(crEvd, PspFlag.CONSUMER);
+        Endpoint active = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        Endpoint passive = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        active.connect(address(), psp.connQual(), 200_000, null, 0, 0);
+        dat.api.ConnectionRequest cr = await(crEvd).connectionRequest();
+        assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_TIMED_OUT);
+        assertThat(active.query().state()).isEqualTo(EpState.DISCONNECTED);
+        cr.accept(passive, null);
+        assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
+        assertThat(passive.query().state()).isEqualTo(EpState.DISCONNECTED);
+    }
+
+    @Test
+    void aFullBacklogRefusesOnTheProvidersBehalf() {
+        EventDispatcher small = ia.createEventDispatcher(1, null, EvdFlags.CR);
+        PublicServicePoint psp = ia.createPublicServicePointAny(small, PspFlag.CONSUMER);
+        Endpoint first = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        Endpoint second = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        first.connect(address(), psp.connQual(), WAIT, null, 0, 0);
+        second.connect(address(), psp.connQual(), WAIT, null, 0, 0);
+        DatEvent e = await(connEvd);
+        assertThat(e.eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+    }
+
+    @Test
+    void closingTheIaWithEverythingPendingReleasesIt() {
+        Endpoint[] pair = connect(null, null);
+        PublicServicePoint psp = ia.createPublicServicePointAny(crEvd, PspFlag.CONSUMER);
+        for (int i = 0; i < 4; i++) {
+            ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null).connect(address(), psp.connQual(), WAIT, null, 0, 0);
+        }
+        LocalMemoryRegion target = lmr(4096, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        assertThat(pair[1].postRecv(1, new LmrTriplet[] {LmrTriplet.of(target, 0, 4096)}, 1, 0)).isEqualTo(DatReturn.SUCCESS);
+        await(crEvd);
+        ia.close();
+        assertThat(DatReturn.typeOf(pair[1].postRecv(0, null, 1, 0))).isEqualTo(DatReturn.INVALID_HANDLE);
+    }
+
+    @Test
+    void postAndPollAllocateNothing() {
+        Endpoint[] pair = connect(null, null);
+        LocalMemoryRegion lmr = lmr(8192, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE | MemPrivileges.REMOTE_WRITE);
+        LmrTriplet[] local = {LmrTriplet.of(lmr, 0, 64)};
+        LmrTriplet[] receive = {LmrTriplet.of(lmr, 128, 64)};
+        RmrTriplet remote = RmrTriplet.of(lmr, 4096, 64);
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        DatEvent e = new DatEvent();
+        long allocated = 0;
+        for (int round = 0; round < 3; round++) {
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 5000; i++) {
+                pair[1].postRecv(1, receive, i, 0);
+                pair[0].postSend(1, local, i, 0);
+                for (int completions = 0; completions < 2;) {
+                    if (dtoEvd.dequeue(e) == DatReturn.SUCCESS) {
+                        completions++;
+                    }
+                }
+                pair[0].postRdmaWrite(1, local, i, remote, 0);
+                while (dtoEvd.dequeue(e) != DatReturn.SUCCESS) {
+                    Thread.onSpinWait();
+                }
+            }
+            allocated = threads.getCurrentThreadAllocatedBytes() - before; // the last round counts: the first ones warm up
+        }
+        assertThat(allocated).as("bytes the consumer thread allocated in 5000 x (post recv, post send, post RDMA write, dequeue x3)")
+                .isZero();
+    }
+}
