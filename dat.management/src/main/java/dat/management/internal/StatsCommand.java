@@ -85,11 +85,10 @@ public final class StatsCommand {
      * Shows the counters of the open IAs that keep them.
      *
      * @param args an IA name, {@code --pid PID} or {@code --jmx URL}, {@code --json}, {@code --help}
-     * @return the report, the JSON or the usage
      * @throws IOException when the other JVM cannot be reached
      */
     @Descriptor("show the counters of the open IAs (operations, bytes, completions, errors), here or in a running JVM (--pid, --jmx)")
-    public String stats(@Descriptor("[IA] [--pid PID | --jmx URL] [--json]") String... args) throws IOException {
+    public void stats(@Descriptor("[IA] [--pid PID | --jmx URL] [--json]") String... args) throws IOException {
         CommandLine cli = new CommandLine(new StatsOptions())
                 .setColorScheme(CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF))
                 .setExpandAtFiles(false)
@@ -97,7 +96,8 @@ public final class StatsCommand {
         cli.getCommandSpec().usageMessage().synopsisHeading("usage: dat ").abbreviateSynopsis(true);
         cli.parseArgs(args == null ? new String[0] : args);
         if (cli.isUsageHelpRequested()) {
-            return cli.getUsageMessage();
+            print(cli.getUsageMessage());
+            return;
         }
         StatsOptions options = cli.getCommand();
         String iaName = options.iaName == null ? "" : options.iaName;
@@ -106,12 +106,19 @@ public final class StatsCommand {
                 throw new CommandLine.ParameterException(cli, "a one-shot ./dat has no IA open to show (they close with the command):"
                         + " attach to a running application with --pid PID or --jmx URL, or run stats in the dat shell");
             }
-            return report(ManagementFactory.getPlatformMBeanServer(), iaName, options.json);
+            print(report(ManagementFactory.getPlatformMBeanServer(), iaName, options.json));
+            return;
         }
         try (JMXConnector connector = options.target.pid != null ? RemoteJvm.attach(options.target.pid)
                 : RemoteJvm.connect(options.target.url)) {
-            return report(connector.getMBeanServerConnection(), iaName, options.json);
+            print(report(connector.getMBeanServerConnection(), iaName, options.json));
         }
+    }
+
+    /** Prints to the session ({@code System.out} of the command's thread): a shell running one command prints no result. */
+    private static void print(String text) {
+        System.out.print(text.endsWith("\n") ? text : text + "\n");
+        System.out.flush();
     }
 
     private static String report(MBeanServerConnection server, String iaName, boolean json) throws IOException {

@@ -91,4 +91,16 @@ public final class Cli {
             throw error(cli, option + " " + file + ": the directory " + directory + " cannot be written");
         }
     }
+
+    /**
+     * Prints a command's output to its session: {@code System.out}, which Gogo and Karaf's shell
+     * give each command's thread. A command prints rather than returning its text, because a shell
+     * running one command (Karaf's {@code bin/client CMD}, SSH exec) does not print results.
+     *
+     * @param text the output
+     */
+    public static void print(String text) {
+        System.out.print(text.isEmpty() || text.endsWith("\n") ? text : text + "\n");
+        System.out.flush();
+    }
 }

@@ -65,13 +65,13 @@ public final class ExitCommand {
      * Stops the application, which then exits with the status.
      *
      * @param args the status, or nothing for 0
-     * @return the usage when asked, else nothing
      */
     @Descriptor("leave the dat shell: the application stops (exit [STATUS])")
-    public String exit(@Descriptor("[STATUS]") String... args) {
+    public void exit(@Descriptor("[STATUS]") String... args) {
         CommandLine cli = Cli.parse(new ExitOptions(), args);
         if (cli.isUsageHelpRequested()) {
-            return Cli.usage(cli);
+            Cli.print(Cli.usage(cli));
+            return;
         }
         int status = cli.<ExitOptions>getCommand().status;
         if (status < 0 || status > 255) {
@@ -85,6 +85,5 @@ public final class ExitCommand {
                 System.err.println("dat: exit: cannot stop the application: " + e.getMessage());
             }
         });
-        return null;
     }
 }

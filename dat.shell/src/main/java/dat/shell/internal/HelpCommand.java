@@ -51,26 +51,26 @@ public final class HelpCommand {
      *
      * @param session the Gogo session, to ask a command for its usage
      * @param args a command name, or nothing
-     * @return the list or the usage
      * @throws Exception when the command fails to give its usage
      */
     @Descriptor("list the dat commands, or show one command's usage")
-    public String help(CommandSession session, @Descriptor("[COMMAND]") String... args) throws Exception {
+    public void help(CommandSession session, @Descriptor("[COMMAND]") String... args) throws Exception {
         CommandLine cli = Cli.parse(new HelpOptions(), args);
         if (cli.isUsageHelpRequested()) {
-            return Cli.usage(cli);
+            Cli.print(Cli.usage(cli));
+            return;
         }
         String command = cli.<HelpOptions>getCommand().command;
         Map<String, String> commands = commands(context);
         if (command == null) {
-            return list(commands);
+            Cli.print(list(commands));
+            return;
         }
         String name = command.startsWith(SCOPE + ":") ? command.substring(SCOPE.length() + 1) : command;
         if (!commands.containsKey(name)) {
             throw Cli.error(cli, "no dat command named '" + command + "'; 'dat help' lists them");
         }
-        Object usage = session.execute(SCOPE + ":" + name + " --help");
-        return usage == null ? "" : usage.toString();
+        session.execute(SCOPE + ":" + name + " --help"); // the command prints its usage
     }
 
     private static String list(Map<String, String> commands) {

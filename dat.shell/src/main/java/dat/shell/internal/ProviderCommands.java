@@ -10,7 +10,6 @@ import dat.api.RegistryRuntimeDTO;
 import dat.api.spi.DatProviderStatus;
 import dat.registry.DatConf;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,7 +17,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -80,16 +78,16 @@ public final class ProviderCommands {
      * static registry and its bad lines.
      *
      * @param args {@code --json}, {@code --help}
-     * @return the table, the JSON or the usage
      */
     @Descriptor("list the registry's providers: active, shadowed and failed, static and dynamic, and the unavailable ones with their reason")
-    public String providers(@Descriptor("[--json]") String... args) {
+    public void providers(@Descriptor("[--json]") String... args) {
         CommandLine cli = Cli.parse(new ProvidersOptions(), args);
         if (cli.isUsageHelpRequested()) {
-            return Cli.usage(cli);
+            Cli.print(Cli.usage(cli));
+            return;
         }
         RegistryRuntimeDTO runtime = registry.getRuntimeDTO();
-        return cli.<ProvidersOptions>getCommand().json ? Json.text(providersJson(runtime, unavailable)) : providersTable(runtime);
+        Cli.print(cli.<ProvidersOptions>getCommand().json ? Json.text(providersJson(runtime, unavailable)) : providersTable(runtime));
     }
 
     private String providersTable(RegistryRuntimeDTO runtime) {
@@ -190,21 +188,23 @@ public final class ProviderCommands {
      * attributes ({@code dat_ia_query}), and closes it.
      *
      * @param args the IA name, {@code --json}, {@code --help}
-     * @return the description, the JSON or the usage
      */
     @Descriptor("open an IA, show its provider and its IA and provider attributes, close it")
-    public String ia(@Descriptor("IA [--json]") String... args) {
+    public void ia(@Descriptor("IA [--json]") String... args) {
         CommandLine cli = Cli.parse(new IaOptions(), args);
         if (cli.isUsageHelpRequested()) {
-            return Cli.usage(cli);
+            Cli.print(Cli.usage(cli));
+            return;
         }
         IaOptions options = cli.getCommand();
+        String text;
         try (InterfaceAdapter ia = registry.openIa(options.iaName)) {
             IaQuery query = ia.query();
             Optional<ProviderDTO> provider = registry.findProviders("(dat.ia.name=" + DatRegistry.escapeFilterValue(ia.name()) + ")")
                     .stream().findFirst();
-            return options.json ? Json.text(iaJson(ia.name(), provider, query)) : iaText(ia.name(), provider, query);
+            text = options.json ? Json.text(iaJson(ia.name(), provider, query)) : iaText(ia.name(), provider, query);
         }
+        Cli.print(text);
     }
 
     private static String iaText(String name, Optional<ProviderDTO> provider, IaQuery query) {
@@ -261,16 +261,15 @@ public final class ProviderCommands {
      * role of Solaris' {@code datadm -v}. Fails (the command's exit status is 1) when there is a bad
      * line or the file cannot be read; the report is printed first.
      *
-     * @param session the Gogo session, to print the report before failing
      * @param args the file, {@code --help}
-     * @return the report when the file has no bad line, or the usage
      * @throws IllegalArgumentException when the file has bad lines or cannot be read
      */
     @Descriptor("check a static registry file (dat.conf): every entry and every bad line; fails on a bad line")
-    public String checkconf(CommandSession session, @Descriptor("FILE") String... args) {
+    public void checkconf(@Descriptor("FILE") String... args) {
         CommandLine cli = Cli.parse(new CheckconfOptions(), args);
         if (cli.isUsageHelpRequested()) {
-            return Cli.usage(cli);
+            Cli.print(Cli.usage(cli));
+            return;
         }
         String file = cli.<CheckconfOptions>getCommand().file;
         DatConf conf;
@@ -297,12 +296,11 @@ public final class ProviderCommands {
         if (!conf.isClean()) {
             out.append("bad lines:\n");
             conf.problems().forEach(problem -> out.append("  ").append(problem).append('\n'));
-            PrintStream console = session.getConsole();
-            console.print(out);
-            console.flush();
+        }
+        Cli.print(out.toString());
+        if (!conf.isClean()) {
             throw new IllegalArgumentException(file + " has " + plural(conf.problems().size(), "bad line", "bad lines"));
         }
-        return out.toString();
     }
 
     private static void attributes(StringBuilder out, Record attributes) {

@@ -50,13 +50,13 @@ public final class PerfCommands {
      * each beside a baseline measured in the same run; or serves {@code --client} runs.
      *
      * @param args the IA and options; {@code --help} lists them
-     * @return the usage when asked, else nothing (the figures are printed as they come)
      */
     @Descriptor("measure an IA: latency, bandwidth, message and connection rate, with baselines (perf --help for the options)")
-    public String perf(@Descriptor("[IA] [options]") String... args) {
+    public void perf(@Descriptor("[IA] [options]") String... args) {
         CommandLine cli = PerfOptions.commandLine(Arrays.asList(args));
         if (cli.isUsageHelpRequested()) {
-            return Cli.usage(cli);
+            Cli.print(Cli.usage(cli));
+            return;
         }
         PerfOptions options = PerfOptions.of(cli, this::defaultIa);
         if (options.server()) {
@@ -64,7 +64,6 @@ public final class PerfCommands {
         } else {
             run(options, System.out);
         }
-        return null;
     }
 
     @Command(name = "demo", description = "The main job: list the providers, then run a short perf (perf --quick) on an IA.")
@@ -80,27 +79,24 @@ public final class PerfCommands {
      *
      * @param session the Gogo session, to run the providers command
      * @param args an IA name
-     * @return the usage when asked, else nothing
      * @throws Exception when the providers command or the measurement fails
      */
     @Descriptor("list the providers, then run a short perf on an IA (default sim0)")
-    public String demo(CommandSession session, @Descriptor("[IA]") String... args) throws Exception {
+    public void demo(CommandSession session, @Descriptor("[IA]") String... args) throws Exception {
         CommandLine cli = Cli.parse(new DemoOptions(), args);
         if (cli.isUsageHelpRequested()) {
-            return Cli.usage(cli);
+            Cli.print(Cli.usage(cli));
+            return;
         }
         String ia = cli.<DemoOptions>getCommand().ia;
         PrintStream out = System.out;
-        Object providers = session.execute("dat:providers");
-        if (providers != null) {
-            out.println(providers);
-        }
+        session.execute("dat:providers"); // prints the table
+        out.println();
         List<String> perfArgs = new java.util.ArrayList<>(List.of("--quick"));
         if (ia != null) {
             perfArgs.add(ia);
         }
         run(PerfOptions.parse(perfArgs, defaultIa()), out);
-        return null;
     }
 
     private void run(PerfOptions options, PrintStream out) {

@@ -109,29 +109,30 @@ public final class TestCommand {
      * Runs the conformance suite.
      *
      * @param args IA names and options; {@code --help} lists them
-     * @return the usage when asked, else nothing (the report is printed as it comes)
      */
     @Descriptor("run the DAT conformance suite against an IA (default: every IA under test); test --help for options")
-    public String test(@Descriptor("[IA...] [options]") String... args) {
+    public void test(@Descriptor("[IA...] [options]") String... args) {
         CommandLine cli = new CommandLine(new TestOptions())
                 .setColorScheme(CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF))
                 .setExpandAtFiles(false)
                 .setUsageHelpWidth(100);
         cli.getCommandSpec().usageMessage().synopsisHeading("usage: dat ").abbreviateSynopsis(true);
         cli.parseArgs(args == null ? new String[0] : args);
+        PrintStream out = System.out;
         if (cli.isUsageHelpRequested()) {
-            return cli.getUsageMessage();
+            out.print(cli.getUsageMessage());
+            out.flush();
+            return;
         }
         TestOptions options = cli.getCommand();
-        PrintStream out = System.out;
         if (options.coverage) {
             out.print(coverageTable());
-            return null;
+            return;
         }
         check(cli, options);
         if (options.serve != null) {
             serve(options.serve, options.listen == null ? null : address(cli, options.listen, "--listen", true), out);
-            return null;
+            return;
         }
         Map<String, String> parameters = new HashMap<>();
         if (options.peer != null) {
@@ -177,7 +178,6 @@ public final class TestCommand {
         if (!report.passed()) {
             throw new IllegalStateException("no conformance test ran" + (filter.isEmpty() ? "" : " (does the filter match any?)"));
         }
-        return null;
     }
 
     /** The checks of the arguments that need no IA: options that exclude each other, the filter, the XML file. */
