@@ -434,8 +434,7 @@ class KarafDistributionTest {
                 "javax.management",
                 "org.osgi.framework;version=\"[1.8,2)\"",
                 "org.osgi.service.metatype;version=\"[1.2,2)\"",
-                "org.osgi.util.tracker;version=\"[1.5,2)\"",
-                "org.apache.karaf.features;version=\"[4.4,5)\""));
+                "org.osgi.util.tracker;version=\"[1.5,2)\""));
         Files.createDirectories(jar.getParent());
         Path partial = jar.resolveSibling(jar.getFileName() + ".part");
         try (OutputStream out = Files.newOutputStream(partial); JarOutputStream jarOut = new JarOutputStream(out, manifest);

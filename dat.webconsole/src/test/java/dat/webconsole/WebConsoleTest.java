@@ -209,6 +209,9 @@ class WebConsoleTest {
 
     /** Runs Debian's headless Chromium once, bounded; returns what it printed on stdout. */
     private static String chromium(String... args) throws Exception {
+        boolean installed = java.util.Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+                .anyMatch(dir -> Files.isExecutable(Path.of(dir, "chromium")));
+        assertThat(installed).as("Debian's chromium on the PATH (apt-get install chromium; .ci/run installs it)").isTrue();
         Path home = Files.createTempDirectory("dat-chromium");
         List<String> command = new ArrayList<>(List.of("chromium", "--headless", "--no-sandbox", "--disable-gpu",
                 "--disable-dev-shm-usage", "--no-first-run", "--user-data-dir=" + home.resolve("profile"),
