@@ -44,8 +44,8 @@ class FrameworkTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
                 CommandSession session = processor.createSession(InputStream.nullInputStream(), print, print)) {
-            Object table = session.execute("dat:providers");
-            assertThat(table).asString().startsWith("IA NAME");
+            session.execute("dat:providers");
+            assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("IA NAME");
         }
     }
 }

@@ -1,17 +1,39 @@
 package dat.management.internal;
 
-import dat.api.ext.IaStatisticsSnapshot;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dat.management.IaStatisticsMXBean;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import javax.management.JMX;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
 import org.apache.felix.service.command.Descriptor;
+import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import picocli.CommandLine;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
- * The {@code dat:stats} Gogo command: the counters of the open IAs that keep them, the same
- * figures as their JMX MXBeans.
+ * The {@code dat:stats} Gogo command: the counters of the open IAs that keep them, read from their
+ * MXBeans ({@link IaStatisticsMXBean}) — in this JVM, or in a running application that
+ * {@code --pid} or {@code --jmx} names. A one-shot {@code ./dat stats} without either is a usage
+ * error: its own IAs close with the command, so it would only ever say that none is open.
  */
 @Component(service = StatsCommand.class, property = {
     "osgi.command.scope=dat",
@@ -19,63 +41,163 @@ import org.osgi.service.component.annotations.Reference;
 })
 public final class StatsCommand {
 
-    private final StatisticsPublisher publisher;
+    /** The framework property of the {@code ./dat} launcher's one-shot commands. */
+    private static final String ONE_SHOT = "dat.batch.argc";
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    /** @param publisher the MXBean publisher whose IAs the command shows */
+    private final BundleContext context;
+
+    /**
+     * @param context this bundle's context, to tell a one-shot {@code ./dat} from a shell
+     * @param publisher the MXBean publisher of this JVM's IAs
+     */
     @Activate
-    public StatsCommand(@Reference StatisticsPublisher publisher) {
-        this.publisher = publisher;
+    public StatsCommand(BundleContext context, @Reference StatisticsPublisher publisher) {
+        this.context = context;
+    }
+
+    @Command(name = "stats", description = {"Show the counters of the open IAs that keep them (dat.api.ext.IaStatistics):"
+        + " operations and bytes posted, post errors, completions, completion errors, async errors; the figures of their JMX"
+        + " MXBeans dat:type=IA,name=<ia>,instance=<n>.",
+        "In the dat shell or a container the IAs are this JVM's; from ./dat, attach to a running application with --pid or --jmx."})
+    static final class StatsOptions {
+        @Parameters(arity = "0..1", paramLabel = "IA", description = "only the open instances of this IA")
+        String iaName;
+        @ArgGroup(exclusive = true)
+        Target target;
+        @Option(names = "--json", description = "write JSON instead of the text")
+        boolean json;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
+        boolean help;
+    }
+
+    /** Where the IAs are: another JVM, by process id or JMX service URL. */
+    static final class Target {
+        @Option(names = "--pid", paramLabel = "PID", description = "the process id of a running JVM with DAT (the JDK's attach"
+                + " mechanism starts its local JMX agent)")
+        Long pid;
+        @Option(names = "--jmx", paramLabel = "URL", description = "the JMX service URL of a running JVM with DAT, e.g."
+                + " service:jmx:rmi:///jndi/rmi://HOST:PORT/jmxrmi")
+        String url;
     }
 
     /**
-     * The counters of every open IA that keeps them.
+     * Shows the counters of the open IAs that keep them.
      *
-     * @return the report
+     * @param args an IA name, {@code --pid PID} or {@code --jmx URL}, {@code --json}, {@code --help}
+     * @throws IOException when the other JVM cannot be reached
      */
-    @Descriptor("show the counters of the open IAs (operations, bytes, completions, errors); also as JMX MXBeans dat:type=IA")
-    public String stats() {
-        return stats("");
+    @Descriptor("show the counters of the open IAs (operations, bytes, completions, errors), here or in a running JVM (--pid, --jmx)")
+    public void stats(@Descriptor("[IA] [--pid PID | --jmx URL] [--json]") String... args) throws IOException {
+        CommandLine cli = new CommandLine(new StatsOptions())
+                .setColorScheme(CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF))
+                .setExpandAtFiles(false)
+                .setUsageHelpWidth(100);
+        cli.getCommandSpec().usageMessage().synopsisHeading("usage: dat ").abbreviateSynopsis(true);
+        cli.parseArgs(args == null ? new String[0] : args);
+        if (cli.isUsageHelpRequested()) {
+            print(cli.getUsageMessage());
+            return;
+        }
+        StatsOptions options = cli.getCommand();
+        String iaName = options.iaName == null ? "" : options.iaName;
+        if (options.target == null) {
+            if (context.getProperty(ONE_SHOT) != null) {
+                throw new CommandLine.ParameterException(cli, "a one-shot ./dat has no IA open to show (they close with the command):"
+                        + " attach to a running application with --pid PID or --jmx URL, or run stats in the dat shell");
+            }
+            print(report(ManagementFactory.getPlatformMBeanServer(), iaName, options.json));
+            return;
+        }
+        try (JMXConnector connector = options.target.pid != null ? RemoteJvm.attach(options.target.pid)
+                : RemoteJvm.connect(options.target.url)) {
+            print(report(connector.getMBeanServerConnection(), iaName, options.json));
+        }
     }
 
-    /**
-     * The counters of the open instances of one IA.
-     *
-     * @param iaName the IA name
-     * @return the report
-     */
-    @Descriptor("show the counters of the open instances of an IA")
-    public String stats(@Descriptor("the IA name") String iaName) {
-        List<StatisticsPublisher.Published> entries = publisher.published(iaName);
-        if (entries.isEmpty()) {
+    /** Prints to the session ({@code System.out} of the command's thread): a shell running one command prints no result. */
+    private static void print(String text) {
+        System.out.print(text.endsWith("\n") ? text : text + "\n");
+        System.out.flush();
+    }
+
+    private static String report(MBeanServerConnection server, String iaName, boolean json) throws IOException {
+        List<IaStatisticsMXBean> beans = new ArrayList<>();
+        for (ObjectName name : server.queryNames(IaStatisticsMXBean.allIas(), null)) {
+            IaStatisticsMXBean bean = JMX.newMXBeanProxy(server, name, IaStatisticsMXBean.class);
+            if (iaName.isEmpty() || bean.getIaName().equals(iaName)) {
+                beans.add(bean);
+            }
+        }
+        beans.sort(Comparator.comparing(IaStatisticsMXBean::getIaName).thenComparingLong(IaStatisticsMXBean::getInstance));
+        return json ? json(beans) : text(beans, iaName);
+    }
+
+    private static String text(List<IaStatisticsMXBean> beans, String iaName) {
+        if (beans.isEmpty()) {
             return iaName.isEmpty()
                     ? "no open IA keeps statistics (dat.api.ext.IaStatistics); counters exist while an IA is open\n"
                     : "no open instance of IA '" + iaName + "' keeps statistics (dat.api.ext.IaStatistics)\n";
         }
         StringBuilder out = new StringBuilder();
-        for (StatisticsPublisher.Published entry : entries) {
-            IaStatisticsSnapshot s = entry.bean().snapshot();
-            out.append(String.format("IA %s #%d  provider %s  %s  since %s  (JMX %s)%n", s.iaName(), entry.bean().getInstance(),
-                    entry.bean().getProviderName(), entry.bean().isOpen() ? "open" : "closed", s.since(), entry.name()));
-            out.append(String.format("  posted        %d operations, %d bytes%s%n", s.totalPosted(), s.totalPostedBytes(),
-                    perOperation(s)));
-            out.append(String.format("  post errors   %d%s%n", s.totalPostErrors(), named(s.postErrorsByName())));
-            out.append(String.format("  completions   %d, %d bytes; in error %d%s%n", s.completions(), s.completedBytes(),
-                    s.totalCompletionErrors(), named(s.completionErrorsByName())));
-            out.append(String.format("  async errors  %d%n", s.asyncErrors()));
+        for (IaStatisticsMXBean s : beans) {
+            out.append(String.format("IA %s #%d  provider %s  %s  since %s  (JMX %s)%n", s.getIaName(), s.getInstance(),
+                    s.getProviderName(), s.isOpen() ? "open" : "closed", s.getSince(),
+                    IaStatisticsMXBean.objectName(s.getIaName(), s.getInstance())));
+            out.append(String.format("  posted        %d operations, %d bytes%s%n", s.getOperationsPosted(), s.getBytesPosted(),
+                    perOperation(s.getOperationsPostedByKind(), s.getBytesPostedByKind())));
+            out.append(String.format("  post errors   %d%s%n", s.getPostErrors(), named(s.getPostErrorsByType())));
+            out.append(String.format("  completions   %d, %d bytes; in error %d%s%n", s.getCompletions(), s.getCompletedBytes(),
+                    s.getCompletionErrors(), named(s.getCompletionErrorsByStatus())));
+            out.append(String.format("  async errors  %d%n", s.getAsyncErrors()));
         }
         return out.toString();
     }
 
-    private static String perOperation(IaStatisticsSnapshot s) {
-        String parts = s.posted().entrySet().stream().filter(e -> e.getValue() > 0)
-                .map(e -> e.getKey().name() + " " + e.getValue() + " (" + s.postedBytes().get(e.getKey()) + " B)")
+    private static String json(List<IaStatisticsMXBean> beans) {
+        ObjectNode root = JsonNodeFactory.instance.objectNode();
+        ArrayNode ias = root.putArray("ias");
+        for (IaStatisticsMXBean s : beans) {
+            ObjectNode ia = ias.addObject();
+            ia.put("iaName", s.getIaName());
+            ia.put("instance", s.getInstance());
+            ia.put("providerName", s.getProviderName());
+            ia.put("open", s.isOpen());
+            ia.put("since", s.getSince());
+            ia.put("objectName", IaStatisticsMXBean.objectName(s.getIaName(), s.getInstance()).toString());
+            ia.put("operationsPosted", s.getOperationsPosted());
+            counts(ia.putObject("operationsPostedByKind"), s.getOperationsPostedByKind());
+            ia.put("bytesPosted", s.getBytesPosted());
+            counts(ia.putObject("bytesPostedByKind"), s.getBytesPostedByKind());
+            ia.put("postErrors", s.getPostErrors());
+            counts(ia.putObject("postErrorsByType"), s.getPostErrorsByType());
+            ia.put("completions", s.getCompletions());
+            ia.put("completedBytes", s.getCompletedBytes());
+            ia.put("completionErrors", s.getCompletionErrors());
+            counts(ia.putObject("completionErrorsByStatus"), s.getCompletionErrorsByStatus());
+            ia.put("flushed", s.getFlushed());
+            ia.put("asyncErrors", s.getAsyncErrors());
+        }
+        try {
+            return JSON.writeValueAsString(root) + "\n";
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    private static void counts(ObjectNode node, Map<String, Long> counts) {
+        new java.util.TreeMap<>(counts).forEach(node::put);
+    }
+
+    private static String perOperation(Map<String, Long> operations, Map<String, Long> bytes) {
+        String parts = new java.util.TreeMap<>(operations).entrySet().stream().filter(e -> e.getValue() > 0)
+                .map(e -> e.getKey() + " " + e.getValue() + " (" + bytes.getOrDefault(e.getKey(), 0L) + " B)")
                 .collect(Collectors.joining(", "));
         return parts.isEmpty() ? "" : ": " + parts;
     }
 
     private static String named(Map<String, Long> counts) {
-        return counts.isEmpty() ? "" : ": " + counts.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
-                .collect(Collectors.joining(", "));
+        return counts.isEmpty() ? "" : ": " + new java.util.TreeMap<>(counts).entrySet().stream()
+                .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
     }
-
 }

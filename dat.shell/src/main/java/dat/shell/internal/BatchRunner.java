@@ -2,11 +2,8 @@ package dat.shell.internal;
 
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.felix.service.command.CommandProcessor;
@@ -20,23 +17,26 @@ import org.osgi.framework.startlevel.BundleStartLevel;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import picocli.CommandLine;
 
 /**
  * Runs one command non-interactively for the {@code ./dat} launcher, then stops the framework.
  *
  * <p>The launcher passes the command as framework properties {@code dat.batch.argc} and
- * {@code dat.batch.arg.0..n-1}, and a file {@code dat.batch.exitfile} into which this component
- * writes the command's exit status: 0 on success, 1 when the command failed, 2 for an unknown
- * command. bnd's launcher itself always exits with 117 ("framework stopped"), so the status file is
- * what the script reports. Without {@code dat.batch.argc} this component does nothing (the
- * interactive shell, or an embedding container).
+ * {@code dat.batch.arg.0..n-1}, and a file {@value ExitStatus#FILE} into which this component
+ * writes the command's exit status: 0 on success, 1 when the command failed, 2 on a usage error
+ * (an unknown command, option or argument: picocli's {@link CommandLine.ParameterException}).
+ * bnd's launcher itself always exits with 117 ("framework stopped"), so the status file is what
+ * the script reports. The command's result goes to stdout; errors go to stderr as one line
+ * {@code dat COMMAND: message}, never a stack trace (unless {@code -Ddat.debug=true}). Without
+ * {@code dat.batch.argc} this component does nothing (the interactive shell, or an embedding
+ * container).
  */
 @Component(immediate = true)
 public final class BatchRunner {
 
     static final String ARGC = "dat.batch.argc";
     static final String ARG = "dat.batch.arg.";
-    static final String EXIT_FILE = "dat.batch.exitfile";
 
     /**
      * Starts the batch command on its own thread if the launcher asked for one.
@@ -54,15 +54,15 @@ public final class BatchRunner {
         for (int i = 0, n = Integer.parseInt(argc); i < n; i++) {
             args.add(context.getProperty(ARG + i));
         }
-        String exitFile = context.getProperty(EXIT_FILE);
+        String exitFile = context.getProperty(ExitStatus.FILE);
         Thread runner = new Thread(() -> {
             awaitStartedBundles(context);
             int status = run(context, processor, args);
-            writeStatus(exitFile, status);
+            ExitStatus.write(exitFile, status);
             try {
                 context.getBundle(0).stop();
             } catch (BundleException | IllegalStateException e) {
-                System.err.println("dat: cannot stop the framework: " + e);
+                System.err.println("dat: cannot stop the framework: " + e.getMessage());
             }
         }, "dat-batch");
         runner.start();
@@ -74,41 +74,73 @@ public final class BatchRunner {
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
         PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
         if (args.isEmpty()) {
-            err.println("dat: no command given; try 'help'");
+            err.println("dat: no command given; './dat --help' lists the commands");
             return 2;
         }
         String name = args.getFirst();
-        if (name.indexOf(':') < 0 && isDatCommand(context, name)) {
-            name = DatCommands.SCOPE + ":" + name;
+        List<String> rest = args.subList(1, args.size());
+        if (name.equals("--help") || name.equals("-h")) {
+            name = "help";
+        } else if (name.startsWith("-")) {
+            err.println("dat: unknown option '" + name + "'; './dat --help' lists the commands and options");
+            return 2;
+        }
+        String display = name.startsWith(HelpCommand.SCOPE + ":") ? name.substring(HelpCommand.SCOPE.length() + 1) : name;
+        if (name.indexOf(':') < 0) {
+            if (!isDatCommand(context, name)) {
+                err.println("dat: unknown command '" + name + "'; './dat help' lists the commands");
+                return 2;
+            }
+            name = HelpCommand.SCOPE + ":" + name;
         }
         StringBuilder line = new StringBuilder(name);
-        for (String arg : args.subList(1, args.size())) {
+        for (String arg : rest) {
             line.append(' ').append(quote(arg));
         }
         try (CommandSession session = processor.createSession(System.in, out, err)) {
             Object result = session.execute(line);
             if (result != null) {
-                out.println(session.format(result, Converter.INSPECT));
+                out.print(withNewline(String.valueOf(session.format(result, Converter.INSPECT))));
             }
             out.flush();
             return 0;
         } catch (Exception e) {
             out.flush();
-            if (e.getClass().getSimpleName().equals("CommandNotFoundException")) {
-                err.println("dat: unknown command '" + args.getFirst() + "'; try 'help'");
-                return 2;
-            }
-            Throwable cause = e;
-            while ((cause instanceof java.lang.reflect.InvocationTargetException || cause.getMessage() == null)
-                    && cause.getCause() != null) {
-                cause = cause.getCause();
-            }
-            err.println("dat: " + args.getFirst() + ": " + (cause.getMessage() != null ? cause.getMessage() : cause.toString()));
-            if (Boolean.getBoolean("dat.debug")) {
-                e.printStackTrace(err);
-            }
-            return 1;
+            return report(e, display, err);
         }
+    }
+
+    /** Prints what went wrong as one line; returns the exit status it calls for. */
+    static int report(Exception e, String command, PrintStream err) {
+        if (e.getClass().getSimpleName().equals("CommandNotFoundException")) {
+            err.println("dat: unknown command '" + command + "'; './dat help' lists the commands");
+            return 2;
+        }
+        Throwable cause = e;
+        while (!(cause instanceof CommandLine.ParameterException)
+                && (cause instanceof java.lang.reflect.InvocationTargetException || cause.getMessage() == null)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (Boolean.getBoolean("dat.debug")) {
+            e.printStackTrace(err);
+        }
+        if (cause instanceof CommandLine.ParameterException usage) {
+            err.println("dat " + command + ": " + firstLine(usage.getMessage()) + " (usage: './dat " + command + " --help')");
+            return 2;
+        }
+        String message = cause.getMessage() != null ? cause.getMessage() : "failed: " + cause;
+        err.println("dat " + command + ": " + message);
+        return 1;
+    }
+
+    private static String firstLine(String text) {
+        int end = text.indexOf('\n');
+        return (end < 0 ? text : text.substring(0, end)).strip();
+    }
+
+    private static String withNewline(String text) {
+        return text.isEmpty() || text.endsWith("\n") ? text : text + "\n";
     }
 
     /**
@@ -152,7 +184,7 @@ public final class BatchRunner {
             return false;
         }
         try {
-            String filter = "(&(osgi.command.scope=" + DatCommands.SCOPE + ")(osgi.command.function=" + name + "))";
+            String filter = "(&(osgi.command.scope=" + HelpCommand.SCOPE + ")(osgi.command.function=" + name + "))";
             return context.getServiceReferences((String) null, filter) != null;
         } catch (InvalidSyntaxException e) {
             return false;
@@ -170,16 +202,5 @@ public final class BatchRunner {
             quoted.append(c);
         }
         return quoted.append('"').toString();
-    }
-
-    private static void writeStatus(String exitFile, int status) {
-        if (exitFile == null) {
-            return;
-        }
-        try {
-            Files.writeString(Path.of(exitFile), Integer.toString(status), StandardCharsets.US_ASCII);
-        } catch (IOException e) {
-            System.err.println("dat: cannot write the exit status to " + exitFile + ": " + e);
-        }
     }
 }

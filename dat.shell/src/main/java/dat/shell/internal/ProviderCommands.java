@@ -1,5 +1,7 @@
 package dat.shell.internal;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dat.api.DatRegistry;
 import dat.api.InterfaceAdapter;
 import dat.api.IaQuery;
@@ -8,32 +10,32 @@ import dat.api.RegistryRuntimeDTO;
 import dat.api.spi.DatProviderStatus;
 import dat.registry.DatConf;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.lang.reflect.RecordComponent;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.stream.Collectors;
-import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * The registry's Gogo commands (scope {@code dat}): {@code providers} lists every IA the registry
  * knows of with its state, {@code ia} opens one IA and shows its provider and attributes,
  * {@code checkconf} checks a static registry file the way Solaris' {@code datadm -v} shows one.
+ * {@code providers} and {@code ia} write JSON with {@code --json}.
  */
 @Component(service = ProviderCommands.class, property = {
-    "osgi.command.scope=" + DatCommands.SCOPE,
+    "osgi.command.scope=" + HelpCommand.SCOPE,
     "osgi.command.function=providers",
     "osgi.command.function=ia",
     "osgi.command.function=checkconf"
@@ -61,16 +63,34 @@ public final class ProviderCommands {
         unavailable.remove(status);
     }
 
+    @Command(name = "providers", description = "List the registry's providers: active, shadowed and failed IAs, static and dynamic,"
+            + " and the installed providers that offer no IA, with their reasons; then the static registry and its bad lines.")
+    static final class ProvidersOptions {
+        @Option(names = "--json", description = "write JSON instead of the table")
+        boolean json;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
+        boolean help;
+    }
+
     /**
      * Lists every IA of the registry: active, shadowed and failed ones, static and dynamic; the
      * installed providers that offer no IA, with their reason ({@link DatProviderStatus}); then the
      * static registry and its bad lines.
      *
-     * @return the table
+     * @param args {@code --json}, {@code --help}
      */
     @Descriptor("list the registry's providers: active, shadowed and failed, static and dynamic, and the unavailable ones with their reason")
-    public String providers() {
+    public void providers(@Descriptor("[--json]") String... args) {
+        CommandLine cli = Cli.parse(new ProvidersOptions(), args);
+        if (cli.isUsageHelpRequested()) {
+            Cli.print(Cli.usage(cli));
+            return;
+        }
         RegistryRuntimeDTO runtime = registry.getRuntimeDTO();
+        Cli.print(cli.<ProvidersOptions>getCommand().json ? Json.text(providersJson(runtime, unavailable)) : providersTable(runtime));
+    }
+
+    private String providersTable(RegistryRuntimeDTO runtime) {
         Table table = new Table("IA NAME", "API", "THREAD SAFE", "TRANSPORT", "PROVIDER", "VERSION", "ORIGIN", "STATE",
                 "OPEN", "SOURCE / REASON");
         for (ProviderDTO provider : runtime.providers()) {
@@ -113,35 +133,127 @@ public final class ProviderCommands {
     }
 
     /**
+     * The registry's runtime as JSON: what {@code providers --json} writes.
+     *
+     * @param runtime the registry's runtime
+     * @param unavailable the installed providers that offer no IA
+     * @return the document
+     */
+    static ObjectNode providersJson(RegistryRuntimeDTO runtime, List<DatProviderStatus> unavailable) {
+        ObjectNode root = Json.object();
+        ArrayNode providers = root.putArray("providers");
+        for (ProviderDTO provider : runtime.providers()) {
+            ObjectNode node = providers.addObject();
+            node.put("iaName", provider.iaName());
+            node.put("apiVersion", provider.versionMajor() + "." + provider.versionMinor());
+            node.put("threadSafe", provider.threadSafe());
+            node.put("transport", provider.transport());
+            node.put("providerName", provider.providerName());
+            node.put("providerVersion", provider.providerVersion());
+            node.put("origin", provider.origin().name().toLowerCase(Locale.ROOT));
+            node.put("state", provider.state().name().toLowerCase(Locale.ROOT));
+            node.put("failureReason", ProviderDTO.failureReasonName(provider.failureReason()));
+            node.put("failureDetail", provider.failureDetail());
+            node.put("source", provider.source());
+            node.put("instanceData", provider.instanceData());
+            node.put("openIas", provider.openIas());
+            node.put("ranking", provider.ranking());
+            node.put("serviceId", provider.id());
+        }
+        ArrayNode absent = root.putArray("unavailable");
+        for (DatProviderStatus status : unavailable) {
+            absent.addObject().put("providerName", status.providerName()).put("reason", status.unavailableReason());
+        }
+        ObjectNode conf = root.putObject("staticRegistry");
+        conf.put("path", runtime.staticRegistry());
+        conf.put("read", runtime.staticRegistryRead());
+        ArrayNode problems = conf.putArray("problems");
+        runtime.staticRegistryProblems().forEach(problems::add);
+        return root;
+    }
+
+    @Command(name = "ia", description = "Open an IA (DAT 1.2), show its provider and its IA and provider attributes (dat_ia_query),"
+            + " close it.")
+    static final class IaOptions {
+        @Parameters(paramLabel = "IA", description = "the IA name, for example sim0 ('dat providers' lists them)")
+        String iaName;
+        @Option(names = "--json", description = "write JSON instead of the text")
+        boolean json;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
+        boolean help;
+    }
+
+    /**
      * Opens an IA (DAT 1.2, no thread safety asked), shows its provider and its IA and provider
      * attributes ({@code dat_ia_query}), and closes it.
      *
-     * @param iaName the IA name
-     * @return the description
+     * @param args the IA name, {@code --json}, {@code --help}
      */
     @Descriptor("open an IA, show its provider and its IA and provider attributes, close it")
-    public String ia(@Descriptor("the IA name, for example sim0") String iaName) {
-        StringBuilder out = new StringBuilder();
-        try (InterfaceAdapter ia = registry.openIa(iaName)) {
-            IaQuery query = ia.query();
-            out.append("IA ").append(ia.name()).append('\n');
-            registry.findProviders("(dat.ia.name=" + DatRegistry.escapeFilterValue(ia.name()) + ")").stream().findFirst()
-                    .ifPresent(provider -> out.append("  provider  ").append(provider.providerName())
-                            .append(provider.providerVersion().isEmpty() ? "" : " " + provider.providerVersion())
-                            .append(", transport ").append(dash(provider.transport()))
-                            .append(", DAT ").append(provider.versionMajor()).append('.').append(provider.versionMinor())
-                            .append(provider.threadSafe() ? ", thread safe" : ", not thread safe")
-                            .append(", ").append(provider.origin() == ProviderDTO.Origin.STATIC ? "static" : "dynamic")
-                            .append(", ").append(provider.source())
-                            .append(provider.instanceData().isEmpty() ? "" : ", ia_params \"" + provider.instanceData() + "\"")
-                            .append('\n'));
-            out.append("  async EVD ").append(query.asyncEvd()).append("\n\n");
-            out.append("IA attributes (dat_ia_query)\n");
-            attributes(out, query.iaAttributes());
-            out.append("\nprovider attributes (dat_ia_query)\n");
-            attributes(out, query.providerAttributes());
+    public void ia(@Descriptor("IA [--json]") String... args) {
+        CommandLine cli = Cli.parse(new IaOptions(), args);
+        if (cli.isUsageHelpRequested()) {
+            Cli.print(Cli.usage(cli));
+            return;
         }
+        IaOptions options = cli.getCommand();
+        String text;
+        try (InterfaceAdapter ia = registry.openIa(options.iaName)) {
+            IaQuery query = ia.query();
+            Optional<ProviderDTO> provider = registry.findProviders("(dat.ia.name=" + DatRegistry.escapeFilterValue(ia.name()) + ")")
+                    .stream().findFirst();
+            text = options.json ? Json.text(iaJson(ia.name(), provider, query)) : iaText(ia.name(), provider, query);
+        }
+        Cli.print(text);
+    }
+
+    private static String iaText(String name, Optional<ProviderDTO> provider, IaQuery query) {
+        StringBuilder out = new StringBuilder();
+        out.append("IA ").append(name).append('\n');
+        provider.ifPresent(p -> out.append("  provider  ").append(p.providerName())
+                .append(p.providerVersion().isEmpty() ? "" : " " + p.providerVersion())
+                .append(", transport ").append(dash(p.transport()))
+                .append(", DAT ").append(p.versionMajor()).append('.').append(p.versionMinor())
+                .append(p.threadSafe() ? ", thread safe" : ", not thread safe")
+                .append(", ").append(p.origin() == ProviderDTO.Origin.STATIC ? "static" : "dynamic")
+                .append(", ").append(p.source())
+                .append(p.instanceData().isEmpty() ? "" : ", ia_params \"" + p.instanceData() + "\"")
+                .append('\n'));
+        out.append("  async EVD ").append(AttributeFormat.asyncEvd(query.asyncEvd())).append("\n\n");
+        out.append("IA attributes (dat_ia_query)\n");
+        attributes(out, query.iaAttributes());
+        out.append("\nprovider attributes (dat_ia_query)\n");
+        attributes(out, query.providerAttributes());
         return out.toString();
+    }
+
+    private static ObjectNode iaJson(String name, Optional<ProviderDTO> provider, IaQuery query) {
+        ObjectNode root = Json.object();
+        root.put("ia", name);
+        provider.ifPresent(p -> root.putObject("provider")
+                .put("providerName", p.providerName())
+                .put("providerVersion", p.providerVersion())
+                .put("transport", p.transport())
+                .put("apiVersion", p.versionMajor() + "." + p.versionMinor())
+                .put("threadSafe", p.threadSafe())
+                .put("origin", p.origin().name().toLowerCase(Locale.ROOT))
+                .put("source", p.source())
+                .put("instanceData", p.instanceData()));
+        root.set("asyncEvd", AttributeFormat.asyncEvdJson(query.asyncEvd()));
+        ObjectNode iaAttributes = root.putObject("iaAttributes");
+        AttributeFormat.attributes(query.iaAttributes()).forEach(a -> iaAttributes.set(a.name(), a.json()));
+        ObjectNode providerAttributes = root.putObject("providerAttributes");
+        AttributeFormat.attributes(query.providerAttributes()).forEach(a -> providerAttributes.set(a.name(), a.json()));
+        return root;
+    }
+
+    @Command(name = "checkconf", description = "Check a static registry file (dat.conf): list every entry and every bad line with"
+            + " its reason; fail on a bad line.")
+    static final class CheckconfOptions {
+        @Parameters(paramLabel = "FILE", description = "the file, in the dat.conf format")
+        String file;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
+        boolean help;
     }
 
     /**
@@ -149,13 +261,17 @@ public final class ProviderCommands {
      * role of Solaris' {@code datadm -v}. Fails (the command's exit status is 1) when there is a bad
      * line or the file cannot be read; the report is printed first.
      *
-     * @param session the Gogo session, to print the report before failing
-     * @param file the file, in the dat.conf format
-     * @return the report, when the file has no bad line
+     * @param args the file, {@code --help}
      * @throws IllegalArgumentException when the file has bad lines or cannot be read
      */
     @Descriptor("check a static registry file (dat.conf): every entry and every bad line; fails on a bad line")
-    public String checkconf(CommandSession session, @Descriptor("the dat.conf file") String file) {
+    public void checkconf(@Descriptor("FILE") String... args) {
+        CommandLine cli = Cli.parse(new CheckconfOptions(), args);
+        if (cli.isUsageHelpRequested()) {
+            Cli.print(Cli.usage(cli));
+            return;
+        }
+        String file = cli.<CheckconfOptions>getCommand().file;
         DatConf conf;
         try {
             conf = DatConf.read(Path.of(file));
@@ -180,41 +296,20 @@ public final class ProviderCommands {
         if (!conf.isClean()) {
             out.append("bad lines:\n");
             conf.problems().forEach(problem -> out.append("  ").append(problem).append('\n'));
-            PrintStream console = session.getConsole();
-            console.print(out);
-            console.flush();
+        }
+        Cli.print(out.toString());
+        if (!conf.isClean()) {
             throw new IllegalArgumentException(file + " has " + plural(conf.problems().size(), "bad line", "bad lines"));
         }
-        return out.toString();
     }
 
     private static void attributes(StringBuilder out, Record attributes) {
-        RecordComponent[] components = attributes.getClass().getRecordComponents();
-        int width = 0;
-        for (RecordComponent component : components) {
-            width = Math.max(width, component.getName().length());
+        List<AttributeFormat.Attribute> list = AttributeFormat.attributes(attributes);
+        int width = list.stream().mapToInt(a -> a.name().length()).max().orElse(0);
+        for (AttributeFormat.Attribute attribute : list) {
+            out.append("  ").append(attribute.name()).append(" ".repeat(width - attribute.name().length() + 2))
+                    .append(attribute.text()).append('\n');
         }
-        for (RecordComponent component : components) {
-            Object value;
-            try {
-                value = component.getAccessor().invoke(attributes);
-            } catch (ReflectiveOperationException e) {
-                value = "? (" + e + ")";
-            }
-            out.append("  ").append(component.getName()).append(" ".repeat(width - component.getName().length() + 2))
-                    .append(format(value)).append('\n');
-        }
-    }
-
-    private static String format(Object value) {
-        if (value instanceof Map<?, ?> map) {
-            return map.isEmpty() ? "{}" : new TreeMap<>(map.entrySet().stream().collect(Collectors.toMap(
-                    e -> String.valueOf(e.getKey()), e -> String.valueOf(e.getValue())))).toString();
-        }
-        if (value instanceof Collection<?> collection) {
-            return collection.stream().map(String::valueOf).sorted().collect(Collectors.joining(", ", "[", "]"));
-        }
-        return String.valueOf(value);
     }
 
     private static String dash(String value) {

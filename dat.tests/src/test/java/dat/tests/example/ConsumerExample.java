@@ -22,6 +22,8 @@ import dat.api.PspFlag;
 import dat.api.PublicServicePoint;
 import dat.api.Qos;
 import dat.api.RmrTriplet;
+import dat.registry.DatRegistries;
+import dat.registry.StandaloneRegistry;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -31,12 +33,25 @@ import java.net.InetSocketAddress;
  * The complete consumer of docs/api-mapping.md: open an IA by name, create PZ, EVDs, LMRs and two
  * Endpoints, connect one to a PSP the other side listens on, send a message and RDMA-write into
  * the peer's memory, reap the completions, close everything. Both ends live in this one method so
- * that the example runs as it is (ConsumerExampleTest runs it against every provider); in an
- * application they are two processes or hosts.
+ * that the example runs as it is (ConsumerExampleTest runs it in OSGi against every provider; on a
+ * plain class path, {@code java -cp dat.api.jar:dat.registry.jar:dat.provider.sim.jar:. ConsumerExample}
+ * runs {@code main}); in an application they are two processes or hosts.
  */
 public final class ConsumerExample {
 
     private ConsumerExample() {
+    }
+
+    /**
+     * Runs the exchange on a plain class path, with the providers {@code ServiceLoader} finds there,
+     * and prints what the passive side received: {@code hello written-rdma}.
+     *
+     * @param args the IA to open, {@code sim0} when none is given
+     */
+    public static void main(String[] args) {
+        try (StandaloneRegistry registry = DatRegistries.create()) {
+            System.out.println(run(registry, args.length > 0 ? args[0] : "sim0"));
+        }
     }
 
     /**
@@ -117,16 +132,22 @@ public final class ConsumerExample {
         }
     }
 
+    /** A post or wait must succeed: its {@code DatReturn} code, else an exception that names it. */
     private static void check(int code) {
         if (code != DatReturn.SUCCESS) {
-            throw new IllegalStateException("post failed: " + DatReturn.describe(code));
+            throw new IllegalStateException("failed: " + DatReturn.describe(code));
         }
     }
 
-    private static void expect(int code, DatEvent event, int eventNumber) {
+    /**
+     * A wait must succeed and deliver the event expected. Event numbers are {@code int} constants
+     * of {@link EventNumber} (DAT's {@code DAT_EVENT_NUMBER}, which providers may extend), so they
+     * compare with {@code ==}; {@link EventNumber#name(int)} names one.
+     */
+    private static void expect(int code, DatEvent event, int expectedEventNumber) {
         check(code);
-        if (event.eventNumber() != eventNumber) {
-            throw new IllegalStateException("expected " + EventNumber.name(eventNumber) + ", got " + event);
+        if (event.eventNumber() != expectedEventNumber) {
+            throw new IllegalStateException("expected " + EventNumber.name(expectedEventNumber) + ", got " + event);
         }
     }
 }

@@ -102,12 +102,14 @@ class StatisticsMBeanTest {
         return eventually(() -> !server.isRegistered(name));
     }
 
+    /** Runs a command; returns what it printed (the dat commands print their output rather than returning it). */
     private String run(String command) throws Exception {
         ByteArrayOutputStream console = new ByteArrayOutputStream();
         try (PrintStream print = new PrintStream(console, true, StandardCharsets.UTF_8);
                 CommandSession session = processor.createSession(InputStream.nullInputStream(), print, print)) {
-            return String.valueOf(session.execute(command));
+            session.execute(command);
         }
+        return console.toString(StandardCharsets.UTF_8);
     }
 
     @Test

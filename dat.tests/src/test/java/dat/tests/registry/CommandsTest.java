@@ -33,16 +33,19 @@ class CommandsTest {
 
     private final ByteArrayOutputStream console = new ByteArrayOutputStream();
 
-    private Object run(String command) throws Exception {
+    /** Runs a command; returns what it printed (the dat commands print their output rather than returning it). */
+    private String run(String command) throws Exception {
+        console.reset();
         try (PrintStream print = new PrintStream(console, true, StandardCharsets.UTF_8);
                 CommandSession session = processor.createSession(InputStream.nullInputStream(), print, print)) {
-            return session.execute(command);
+            session.execute(command);
         }
+        return console.toString(StandardCharsets.UTF_8);
     }
 
     @Test
     void providersIsATableOfEveryProvider() throws Exception {
-        String table = (String) run("dat:providers");
+        String table = run("dat:providers");
         String[] lines = table.split("\n");
         assertThat(lines[0]).startsWith("IA NAME").contains("API", "THREAD SAFE", "TRANSPORT", "PROVIDER", "VERSION",
                 "ORIGIN", "STATE", "OPEN", "SOURCE / REASON");
@@ -68,17 +71,17 @@ class CommandsTest {
         ServiceRegistration<DatProviderStatus> registration = context.registerService(DatProviderStatus.class, status,
                 FrameworkUtil.asDictionary(Map.of(DatProviderConstants.DAT_PROVIDER_NAME, "absent")));
         try {
-            assertThat((String) run("dat:providers"))
+            assertThat(run("dat:providers"))
                     .containsPattern("(?m)^- +- +- +- +absent +- +dynamic +unavailable +0 +no device on this test host$");
         } finally {
             registration.unregister();
         }
-        assertThat((String) run("dat:providers")).doesNotContain("absent");
+        assertThat(run("dat:providers")).doesNotContain("absent");
     }
 
     @Test
     void iaOpensAnIaAndShowsItsAttributes() throws Exception {
-        String shown = (String) run("dat:ia test0");
+        String shown = run("dat:ia test0");
         assertThat(shown).startsWith("IA test0\n  provider  test 1.0, transport loopback, DAT 1.2, not thread safe, dynamic,");
         assertThat(shown).containsPattern("(?m)^  adapterName +test0$").containsPattern("(?m)^  providerName +test$")
                 .containsPattern("(?m)^  maxEvds +16$");
@@ -91,7 +94,7 @@ class CommandsTest {
         Path bad = Files.createTempFile("bad", ".conf");
         try {
             Files.writeString(good, "sim0 u1.2 threadsafe default sim dat.1.0 \"port=1\" \"\"\n");
-            String report = (String) run("dat:checkconf " + good);
+            String report = run("dat:checkconf " + good);
             assertThat(report).startsWith(good + ": 1 entry, 0 bad lines\n"
                     + "LINE  IA NAME  API   THREAD SAFE  DEFAULT  PROVIDER  PROVIDER VERSION  IA PARAMS  PLATFORM PARAMS\n"
                     + "1     sim0     u1.2  threadsafe   default  sim       \"dat.1.0\"         \"port=1\"   \"\"\n");

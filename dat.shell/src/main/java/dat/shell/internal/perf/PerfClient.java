@@ -153,7 +153,7 @@ final class PerfClient {
         boolean done = false;
         try {
             byte[] request = new PerfServer.Request(mode, size, depth).encode();
-            ep.connect(server, PerfServer.QUALIFIER, TIMEOUT_MICROS, request, Qos.BEST_EFFORT, ConnectFlags.DEFAULT);
+            ep.connect(server, options.qualifier(), TIMEOUT_MICROS, request, Qos.BEST_EFFORT, ConnectFlags.DEFAULT);
             DatEvent event = new DatEvent();
             ConnectedPair.expect(connectEvd, event, EventNumber.CONNECTION_EVENT_ESTABLISHED);
             PerfServer.Accept accept = PerfServer.Accept.decode(event.privateData());

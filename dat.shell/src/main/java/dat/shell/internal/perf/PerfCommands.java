@@ -1,9 +1,12 @@
 package dat.shell.internal.perf;
 
 import dat.api.DatRegistry;
+import dat.api.InterfaceAdapter;
 import dat.api.ProviderInfo;
+import dat.shell.internal.Cli;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -14,6 +17,10 @@ import org.apache.felix.service.command.Descriptor;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * The benchmark commands of scope {@code dat}: {@code perf} (the dtest / perftest role) and
@@ -40,40 +47,59 @@ public final class PerfCommands {
 
     /**
      * Measures an IA: latency, bandwidth over a size sweep, message rate and connection rate,
-     * each beside a baseline measured in the same run.
+     * each beside a baseline measured in the same run; or serves {@code --client} runs.
      *
      * @param args the IA and options; {@code --help} lists them
-     * @throws IOException when the JSON or PNG file cannot be written
      */
-    @Descriptor("measure an IA: latency, bandwidth, message and connection rate, with baselines (--help for options)")
-    public void perf(@Descriptor("IA and options") String... args) throws IOException {
-        run(PerfOptions.parse(Arrays.asList(args), defaultIa()), System.out);
+    @Descriptor("measure an IA: latency, bandwidth, message and connection rate, with baselines (perf --help for the options)")
+    public void perf(@Descriptor("[IA] [options]") String... args) {
+        CommandLine cli = PerfOptions.commandLine(Arrays.asList(args));
+        if (cli.isUsageHelpRequested()) {
+            Cli.print(Cli.usage(cli));
+            return;
+        }
+        PerfOptions options = PerfOptions.of(cli, this::defaultIa);
+        if (options.server()) {
+            serve(cli, options, System.out);
+        } else {
+            run(options, System.out);
+        }
+    }
+
+    @Command(name = "demo", description = "The main job: list the providers, then run a short perf (perf --quick) on an IA.")
+    static final class DemoOptions {
+        @Parameters(arity = "0..1", paramLabel = "IA", description = "the IA to measure (default: sim0, else the first provider listed)")
+        String ia;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
+        boolean help;
     }
 
     /**
      * The main job: lists the providers, then runs a short perf on the default IA.
      *
      * @param session the Gogo session, to run the providers command
-     * @param args options passed on to perf, e.g. an IA name
+     * @param args an IA name
      * @throws Exception when the providers command or the measurement fails
      */
-    @Descriptor("list the providers, then run a short perf on the default IA")
-    public void demo(CommandSession session, @Descriptor("IA and perf options") String... args) throws Exception {
-        PrintStream out = System.out;
-        Object providers = session.execute("dat:providers");
-        if (providers != null) {
-            out.println(providers);
+    @Descriptor("list the providers, then run a short perf on an IA (default sim0)")
+    public void demo(CommandSession session, @Descriptor("[IA]") String... args) throws Exception {
+        CommandLine cli = Cli.parse(new DemoOptions(), args);
+        if (cli.isUsageHelpRequested()) {
+            Cli.print(Cli.usage(cli));
+            return;
         }
+        String ia = cli.<DemoOptions>getCommand().ia;
+        PrintStream out = System.out;
+        session.execute("dat:providers"); // prints the table
+        out.println();
         List<String> perfArgs = new java.util.ArrayList<>(List.of("--quick"));
-        perfArgs.addAll(Arrays.asList(args));
+        if (ia != null) {
+            perfArgs.add(ia);
+        }
         run(PerfOptions.parse(perfArgs, defaultIa()), out);
     }
 
-    private void run(PerfOptions options, PrintStream out) throws IOException {
-        if (options.server()) {
-            serve(options, out);
-            return;
-        }
+    private void run(PerfOptions options, PrintStream out) {
         List<Figure> figures;
         boolean pinned = false;
         if (options.client() != null) {
@@ -93,12 +119,21 @@ public final class PerfCommands {
             out.println(pinned ? "(benchmark threads pinned to CPUs 0 and 1 with sched_setaffinity)"
                     : "(benchmark threads NOT pinned: fewer than 2 CPUs or sched_setaffinity unavailable; spinning pairs may share a core)");
         }
+        // the paths were checked before the run; a failure now (the disk filled, the directory went) is reported, not thrown raw
         if (options.json() != null) {
-            PerfReport.writeJson(options.json(), options.iaName(), pinned, figures);
+            try {
+                PerfReport.writeJson(options.json(), options.iaName(), pinned, figures);
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot write " + options.json() + ": " + e.getMessage(), e);
+            }
             out.println("figures written to " + options.json().toAbsolutePath());
         }
         if (options.plot() != null) {
-            PerfPlot.write(options.plot(), "dat perf " + options.iaName(), figures);
+            try {
+                PerfPlot.write(options.plot(), "dat perf " + options.iaName(), figures);
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot write " + options.plot() + ": " + e.getMessage(), e);
+            }
             out.println("plot written to " + options.plot().toAbsolutePath());
         }
         out.flush();
@@ -123,15 +158,49 @@ public final class PerfCommands {
         }
     }
 
-    /** Serves --client runs until the command's thread is interrupted (the framework stops). */
-    private void serve(PerfOptions options, PrintStream out) throws IOException {
-        PerfServer server = new PerfServer(registry.openIa(options.iaName()), out);
+    /**
+     * Serves --client runs until the command's thread is interrupted (the framework stops). An IA
+     * that no other process can reach (an address without a port: the sim provider's in-JVM
+     * fabric) is refused before anything is set up.
+     */
+    private void serve(CommandLine cli, PerfOptions options, PrintStream out) {
+        InterfaceAdapter ia = registry.openIa(options.iaName());
+        InetSocketAddress address;
+        try {
+            address = ia.query().iaAttributes().iaAddress();
+        } catch (RuntimeException e) {
+            ia.close();
+            throw e;
+        }
+        if (!reachable(address)) {
+            ia.close();
+            throw Cli.error(cli, "--server needs an IA that other processes reach; " + options.iaName() + " (address "
+                    + (address == null ? "none" : address.getHostString() + ":" + address.getPort()) + ") is reachable only from this process: serve a TCP IA, e.g. one of the sim provider with ia_params"
+                    + " tcp=HOST:PORT in dat.conf");
+        }
+        PerfServer server;
+        try {
+            server = new PerfServer(ia, out, options.qualifier(), options.nioPort());
+        } catch (IOException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
         try (server) {
             out.printf("dat perf --server: IA %s at %s, PSP qualifier %d, NIO baseline port %d; serving until stopped%n", options.iaName(),
-                    server.iaAddress(), PerfServer.QUALIFIER, server.nioPort());
+                    server.iaAddress(), server.qualifier(), server.nioPort());
             out.flush();
             server.serve();
         }
+    }
+
+    /**
+     * Whether another process can connect to an IA address: it has a host and a port. The sim
+     * provider's in-JVM IAs have addresses with port 0, which only the IAs of the same JVM reach.
+     *
+     * @param address an IA address
+     * @return whether it names a host and a port
+     */
+    static boolean reachable(InetSocketAddress address) {
+        return address != null && !address.isUnresolved() && address.getPort() != 0;
     }
 
     private String defaultIa() {

@@ -1,11 +1,22 @@
 package dat.shell.internal.perf;
 
+import dat.shell.internal.Cli;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Supplier;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.TypeConversionException;
 
 /**
- * The options of {@code dat perf}, parsed from its arguments.
+ * The options of {@code dat perf}, parsed from its arguments by picocli ({@link Arguments}).
  *
  * @param iaName the IA to measure
  * @param latencySizes message sizes of the latency runs
@@ -20,114 +31,12 @@ import java.util.List;
  * @param plot where to draw latency and bandwidth against size as PNG, or {@code null}
  * @param server whether to serve {@code --client} runs of other processes instead of measuring
  * @param client the IA address of a {@code --server} to measure against, or {@code null} for a run in one JVM
+ * @param qualifier the connection qualifier of the server's PSP: the one a server listens on, or a client connects to
+ * @param nioPort the port of a server's NIO baselines, 0 for any free one
  */
 record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthSizes, int latencyIterations, long warmupNanos,
-        long measureNanos, int depth, int connections, int rounds, Path json, Path plot, boolean server, java.net.InetSocketAddress client) {
-
-    static final String USAGE = """
-            usage: dat perf [IA] [options]
-              IA                 the IA to measure (default: sim0, else the first provider listed)
-              --quick            a short run: fewer sizes, shorter measurements
-              --sizes LIST       bandwidth sizes, e.g. 64,4K,1M (default 64 B ... 4 MiB by powers of 4)
-              --latency-sizes LIST  latency sizes (default 8,64,512,4K,32K)
-              --iterations N     round trips per latency point (default 20000)
-              --time MS          measuring time per bandwidth point in ms (default 200; with --client,
-                                 that long for each of DAT and NIO, split into --rounds alternating rounds)
-              --rounds N         with --client: alternating rounds per bandwidth point (default 4, at most
-                                 100); each stream's figure is its median round, the ratio that of the medians
-              --depth N          outstanding operations per Endpoint queue (default 32): in one JVM the
-                                 bandwidth window and the queues of both Endpoints; with --client the RDMA
-                                 write window and the queues of this side's Endpoints and of the server's,
-                                 which takes each client's depth (not an option of --server)
-              --connections N    connections for the setup rate (default 200), timed in four batches
-              --json FILE        write the figures as JSON
-              --plot FILE.png    draw latency and bandwidth against message size
-              --server           serve --client runs from other processes or hosts until stopped: a PSP on
-                                 qualifier 7702 of IA and a NIO baseline server on port 7703 of its host;
-                                 it measures nothing, and refuses the options above: they are the client's
-              --client HOST:PORT measure against the --server whose IA address is HOST:PORT, beside NIO
-                                 baselines between the same two processes (a TCP IA of the sim provider:
-                                 ia_params tcp=HOST:PORT)
-            """;
-
-    /** The options that say what to measure: the client's, or a one-process run's; not the server's. */
-    private static final java.util.Set<String> MEASURING = java.util.Set.of("--quick", "--sizes", "--latency-sizes", "--iterations",
-            "--time", "--rounds", "--depth", "--connections", "--json", "--plot");
-
-    static PerfOptions parse(List<String> args, String defaultIa) {
-        String ia = null;
-        List<Long> latency = List.of(8L, 64L, 512L, 4096L, 32768L);
-        List<Long> bandwidth = List.of(64L, 256L, 1024L, 4096L, 16384L, 65536L, 262144L, 1048576L, 4194304L);
-        int iterations = 20_000;
-        long warmup = 50_000_000;
-        long measure = 200_000_000;
-        int depth = PerfServer.DEFAULT_DEPTH;
-        // the first option given that says what to measure: a server measures nothing, and refuses it
-        String measuring = null;
-        int connections = 200;
-        int rounds = DEFAULT_ROUNDS;
-        boolean roundsGiven = false;
-        Path json = null;
-        Path plot = null;
-        boolean server = false;
-        java.net.InetSocketAddress client = null;
-        for (int i = 0; i < args.size(); i++) {
-            String arg = args.get(i);
-            if (measuring == null && MEASURING.contains(arg)) {
-                measuring = arg;
-            }
-            switch (arg) {
-                case "--quick" -> {
-                    latency = List.of(8L, 4096L);
-                    bandwidth = List.of(64L, 4096L, 65536L, 1048576L);
-                    iterations = 5_000;
-                    warmup = 20_000_000;
-                    measure = 80_000_000;
-                    connections = 50;
-                }
-                case "--sizes" -> bandwidth = sizes(value(args, ++i, arg));
-                case "--latency-sizes" -> latency = sizes(value(args, ++i, arg));
-                case "--iterations" -> iterations = positive(value(args, ++i, arg), arg);
-                case "--time" -> measure = positive(value(args, ++i, arg), arg) * 1_000_000L;
-                case "--rounds" -> {
-                    rounds = positive(value(args, ++i, arg), arg);
-                    if (rounds > MAX_ROUNDS) {
-                        throw new IllegalArgumentException("--rounds takes at most " + MAX_ROUNDS + ", not " + rounds);
-                    }
-                    roundsGiven = true;
-                }
-                case "--depth" -> depth = positive(value(args, ++i, arg), arg);
-                case "--connections" -> connections = positive(value(args, ++i, arg), arg);
-                case "--json" -> json = Path.of(value(args, ++i, arg));
-                case "--plot" -> plot = Path.of(value(args, ++i, arg));
-                case "--server" -> server = true;
-                case "--client" -> client = address(value(args, ++i, arg));
-                case "--help", "-h" -> throw new IllegalArgumentException(USAGE);
-                default -> {
-                    if (arg.startsWith("-") || ia != null) {
-                        throw new IllegalArgumentException("unknown argument '" + arg + "'\n" + USAGE);
-                    }
-                    ia = arg;
-                }
-            }
-        }
-        if (ia == null) {
-            ia = defaultIa;
-        }
-        if (server && client != null) {
-            throw new IllegalArgumentException("--server and --client exclude each other\n" + USAGE);
-        }
-        if (server && measuring != null) {
-            throw new IllegalArgumentException(measuring + " is not an option of --server, which measures nothing: each client's"
-                    + " options say what it measures (and the server's Endpoints take each client's --depth)\n" + USAGE);
-        }
-        if (roundsGiven && client == null && !server) {
-            throw new IllegalArgumentException("--rounds is an option of --client: a run in one JVM measures each bandwidth point in one"
-                    + " piece\n" + USAGE);
-        }
-        return new PerfOptions(ia, latency, bandwidth, iterations, warmup, measure, depth, connections, rounds, json, plot, server,
-                client);
-    }
+        long measureNanos, int depth, int connections, int rounds, Path json, Path plot, boolean server, InetSocketAddress client,
+        long qualifier, int nioPort) {
 
     /** Bandwidth rounds of a {@code --client} run unless {@code --rounds} says otherwise. */
     static final int DEFAULT_ROUNDS = 4;
@@ -135,44 +44,211 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
     /** The most {@code --rounds}: a round of the default 200 ms then lasts 2 ms, a couple of 4 MiB writes. */
     static final int MAX_ROUNDS = 100;
 
-    static java.net.InetSocketAddress address(String text) {
-        int colon = text.lastIndexOf(':');
-        try {
-            if (colon > 0) {
-                int port = Integer.parseInt(text.substring(colon + 1));
-                if (port > 0 && port <= 0xFFFF) {
-                    return new java.net.InetSocketAddress(text.substring(0, colon), port);
+    /** The options that say what to measure: the client's, or a one-process run's; not the server's. */
+    private static final Set<String> MEASURING = Set.of("--quick", "--sizes", "--latency-sizes", "--iterations", "--time", "--rounds",
+            "--depth", "--connections", "--json", "--plot");
+
+    /** What {@code dat perf} takes, as picocli reads it. */
+    @Command(name = "perf", sortOptions = false, description = {
+        "Measure an IA: latency (send/recv and RDMA-write ping-pong, half round trip), bandwidth over a size sweep (RDMA write,"
+            + " RDMA read, send), message rate and connection setup rate, each beside a baseline measured in the same run.",
+        "With --server and --client the two sides are two processes or hosts, and the baselines are NIO streams between the"
+            + " same two processes."})
+    static final class Arguments {
+        @Parameters(arity = "0..1", paramLabel = "IA", description = "the IA to measure (default: sim0, else the first provider listed)")
+        String ia;
+        @Option(names = "--quick", description = "a short run: fewer sizes, shorter measurements")
+        boolean quick;
+        @Option(names = "--sizes", paramLabel = "SIZE", split = ",", converter = Size.class,
+                description = "bandwidth sizes, e.g. 64,4K,1M (default 64 B to 4 MiB by powers of 4)")
+        List<Long> sizes;
+        @Option(names = "--latency-sizes", paramLabel = "SIZE", split = ",", converter = Size.class,
+                description = "latency sizes (default 8,64,512,4K,32K)")
+        List<Long> latencySizes;
+        @Option(names = "--iterations", paramLabel = "N", converter = Positive.class,
+                description = "round trips per latency point (default 20000)")
+        Integer iterations;
+        @Option(names = "--time", paramLabel = "MS", converter = Positive.class, description = "measuring time per bandwidth point in ms"
+                + " (default 200; with --client, that long for each of DAT and NIO, split into --rounds alternating rounds)")
+        Integer time;
+        @Option(names = "--rounds", paramLabel = "N", converter = Positive.class, description = "with --client: alternating rounds per"
+                + " bandwidth point (default 4, at most 100); each stream's figure is its median round, the ratio that of the medians")
+        Integer rounds;
+        @Option(names = "--depth", paramLabel = "N", converter = Positive.class, description = "outstanding operations per Endpoint"
+                + " queue (default 32): in one JVM the bandwidth window and the queues of both Endpoints; with --client the RDMA"
+                + " write window and the queues of this side's Endpoints and of the server's, which takes each client's depth"
+                + " (not an option of --server)")
+        Integer depth;
+        @Option(names = "--connections", paramLabel = "N", converter = Positive.class,
+                description = "connections for the setup rate (default 200), timed in four batches")
+        Integer connections;
+        @Option(names = "--json", paramLabel = "FILE", description = "write the figures as JSON")
+        Path json;
+        @Option(names = "--plot", paramLabel = "FILE.png", description = "draw latency and bandwidth against message size into a PNG")
+        Path plot;
+        @Option(names = "--server", description = "serve --client runs from other processes or hosts until stopped: a PSP on"
+                + " --qualifier of IA (an IA other processes reach: ia_params tcp=HOST:PORT of the sim provider) and NIO baselines"
+                + " on --nio-port of its host; it measures nothing, and refuses the measuring options: they are the client's")
+        boolean server;
+        @Option(names = "--client", paramLabel = "HOST:PORT", converter = Address.class, description = "measure against the --server"
+                + " whose IA address is HOST:PORT, beside NIO baselines between the same two processes")
+        InetSocketAddress client;
+        @Option(names = "--qualifier", paramLabel = "N", converter = Qualifier.class, description = "the connection qualifier of the"
+                + " server's PSP: the one --server listens on, or --client connects to (default " + PerfServer.QUALIFIER + ")")
+        Long qualifier;
+        @Option(names = "--nio-port", paramLabel = "PORT", converter = Port.class, description = "with --server: the port of the"
+                + " NIO baselines (default " + PerfServer.NIO_PORT + "; 0 for any free one, which clients learn as they connect)")
+        Integer nioPort;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
+        boolean help;
+    }
+
+    /**
+     * Reads the arguments.
+     *
+     * @param args the command's arguments
+     * @return the parsed command line, whose {@link CommandLine#isUsageHelpRequested()} says whether
+     *         the usage was asked
+     * @throws CommandLine.ParameterException on a usage error
+     */
+    static CommandLine commandLine(List<String> args) {
+        return Cli.parse(new Arguments(), args.toArray(String[]::new));
+    }
+
+    /**
+     * The options of a parsed command line, checked: options that exclude each other, options of
+     * one side given to the other, output files that could not be written.
+     *
+     * @param cli the parsed command line
+     * @param defaultIa the IA when none is given
+     * @return the options
+     * @throws CommandLine.ParameterException on a usage error
+     */
+    static PerfOptions of(CommandLine cli, Supplier<String> defaultIa) {
+        Arguments a = cli.getCommand();
+        String measuring = null; // the first option given that says what to measure: a server measures nothing
+        for (OptionSpec option : cli.getParseResult().matchedOptions()) {
+            if (MEASURING.contains(option.longestName())) {
+                measuring = option.longestName();
+                break;
+            }
+        }
+        if (a.server && a.client != null) {
+            throw Cli.error(cli, "--server and --client exclude each other");
+        }
+        if (a.server && measuring != null) {
+            throw Cli.error(cli, measuring + " is not an option of --server, which measures nothing: each client's options say what it"
+                    + " measures (and the server's Endpoints take each client's --depth)");
+        }
+        if (a.rounds != null && a.client == null) {
+            throw Cli.error(cli, "--rounds is an option of --client: a run in one JVM measures each bandwidth point in one piece");
+        }
+        if (a.rounds != null && a.rounds > MAX_ROUNDS) {
+            throw Cli.error(cli, "--rounds takes at most " + MAX_ROUNDS + ", not " + a.rounds);
+        }
+        if (a.nioPort != null && !a.server) {
+            throw Cli.error(cli, "--nio-port is an option of --server: a client learns the server's port as it connects");
+        }
+        if (a.qualifier != null && !a.server && a.client == null) {
+            throw Cli.error(cli, "--qualifier is an option of --server and --client: a run in one JVM uses a PSP of its own");
+        }
+        Cli.checkOutput(cli, "--json", a.json);
+        Cli.checkOutput(cli, "--plot", a.plot);
+        List<Long> latency = a.quick ? List.of(8L, 4096L) : List.of(8L, 64L, 512L, 4096L, 32768L);
+        List<Long> bandwidth = a.quick ? List.of(64L, 4096L, 65536L, 1048576L)
+                : List.of(64L, 256L, 1024L, 4096L, 16384L, 65536L, 262144L, 1048576L, 4194304L);
+        return new PerfOptions(a.ia != null ? a.ia : defaultIa.get(),
+                a.latencySizes != null ? List.copyOf(a.latencySizes) : latency,
+                a.sizes != null ? List.copyOf(a.sizes) : bandwidth,
+                a.iterations != null ? a.iterations : a.quick ? 5_000 : 20_000,
+                a.quick ? 20_000_000L : 50_000_000L,
+                a.time != null ? a.time * 1_000_000L : a.quick ? 80_000_000L : 200_000_000L,
+                a.depth != null ? a.depth : PerfServer.DEFAULT_DEPTH,
+                a.connections != null ? a.connections : a.quick ? 50 : 200,
+                a.rounds != null ? a.rounds : DEFAULT_ROUNDS,
+                a.json, a.plot, a.server, a.client,
+                a.qualifier != null ? a.qualifier : PerfServer.QUALIFIER,
+                a.nioPort != null ? a.nioPort : PerfServer.NIO_PORT);
+    }
+
+    /**
+     * Parses and checks the arguments ({@link #commandLine} and {@link #of}).
+     *
+     * @param args the command's arguments
+     * @param defaultIa the IA when none is given
+     * @return the options
+     * @throws CommandLine.ParameterException on a usage error
+     */
+    static PerfOptions parse(List<String> args, String defaultIa) {
+        return of(commandLine(args), () -> defaultIa);
+    }
+
+    /** @return the usage of {@code dat perf} */
+    static String usage() {
+        return Cli.usage(commandLine(List.of()));
+    }
+
+    /** A positive {@code int}. */
+    static final class Positive implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String text) {
+            try {
+                int value = Integer.parseInt(text.strip());
+                if (value > 0) {
+                    return value;
                 }
+            } catch (NumberFormatException e) {
+                // reported below
             }
-        } catch (NumberFormatException e) {
-            // reported below
+            throw new TypeConversionException("needs a positive number, not '" + text + "'");
         }
-        throw new IllegalArgumentException("--client needs the server's IA address as HOST:PORT, not '" + text + "'");
     }
 
-    private static String value(List<String> args, int index, String option) {
-        if (index >= args.size()) {
-            throw new IllegalArgumentException(option + " needs a value\n" + USAGE);
-        }
-        return args.get(index);
-    }
-
-    private static int positive(String text, String option) {
-        try {
-            int value = Integer.parseInt(text);
-            if (value > 0) {
-                return value;
+    /** A TCP port, 0 for any. */
+    static final class Port implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String text) {
+            try {
+                int value = Integer.parseInt(text.strip());
+                if (value >= 0 && value <= 0xFFFF) {
+                    return value;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
             }
-        } catch (NumberFormatException e) {
-            // reported below
+            throw new TypeConversionException("needs a port from 0 (any) to 65535, not '" + text + "'");
         }
-        throw new IllegalArgumentException(option + " needs a positive number, not '" + text + "'");
     }
 
-    static List<Long> sizes(String list) {
-        List<Long> sizes = new ArrayList<>();
-        for (String item : list.split(",")) {
-            String text = item.trim().toUpperCase(java.util.Locale.ROOT);
+    /** A connection qualifier: a non-negative number. */
+    static final class Qualifier implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String text) {
+            try {
+                long value = Long.parseLong(text.strip());
+                if (value >= 0) {
+                    return value;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new TypeConversionException("needs a connection qualifier, a number from 0, not '" + text + "'");
+        }
+    }
+
+    /** {@code HOST:PORT}, the port from 1 to 65535. */
+    static final class Address implements ITypeConverter<InetSocketAddress> {
+        @Override
+        public InetSocketAddress convert(String text) {
+            return address(text);
+        }
+    }
+
+    /** A size in bytes: a number, or a number of KiB ({@code K}) or MiB ({@code M}). */
+    static final class Size implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String item) {
+            String text = item.trim().toUpperCase(Locale.ROOT);
             long unit = 1;
             if (text.endsWith("K")) {
                 unit = 1024;
@@ -184,14 +260,32 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
             }
             try {
                 long size = Long.parseLong(text) * unit;
-                if (size <= 0) {
-                    throw new NumberFormatException();
+                if (size > 0) {
+                    return size;
                 }
-                sizes.add(size);
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("not a size: '" + item + "' (use e.g. 64, 4K, 1M)");
+                // reported below
             }
+            throw new TypeConversionException("not a size: '" + item + "' (use e.g. 64, 4K, 1M)");
         }
-        return List.copyOf(sizes);
+    }
+
+    static InetSocketAddress address(String text) {
+        int colon = text.lastIndexOf(':');
+        try {
+            if (colon > 0) {
+                int port = Integer.parseInt(text.substring(colon + 1));
+                if (port > 0 && port <= 0xFFFF) {
+                    String host = text.substring(0, colon);
+                    if (host.startsWith("[") && host.endsWith("]")) {
+                        host = host.substring(1, host.length() - 1);
+                    }
+                    return new InetSocketAddress(host, port);
+                }
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new TypeConversionException("needs the server's IA address as HOST:PORT, not '" + text + "'");
     }
 }

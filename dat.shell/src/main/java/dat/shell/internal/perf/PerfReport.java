@@ -1,8 +1,9 @@
 package dat.shell.internal.perf;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dat.shell.internal.Json;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -73,67 +74,53 @@ final class PerfReport {
         return String.format(Locale.ROOT, "%.3f", value);
     }
 
+    /**
+     * Writes the figures as JSON (through Jackson): the IA, whether the threads were pinned, and
+     * each figure with its statistics, baseline and spread where it has them; a number that is not
+     * finite is {@code null}.
+     */
     static void writeJson(Path file, String ia, boolean pinned, List<Figure> figures) throws IOException {
-        StringBuilder json = new StringBuilder();
-        json.append("{\n  \"ia\": ").append(quote(ia)).append(",\n  \"pinned\": ").append(pinned).append(",\n  \"figures\": [");
-        for (int i = 0; i < figures.size(); i++) {
-            Figure f = figures.get(i);
-            json.append(i == 0 ? "\n" : ",\n").append("    {\"series\": ").append(quote(f.series()))
-                    .append(", \"size\": ").append(f.size())
-                    .append(", \"unit\": ").append(quote(f.unit()))
-                    .append(", \"value\": ").append(jsonNumber(f.value()));
+        Json.write(file, json(ia, pinned, figures));
+    }
+
+    static ObjectNode json(String ia, boolean pinned, List<Figure> figures) {
+        ObjectNode root = Json.object();
+        root.put("ia", ia);
+        root.put("pinned", pinned);
+        ArrayNode array = root.putArray("figures");
+        for (Figure f : figures) {
+            ObjectNode node = array.addObject();
+            node.put("series", f.series());
+            node.put("size", f.size());
+            node.put("unit", f.unit());
+            Json.number(node, "value", f.value());
             if (f.stats() != null) {
-                json.append(", \"min\": ").append(jsonNumber(f.stats().min()))
-                        .append(", \"median\": ").append(jsonNumber(f.stats().median()))
-                        .append(", \"p99\": ").append(jsonNumber(f.stats().p99()))
-                        .append(", \"max\": ").append(jsonNumber(f.stats().max()))
-                        .append(", \"samples\": ").append(f.stats().count());
+                Json.number(node, "min", f.stats().min());
+                Json.number(node, "median", f.stats().median());
+                Json.number(node, "p99", f.stats().p99());
+                Json.number(node, "max", f.stats().max());
+                node.put("samples", f.stats().count());
             }
             if (f.baselineName() != null) {
-                json.append(", \"baseline\": ").append(quote(f.baselineName()))
-                        .append(", \"baselineValue\": ").append(jsonNumber(f.baseline()))
-                        .append(", \"ratio\": ").append(jsonNumber(f.ratio()));
+                node.put("baseline", f.baselineName());
+                Json.number(node, "baselineValue", f.baseline());
+                Json.number(node, "ratio", f.ratio());
             }
             if (f.spread() != null) {
                 Spread s = f.spread();
-                json.append(", \"spread\": {\"parts\": ").append(quote(s.parts()))
-                        .append(", \"count\": ").append(s.count())
-                        .append(", \"min\": ").append(jsonNumber(s.min()))
-                        .append(", \"max\": ").append(jsonNumber(s.max()));
+                ObjectNode spread = node.putObject("spread");
+                spread.put("parts", s.parts());
+                spread.put("count", s.count());
+                Json.number(spread, "min", s.min());
+                Json.number(spread, "max", s.max());
                 if (s.hasBaseline()) {
-                    json.append(", \"baselineMin\": ").append(jsonNumber(s.baselineMin()))
-                            .append(", \"baselineMax\": ").append(jsonNumber(s.baselineMax()))
-                            .append(", \"ratioMin\": ").append(jsonNumber(s.ratioMin()))
-                            .append(", \"ratioMax\": ").append(jsonNumber(s.ratioMax()));
-                }
-                json.append('}');
-            }
-            json.append('}');
-        }
-        json.append("\n  ]\n}\n");
-        Files.writeString(file, json, StandardCharsets.UTF_8);
-    }
-
-    private static String jsonNumber(double value) {
-        return Double.isFinite(value) ? String.format(Locale.ROOT, "%.6g", value) : "null";
-    }
-
-    private static String quote(String text) {
-        StringBuilder quoted = new StringBuilder("\"");
-        for (char c : text.toCharArray()) {
-            switch (c) {
-                case '"' -> quoted.append("\\\"");
-                case '\\' -> quoted.append("\\\\");
-                case '\n' -> quoted.append("\\n");
-                default -> {
-                    if (c < 0x20) {
-                        quoted.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        quoted.append(c);
-                    }
+                    Json.number(spread, "baselineMin", s.baselineMin());
+                    Json.number(spread, "baselineMax", s.baselineMax());
+                    Json.number(spread, "ratioMin", s.ratioMin());
+                    Json.number(spread, "ratioMax", s.ratioMax());
                 }
             }
         }
-        return quoted.append('"').toString();
+        return root;
     }
 }

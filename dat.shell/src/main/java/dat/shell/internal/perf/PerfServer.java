@@ -2,6 +2,7 @@ package dat.shell.internal.perf;
 
 import dat.api.CompletionFlags;
 import dat.api.DatConstants;
+import dat.api.DatException;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
@@ -33,8 +34,8 @@ import java.nio.channels.SocketChannel;
 
 /**
  * The far side of {@code dat perf --client} ({@code dat perf IA --server}): a PSP on
- * {@link #QUALIFIER} of the IA, and a raw NIO TCP server (the baselines) on the IA's host at
- * {@link #NIO_PORT}. Each DAT connection says in its private data ({@link Request}) what the server
+ * {@link #QUALIFIER} of the IA (or another), and a raw NIO TCP server (the baselines) on the IA's host at
+ * {@link #NIO_PORT} (or another, or any free port). Each DAT connection says in its private data ({@link Request}) what the server
  * does: echo every message back ({@link #ECHO}, the ping-pong) or nothing ({@link #QUIET}: RDMA
  * writes into the server's buffer, whose RMR triplet the accept's private data carries
  * ({@link Accept}); connection setup), and the depth of the client's queues, which the server's
@@ -195,6 +196,7 @@ final class PerfServer implements AutoCloseable {
     private final PublicServicePoint psp;
     private final ServerSocketChannel nio;
     private final int nioPort;
+    private final long qualifier;
     private volatile boolean closed;
     /**
      * The threads that serve accepted connections, kept for the next: a new platform thread per
@@ -204,25 +206,88 @@ final class PerfServer implements AutoCloseable {
     private final java.util.concurrent.ExecutorService connections = java.util.concurrent.Executors
             .newCachedThreadPool(task -> Thread.ofPlatform().daemon().name("dat-perf-server-connection").unstarted(task));
 
-    PerfServer(InterfaceAdapter ia, PrintStream out) throws IOException {
-        this(ia, out, NIO_PORT);
+    /**
+     * A server on the default qualifier.
+     *
+     * @param nioPort the NIO baselines' port, 0 for any free one (clients learn it from the accept)
+     */
+    PerfServer(InterfaceAdapter ia, PrintStream out, int nioPort) throws IOException {
+        this(ia, out, QUALIFIER, nioPort);
     }
 
-    /** @param nioPort the NIO baselines' port, 0 for any free one (clients learn it from the accept) */
-    PerfServer(InterfaceAdapter ia, PrintStream out, int nioPort) throws IOException {
+    /**
+     * Sets the server up on an open IA, which it closes with itself (and at once when it cannot
+     * be set up).
+     *
+     * @param ia the IA to serve, one that other processes reach
+     * @param out where the server reports
+     * @param qualifier the connection qualifier of its PSP
+     * @param nioPort the NIO baselines' port, 0 for any free one (clients learn it from the accept)
+     * @throws IOException when the NIO baselines' port cannot be bound: the message says which
+     *         port and how to choose another
+     */
+    PerfServer(InterfaceAdapter ia, PrintStream out, long qualifier, int nioPort) throws IOException {
         this.ia = ia;
-        this.limits = ia.query().iaAttributes();
         this.out = out;
-        pz = ia.createProtectionZone();
-        MemorySegment memory = arena.allocate(Math.min(BUFFER, limits.maxLmrBlockSize()), DatConstants.OPTIMAL_ALIGNMENT);
-        lmr = ia.registerMemory(memory, pz, MemPrivileges.ALL);
-        crEvd = ia.createEventDispatcher(16, null, EvdFlags.CR);
-        psp = ia.createPublicServicePoint(QUALIFIER, crEvd, PspFlag.CONSUMER);
-        InetSocketAddress address = limits.iaAddress();
-        nio = ServerSocketChannel.open();
-        nio.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-        nio.bind(new InetSocketAddress(address.getAddress(), nioPort), 64);
-        this.nioPort = ((InetSocketAddress) nio.getLocalAddress()).getPort();
+        ProtectionZone pz = null;
+        LocalMemoryRegion lmr = null;
+        EventDispatcher crEvd = null;
+        PublicServicePoint psp = null;
+        ServerSocketChannel nio = null;
+        try {
+            this.limits = ia.query().iaAttributes();
+            pz = ia.createProtectionZone();
+            MemorySegment memory = arena.allocate(Math.min(BUFFER, limits.maxLmrBlockSize()), DatConstants.OPTIMAL_ALIGNMENT);
+            lmr = ia.registerMemory(memory, pz, MemPrivileges.ALL);
+            crEvd = ia.createEventDispatcher(16, null, EvdFlags.CR);
+            try {
+                psp = ia.createPublicServicePoint(qualifier, crEvd, PspFlag.CONSUMER);
+            } catch (DatException e) {
+                throw new IllegalStateException("cannot listen on connection qualifier " + qualifier + " of IA " + ia.name() + ": "
+                        + e.getMessage() + " (another dat perf --server? choose another qualifier with --qualifier N, and give"
+                        + " the clients the same)", e);
+            }
+            InetSocketAddress address = limits.iaAddress();
+            nio = ServerSocketChannel.open();
+            nio.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            InetSocketAddress nioAddress = new InetSocketAddress(address.getAddress(), nioPort);
+            try {
+                nio.bind(nioAddress, 64);
+            } catch (IOException e) {
+                throw new IOException("cannot listen for the NIO baselines at " + nioAddress.getAddress().getHostAddress() + ":" + nioPort
+                        + ": " + e.getMessage() + " (another dat perf --server? choose another port with --nio-port PORT, 0 for any"
+                        + " free one)", e);
+            }
+            this.nioPort = ((InetSocketAddress) nio.getLocalAddress()).getPort();
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(nio);
+            for (AutoCloseable resource : new AutoCloseable[] {psp, crEvd, lmr, pz, ia, arena}) {
+                closeQuietly(resource);
+            }
+            throw e;
+        }
+        this.pz = pz;
+        this.lmr = lmr;
+        this.crEvd = crEvd;
+        this.psp = psp;
+        this.nio = nio;
+        this.qualifier = qualifier;
+    }
+
+    private static void closeQuietly(AutoCloseable resource) {
+        if (resource == null) {
+            return;
+        }
+        try {
+            resource.close();
+        } catch (Exception e) {
+            // setting up failed already: that failure is the one reported
+        }
+    }
+
+    /** @return the connection qualifier of the server's PSP */
+    long qualifier() {
+        return qualifier;
     }
 
     /** @return the port of the NIO baselines */

@@ -29,6 +29,26 @@ class PerfClientServerTest {
         }
     }
 
+    @Test
+    void aServerWhoseNioPortIsTaken_saysWhichAndHowToChooseAnother_andClosesItsIa(@TempDir Path dir) throws Exception {
+        try (SimIaFactory sim = new SimIaFactory(); StandaloneRegistry registry = registry(dir, sim);
+                java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            dat.api.InterfaceAdapter ia = registry.openIa("tcpB");
+            PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new PerfServer(ia, out, PerfServer.QUALIFIER, taken.getLocalPort()))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageStartingWith("cannot listen for the NIO baselines at 127.0.0.1:" + taken.getLocalPort() + ": ")
+                    .hasMessageContaining("--nio-port PORT, 0 for any free one");
+            org.assertj.core.api.Assertions.assertThatThrownBy(ia::query).as("the IA closed with the server that could not start")
+                    .isInstanceOf(dat.api.DatException.class);
+            // the qualifier is free again: a server on another port starts
+            try (PerfServer server = new PerfServer(registry.openIa("tcpB"), out, PerfServer.QUALIFIER, 0)) {
+                assertThat(server.nioPort()).isNotEqualTo(taken.getLocalPort());
+                assertThat(server.qualifier()).isEqualTo(PerfServer.QUALIFIER);
+            }
+        }
+    }
+
     private static void run(StandaloneRegistry registry) throws Exception {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);

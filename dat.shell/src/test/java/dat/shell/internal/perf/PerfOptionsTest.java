@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /** The options of {@code dat perf}, the cross-process ones in particular, and what its header reports. */
 class PerfOptionsTest {
@@ -38,7 +39,11 @@ class PerfOptionsTest {
         assertThatThrownBy(() -> PerfOptions.parse(List.of("--client", "127.0.0.1"), "sim0")).hasMessageContaining("HOST:PORT");
         assertThatThrownBy(() -> PerfOptions.parse(List.of("--client", "127.0.0.1:0"), "sim0")).hasMessageContaining("HOST:PORT");
         assertThatThrownBy(() -> PerfOptions.parse(List.of("--client", "127.0.0.1:70000"), "sim0")).hasMessageContaining("HOST:PORT");
-        assertThatThrownBy(() -> PerfOptions.parse(List.of("--client"), "sim0")).hasMessageContaining("needs a value");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--client"), "sim0")).hasMessageContaining("Missing required parameter for option '--client'");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--no-such"), "sim0")).isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("'--no-such'");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("sim0", "extra"), "sim0")).isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("'extra'");
     }
 
     @Test
@@ -46,7 +51,7 @@ class PerfOptionsTest {
         assertThat(PerfOptions.parse(List.of("tcpA", "--client", "127.0.0.1:7700"), "sim0").depth()).isEqualTo(PerfServer.DEFAULT_DEPTH);
         assertThat(PerfOptions.parse(List.of("tcpA", "--client", "127.0.0.1:7700", "--depth", "8"), "sim0").depth()).isEqualTo(8);
         assertThat(PerfOptions.parse(List.of("sim0", "--depth", "4"), "sim0").depth()).isEqualTo(4);
-        assertThat(PerfOptions.USAGE).contains("with --client the RDMA", "not an option of --server");
+        assertThat(PerfOptions.usage().replaceAll("\\s+", " ")).contains("with --client the RDMA", "not an option of --server");
     }
 
     @Test
@@ -58,24 +63,23 @@ class PerfOptionsTest {
         assertThatThrownBy(() -> PerfOptions.parse(List.of("tcpA", "--client", client, "--rounds", "101"), "sim0"))
                 .hasMessage("--rounds takes at most 100, not 101");
         assertThatThrownBy(() -> PerfOptions.parse(List.of("tcpA", "--client", client, "--rounds", "0"), "sim0"))
-                .hasMessageContaining("--rounds needs a positive number");
+                .hasMessage("Invalid value for option '--rounds': needs a positive number, not '0'");
         assertThatThrownBy(() -> PerfOptions.parse(List.of("sim0", "--rounds", "8"), "sim0"))
                 .hasMessageStartingWith("--rounds is an option of --client");
         assertThatThrownBy(() -> PerfOptions.parse(List.of("tcpB", "--server", "--rounds", "8"), "sim0"))
                 .hasMessageStartingWith("--rounds is not an option of --server");
-        assertThat(PerfOptions.USAGE).contains("--rounds N", "median round");
+        assertThat(PerfOptions.usage().replaceAll("\\s+", " ")).contains("--rounds=N", "median round");
     }
 
     @Test
     void aServerRefusesTheDepth_itTakesEachClients() {
         assertThat(PerfOptions.parse(List.of("tcpB", "--server"), "sim0").depth()).isEqualTo(PerfServer.DEFAULT_DEPTH);
         assertThatThrownBy(() -> PerfOptions.parse(List.of("tcpB", "--server", "--depth", "8"), "sim0"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("--depth is not an option of --server")
-                .hasMessageContaining("usage: dat perf");
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageStartingWith("--depth is not an option of --server");
         assertThatThrownBy(() -> PerfOptions.parse(List.of("--depth", "32", "tcpB", "--server"), "sim0"))
                 .hasMessageStartingWith("--depth is not an option of --server");
-        assertThatThrownBy(() -> PerfOptions.parse(List.of("--depth", "0"), "sim0")).hasMessageContaining("--depth needs a positive number");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--depth", "0"), "sim0")).hasMessage("Invalid value for option '--depth': needs a positive number, not '0'");
     }
 
     /** A server measures nothing: an option that says what to measure is a mistake it names, not one it ignores. */
@@ -91,6 +95,44 @@ class PerfOptionsTest {
                 assertThat(PerfOptions.parse(option, "sim0").server()).isFalse(); // a one-process run takes it
             }
         }
+    }
+
+    @Test
+    void thePortsOfAServerAreOptions_andEachSideTakesOnlyItsOwn() {
+        PerfOptions server = PerfOptions.parse(List.of("tcpB", "--server", "--qualifier", "9000", "--nio-port", "0"), "sim0");
+        assertThat(server.qualifier()).isEqualTo(9000);
+        assertThat(server.nioPort()).isZero();
+        PerfOptions defaults = PerfOptions.parse(List.of("tcpB", "--server"), "sim0");
+        assertThat(defaults.qualifier()).isEqualTo(PerfServer.QUALIFIER);
+        assertThat(defaults.nioPort()).isEqualTo(PerfServer.NIO_PORT);
+        assertThat(PerfOptions.parse(List.of("tcpA", "--client", "127.0.0.1:7700", "--qualifier", "9000"), "sim0").qualifier())
+                .isEqualTo(9000);
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("tcpA", "--client", "127.0.0.1:7700", "--nio-port", "9001"), "sim0"))
+                .hasMessageStartingWith("--nio-port is an option of --server");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("sim0", "--qualifier", "9000"), "sim0"))
+                .hasMessageStartingWith("--qualifier is an option of --server and --client");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("tcpB", "--server", "--nio-port", "70000"), "sim0"))
+                .hasMessageContaining("'70000'");
+    }
+
+    @Test
+    void anOutputFileIsCheckedBeforeTheRun(@TempDir Path dir) throws IOException {
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--plot", "/nonexistent/x.png"), "sim0"))
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessage("--plot /nonexistent/x.png: the directory /nonexistent does not exist");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--json", dir.toString()), "sim0"))
+                .hasMessageEndingWith(": is a directory");
+        Path file = dir.resolve("figures.json");
+        assertThat(PerfOptions.parse(List.of("--json", file.toString()), "sim0").json()).isEqualTo(file);
+        assertThat(file).doesNotExist(); // checked, not created
+    }
+
+    @Test
+    void onlyAnIaWithAHostAndPortIsServed() {
+        assertThat(PerfCommands.reachable(new InetSocketAddress("127.0.0.1", 7700))).isTrue();
+        assertThat(PerfCommands.reachable(new InetSocketAddress("127.77.0.0", 0))).as("an in-JVM sim IA").isFalse();
+        assertThat(PerfCommands.reachable(InetSocketAddress.createUnresolved("nowhere.invalid", 7700))).isFalse();
+        assertThat(PerfCommands.reachable(null)).isFalse();
     }
 
     @Test

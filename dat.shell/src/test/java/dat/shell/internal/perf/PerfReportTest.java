@@ -3,8 +3,9 @@ package dat.shell.internal.perf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -71,20 +72,43 @@ class PerfReportTest {
     }
 
     @Test
-    void theJsonAddsTheSpread_andKeepsEveryFieldItHadBefore(@TempDir Path dir) throws IOException {
+    void theJsonIsWrittenByJackson_andParsesBackWithEveryField(@TempDir Path dir) throws IOException {
         Path file = dir.resolve("perf.json");
         Spread batches = Spread.of("4 batches of 50 connections", new double[] {980, 1100});
-        PerfReport.writeJson(file, "tcpA", false, List.of(bandwidth(null), bandwidth(ROUNDS),
+        PerfReport.writeJson(file, "tcpA \"quoted\"", false, List.of(bandwidth(null), bandwidth(ROUNDS),
                 new Figure("connection setup", 0, "us/conn", 1020, null, null, Double.NaN, false, batches)));
-        List<String> figures = Files.readAllLines(file).stream().filter(line -> line.contains("\"series\"")).toList();
+        JsonNode root = new ObjectMapper().readTree(file.toFile());
+        assertThat(root.get("ia").asText()).isEqualTo("tcpA \"quoted\"");
+        assertThat(root.get("pinned").asBoolean(true)).isFalse();
+        JsonNode figures = root.get("figures");
         assertThat(figures).hasSize(3);
-        String before = "{\"series\": \"RDMA write bandwidth, 2 processes\", \"size\": 65536, \"unit\": \"GB/s\", \"value\": 1.10000,"
-                + " \"baseline\": \"NIO SocketChannel stream\", \"baselineValue\": 1.02500, \"ratio\": 1.07317";
-        assertThat(figures.get(0).strip()).isEqualTo(before + "},");
-        assertThat(figures.get(1).strip()).isEqualTo(before + ", \"spread\": {\"parts\": \"4 alternating rounds\", \"count\": 4,"
-                + " \"min\": 1.00000, \"max\": 1.20000, \"baselineMin\": 0.900000, \"baselineMax\": 1.20000,"
-                + " \"ratioMin\": 0.916667, \"ratioMax\": 1.22222}},");
-        assertThat(figures.get(2).strip()).endsWith("\"spread\": {\"parts\": \"4 batches of 50 connections\", \"count\": 2,"
-                + " \"min\": 980.000, \"max\": 1100.00}}");
+        for (JsonNode figure : List.of(figures.get(0), figures.get(1))) {
+            assertThat(figure.get("series").asText()).isEqualTo("RDMA write bandwidth, 2 processes");
+            assertThat(figure.get("size").asLong()).isEqualTo(65536);
+            assertThat(figure.get("unit").asText()).isEqualTo("GB/s");
+            assertThat(figure.get("value").asDouble()).isEqualTo(1.1);
+            assertThat(figure.get("baseline").asText()).isEqualTo("NIO SocketChannel stream");
+            assertThat(figure.get("baselineValue").asDouble()).isEqualTo(1.025);
+            assertThat(figure.get("ratio").asDouble()).isCloseTo(1.1 / 1.025, within(1e-12));
+        }
+        assertThat(figures.get(0).has("spread")).isFalse();
+        JsonNode spread = figures.get(1).get("spread");
+        assertThat(spread.get("parts").asText()).isEqualTo("4 alternating rounds");
+        assertThat(spread.get("count").asInt()).isEqualTo(4);
+        assertThat(spread.get("min").asDouble()).isEqualTo(1.0);
+        assertThat(spread.get("max").asDouble()).isEqualTo(1.2);
+        assertThat(spread.get("baselineMin").asDouble()).isEqualTo(0.9);
+        assertThat(spread.get("ratioMin").asDouble()).isCloseTo(1.1 / 1.2, within(1e-12));
+        JsonNode setup = figures.get(2);
+        assertThat(setup.has("baseline")).isFalse();
+        assertThat(setup.get("spread").get("max").asDouble()).isEqualTo(1100);
+        assertThat(setup.get("spread").has("baselineMin")).isFalse();
+    }
+
+    @Test
+    void aNumberThatIsNotFinite_isNullInTheJson() throws IOException {
+        Figure rate = new Figure("64 B message rate", 64, "Mops/s", Double.NaN, null, null, Double.NaN, true);
+        JsonNode figure = new ObjectMapper().readTree(PerfReport.json("sim0", true, List.of(rate)).toString()).get("figures").get(0);
+        assertThat(figure.get("value").isNull()).isTrue();
     }
 }

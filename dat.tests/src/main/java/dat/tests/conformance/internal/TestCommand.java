@@ -2,16 +2,29 @@ package dat.tests.conformance.internal;
 
 import dat.tests.conformance.ConformanceReport;
 import dat.tests.conformance.ConformanceSuite;
+import dat.api.DatException;
 import dat.api.DatRegistry;
+import dat.api.InterfaceAdapter;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * The {@code dat:test} Gogo command: runs the conformance suite against one IA (or every IA under
@@ -24,26 +37,38 @@ import org.osgi.service.component.annotations.Reference;
 })
 public final class TestCommand {
 
-    static final String USAGE = """
-            usage: test [IA...] [--filter REGEX] [--skipped] [--peer HOST:PORT] | test --serve IA [--listen HOST:PORT]
-              | test --coverage
-              IA              the IA names to test (default: every registered IA whose factory does not
-                              set dat.conformance=false)
-              --filter REGEX  run only the tests where REGEX is found (case-insensitively) in
-                              "area/TestClass#method display name", e.g. --filter dat_ep_post_send,
-                              --filter '^rdma/', --filter DAT_INVALID_STATE
-              --skipped       also list the skipped tests and why
-              --peer HOST:PORT  the peer agent at HOST:PORT (another process, started with --serve) holds
-                              the passive sides: the transaction tests' server sides, and every other
-                              test's second IA instance (through proxies; its buffers lie in /dev/shm
-                              files both processes map, so on the same host only: across hosts, add
-                              --filter '^transactions/')
-              --serve IA      be that peer agent for IA: serve control connections until the process ends
-              --listen HOST:PORT  the agent's control address (default: the IA address's host, port 7701)
-              --xml FILE      also write the results as JUnit XML (one testsuite; CI counts it)
-              --coverage      print, instead of running, which tests cover each return value of each man
-                              page (a Markdown table), and why the others are not covered
-            """;
+    @Command(name = "test", sortOptions = false, description = {
+        "Run the DAT conformance suite against IAs: a table per area, the failures; fail on a failure.",
+        "Or be the peer agent of another process's run (--serve), or print the coverage of the man pages (--coverage)."})
+    static final class TestOptions {
+        @Parameters(arity = "0..*", paramLabel = "IA", description = "the IA names to test (default: every registered IA whose"
+                + " factory does not set dat.conformance=false)")
+        List<String> iaNames = new ArrayList<>();
+        @Option(names = {"-f", "--filter"}, paramLabel = "REGEX", description = "run only the tests where REGEX is found"
+                + " (case-insensitively) in \"area/TestClass#method display name\", e.g. --filter dat_ep_post_send,"
+                + " --filter '^rdma/', --filter DAT_INVALID_STATE")
+        String filter = "";
+        @Option(names = "--skipped", description = "also list the skipped tests and why")
+        boolean skipped;
+        @Option(names = "--peer", paramLabel = "HOST:PORT", description = "the peer agent at HOST:PORT (another process, started with"
+                + " --serve) holds the passive sides: the transaction tests' server sides, and every other test's second IA"
+                + " instance (through proxies; its buffers lie in /dev/shm files both processes map, so on the same host only:"
+                + " across hosts, add --filter '^transactions/')")
+        String peer;
+        @Option(names = "--serve", paramLabel = "IA", description = "be that peer agent for IA: serve control connections until the"
+                + " process ends")
+        String serve;
+        @Option(names = "--listen", paramLabel = "HOST:PORT", description = "the agent's control address (default: the IA address's"
+                + " host, port " + PeerProtocol.DEFAULT_PORT + ")")
+        String listen;
+        @Option(names = "--xml", paramLabel = "FILE", description = "also write the results as JUnit XML (one testsuite; CI counts it)")
+        Path xml;
+        @Option(names = "--coverage", description = "print, instead of running, which tests cover each return value of each man page"
+                + " (a Markdown table), and why the others are not covered")
+        boolean coverage;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
+        boolean help;
+    }
 
     private final DatRegistry registry;
 
@@ -56,6 +81,9 @@ public final class TestCommand {
     public TestCommand(@Reference DatRegistry registry) {
         this.registry = registry;
     }
+
+    /** How long the check of --peer waits for the agent to answer. */
+    private static final int PEER_CONNECT_TIMEOUT_MILLIS = 10_000;
 
     /** @return the coverage of the man pages' return values as a Markdown table */
     static String coverageTable() {
@@ -83,55 +111,42 @@ public final class TestCommand {
      * @param args IA names and options; {@code --help} lists them
      */
     @Descriptor("run the DAT conformance suite against an IA (default: every IA under test); test --help for options")
-    public void test(@Descriptor("IA names and options") String... args) {
+    public void test(@Descriptor("[IA...] [options]") String... args) {
+        CommandLine cli = new CommandLine(new TestOptions())
+                .setColorScheme(CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF))
+                .setExpandAtFiles(false)
+                .setUsageHelpWidth(100);
+        cli.getCommandSpec().usageMessage().synopsisHeading("usage: dat ").abbreviateSynopsis(true);
+        cli.parseArgs(args == null ? new String[0] : args);
         PrintStream out = System.out;
-        List<String> iaNames = new ArrayList<>();
-        String filter = "";
-        boolean skipped = false;
-        String peer = null;
-        String serve = null;
-        String listen = null;
-        String xml = null;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--help", "-h" -> {
-                    out.print(USAGE);
-                    return;
-                }
-                case "--filter", "-f" -> {
-                    if (i + 1 >= args.length) {
-                        throw new IllegalArgumentException("--filter needs a regular expression\n" + USAGE);
-                    }
-                    filter = args[++i];
-                }
-                case "--skipped" -> skipped = true;
-                case "--peer" -> peer = value(args, ++i, "--peer");
-                case "--serve" -> serve = value(args, ++i, "--serve");
-                case "--listen" -> listen = value(args, ++i, "--listen");
-                case "--xml" -> xml = value(args, ++i, "--xml");
-                case "--coverage" -> {
-                    out.print(coverageTable());
-                    return;
-                }
-                default -> {
-                    if (args[i].startsWith("-")) {
-                        throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);
-                    }
-                    iaNames.add(args[i]);
-                }
-            }
+        if (cli.isUsageHelpRequested()) {
+            out.print(cli.getUsageMessage());
+            out.flush();
+            return;
         }
-        if (serve != null) {
-            serve(serve, listen, out);
+        TestOptions options = cli.getCommand();
+        if (options.coverage) {
+            out.print(coverageTable());
+            return;
+        }
+        check(cli, options);
+        if (options.serve != null) {
+            serve(options.serve, options.listen == null ? null : address(cli, options.listen, "--listen", true), out);
             return;
         }
         Map<String, String> parameters = new HashMap<>();
-        if (peer != null) {
-            TestEnvironment.parseAddress(peer, "--peer", false); // a bad address fails here, not in every test
-            parameters.put(ConformanceSuite.PEER_PARAMETER, peer);
+        if (options.peer != null) {
+            reachable(address(cli, options.peer, "--peer", false));
+            parameters.put(ConformanceSuite.PEER_PARAMETER, options.peer);
         }
+        for (String iaName : options.iaNames) {
+            opens(iaName);
+        }
+        String filter = options.filter;
+        List<String> iaNames = options.iaNames;
         out.println("dat test: " + (iaNames.isEmpty() ? "every IA under test" : String.join(", ", iaNames))
-                + (filter.isEmpty() ? "" : ", tests matching /" + filter + "/") + (peer == null ? "" : ", peer agent at " + peer));
+                + (filter.isEmpty() ? "" : ", tests matching /" + filter + "/")
+                + (options.peer == null ? "" : ", peer agent at " + options.peer));
         out.flush();
         long remoteInstances = RemoteIa.INSTANCES.get();
         long remoteCalls = RemoteIa.CALLS.get();
@@ -139,16 +154,16 @@ public final class TestCommand {
             out.println(line);
             out.flush();
         });
-        if (xml != null) {
-            writeXml(java.nio.file.Path.of(xml), "dat test " + String.join(" ", args), report);
+        if (options.xml != null) {
+            writeXml(options.xml, "dat test " + String.join(" ", args), report);
         }
         out.println();
         out.print(report.table());
-        if (peer != null) {
+        if (options.peer != null) {
             out.println("peer agent: " + (RemoteIa.INSTANCES.get() - remoteInstances) + " peer IA instances lived in its process, "
                     + (RemoteIa.CALLS.get() - remoteCalls) + " calls crossed to them");
         }
-        if (skipped) {
+        if (options.skipped) {
             out.println();
             out.print(report.skipReport());
         }
@@ -165,16 +180,63 @@ public final class TestCommand {
         }
     }
 
-    private static String value(String[] args, int index, String option) {
-        if (index >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value\n" + USAGE);
+    /** The checks of the arguments that need no IA: options that exclude each other, the filter, the XML file. */
+    private static void check(CommandLine cli, TestOptions options) {
+        if (options.serve != null && (options.peer != null || !options.iaNames.isEmpty() || !options.filter.isEmpty()
+                || options.xml != null || options.skipped)) {
+            throw new CommandLine.ParameterException(cli, "--serve runs no test: it takes only --listen");
         }
-        return args[index];
+        if (options.listen != null && options.serve == null) {
+            throw new CommandLine.ParameterException(cli, "--listen is an option of --serve");
+        }
+        try {
+            Pattern.compile(options.filter);
+        } catch (PatternSyntaxException e) {
+            throw new CommandLine.ParameterException(cli, "--filter '" + options.filter + "' is not a regular expression: "
+                    + e.getDescription() + (e.getIndex() >= 0 ? " at index " + e.getIndex() : ""));
+        }
+        if (options.xml != null) {
+            Path file = options.xml.toAbsolutePath();
+            Path directory = file.getParent();
+            if (directory != null && Files.exists(directory) && !Files.isDirectory(directory) || Files.isDirectory(file)
+                    || Files.exists(file) && !Files.isWritable(file)) {
+                throw new CommandLine.ParameterException(cli, "--xml " + options.xml + ": cannot be written");
+            }
+        }
+    }
+
+    private static InetSocketAddress address(CommandLine cli, String text, String option, boolean anyPort) {
+        try {
+            return TestEnvironment.parseAddress(text, option, anyPort);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cli, e.getMessage());
+        }
+    }
+
+    /** Fails once, in one line, where no peer agent answers: not once per test that would need it. */
+    private static void reachable(InetSocketAddress agent) {
+        if (agent.isUnresolved()) {
+            throw new IllegalStateException("the peer agent's host " + agent.getHostString() + " is unknown");
+        }
+        try (Socket socket = new Socket()) {
+            socket.connect(agent, PEER_CONNECT_TIMEOUT_MILLIS);
+        } catch (IOException e) {
+            throw new IllegalStateException("no peer agent answers at " + agent.getHostString() + ":" + agent.getPort() + " ("
+                    + e.getMessage() + "); start one with 'dat test --serve IA' in another process");
+        }
+    }
+
+    /** Fails once, in one line, for an IA the registry cannot open: not once per test. */
+    private void opens(String iaName) {
+        try (InterfaceAdapter ia = registry.openIa(iaName)) {
+            ia.name();
+        } catch (DatException e) {
+            throw new IllegalStateException("cannot open IA '" + iaName + "': " + e.getMessage() + "; 'dat providers' lists the IAs");
+        }
     }
 
     /** Runs the peer agent until the command's thread is interrupted (the framework stops). */
-    private void serve(String iaName, String listen, PrintStream out) {
-        java.net.InetSocketAddress address = listen == null ? null : TestEnvironment.parseAddress(listen, "--listen", true);
+    private void serve(String iaName, InetSocketAddress address, PrintStream out) {
         try (PeerAgent agent = PeerAgent.start(registry, iaName, address, out)) {
             out.println("dat test --serve: IA " + iaName + " at " + agent.iaAddress() + ", control connections at " + agent.address());
             out.flush();

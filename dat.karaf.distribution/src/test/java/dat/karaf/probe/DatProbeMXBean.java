@@ -19,17 +19,6 @@ public interface DatProbeMXBean {
     List<String> providers();
 
     /**
-     * Runs a {@code dat:} shell command through its registered command service, as a Gogo shell
-     * does, and returns what the command returned.
-     *
-     * @param function the command function, for example {@code providers}
-     * @param args its arguments
-     * @return the command's result as text
-     * @throws Exception what the command threw
-     */
-    String command(String function, String[] args) throws Exception;
-
-    /**
      * Opens an IA through the registry and runs a verified exchange on it: connect two Endpoints,
      * send messages and RDMA-write, check every byte, close everything.
      *
@@ -58,16 +47,6 @@ public interface DatProbeMXBean {
      * @return the attribute IDs, empty when none is described
      */
     List<String> metatype(String pid);
-
-    /**
-     * Installs a Karaf feature while the container runs, through Karaf's {@code FeaturesService}
-     * (what {@code feature:repo-add} and {@code feature:install} do).
-     *
-     * @param repository the features repository URI
-     * @param feature the feature name
-     * @throws Exception what the features service threw
-     */
-    void installFeature(String repository, String feature) throws Exception;
 
     /**
      * A bundle's state and id.

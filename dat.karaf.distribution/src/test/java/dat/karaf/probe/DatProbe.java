@@ -26,12 +26,9 @@ import dat.api.RmrTriplet;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.reflect.Method;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.apache.karaf.features.FeaturesService;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
@@ -42,8 +39,7 @@ import org.osgi.util.tracker.ServiceTracker;
 
 /**
  * The probe bundle's MXBean: a DAT consumer inside Karaf, built only against the published API
- * ({@code dat.api}), the OSGi framework and Karaf's features service, reporting over JMX what a
- * container sees.
+ * ({@code dat.api}) and the OSGi framework, reporting over JMX what a container sees.
  */
 public final class DatProbe implements DatProbeMXBean {
 
@@ -88,27 +84,6 @@ public final class DatProbe implements DatProbeMXBean {
             lines.add(provider.iaName() + " " + provider.providerName() + " " + provider.transport());
         }
         return lines;
-    }
-
-    @Override
-    public String command(String function, String[] args) throws Exception {
-        String filter = "(&(osgi.command.scope=dat)(osgi.command.function=" + DatRegistry.escapeFilterValue(function) + "))";
-        ServiceReference<?>[] references = context.getServiceReferences((String) null, filter);
-        if (references == null) {
-            throw new IllegalStateException("no service offers dat:" + function);
-        }
-        Object service = context.getService(references[0]);
-        try {
-            for (Method method : service.getClass().getMethods()) {
-                if (method.getName().equals(function) && method.getParameterCount() == args.length
-                        && Arrays.stream(method.getParameterTypes()).allMatch(type -> type == String.class)) {
-                    return String.valueOf(method.invoke(service, (Object[]) args));
-                }
-            }
-            throw new IllegalStateException("dat:" + function + " takes no " + args.length + " text argument(s)");
-        } finally {
-            context.ungetService(references[0]);
-        }
     }
 
     @Override
@@ -185,21 +160,6 @@ public final class DatProbe implements DatProbeMXBean {
                 return ids;
             }
             return List.of();
-        } finally {
-            context.ungetService(reference);
-        }
-    }
-
-    @Override
-    public void installFeature(String repository, String feature) throws Exception {
-        ServiceReference<FeaturesService> reference = context.getServiceReference(FeaturesService.class);
-        if (reference == null) {
-            throw new IllegalStateException("no Karaf FeaturesService");
-        }
-        FeaturesService features = context.getService(reference);
-        try {
-            features.addRepository(URI.create(repository));
-            features.installFeature(feature);
         } finally {
             context.ungetService(reference);
         }

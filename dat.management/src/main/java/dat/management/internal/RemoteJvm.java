@@ -1,0 +1,97 @@
+package dat.management.internal;
+
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.net.MalformedURLException;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+
+/**
+ * A JMX connection to another JVM, for {@code dat stats --pid} and {@code --jmx}. Attaching by
+ * process id goes through the JDK's attach API ({@code com.sun.tools.attach}, module
+ * {@code jdk.attach}), looked up reflectively from the system class loader: no bundle can import
+ * the package from a framework that does not export it, and the JDK module is in every JDK's boot
+ * layer.
+ */
+final class RemoteJvm {
+
+    private RemoteJvm() {
+    }
+
+    /**
+     * Attaches to a JVM by process id, starts its local JMX agent (or finds the one running), and
+     * connects to it.
+     *
+     * @param pid the process id
+     * @return the connection
+     * @throws IOException when the process cannot be attached or reached
+     */
+    static JMXConnector attach(long pid) throws IOException {
+        Class<?> virtualMachine;
+        try {
+            virtualMachine = Class.forName("com.sun.tools.attach.VirtualMachine", true, ClassLoader.getSystemClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IOException("attaching by process id needs the JDK's jdk.attach module, which this JVM lacks: use --jmx URL");
+        }
+        Object vm;
+        try {
+            vm = virtualMachine.getMethod("attach", String.class).invoke(null, Long.toString(pid));
+        } catch (InvocationTargetException e) {
+            throw new IOException("cannot attach to process " + pid + ": " + describe(e.getCause())
+                    + " (is it a JVM of this user, started without -XX:+DisableAttachMechanism?)", e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IOException("cannot attach to process " + pid + ": " + describe(e), e);
+        }
+        String address;
+        try {
+            address = (String) virtualMachine.getMethod("startLocalManagementAgent").invoke(vm);
+        } catch (InvocationTargetException e) {
+            throw new IOException("cannot start the JMX agent of process " + pid + ": " + describe(e.getCause()), e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IOException("cannot start the JMX agent of process " + pid + ": " + describe(e), e);
+        } finally {
+            try {
+                virtualMachine.getMethod("detach").invoke(vm);
+            } catch (ReflectiveOperationException e) {
+                // detaching only frees the attach connection; the JMX agent is started either way
+            }
+        }
+        return connect(address);
+    }
+
+    /**
+     * Connects to a JMX service URL.
+     *
+     * @param url the URL, e.g. {@code service:jmx:rmi:///jndi/rmi://HOST:PORT/jmxrmi}
+     * @return the connection
+     * @throws IOException when the URL is malformed or the JVM cannot be reached
+     */
+    static JMXConnector connect(String url) throws IOException {
+        JMXServiceURL service;
+        try {
+            service = new JMXServiceURL(url);
+        } catch (MalformedURLException e) {
+            throw new IOException("not a JMX service URL: '" + url + "' (" + e.getMessage() + ")", e);
+        }
+        // the JDK's connector providers, found through the system class loader rather than a bundle's
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(ClassLoader.getSystemClassLoader());
+        try {
+            return JMXConnectorFactory.connect(service);
+        } catch (IOException e) {
+            throw new IOException("cannot connect to " + url + ": " + describe(e), e);
+        } finally {
+            thread.setContextClassLoader(previous);
+        }
+    }
+
+    private static String describe(Throwable e) {
+        Throwable cause = e;
+        while (cause.getCause() != null && (cause.getMessage() == null || cause.getMessage().isBlank())) {
+            cause = cause.getCause();
+        }
+        return cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
+    }
+}
