@@ -26,7 +26,7 @@ class ConsumerProjectTest {
     private static final String GROUP = "io/github/datforjava";
 
     /** The published bundles: every module that is an OSGi bundle for users (not the test-only ones or the benchmarks). */
-    static final List<String> BUNDLES = List.of("dat.api", "dat.registry", "dat.provider.sim", "dat.provider.verbs", "dat.shell",
+    static final List<String> BUNDLES = List.of("dat.api", "dat.registry", "dat.provider.sim", "dat.provider.verbs", "dat.provider.ofi", "dat.shell",
             "dat.management", "dat.switching", "dat.example.provider", "dat.webconsole", "dat.tests");
 
     @Test

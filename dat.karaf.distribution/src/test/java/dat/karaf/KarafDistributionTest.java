@@ -177,7 +177,7 @@ class KarafDistributionTest {
     @Test
     @Order(1)
     void theBootFeaturesStartTheDatBundles_andTheShellListsTheProviders() throws Exception {
-        for (String bsn : List.of("dat.api", "dat.registry", "dat.provider.sim", "dat.provider.verbs", "dat.shell", "dat.management",
+        for (String bsn : List.of("dat.api", "dat.registry", "dat.provider.sim", "dat.provider.verbs", "dat.provider.ofi", "dat.shell", "dat.management",
                 "dat.switching", "org.apache.felix.scr", "picocli", "com.fasterxml.jackson.core.jackson-databind")) {
             awaitTrue("bundle " + bsn + " active", Duration.ofSeconds(60), () -> probe.bundleState(bsn).startsWith("ACTIVE"));
         }
