@@ -2,8 +2,7 @@ package dat.shell.internal.perf;
 
 /**
  * How the connection setup figure is timed: its connections in {@link #BATCHES} batches, one after
- * the other, so that the figure (the median batch's mean; until stop 32 all connections over all
- * their time) comes with the spread of the batches' means, which a single mean hides.
+ * the other, so that the figure (the median batch's mean) comes with the spread of the batches' means, which a single mean hides.
  */
 final class ConnectionBatches {
 

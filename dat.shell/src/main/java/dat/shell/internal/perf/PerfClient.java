@@ -264,8 +264,8 @@ final class PerfClient {
     /**
      * One DAT round trip: the send, its echo's receive, and the work the consumer does for the
      * next one (the receive posted again, the send's completion dequeued); returns half the time
-     * of it all. The NIO round trip's clock, likewise, covers all its loop does. (Before stop 28
-     * the clock stopped at the echo's receive, a few hundred ns a round trip in DAT's favour.)
+     * of it all. The NIO round trip's clock, likewise, covers all its loop does (a clock stopped at
+     * the echo's receive would favour DAT by a few hundred ns a round trip).
      */
     private long datRoundTrip(Endpoint ep, LmrTriplet[] send, LmrTriplet[] recv, DatEvent event, long cookie) {
         long start = System.nanoTime();
@@ -379,8 +379,8 @@ final class PerfClient {
     }
 
     /**
-     * A stream's figure beside the raw NIO stream: the median round of each (until stop 32 all bytes
-     * over all time, on which one slow round of four weighed a quarter), with the spread of single
+     * A stream's figure beside the raw NIO stream: the median round of each (all bytes over all
+     * time would let one slow round of four weigh a quarter), with the spread of single
      * rounds, each round's ratio against the raw stream of the same round.
      */
     private static Figure besideRaw(String series, long size, Rounds stream, Rounds raw) {

@@ -49,9 +49,8 @@ import java.nio.channels.SocketChannel;
  * as the RDMA writes it is compared with). A draining connection answers with its stream's number; a control
  * connection ({@code 'C'}, the number in place of the size) then asks, round after round, for
  * the moment the server holds a given count of the stream's bytes: the stream stays open for all
- * rounds of a size, as the RDMA writes' connection does. (Until stop 17 draining connections, then
- * {@code 'B'} and {@code 'F'}, lasted one round each: a client of that protocol is closed at once,
- * and fails, rather than read a stream number as its byte count.) The server waits in blocking
+ * rounds of a size, as the RDMA writes' connection does. A client that sends anything else is
+ * closed at once, and fails, rather than read a stream number as its byte count. The server waits in blocking
  * calls (or, for {@code 'S'}, in its selector), never spins: on a machine of few cores the client's
  * and the server's threads share them.
  */
@@ -201,7 +200,7 @@ final class PerfServer implements AutoCloseable {
     /**
      * The threads that serve accepted connections, kept for the next: a new platform thread per
      * connection cost the serving thread about 110 us of each setup that the connection setup
-     * figure measures (docs/sim-provider.md, stop 24).
+     * figure measures.
      */
     private final java.util.concurrent.ExecutorService connections = java.util.concurrent.Executors
             .newCachedThreadPool(task -> Thread.ofPlatform().daemon().name("dat-perf-server-connection").unstarted(task));
@@ -453,7 +452,7 @@ final class PerfServer implements AutoCloseable {
                 return;
             }
             if (mode != 'P' && mode != 'R' && mode != 'M' && mode != 'S') {
-                return; // not a client of this version (before stop 17 'B' and 'F' lasted a round each)
+                return; // not a client of this protocol
             }
             if (size <= 0 || size > BUFFER || footprint < size || footprint > BUFFER) {
                 return; // not a dat perf client: no allocation sized by a stranger

@@ -20,12 +20,12 @@ import java.util.logging.Logger;
  * instead of once per few segments; every wake-up of a reader waiting in a selector is paid on
  * loopback by the sending thread too, which runs the receiver's TCP work in its own system call.
  * A NIO stream of 4 MiB chunks into a selector-driven reader read 1.16-1.22 times as fast with it
- * (docs/sim-provider.md, stop 32).
+ * on this project's loopback measurements.
  *
  * <p>It needs the socket's descriptor, which only the JDK's internal {@code sun.nio.ch.SelChImpl}
  * gives: with {@code --add-exports java.base/sun.nio.ch=ALL-UNNAMED} and native access enabled
  * for this code, on Linux x86-64 or AArch64, it is {@link #available()}; anywhere else readers
- * wait as before. The descriptor is used only by the reader thread while its selector holds a
+ * are woken by every segment. The descriptor is used only by the I/O agent while its selector holds a
  * registration of the channel: the JDK closes a registered channel's descriptor only once every
  * selector let go of it, so the number cannot meanwhile name another file.
  */
@@ -36,7 +36,7 @@ final class ReceiveLowWater {
 
     /** The most a reader asks for: a megabyte wakes it about four times per 4 MiB payload. */
     static final int CAP = 1 << 20;
-    /** Payloads with less than this left wait as before, woken by every segment. */
+    /** Payloads with less than this left leave the mark at one byte, woken by every segment. */
     static final int MIN = 128 << 10;
 
     private static final int SOL_SOCKET = 1; // Linux, outside alpha, mips, parisc and sparc
@@ -93,7 +93,7 @@ final class ReceiveLowWater {
     private final MemorySegment value = Arena.ofAuto().allocate(ValueLayout.JAVA_INT);
     /** What the socket holds now; 1 is the kernel's default. */
     private int current = 1;
-    /** How often the mark went above 1 (the reader thread's; read by tests). */
+    /** How often the mark went above 1 (the I/O agent's; read by tests). */
     private volatile long raised;
 
     /** @return whether readers can set the low-water mark here */
@@ -122,7 +122,7 @@ final class ReceiveLowWater {
     }
 
     /**
-     * Sets the mark, unless it is set already. Only the reader thread, with its selector
+     * Sets the mark, unless it is set already. Only the I/O agent, with its selector
      * registered for the channel (see the class comment).
      *
      * @return whether the socket now holds {@code bytes}; {@code false} when unavailable or refused
@@ -142,7 +142,7 @@ final class ReceiveLowWater {
                 return false;
             }
             if (bytes > 1) {
-                raised++; // one writer, the reader thread
+                raised++; // one writer, the I/O agent
             }
             current = bytes;
             return true;

@@ -74,7 +74,7 @@ final class TcpFrameReader {
      * Keeps the header just read for the next reader: its next {@link #readHeader} (or
      * {@link #nextHeader}) answers {@link #READY} with this frame again, reading nothing. A
      * consumer reading the connection hands a frame that is still arriving on so, untouched, to the
-     * reader thread.
+     * I/O agent.
      */
     void holdHeader() {
         held = true;

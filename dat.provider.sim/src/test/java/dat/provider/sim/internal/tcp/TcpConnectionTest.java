@@ -465,8 +465,8 @@ class TcpConnectionTest {
 
     /**
      * dat_psp_create(3DAT): with the provider flag, "the Provider sets up Endpoint attributes to
-     * match the Active side connection request". Over TCP the request now carries the active
-     * Endpoint's attributes; before, the provider's Endpoint had its IA's defaults.
+     * match the Active side connection request". Over TCP the request carries the active
+     * Endpoint's attributes, so the provider's Endpoint does not get its IA's defaults.
      */
     @Test
     void providerPsp_givesItsEndpointTheActiveEndpointsAttributes() {

@@ -657,7 +657,7 @@ class TcpDtoTest {
     void aConsumerThatStopsWaiting_leavesTheConnectionToTheAgentsThread() {
         connectAndFeed();
         // b's consumer waited last and now calls in no more
-        bsReaderThreadServesOneSidedOperationsAndASendFromA();
+        bsAgentServesOneSidedOperationsAndASendFromA();
     }
 
     @Test
@@ -680,11 +680,11 @@ class TcpDtoTest {
         // a look per millisecond would be about 600; the agent's thread parks after a few, until the driver leaves
         assertThat(looks).as("the agent's thread's looks while b's consumer waited 600 ms").isLessThan(60);
         // the driver woke it when it left: b's agent's thread serves the connection again
-        bsReaderThreadServesOneSidedOperationsAndASendFromA();
+        bsAgentServesOneSidedOperationsAndASendFromA();
     }
 
     /** a's one-sided operations and its send complete while b's consumer calls in no more: b's agent's thread serves them. */
-    private void bsReaderThreadServesOneSidedOperationsAndASendFromA() {
+    private void bsAgentServesOneSidedOperationsAndASendFromA() {
         fill(a.mem, 0, 5000, 41);
         fill(b.mem, 20_000, 3000, 42);
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 30_000, 64)), 7, 0));
@@ -1452,7 +1452,7 @@ class TcpDtoTest {
     /**
      * A target IA whose own max_rdma_size is smaller than the initiator's serves the larger
      * writes and reads that fit its window, as in one JVM: its maxima bound what it initiates,
-     * not what it serves. Before, its frame reader took such a frame for a protocol violation.
+     * not what it serves; its frame reader does not take such a frame for a protocol violation.
      */
     @Test
     void aTargetWithASmallerMaxRdmaSize_servesLargerWritesAndReads() {
@@ -1548,8 +1548,8 @@ class TcpDtoTest {
     /**
      * A request posted with DAT_COMPLETION_BARRIER_FENCE_FLAG starts once the RDMA reads before it
      * completed, as in one JVM: a send from the buffer a read fills carries the read's bytes, and
-     * a write to the memory a read reads does not change what the read returns. Before, requests
-     * were pipelined regardless, and the send carried the buffer's old bytes.
+     * a write to the memory a read reads does not change what the read returns (pipelined regardless,
+     * the send would carry the buffer's old bytes).
      */
     @Test
     void aFencedRequestWaitsForTheReadsBeforeIt() {

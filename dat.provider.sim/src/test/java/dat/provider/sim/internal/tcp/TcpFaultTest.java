@@ -630,7 +630,7 @@ class TcpFaultTest {
 
     /**
      * A reset while a send's payload is read into the receive the target took for it: that
-     * receive completes flushed, as the one still queued does (the reader used to drop it).
+     * receive completes flushed, as the one still queued does (none is dropped).
      */
     @Test
     void aResetMidSend_flushesTheReceiveTheTargetTook() throws Exception {
@@ -1016,14 +1016,14 @@ class TcpFaultTest {
     }
 
     /**
-     * The reader thread waits for the rest of a large payload with the socket's low-water mark
+     * The I/O agent waits for the rest of a large payload with the socket's low-water mark
      * ({@link ReceiveLowWater}) at what it still needs, and sets the mark back to one byte as each
      * such wait ends: a small frame that comes later, alone, wakes it. Left at the payload's size,
      * the mark kept it asleep until the liveness timeout broke the connection and flushed the
-     * receive. Nothing here waits in dat_evd_wait, so only the reader thread reads.
+     * receive. Nothing here waits in dat_evd_wait, so only the agent reads.
      */
     @Test
-    void aSmallFrameAfterALargeOne_wakesTheReaderThread_theLowWaterMarkBackAtOneByte() throws Exception {
+    void aSmallFrameAfterALargeOne_wakesTheAgent_theLowWaterMarkBackAtOneByte() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(ReceiveLowWater.available(), ReceiveLowWater::unavailableReason);
         int length = 1 << 20;
         java.lang.foreign.MemorySegment target = fa.memory(length);
@@ -1036,7 +1036,7 @@ class TcpFaultTest {
             long raised = transport(a).lowWaterWaits();
             out.write(write, 0, TcpFrame.HEADER_BYTES + length / 2);
             out.flush();
-            // the first half landed: the reader thread waits for the other, 512 KiB, the mark raised
+            // the first half landed: the agent waits for the other, 512 KiB, the mark raised
             for (long deadline = System.nanoTime() + 5_000_000_000L;
                     target.get(ValueLayout.JAVA_BYTE, length / 2 - 1) != 0x5D && System.nanoTime() < deadline;) {
                 Thread.sleep(1);
@@ -1051,7 +1051,7 @@ class TcpFaultTest {
             assertThat(target.get(ValueLayout.JAVA_BYTE, length - 1)).isEqualTo((byte) 0x5D);
 
             ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 64)}, 7, 0));
-            Thread.sleep(100); // the reader thread waits between frames (a third of the timeout)
+            Thread.sleep(100); // the agent waits between frames (a third of the timeout)
             out.write(header(TcpFrame.SEND, 8, 0, 0, 1, 0));
             out.flush();
             DatEvent r = new DatEvent();
@@ -1116,7 +1116,7 @@ class TcpFaultTest {
      * A peer that requests more RDMA reads than the response ring holds (256) and reads nothing
      * of the responses, while a consumer reads the connection from its dat_evd_wait: the consumer
      * hands on the request that finds the ring full, at its header, so its wait ends on time
-     * (not when the connection breaks, as when it waited for a slot); the reader thread waits for
+     * (not when the connection breaks, as a wait for a slot would); the I/O agent waits for
      * the slot, and once the peer reads, every response comes, in order, on a connection that
      * stayed up.
      */
@@ -1153,12 +1153,12 @@ class TcpFaultTest {
     /**
      * An access refused by a consumer reading the connection from its dat_evd_wait, while the
      * writer cannot send the refusal (the peer reads none of the RDMA reads it requested): the
-     * consumer does not wait for the writer, its wait ends on time; the reader thread gives the
+     * consumer does not wait for the writer, its wait ends on time; the I/O agent gives the
      * writer its time and then breaks the Endpoint, as
      * {@link #aRefusalTheWriterCannotSend_stillBreaksTheEndpoint} when it met the refusal itself.
      */
     @Test
-    void aConsumerRefusingAnAccess_leavesTheEndToTheReaderThread_itsWaitEndingOnTime() throws Exception {
+    void aConsumerRefusingAnAccess_leavesTheEndToTheAgent_itsWaitEndingOnTime() throws Exception {
         try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0 tcp_timeout_ms=3600000")) {
             Fabric.Side side = f.new Side("tcpR", null, 16 << 20);
             try (Socket s = rawActivePeer(side)) {

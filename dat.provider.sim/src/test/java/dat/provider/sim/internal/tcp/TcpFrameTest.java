@@ -238,7 +238,7 @@ class TcpFrameTest {
     }
 
     /**
-     * A held header (a consumer hands a large frame to the reader thread) is answered again by the
+     * A held header (a consumer hands a large frame to the I/O agent) is answered again by the
      * next read for a header, with nothing read from the channel, and its payload follows as usual;
      * what the payload has on the socket excludes what was read ahead.
      */

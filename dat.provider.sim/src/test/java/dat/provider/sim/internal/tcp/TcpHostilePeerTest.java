@@ -817,7 +817,7 @@ class TcpHostilePeerTest {
         dat.api.LocalMemoryRegion twin = target.ia.registerMemory(target.mem, target.pz, dat.api.MemPrivileges.ALL);
         try (Socket s = rawPeer(ep)) {
             byte[] frame = writeBegun(s, target.lmr.rmrContext());
-            twin.close(); // before, this waited 50 ms for the frame to end, then cut the connection
+            twin.close(); // returns at once: the write under way lands through target.lmr, not twin
             s.getOutputStream().write(frame, TcpFrame.HEADER_BYTES + 8, 56);
             TcpFrame answer = nextFrame(s);
             assertThat(answer).as("the target's answer").isNotNull();
@@ -862,7 +862,7 @@ class TcpHostilePeerTest {
     /**
      * A receive whose send is still landing is posted and not completed: dat_ep_recv_query counts
      * it and dat_ep_get_status reports receives in progress, as in one JVM (where taking and
-     * completing it are one step). Before, taken out of the ring, it counted nowhere.
+     * completing it are one step): taken out of the ring, it still counts.
      */
     @Test
     void aReceiveWhoseSendIsLanding_stillCountsAsPosted() throws Exception {
