@@ -42,7 +42,9 @@ import java.util.List;
  * write bandwidth beside a NIO {@code SocketChannel} stream of the same chunk size (both counted
  * end to end: the server acknowledges the bytes it holds; a NIO stream framed as the sim
  * provider's TCP transport frames, blocking and non-blocking, is reported beside it too), and the
- * connection setup rate beside OFED uDAPL's published dtestcm figure. Every wait blocks
+ * connection setup rate beside OFED uDAPL's published dtestcm figure. Where the server runs on this
+ * host and libfabric's {@code fi_pingpong} is installed, the ping-pong is shown beside libfabric's
+ * over its tcp and shm providers too ({@link LibfabricPingPong}). Every wait blocks
  * ({@code dat_evd_wait}, blocking NIO, a selector): neither side spins, as the baselines do not.
  */
 final class PerfClient {
@@ -55,6 +57,8 @@ final class PerfClient {
     private final PrintStream out;
     private final InetSocketAddress server;
     private final List<Figure> figures = new ArrayList<>();
+    /** libfabric's ping-pong for baselines beside the DAT ping-pong, or {@code null} where not installed. */
+    private final LibfabricPingPong libfabric = LibfabricPingPong.find().orElse(null);
     private InterfaceAdapter ia;
     private IaAttributes limits;
     private ProtectionZone pz;
@@ -104,6 +108,7 @@ final class PerfClient {
                     Stats dat = nioAndDat[1];
                     add(new Figure("send/recv latency, 2 processes", size, "us", dat.median(), dat, "NIO TCP ping-pong", nio.median(),
                             false));
+                    besideLibfabric(size, dat);
                 }
             }
             for (long size : options.bandwidthSizes()) {
@@ -129,6 +134,22 @@ final class PerfClient {
     /** @return the depth the server's Endpoints took, as its last accept said */
     int serverDepth() {
         return accepted.depth();
+    }
+
+    /**
+     * The same DAT figure beside libfabric's own ping-pong over its tcp and shm providers, run
+     * between two processes of this host in this run, where {@code fi_pingpong} is installed and
+     * the server is on this host (else the pair would not measure the same path).
+     */
+    private void besideLibfabric(long size, Stats dat) {
+        if (libfabric == null || !LibfabricPingPong.isThisHost(server.getAddress())) {
+            return;
+        }
+        for (LibfabricPingPong.Fabric fabric : LibfabricPingPong.Fabric.values()) {
+            libfabric.halfRoundTripMicros(fabric, size, options.latencyIterations()).ifPresent(micros -> add(new Figure(
+                    "send/recv latency, 2 processes, beside libfabric " + fabric.provider, size, "us", dat.median(), dat,
+                    fabric.baselineName(), micros, false)));
+        }
     }
 
     private void add(Figure figure) {
