@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,10 +65,22 @@ class PerfClientServerTest {
                 assertThat(client.depth()).isEqualTo(4);
                 assertThat(client.window(65536)).as("RDMA writes in flight at 64 KiB").isEqualTo(4);
                 assertThat(client.serverDepth()).as("the depth the server's Endpoints took").isEqualTo(4);
-                assertThat(figures).extracting(Figure::series).containsExactly("send/recv latency, 2 processes",
-                        "RDMA write bandwidth, 2 processes", "NIO framed stream bandwidth, 2 processes",
+                List<String> latencies = new ArrayList<>(List.of("send/recv latency, 2 processes"));
+                if (LibfabricPingPong.find().isPresent()) { // the same ping-pong beside libfabric's, both processes on this host
+                    latencies.addAll(List.of("send/recv latency, 2 processes, beside libfabric tcp",
+                            "send/recv latency, 2 processes, beside libfabric shm"));
+                    for (Figure beside : figures.subList(1, 3)) {
+                        assertThat(beside.value()).isEqualTo(figures.get(0).value());
+                        assertThat(beside.baselineName()).startsWith("fi_pingpong -p ");
+                        assertThat(beside.baseline()).isPositive();
+                    }
+                }
+                List<String> expected = new ArrayList<>(latencies);
+                expected.addAll(List.of("RDMA write bandwidth, 2 processes", "NIO framed stream bandwidth, 2 processes",
                         "NIO framed non-blocking, 2 processes",
-                        "connection setup, 2 processes (create, connect, accept, established, disconnect)");
+                        "connection setup, 2 processes (create, connect, accept, established, disconnect)"));
+                assertThat(figures).extracting(Figure::series).containsExactlyElementsOf(expected);
+                figures = figures.subList(latencies.size() - 1, figures.size()); // the bandwidths from index 1, as without libfabric
                 for (Figure bandwidth : figures.subList(1, 4)) {
                     Spread rounds = bandwidth.spread();
                     assertThat(rounds.parts()).isEqualTo("3 alternating rounds");
