@@ -8,6 +8,7 @@ import dat.api.IaAttributes;
 import dat.api.IovOwnership;
 import dat.api.MemoryType;
 import dat.api.ProviderAttributes;
+import dat.api.ext.IbExtension;
 import dat.api.PzSupport;
 import dat.api.Qos;
 import dat.provider.ofi.internal.ffi.Fi;
@@ -123,6 +124,9 @@ final class Attributes {
         attributes.put("ofi.fabric", domain.fabricName);
         attributes.put("ofi.pz_keys", Boolean.toString(domain.pzKeys));
         attributes.put("rmr", "not implemented");
+        if (domain.limits.cqDataSize() >= 8) { // fi_writedata carries the immediate value: ImmediateDataEndpoint
+            attributes.put(IbExtension.ATTR_IMMED_DATA, "TRUE");
+        }
         if (domain.providerName.equals("tcp")) {
             attributes.put(ProviderAttributes.DEVIATION_PREFIX + "remote_access_error", "DAT_DTO_ERR_FLUSHED: libfabric's tcp"
                     + " provider (1.17) closes the connection when its target refuses an RDMA operation (a key, range, access or"
