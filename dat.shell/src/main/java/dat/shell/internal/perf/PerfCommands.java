@@ -160,8 +160,8 @@ public final class PerfCommands {
 
     /**
      * Serves --client runs until the command's thread is interrupted (the framework stops). An IA
-     * that no other process can reach (an address without a port: the sim provider's in-JVM
-     * fabric) is refused before anything is set up.
+     * that no other process can reach ({@link #reachable}: the sim provider's in-JVM fabric) is
+     * refused before anything is set up.
      */
     private void serve(CommandLine cli, PerfOptions options, PrintStream out) {
         InterfaceAdapter ia = registry.openIa(options.iaName());
@@ -193,14 +193,26 @@ public final class PerfCommands {
     }
 
     /**
-     * Whether another process can connect to an IA address: it has a host and a port. The sim
-     * provider's in-JVM IAs have addresses with port 0, which only the IAs of the same JVM reach.
+     * Whether another process can connect to an IA address: it has a host and a port (the sim
+     * provider's TCP IAs), or it is an address of one of this host's interfaces, on which
+     * connection qualifiers are ports (the verbs and ofi providers). The sim provider's in-JVM IAs
+     * have addresses with port 0 on no interface (127.77.0.x), which only the IAs of the same JVM reach.
      *
      * @param address an IA address
-     * @return whether it names a host and a port
+     * @return whether another process can reach it
      */
     static boolean reachable(InetSocketAddress address) {
-        return address != null && !address.isUnresolved() && address.getPort() != 0;
+        if (address == null || address.isUnresolved()) {
+            return false;
+        }
+        if (address.getPort() != 0) {
+            return true;
+        }
+        try {
+            return java.net.NetworkInterface.getByInetAddress(address.getAddress()) != null;
+        } catch (java.net.SocketException e) {
+            return false;
+        }
     }
 
     private String defaultIa() {

@@ -131,6 +131,9 @@ class PerfOptionsTest {
     void onlyAnIaWithAHostAndPortIsServed() {
         assertThat(PerfCommands.reachable(new InetSocketAddress("127.0.0.1", 7700))).isTrue();
         assertThat(PerfCommands.reachable(new InetSocketAddress("127.77.0.0", 0))).as("an in-JVM sim IA").isFalse();
+        assertThat(PerfCommands.reachable(new InetSocketAddress("127.0.0.1", 0))).as("an ofi or verbs IA on lo: qualifiers are ports")
+                .isTrue();
+        assertThat(PerfCommands.reachable(new InetSocketAddress("192.0.2.1", 0))).as("on no interface of this host").isFalse();
         assertThat(PerfCommands.reachable(InetSocketAddress.createUnresolved("nowhere.invalid", 7700))).isFalse();
         assertThat(PerfCommands.reachable(null)).isFalse();
     }
