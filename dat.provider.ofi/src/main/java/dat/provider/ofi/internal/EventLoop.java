@@ -275,27 +275,38 @@ final class EventLoop {
         }
     }
 
-    /** Reads and dispatches every entry of the event queue ({@code fi_eq_read} also drives libfabric's CM). */
+    /**
+     * Reads and dispatches every entry of the event queue ({@code fi_eq_read} also drives
+     * libfabric's CM). Each read and its dispatch hold the CM lock, under which endpoints are
+     * made, registered, closed and forgotten: an entry read for an endpoint that is then closed
+     * can never reach the next endpoint libfabric makes at the same address (a SHUTDOWN of the
+     * previous connection read as the new one's connect failure).
+     */
     private void readEventQueue() {
         for (;;) {
-            long read = Ops.eqRead(domain.eqReadFn, domain.eq, eqEvent, eqBuffer);
-            if (read == -Fi.EAGAIN) {
-                return;
+            ia.cmLock.lock();
+            try {
+                long read = Ops.eqRead(domain.eqReadFn, domain.eq, eqEvent, eqBuffer);
+                if (read == -Fi.EAGAIN) {
+                    return;
+                }
+                if (read == -Fi.EAVAIL) {
+                    readError();
+                    continue;
+                }
+                if (read < 0) {
+                    LOG.log(System.Logger.Level.WARNING, "fi_eq_read on " + thread.getName() + ": " + Fi.describe((int) -read));
+                    return;
+                }
+                int event = eqEvent.get(JAVA_INT, 0);
+                long fid = eqBuffer.get(JAVA_LONG, Structs.CM_ENTRY_FID);
+                MemorySegment info = event == Fi.CONNREQ ? eqBuffer.get(ADDRESS, Structs.CM_ENTRY_INFO) : MemorySegment.NULL;
+                int dataLength = (int) Math.max(0, read - Structs.CM_ENTRY_DATA);
+                byte[] data = eqBuffer.asSlice(Structs.CM_ENTRY_DATA, dataLength).toArray(JAVA_BYTE);
+                dispatch(fid, event, 0, data, info.equals(MemorySegment.NULL) ? info : Fabric.sized(info, Structs.FI_INFO.byteSize()));
+            } finally {
+                ia.cmLock.unlock();
             }
-            if (read == -Fi.EAVAIL) {
-                readError();
-                continue;
-            }
-            if (read < 0) {
-                LOG.log(System.Logger.Level.WARNING, "fi_eq_read on " + thread.getName() + ": " + Fi.describe((int) -read));
-                return;
-            }
-            int event = eqEvent.get(JAVA_INT, 0);
-            long fid = eqBuffer.get(JAVA_LONG, Structs.CM_ENTRY_FID);
-            MemorySegment info = event == Fi.CONNREQ ? eqBuffer.get(ADDRESS, Structs.CM_ENTRY_INFO) : MemorySegment.NULL;
-            int dataLength = (int) Math.max(0, read - Structs.CM_ENTRY_DATA);
-            byte[] data = eqBuffer.asSlice(Structs.CM_ENTRY_DATA, dataLength).toArray(JAVA_BYTE);
-            dispatch(fid, event, 0, data, info.equals(MemorySegment.NULL) ? info : Fabric.sized(info, Structs.FI_INFO.byteSize()));
         }
     }
 

@@ -154,6 +154,48 @@ class OfiTcpTest {
         assertThat(pair[0].query().state()).isEqualTo(EpState.UNCONNECTED);
     }
 
+    /**
+     * Connections to a second IA made and ended one after another, each Endpoint freed as soon as
+     * its connection ended: every connect is established. libfabric makes the next endpoint at
+     * the freed one's address, so an event of the freed one read late must not reach it (it read
+     * as the new connect's failure, NON_PEER_REJECTED).
+     */
+    @Test
+    void connectionsOneAfterAnother_eachEndpointFreedAtOnce_areAllEstablished() throws Exception {
+        int connections = 300;
+        try (InterfaceAdapter server = loopback().openIa(new IaOpenRequest("ofi-tcp-lo", 16, null, ""))) {
+            ProtectionZone serverPz = server.createProtectionZone();
+            EventDispatcher serverDto = server.createEventDispatcher(16, null, EvdFlags.DTO);
+            EventDispatcher serverConn = server.createEventDispatcher(16, null, EvdFlags.CONNECTION);
+            EventDispatcher serverCr = server.createEventDispatcher(16, null, EvdFlags.CR);
+            PublicServicePoint psp = server.createPublicServicePointAny(serverCr, PspFlag.CONSUMER);
+            java.util.concurrent.Future<Integer> served = java.util.concurrent.Executors.newSingleThreadExecutor().submit(() -> {
+                DatEvent e = new DatEvent();
+                for (int i = 0; i < connections; i++) {
+                    assertThat(serverCr.await(WAIT, 1, e)).isEqualTo(DatReturn.SUCCESS);
+                    Endpoint ep = server.createEndpoint(serverPz, serverDto, serverDto, serverConn, null);
+                    e.connectionRequest().accept(ep, null);
+                    assertThat(serverConn.await(WAIT, 1, e)).isEqualTo(DatReturn.SUCCESS);
+                    assertThat(e.eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+                    assertThat(serverConn.await(WAIT, 1, e)).isEqualTo(DatReturn.SUCCESS);
+                    assertThat(e.eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+                    ep.close();
+                }
+                return connections;
+            });
+            InetSocketAddress serverAddress = server.query().iaAttributes().iaAddress();
+            for (int i = 0; i < connections; i++) {
+                Endpoint ep = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+                ep.connect(serverAddress, psp.connQual(), WAIT, null, 0, 0);
+                assertThat(await(connEvd).eventNumber()).as("connection %d", i).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+                ep.disconnect(CloseFlag.ABRUPT);
+                assertThat(await(connEvd).eventNumber()).as("connection %d", i).isEqualTo(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+                ep.close();
+            }
+            assertThat(served.get(30, TimeUnit.SECONDS)).isEqualTo(connections);
+        }
+    }
+
     @Test
     void sendsAndReceivesEveryByte() {
         Endpoint[] pair = connect(null, null);
