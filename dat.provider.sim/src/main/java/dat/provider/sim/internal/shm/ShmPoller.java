@@ -96,13 +96,19 @@ public final class ShmPoller {
         return ShmSession.take(offer, control, sources);
     }
 
-    /** A connection was established: over shared memory, or over TCP alone. */
+    /**
+     * A connection is being established, over shared memory or over TCP alone: counted before the
+     * consumer sees its ESTABLISHED event, so that a query after the event counts it.
+     */
+    public void counted(ShmSession s) {
+        (s == null ? tcpEstablished : sharedEstablished).incrementAndGet();
+    }
+
+    /** A connection was established: its rings are polled from now on. */
     public void established(ShmSession s) {
         if (s == null) {
-            tcpEstablished.incrementAndGet();
             return;
         }
-        sharedEstablished.incrementAndGet();
         synchronized (this) {
             ShmSession[] now = sessions;
             ShmSession[] next = Arrays.copyOf(now, now.length + 1);

@@ -341,6 +341,7 @@ final class Handshake {
                 c.close();
                 return ENDED;
             }
+            c.transport().shm().counted(c.sharedMemory());
             c.endpoint().connectionManager().readyToUse(w);
             c.established();
             phase = Phase.DONE;

@@ -387,6 +387,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler, ShmControl {
             Wire w = s != null ? s.join(a.active()) : (wire = new TcpWire(this, a.active()));
             endpoint = a.active();
             joined = w;
+            transport.shm().counted(s);
             a.active().connectionManager().acceptedByRemote(a, w, acceptData);
             established();
             return true;

@@ -38,7 +38,8 @@ class ShmSmokeTest {
         b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(b.ep, null);
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        System.out.println(a.ia.query().iaAttributes().transportAttributes());
+        assertThat(a.ia.query().iaAttributes().transportAttributes()).containsEntry("shm", "on")
+                .containsEntry("shm.established", "1").containsEntry("tcp.established", "0");
         for (int i = 0; i < 100; i++) {
             a.mem.set(ValueLayout.JAVA_INT, 0, i);
             ok(b.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(b.lmr, 4096, 4096)}, i, 0));
@@ -64,7 +65,9 @@ class ShmSmokeTest {
         e = a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
         assertThat(e.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
         assertThat(a.mem.asSlice(512 * 1024, 512 * 1024).mismatch(a.mem.asSlice(0, 512 * 1024))).isEqualTo(-1);
-        System.out.println(a.ia.query().iaAttributes().transportAttributes());
-        System.out.println(b.ia.query().iaAttributes().transportAttributes());
+        for (Fabric.Side s : new Fabric.Side[] {a, b}) {
+            assertThat(s.ia.query().iaAttributes().transportAttributes()).as(s.ia.query().iaAttributes().adapterName())
+                    .containsEntry("shm.established", "1").containsEntry("shm.connections", "1").containsEntry("tcp.established", "0");
+        }
     }
 }
