@@ -74,7 +74,7 @@ final class Handshake {
             return;
         }
         a.reached = true;
-        if (!c.offerSharedMemory(a)) {
+        if (!c.shm.offer(a)) {
             return; // shm=on and no ring file could be made: refused
         }
         phase = Phase.ANSWER;
@@ -257,7 +257,7 @@ final class Handshake {
                 c.failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
                 return ENDED;
             }
-        } else if (!c.declinedSharedMemory(a)) {
+        } else if (!c.shm.declined(a)) {
             return ENDED; // shm=on: a peer that cannot share is refused
         }
         if (!c.establishActive(a, acceptData)) {
@@ -287,7 +287,7 @@ final class Handshake {
         }
         boolean offered = (requestContext & TcpFrame.WITH_SHM) != 0;
         if (offered) {
-            c.takeSharedMemory(extra);
+            c.shm.take(extra);
         }
         pd = Arrays.copyOf(pd, pdLength);
         InetSocketAddress peer = (InetSocketAddress) c.channel().getRemoteAddress();

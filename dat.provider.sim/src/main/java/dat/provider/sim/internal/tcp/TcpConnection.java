@@ -8,9 +8,6 @@ import dat.provider.sim.internal.core.SimEndpoint;
 import dat.provider.sim.internal.core.SimProvider;
 import dat.provider.sim.internal.core.Wire;
 import dat.provider.sim.internal.core.Wr;
-import dat.provider.sim.internal.shm.ShmControl;
-import dat.provider.sim.internal.shm.ShmMode;
-import dat.provider.sim.internal.shm.ShmPoller;
 import dat.provider.sim.internal.shm.ShmSession;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -34,14 +31,14 @@ import java.util.logging.Logger;
  * <p>Between IAs on one host it may carry a shared-memory connection instead ({@link ShmSession},
  * offered in the CONNECT_REQUEST and taken in the ACCEPT): the Endpoint then holds the session's
  * wire, the data moves through the rings, and this connection stays as the control channel
- * ({@link ShmControl}): DISCONNECT, liveness, and the doorbell (a NOP) that wakes a peer whose
+ * ({@link SharedMemoryLink}): DISCONNECT, liveness, and the doorbell (a NOP) that wakes a peer whose
  * agent sleeps. Any data frame on it is a violation.
  *
  * <p>The data path's buffers (scratch copies of requests and receives, the ring of answers) are
  * allocated once per connection, while it waits for the peer's answer or for the consumer's
  * accept: a peer whose request reaches no consumer costs little.
  */
-final class TcpConnection implements AttemptLink, IoAgent.Handler, ShmControl {
+final class TcpConnection implements AttemptLink, IoAgent.Handler {
 
     private static final Logger LOG = Logger.getLogger(TcpConnection.class.getName());
     private static final ByteBuffer NOP_FRAME = frame(TcpFrame.NOP, 0, 0, 0, 0, 0, null);
@@ -61,8 +58,8 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler, ShmControl {
     private volatile ConnectAttempt attempt;
     /** The local Endpoint's side once established over TCP (set under the CM lock). */
     private volatile TcpWire wire;
-    /** The shared-memory connection offered (active) or taken (passive), or {@code null}. */
-    private volatile ShmSession shm;
+    /** The shared-memory connection offered (active) or taken (passive), if any. */
+    final SharedMemoryLink shm = new SharedMemoryLink(this);
     /** The wire the local Endpoint holds, TCP's or shared memory's, once established (set under the CM lock). */
     private volatile Wire joined;
     /** The local Endpoint on this connection, once established. */
@@ -131,7 +128,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler, ShmControl {
 
     /** The shared-memory connection this one carries, or {@code null} (plain TCP). */
     ShmSession sharedMemory() {
-        return shm;
+        return shm.session();
     }
 
     boolean isClosed() {
@@ -383,7 +380,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler, ShmControl {
             // sent or queued before the Endpoint is published (a writer that sees it sees the frame
             // queued) and CONNECTED, so that it precedes every request on the wire
             output.sendControl(frame(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, null));
-            ShmSession s = shm;
+            ShmSession s = shm.session();
             Wire w = s != null ? s.join(a.active()) : (wire = new TcpWire(this, a.active()));
             endpoint = a.active();
             joined = w;
@@ -421,17 +418,11 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler, ShmControl {
     public void accept(ConnectAttempt a, SimEndpoint passive, byte[] acceptData) {
         liveness.fromNow();
         prepare(passive);
-        ShmSession s = shm;
+        ShmSession s = shm.session();
         TcpWire tw = s == null ? new TcpWire(this, passive) : null;
         Wire w = s != null ? s.join(passive) : tw;
         passive.connectionManager().acceptedAcross(a, w);
-        byte[] pd = acceptData == null ? new byte[0] : acceptData;
-        if (s != null) {
-            // the private data, then the nonce this side wrote into the ring file: proof it mapped it
-            byte[] payload = java.util.Arrays.copyOf(pd, pd.length + TcpFrame.SHM_ANSWER_BYTES);
-            System.arraycopy(s.answer(), 0, payload, pd.length, TcpFrame.SHM_ANSWER_BYTES);
-            pd = payload;
-        }
+        byte[] pd = shm.acceptPayload(acceptData == null ? new byte[0] : acceptData);
         output.sendControl(frame(TcpFrame.ACCEPT, pd.length, 0, s != null ? TcpFrame.ACCEPT_SHM : 0, 0, 0, pd)); // before the wire: see establishActive
         wire = tw;
         endpoint = passive;
@@ -440,91 +431,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler, ShmControl {
 
     /** The connection is established (the passive side: READY_TO_USE came): its rings are polled from now on. */
     void established() {
-        ShmSession s = shm;
-        transport.shm().established(s);
-        SimEndpoint e = endpoint;
-        if (s != null && e != null) {
-            // a consumer that waits or busy-polls on these EVDs polls the rings from the first message on
-            noteDriver(e.recvEvd());
-            noteDriver(e.requestEvd());
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // shared memory
-    // ---------------------------------------------------------------------------------------------
-
-    /**
-     * The active side, before the CONNECT_REQUEST: a ring file to offer, when the IA's mode and
-     * the peer's address allow.
-     *
-     * @return {@code false} when the attempt failed: shm=on, and no ring file could be made
-     */
-    boolean offerSharedMemory(ConnectAttempt a) {
-        ShmPoller p = transport.shm();
-        if (!p.offers(a.remoteAddress.getAddress())) {
-            return true;
-        }
-        try {
-            shm = p.offer(this);
-            return true;
-        } catch (IOException | RuntimeException e) {
-            LOG.log(p.mode() == ShmMode.ON ? Level.WARNING : Level.FINE, "sim TCP IA " + transport.address()
-                    + " offers no shared memory: " + e);
-            if (p.mode() == ShmMode.ON) {
-                failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
-                return false;
-            }
-            return true;
-        }
-    }
-
-    /** The passive side: takes the offer of a CONNECT_REQUEST if this IA shares and the file proves the same host. */
-    void takeSharedMemory(java.nio.ByteBuffer offer) {
-        ShmPoller p = transport.shm();
-        if (p.mode() == ShmMode.OFF) {
-            return;
-        }
-        try {
-            shm = p.take(offer, this);
-        } catch (IOException | RuntimeException e) {
-            LOG.log(Level.FINE, "sim TCP IA " + transport.address() + " declines a shared-memory offer: " + e.getMessage());
-        }
-    }
-
-    /**
-     * The active side: the ACCEPT did not take the offer; the ring file goes.
-     *
-     * @return {@code false} when the attempt failed: this IA is shm=on, and the peer cannot share
-     */
-    boolean declinedSharedMemory(ConnectAttempt a) {
-        ShmSession s = shm;
-        if (s == null) {
-            return true;
-        }
-        shm = null;
-        s.retire();
-        if (transport.shm().mode() == ShmMode.ON) {
-            failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED); // closed without READY_TO_USE
-            return false;
-        }
-        return true;
-    }
-
-    @Override
-    public void ringDoorbell() {
-        output.doorbell();
-    }
-
-    @Override
-    public void violation(String reason) {
-        protocolEnd(reason);
-        lost(EventNumber.CONNECTION_EVENT_BROKEN);
-    }
-
-    @Override
-    public void cut() {
-        lost(EventNumber.CONNECTION_EVENT_BROKEN);
+        shm.established(endpoint);
     }
 
     /** dat_cr_reject, no listener, backlog full, QoS: the answer goes to the active side, then the FIN. */
@@ -651,8 +558,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler, ShmControl {
     }
 
     /** The local Endpoint disconnects: the DISCONNECT and the FIN go to the peer. */
-    @Override
-    public void disconnect() {
+    void disconnect() {
         if (!closed && !breaking) {
             Responses r = responses;
             if (r != null) {
@@ -668,8 +574,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler, ShmControl {
      * reported to it): the FIN without a DISCONNECT, so that the peer, which finds the stream
      * ended without one, sees the connection broken, as the in-JVM peer does. Never blocks.
      */
-    @Override
-    public void breakOff() {
+    void breakOff() {
         if (!closed && !breaking) {
             breaking = true;
             Responses r = responses;
@@ -694,7 +599,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler, ShmControl {
         }
         Wire w = joined;
         if (w != null) {
-            ShmSession s = shm;
+            ShmSession s = shm.session();
             if (s != null) {
                 s.drain(); // what the peer answered before its end completes as answered
             }
@@ -750,11 +655,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler, ShmControl {
         } finally {
             output.lock.unlock();
         }
-        ShmSession s = shm;
-        if (s != null) {
-            transport.shm().ended(s);
-            s.retire(); // the ring file's name and mappings go
-        }
+        shm.ended();
         transport.forget(this);
     }
 
@@ -809,8 +710,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler, ShmControl {
      * This connection completed work into {@code evd}: a consumer waiting on it runs the agent's
      * duty cycle itself ({@link IoAgent#drive}).
      */
-    @Override
-    public void noteDriver(dat.provider.sim.internal.core.SimEvd evd) {
+    void noteDriver(dat.provider.sim.internal.core.SimEvd evd) {
         if (evd != null) {
             evd.noteDriver(agent);
         }
