@@ -256,12 +256,18 @@ final class Ring {
         head += ShmRecord.aligned(r.length);
     }
 
-    /** Releases the records consumed to the producer: one ordered store. */
-    void release() {
+    /**
+     * Releases the records consumed to the producer: one ordered store.
+     *
+     * @return whether the position moved (the producer has more room)
+     */
+    boolean release() {
         if (head != released) {
             released = head;
             LONG.setRelease(control, CONSUMER, head);
+            return true;
         }
+        return false;
     }
 
     /** Reads the producer's position; whether records came. */

@@ -218,7 +218,7 @@ public final class ShmPoller {
         }
     }
 
-    /** Whether a connection waits for its peer to make room (the agent then sleeps briefly, for there is no doorbell for room). */
+    /** Whether a connection waits for its peer to make room (the peer rings for room too; the agent sleeps a lease at most). */
     public boolean waitingForSpace() {
         for (ShmSession s : sessions) {
             if (s.waitingForSpace()) {

@@ -210,7 +210,7 @@ public final class ShmSession {
         return work;
     }
 
-    /** Whether this side waits for the peer to make room in a ring (the peer rings no doorbell for that). */
+    /** Whether this side waits for the peer to make room in a ring (the peer rings the doorbell when it makes room). */
     public boolean waitingForSpace() {
         ShmWire w = wire;
         return w != null && w.waitingForSpace();

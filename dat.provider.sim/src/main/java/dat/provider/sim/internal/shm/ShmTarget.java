@@ -164,8 +164,8 @@ final class ShmTarget {
     /** The round's end: records consumed and answers given go to the peer. */
     private void finish() {
         try {
-            requests.release();
-            boolean any = answers.unpublished() || ack != ackPublished;
+            // room made in the request ring counts: a producer waiting for it may sleep armed
+            boolean any = requests.release() | answers.unpublished() || ack != ackPublished;
             answers.publish();
             if (ack != ackPublished) {
                 ackPublished = ack;

@@ -538,7 +538,9 @@ final class ShmWire implements Wire {
         if (responses.violation() != null) {
             fail(responses.violation());
         }
-        responses.release();
+        if (responses.release()) {
+            published(); // room in the response ring: a target waiting for it may sleep armed
+        }
         if (work > 0) {
             session.control().noteDriver(ep.requestEvd());
         }

@@ -405,12 +405,19 @@ final class IoAgent implements WaitDriver {
         if (found > 0) {
             wait = 0;
         } else if (shared && wait > 0) {
-            if (rings.consumersPolled() || rings.waitingForSpace()) {
-                wait = Math.min(wait, LEASE_NANOS); // no doorbell comes for these: look again soon
-            } else if (spin()) {
+            // only polls during the spin say consumers busy-poll: a consumer that polled once and
+            // then waits (a drain before dat_evd_wait) wants the doorbell
+            rings.consumersPolled();
+            if (spin()) {
                 wait = 0;
+            } else if (rings.consumersPolled()) {
+                wait = Math.min(wait, LEASE_NANOS); // they move the records: look again soon
             } else if (rings.arm()) {
                 armed = true;
+                if (rings.waitingForSpace()) {
+                    // the peer rings when it makes room too; a lease at most, should it not
+                    wait = Math.min(wait, LEASE_NANOS);
+                }
             } else {
                 wait = 0;
             }
