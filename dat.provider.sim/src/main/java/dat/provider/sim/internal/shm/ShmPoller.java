@@ -37,7 +37,7 @@ public final class ShmPoller {
     /** Bumped by each consumer's poll: the agent sees whether consumers poll. */
     private volatile long consumerPolls;
     private long consumerPollsSeen;
-    /** Connections established over shared memory, and over TCP alone, since the transport started. */
+    /** Connections established over shared memory, and over TCP alone, from the transport's start on. */
     private final AtomicLong sharedEstablished = new AtomicLong();
     private final AtomicLong tcpEstablished = new AtomicLong();
 
