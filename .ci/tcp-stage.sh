@@ -7,12 +7,15 @@
 #   2. tcp-two-jvms:  the whole suite with every passive side in a peer agent in a second JVM
 #                     (dat test --serve): the transaction tests' server sides, and every other test's
 #                     second IA instance, through proxies (RemoteIa), over loopback;
+#   2b. shm-two-jvms: run 2 with both IAs shm=on: every connection's data moves through a ring file
+#                     in /dev/shm both JVMs map (the TCP connection stays as its control channel; an
+#                     shm=on IA refuses a connection that cannot share, so none falls back to TCP);
 #   3. tcp-two-netns: the transaction tests between two network namespaces joined by a veth pair,
 #                     one JVM in each (root needed; skipped with a message otherwise). The script checks
 #                     that each namespace has no other interface and no other route, and that the
 #                     test traffic crossed the veth.
-# Between 2 and 3 it runs `dat perf --client` against `dat perf --server` in two JVMs (--quick) and
-# prints the figures with their NIO baselines: a benchmark, not a test.
+# Between 2b and 3 it runs `dat perf --client` against `dat perf --server` in two JVMs (--quick), over
+# TCP and over shared memory, and prints the figures with their baselines: a benchmark, not a test.
 # Usage: .ci/tcp-stage.sh   (about 1-2 minutes)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,11 +24,13 @@ start=$(date +%s)
 [ -f dat.app/target/app.jar ] || { log "dat.app/target/app.jar missing: run mvn verify first"; exit 1; }
 work=dat.provider.sim/target/tcp-stage
 reports=dat.provider.sim/target/test-reports
-rm -rf "$work" "$reports"/tcp-*; mkdir -p "$work"
+rm -rf "$work" "$reports"/tcp-* "$reports"/shm-*; mkdir -p "$work"
 status=0
 export DAT_NO_BUILD=1
 
 conf() { printf '%s u1.2 threadsafe default sim 1.0 "tcp=%s" ""\n' "$1" "$2" > "$work/$1.conf"; echo "$work/$1.conf"; }
+# the same IA with shm=on: its connections move their data through shared memory
+conf_shm() { printf '%s u1.2 threadsafe default sim 1.0 "tcp=%s shm=on" ""\n' "$1" "$2" > "$work/$1-shm.conf"; echo "$work/$1-shm.conf"; }
 
 # starts a server JVM, `./dat ARGS...` (in namespace $1 when not empty, with DAT_CONF=$2, output to
 # $3), and waits until its output has the line $4; stop_server ends it
@@ -84,6 +89,23 @@ else
 fi
 stop_server
 
+# --- 2b. run 2 over shared memory ---------------------------------------------------------------------
+log "2b. the conformance suite against tcpA shm=on, the peer IA instance in a peer agent JVM (tcpB shm=on, 127.0.0.1:7701)"
+if start_agent "" "$(conf_shm tcpB 127.0.0.1:7700)" tcpB "$work/agent-shm-two-jvms.log"; then
+    DAT_CONF=$(conf_shm tcpA 127.0.0.1:0) timeout 600 ./dat test tcpA --peer 127.0.0.1:7701 \
+        --xml "$reports/shm-two-jvms/TEST-conformance-tcpA-shm-peer-jvm.xml" > "$work/shm-two-jvms.log" 2>&1 || status=1
+    summary "$work/shm-two-jvms.log"
+    crossed=$(grep -a -o 'peer agent: [0-9]* peer IA instances lived in its process, [0-9]* calls crossed to them' "$work/shm-two-jvms.log")
+    log "${crossed:-no peer summary}"
+    [[ "$crossed" =~ ^peer\ agent:\ [1-9] ]] || { log "no peer IA instance lived in the agent's JVM"; status=1; }
+else
+    status=1
+fi
+stop_server
+# a ring file is unlinked once both sides mapped it: one left behind by these runs is a leak
+left=$(find /dev/shm -maxdepth 1 -name 'dat-sim-*.ring' 2>/dev/null | wc -l)
+[ "$left" = 0 ] || { log "$left ring files left in /dev/shm"; status=1; }
+
 # --- dat perf across two processes (a benchmark: printed, not counted; a failing run fails the stage) ---
 log "dat perf tcpA --client 127.0.0.1:7700 --quick against dat perf tcpB --server (two JVMs, loopback)"
 start_server "" "$(conf tcpB 127.0.0.1:7700)" "$work/perf-server.log" 'serving until stopped' perf tcpB --server || status=1
@@ -92,6 +114,15 @@ if DAT_CONF=$(conf tcpA 127.0.0.1:0) timeout 300 ./dat perf tcpA --client 127.0.
     grep -a -v -E '^(INFO|WARNING):|^[A-Z][a-z]{2} [0-9]+, ' "$work/perf-client.log" | sed 's/^/[tcp]   /'
 else
     log "dat perf --client failed:"; tail -20 "$work/perf-client.log"; status=1
+fi
+stop_server
+log "dat perf tcpA --client 127.0.0.1:7700 --quick against dat perf tcpB --server, both shm=on (two JVMs, shared memory)"
+start_server "" "$(conf_shm tcpB 127.0.0.1:7700)" "$work/perf-shm-server.log" 'serving until stopped' perf tcpB --server || status=1
+if DAT_CONF=$(conf_shm tcpA 127.0.0.1:0) timeout 300 ./dat perf tcpA --client 127.0.0.1:7700 --quick --json "$work/perf-shm-two-jvms.json" \
+    > "$work/perf-shm-client.log" 2>&1; then
+    grep -a -v -E '^(INFO|WARNING):|^[A-Z][a-z]{2} [0-9]+, ' "$work/perf-shm-client.log" | sed 's/^/[tcp]   /'
+else
+    log "dat perf --client over shared memory failed:"; tail -20 "$work/perf-shm-client.log"; status=1
 fi
 stop_server
 

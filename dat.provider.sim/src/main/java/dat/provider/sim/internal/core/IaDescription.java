@@ -53,9 +53,21 @@ final class IaDescription {
                 .maxRdmaReadOut(l.maxRdmaReadPerEp() * l.maxEps())
                 .maxRdmaReadPerEpInGuaranteed(true)
                 .maxRdmaReadPerEpOutGuaranteed(true)
-                .transportAttributes(Map.of("transport", "sim", "fabric", ia.adapter.transport.fabricName()))
+                .transportAttributes(transportAttributes(ia))
                 .vendorAttributes(Map.of("max_cnos", Integer.toString(l.maxCnos())))
                 .build();
+    }
+
+    /** {@code transport_specific_attr}: the provider's transport, the IA's fabric, and what its transport adds. */
+    private static Map<String, String> transportAttributes(SimIa ia) {
+        Map<String, String> extra = ia.adapter.transport.attributes();
+        if (extra.isEmpty()) {
+            return Map.of("transport", "sim", "fabric", ia.adapter.transport.fabricName());
+        }
+        Map<String, String> all = new java.util.HashMap<>(extra);
+        all.put("transport", "sim");
+        all.put("fabric", ia.adapter.transport.fabricName());
+        return all;
     }
 
     static ProviderAttributes providerAttributes(SimIa ia) {

@@ -311,10 +311,21 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if (waiter != null) {
             return WAITER_STATE;
         }
-        if (queue.isEmpty()) {
+        if (queue.isEmpty() && !polled()) {
             return QUEUE_EMPTY;
         }
         return take(event) ? DatReturn.SUCCESS : QUEUE_EMPTY;
+    }
+
+    /**
+     * A busy-polling consumer found the queue empty: the transport that feeds it (its driver)
+     * moves what waits for it, on the consumer's thread ({@link WaitDriver#poll}).
+     *
+     * @return whether the queue holds an event now
+     */
+    private boolean polled() {
+        WaitDriver feeder = driver;
+        return feeder != null && feeder.poll(this) && !queue.isEmpty();
     }
 
     /** Moves the first event into {@code event}; {@code false} if the queue was empty. */
@@ -487,6 +498,9 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         }
         DatEvent event = ia.provider.pollEvent();
         int n = 0;
+        if (limit > 0 && queue.isEmpty() && !polled()) {
+            return 0;
+        }
         while (n < limit && !queue.isEmpty() && take(event)) {
             n++;
             handler.onEvent(event);

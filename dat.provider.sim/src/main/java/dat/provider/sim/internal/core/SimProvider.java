@@ -108,15 +108,16 @@ public final class SimProvider {
         Map<String, String> params = SimLimits.parse(iaParams);
         String tcpBind = params.remove("tcp");
         String tcpTimeout = params.remove("tcp_timeout_ms");
+        String shm = params.remove("shm");
         StringBuilder rest = new StringBuilder();
         params.forEach((k, v) -> rest.append(k).append('=').append(v).append(' '));
         SimLimits limits = settings.limits().withParams(rest.toString());
         if (tcpBind != null) {
-            return tcpAdapter(name, limits, tcpBind, tcpTimeout == null ? 0 : parseTimeout(tcpTimeout));
+            return tcpAdapter(name, limits, tcpBind, tcpTimeout == null ? 0 : parseTimeout(tcpTimeout), shm);
         }
-        if (tcpTimeout != null) {
+        if (tcpTimeout != null || shm != null) {
             throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
-                    "tcp_timeout_ms needs tcp=");
+                    (tcpTimeout != null ? "tcp_timeout_ms" : "shm") + " needs tcp=");
         }
         InetSocketAddress address = limits.address();
         if (address == null) {
@@ -160,7 +161,7 @@ public final class SimProvider {
      * {@code tcp} parameter: {@code host:port}, port 0 for any; an {@code addr} parameter is
      * refused, the socket decides the address).
      */
-    private Adapter tcpAdapter(String name, SimLimits limits, String tcpBind, long timeoutMs) {
+    private Adapter tcpAdapter(String name, SimLimits limits, String tcpBind, long timeoutMs, String shm) {
         if (limits.address() != null) {
             throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
                     "addr and tcp exclude each other: a TCP IA's address is its socket's");
@@ -169,7 +170,7 @@ public final class SimProvider {
         requireAtMost2GiB(limits.maxRdmaSize(), "max_rdma_size");
         InetSocketAddress bind = SimLimits.parseAddress(tcpBind);
         // the transport needs the adapter and the adapter the bound address: bind first, then build
-        Transport.Bound transport = transports.tcp(bind, limits, name, timeoutMs);
+        Transport.Bound transport = transports.tcp(bind, limits, name, timeoutMs, shm);
         Adapter adapter = new Adapter(this, name, limits.withAddress(transport.address()), transport, true);
         adapters.put(name, adapter);
         fabric.put(adapter.address, adapter);

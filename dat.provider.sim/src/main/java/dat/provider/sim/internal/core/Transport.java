@@ -51,6 +51,14 @@ public interface Transport {
     /** What the IA's attributes report as its fabric ({@code transport_specific_attr} "fabric"). */
     String fabricName();
 
+    /**
+     * What else the IA's {@code transport_specific_attr} report, read at each dat_ia_query: a TCP
+     * transport's shared-memory mode and how many of its connections went over which wire.
+     */
+    default java.util.Map<String, String> attributes() {
+        return java.util.Map.of();
+    }
+
     /** A transport that owns its IA's address: a listening socket, bound before the IA exists. */
     interface Bound extends Transport {
 
@@ -83,9 +91,11 @@ public interface Transport {
          * @param limits the IA's limits
          * @param adapterName the IA name, for thread names
          * @param timeoutMs the liveness timeout, or 0 for the default
+         * @param shm the {@code shm} key of the {@code ia_params} (shared memory between IAs on one host), or {@code null}
          * @return the transport
-         * @throws dat.api.DatException {@code DAT_INVALID_PARAMETER} when the address cannot be bound
+         * @throws dat.api.DatException {@code DAT_INVALID_PARAMETER} when the address cannot be bound, or
+         *     {@code shm} is not a mode
          */
-        Bound tcp(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs);
+        Bound tcp(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs, String shm);
     }
 }

@@ -19,6 +19,18 @@ public interface WaitDriver {
      */
     boolean drive(SimEvd evd, boolean infinite, long deadline);
 
+    /**
+     * A consumer busy-polling dat_evd_dequeue(3DAT) (or {@code poll}) found {@code evd} empty:
+     * the transport moves, on the caller's thread and without blocking, what waits for the EVD
+     * (a shared-memory ring's records). A transport that has nothing of the kind does nothing.
+     *
+     * @param evd the EVD polled
+     * @return whether it moved anything (the caller looks at the queue again)
+     */
+    default boolean poll(SimEvd evd) {
+        return false;
+    }
+
     /** Whether the driver is gone for good (its EVDs forget it). */
     boolean isClosed();
 

@@ -4,6 +4,9 @@ import dat.api.EpAttributes;
 import dat.api.EventNumber;
 import dat.provider.sim.internal.core.ConnectAttempt;
 import dat.provider.sim.internal.core.SimProvider;
+import dat.provider.sim.internal.core.Wire;
+import dat.provider.sim.internal.shm.ShmMode;
+import dat.provider.sim.internal.shm.ShmSession;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -40,6 +43,8 @@ final class Handshake {
     private int requestAux;
     private long requestSeq;
     private long requestAddress;
+    /** The active side: the ACCEPT read took the shared-memory offer. */
+    private boolean acceptedShm;
 
     Handshake(TcpConnection connection, TcpFrameReader reader, boolean active) {
         this.c = connection;
@@ -69,23 +74,33 @@ final class Handshake {
             return;
         }
         a.reached = true;
+        if (!c.shm.offer(a)) {
+            return; // shm=on and no ring file could be made: refused
+        }
         phase = Phase.ANSWER;
         c.output.sendControl(connectRequest(a));
         c.readInterest(); // the answer
         c.prepare(a.active()); // while the peer answers
     }
 
-    /** The CONNECT_REQUEST of an attempt: its private data, then its Endpoint's attributes. */
+    /**
+     * The CONNECT_REQUEST of an attempt: its private data, then its Endpoint's attributes, then
+     * the shared-memory offer when the connection makes one.
+     */
     private ByteBuffer connectRequest(ConnectAttempt a) {
         byte[] pd = a.privateData;
         EpAttributes attrs = a.activeAttributes;
-        int len = pd.length + (attrs == null ? 0 : TcpFrame.ATTRIBUTES_BYTES);
+        ShmSession offer = c.sharedMemory();
+        int context = a.qos | (attrs == null ? 0 : TcpFrame.WITH_ATTRIBUTES) | (offer == null ? 0 : TcpFrame.WITH_SHM);
+        int len = pd.length + TcpFrame.requestExtra(context);
         ByteBuffer b = ByteBuffer.allocate(TcpFrame.HEADER_BYTES + len).order(ByteOrder.BIG_ENDIAN);
-        TcpFrame.encode(b, TcpFrame.CONNECT_REQUEST, len, attrs == null ? a.qos : a.qos | TcpFrame.WITH_ATTRIBUTES,
-                c.transport().address().getPort(), a.activePortQual, a.remoteQual);
+        TcpFrame.encode(b, TcpFrame.CONNECT_REQUEST, len, context, c.transport().address().getPort(), a.activePortQual, a.remoteQual);
         b.put(pd);
         if (attrs != null) {
             TcpFrame.putAttributes(b, attrs);
+        }
+        if (offer != null) {
+            offer.putOffer(b);
         }
         return b.flip();
     }
@@ -204,6 +219,7 @@ final class Handshake {
         TcpFrame f = reader.frame;
         switch (f.opcode) {
             case TcpFrame.ACCEPT -> {
+                acceptedShm = f.aux == TcpFrame.ACCEPT_SHM;
                 startData();
                 phase = Phase.ANSWER_DATA;
                 return WAITING;
@@ -223,11 +239,27 @@ final class Handshake {
         }
     }
 
-    /** ACCEPT arrived whole: the active Endpoint is connected, if it still waits. */
+    /**
+     * ACCEPT arrived whole: the active Endpoint is connected, if it still waits, over shared
+     * memory when the passive side took the offer and proved it mapped the file.
+     */
     private int accepted() {
         ConnectAttempt a = c.attempt();
         byte[] acceptData = data;
         data = null;
+        if (acceptedShm) {
+            int pdLength = acceptData.length - TcpFrame.SHM_ANSWER_BYTES; // at least the answer: decode checked it
+            byte[] answer = Arrays.copyOfRange(acceptData, pdLength, acceptData.length);
+            acceptData = Arrays.copyOf(acceptData, pdLength);
+            ShmSession offer = c.sharedMemory();
+            if (offer == null || !offer.confirm(answer)) {
+                c.protocolEnd(offer == null ? "shared memory accepted that was not offered" : "the shared-memory answer does not match the file");
+                c.failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+                return ENDED;
+            }
+        } else if (!c.shm.declined(a)) {
+            return ENDED; // shm=on: a peer that cannot share is refused
+        }
         if (!c.establishActive(a, acceptData)) {
             c.close();
             return ENDED;
@@ -240,21 +272,40 @@ final class Handshake {
     // the passive side's request and the consumer's decision
     // ---------------------------------------------------------------------------------------------
 
-    /** CONNECT_REQUEST arrived whole: it goes to the Service Point on its qualifier. */
+    /**
+     * CONNECT_REQUEST arrived whole: its shared-memory offer taken if this side can, then it goes
+     * to the Service Point on its qualifier.
+     */
     private int requested() throws IOException {
         byte[] pd = data;
         data = null;
         EpAttributes activeAttributes = null;
-        if ((requestContext & TcpFrame.WITH_ATTRIBUTES) != 0) { // at least ATTRIBUTES_BYTES: decode checked it
-            int pdLength = pd.length - TcpFrame.ATTRIBUTES_BYTES;
-            activeAttributes = TcpFrame.getAttributes(ByteBuffer.wrap(pd, pdLength, TcpFrame.ATTRIBUTES_BYTES));
-            pd = Arrays.copyOf(pd, pdLength);
+        int pdLength = pd.length - TcpFrame.requestExtra(requestContext); // decode checked there is room
+        ByteBuffer extra = ByteBuffer.wrap(pd, pdLength, pd.length - pdLength).order(ByteOrder.BIG_ENDIAN);
+        if ((requestContext & TcpFrame.WITH_ATTRIBUTES) != 0) {
+            activeAttributes = TcpFrame.getAttributes(extra);
         }
+        boolean offered = (requestContext & TcpFrame.WITH_SHM) != 0;
+        if (offered) {
+            c.shm.take(extra);
+        }
+        pd = Arrays.copyOf(pd, pdLength);
         InetSocketAddress peer = (InetSocketAddress) c.channel().getRemoteAddress();
         ConnectAttempt a = new ConnectAttempt(null, new InetSocketAddress(peer.getAddress(), requestAux), requestSeq,
-                c.transport().address(), requestAddress, pd, requestContext & ~TcpFrame.WITH_ATTRIBUTES, activeAttributes);
+                c.transport().address(), requestAddress, pd, requestContext & ~(TcpFrame.WITH_ATTRIBUTES | TcpFrame.WITH_SHM),
+                activeAttributes);
         a.link = c;
         phase = Phase.DECIDING;
+        if (c.sharedMemory() == null && c.transport().shm().mode() == ShmMode.ON) {
+            // shm=on: a peer that cannot share is refused, before any consumer sees the request
+            c.transport().adapter().provider.cmLock.lock();
+            try {
+                a.fail(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+            } finally {
+                c.transport().adapter().provider.cmLock.unlock();
+            }
+            return WAITING;
+        }
         if (c.deliver(a)) {
             // while the consumer decides; its Endpoint may want larger scratch requests (prepare)
             c.prepareEarly(c.transport().defaultIov);
@@ -271,7 +322,7 @@ final class Handshake {
         SimProvider provider = c.transport().adapter().provider;
         provider.cmLock.lock();
         try {
-            TcpWire w = c.wire();
+            Wire w = c.joined();
             if (w == null) {
                 ConnectAttempt a = c.attempt();
                 if (a != null && a.live()) {
@@ -286,11 +337,13 @@ final class Handshake {
                 // counted); one inside the header cuts the answer short
                 c.protocolEnd(s == TcpFrameReader.READY ? "expected READY_TO_USE, got " + TcpFrame.opcodeName(reader.frame.opcode)
                         : reader.error());
-                w.lost(EventNumber.CONNECTION_EVENT_BROKEN); // the accept did not complete
+                c.endpoint().connectionManager().wireLost(w, EventNumber.CONNECTION_EVENT_BROKEN); // the accept did not complete
                 c.close();
                 return ENDED;
             }
-            w.endpoint().connectionManager().readyToUse(w);
+            c.transport().shm().counted(c.sharedMemory());
+            c.endpoint().connectionManager().readyToUse(w);
+            c.established();
             phase = Phase.DONE;
             return ESTABLISHED;
         } finally {

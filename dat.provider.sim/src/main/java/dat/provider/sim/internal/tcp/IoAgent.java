@@ -3,6 +3,7 @@ package dat.provider.sim.internal.tcp;
 import dat.provider.sim.internal.core.ProviderThreads;
 import dat.provider.sim.internal.core.SimEvd;
 import dat.provider.sim.internal.core.WaitDriver;
+import dat.provider.sim.internal.shm.ShmPoller;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectableChannel;
@@ -39,6 +40,13 @@ import java.util.logging.Logger;
  * <p>Other threads reach the agent through {@link #execute} and {@link #flushSoon}: the command
  * is queued, and the role's holder woken only when it waits (a thread that finds the agent busy
  * costs no system call).
+ *
+ * <p><b>Shared-memory connections</b> ({@link ShmPoller}) have no socket that becomes ready when
+ * data comes: every cycle polls their rings, and a cycle that finds nothing spins on them for
+ * {@link #SPIN_NANOS} before it sleeps in its select with their doorbells armed (the peer then
+ * sends a NOP after it publishes). While consumers busy-poll dat_evd_dequeue on EVDs these
+ * connections feed ({@link #poll}, on the consumer's thread, without the role), the cycle does not
+ * arm the doorbells and looks again within a lease.
  */
 final class IoAgent implements WaitDriver {
 
@@ -56,6 +64,11 @@ final class IoAgent implements WaitDriver {
     private static final int LOOKS_BEFORE_LONG_PARK = 4;
     /** A select times whole milliseconds: a driver with less left gives the role back and parks precisely. */
     private static final long SELECT_GRAIN_NANOS = 1_000_000;
+    /**
+     * How long a cycle that found nothing in the shared-memory rings keeps polling them before it
+     * arms their doorbells and sleeps: a peer that answers within this costs no doorbell.
+     */
+    static final long SPIN_NANOS = 50_000;
 
     /** What a selection key's attachment does when its channel is ready. */
     interface Handler {
@@ -139,6 +152,8 @@ final class IoAgent implements WaitDriver {
     private volatile long looksWhileDriven;
     /** The ready keys' handlers, without allocating a selected-key set per select. */
     private final Consumer<SelectionKey> dispatch = this::dispatch;
+    /** The IA's shared-memory connections, polled every cycle. */
+    private final ShmPoller rings;
 
     /**
      * An agent, not started.
@@ -147,10 +162,13 @@ final class IoAgent implements WaitDriver {
      * @param periodNanos how often {@code periodic} runs
      * @param periodic the periodic work
      * @param single whether the IA has at most one connection (see {@link #single})
+     * @param rings the IA's shared-memory connections
      * @throws IOException when no selector can be opened
      */
-    IoAgent(String name, long periodNanos, Periodic periodic, java.util.function.BooleanSupplier single) throws IOException {
+    IoAgent(String name, long periodNanos, Periodic periodic, java.util.function.BooleanSupplier single, ShmPoller rings)
+            throws IOException {
         this.selector = Selector.open();
+        this.rings = rings;
         this.periodNanos = periodNanos;
         this.periodic = periodic;
         this.single = single;
@@ -369,6 +387,8 @@ final class IoAgent implements WaitDriver {
             runPeriodic(now);
             nextPeriod = now + periodNanos;
         }
+        boolean shared = rings.any();
+        int found = shared ? rings.poll() : 0;
         long wait = Math.min(maxWaitNanos, nextPeriod - now);
         Timer next = timers.peek();
         if (next != null) {
@@ -381,6 +401,27 @@ final class IoAgent implements WaitDriver {
                 wait = Math.min(wait, deferredUntil - now);
             }
         }
+        boolean armed = false;
+        if (found > 0) {
+            wait = 0;
+        } else if (shared && wait > 0) {
+            // only polls during the spin say consumers busy-poll: a consumer that polled once and
+            // then waits (a drain before dat_evd_wait) wants the doorbell
+            rings.consumersPolled();
+            if (spin()) {
+                wait = 0;
+            } else if (rings.consumersPolled()) {
+                wait = Math.min(wait, LEASE_NANOS); // they move the records: look again soon
+            } else if (rings.arm()) {
+                armed = true;
+                if (rings.waitingForSpace()) {
+                    // the peer rings when it makes room too; a lease at most, should it not
+                    wait = Math.min(wait, LEASE_NANOS);
+                }
+            } else {
+                wait = 0;
+            }
+        }
         selecting.set(true);
         // after the flag: a command queued before it is seen here, one queued after it wakes the select
         if (workQueued() || wait <= 0 || closed) {
@@ -391,10 +432,33 @@ final class IoAgent implements WaitDriver {
             selector.select(dispatch, Math.max(1, (wait + 999_999) / 1_000_000));
             selecting.set(false);
         }
+        if (armed) {
+            rings.disarm();
+        }
         runCommands();
         runFlushes();
         runTimers();
+        if (shared) {
+            rings.poll(); // what a doorbell announced, before the next select
+        }
         cycles++;
+    }
+
+    /**
+     * Polls the shared-memory rings for {@link #SPIN_NANOS}, or until something comes for them or
+     * for the cycle.
+     *
+     * @return whether something came
+     */
+    private boolean spin() {
+        long until = System.nanoTime() + SPIN_NANOS;
+        do {
+            if (rings.poll() > 0 || workQueued() || closed) {
+                return true;
+            }
+            Thread.onSpinWait();
+        } while (System.nanoTime() - until < 0);
+        return false;
     }
 
     private void dispatch(SelectionKey key) {
@@ -542,6 +606,22 @@ final class IoAgent implements WaitDriver {
     @Override
     public boolean isClosed() {
         return closed;
+    }
+
+    /**
+     * A consumer busy-polling an EVD these connections feed: it polls the shared-memory rings on
+     * its own thread, without the role (each connection's round takes its Endpoint's lock). If the
+     * agent slept with the doorbells armed, it is woken, and leaves them unarmed while consumers poll.
+     */
+    @Override
+    public boolean poll(SimEvd evd) {
+        if (!rings.any() || closed) {
+            return false;
+        }
+        if (rings.pollFromConsumer()) {
+            selector.wakeup();
+        }
+        return true;
     }
 
     /** An event for the driving consumer came from another thread: its select returns. */

@@ -85,6 +85,12 @@ final class Output {
     private final MemoryView inlineView = new MemoryView();
     /** The ACKs written between two frames of a batch, for tests and statistics. */
     private volatile int acksBetweenFrames;
+    /** A shared-memory connection's doorbell (a NOP) that found the output busy: the agent writes it. */
+    private volatile boolean doorbellDue;
+    /** The doorbell's frame, written whole or left pending. */
+    private final ByteBuffer doorbellFrame = ByteBuffer.allocateDirect(TcpFrame.HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
+    /** Doorbells rung, for tests and statistics. */
+    private volatile long doorbells;
 
     Output(TcpConnection connection) {
         this.c = connection;
@@ -108,6 +114,44 @@ final class Output {
 
     int acksBetweenFrames() {
         return acksBetweenFrames;
+    }
+
+    long doorbells() {
+        return doorbells;
+    }
+
+    /**
+     * A shared-memory connection's doorbell: the peer's agent sleeps with its rings armed, a NOP
+     * wakes it. Written by the calling thread with one non-blocking write when the output is idle,
+     * else by the agent. Never blocks; allocates nothing.
+     */
+    void doorbell() {
+        doorbells++;
+        if (lock.tryLock()) {
+            try {
+                if (idle()) {
+                    ByteBuffer b = nopFrame();
+                    c.channel().write(b);
+                    c.liveness.wrote();
+                    if (!b.hasRemaining()) {
+                        return;
+                    }
+                    pending = b; // the socket is full: the agent finishes it
+                }
+            } catch (IOException e) {
+                // the agent meets the failure and ends the connection
+            } finally {
+                unlock();
+            }
+        }
+        doorbellDue = true;
+        kick();
+    }
+
+    private ByteBuffer nopFrame() {
+        ByteBuffer b = doorbellFrame.clear();
+        TcpFrame.encode(b, TcpFrame.NOP, 0, 0, 0, 0, 0);
+        return b.flip();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -266,6 +310,11 @@ final class Output {
             }
             if (b != null) {
                 pending = b;
+                continue;
+            }
+            if (doorbellDue) {
+                doorbellDue = false;
+                pending = nopFrame();
                 continue;
             }
             if (answers != null && startAnswer()) {

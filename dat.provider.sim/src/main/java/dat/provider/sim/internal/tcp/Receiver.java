@@ -176,6 +176,10 @@ final class Receiver {
         }
         TcpFrame f = reader.frame;
         int opcode = f.opcode;
+        if (c.sharedMemory() != null && opcode != TcpFrame.NOP && opcode != TcpFrame.DISCONNECT) {
+            // the data moves through the rings: the control channel carries DISCONNECT and NOPs (doorbells) only
+            return violation(TcpFrame.opcodeName(opcode) + " on the control channel of a shared-memory connection");
+        }
         if (notReadyFrom >= 0 && mayRespond(opcode)) {
             if (f.seq != notReadyFrom) {
                 startSkip(opcode); // sent before the initiator learned of the RNR: it sends it again

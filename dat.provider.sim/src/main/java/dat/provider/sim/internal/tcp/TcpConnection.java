@@ -6,7 +6,9 @@ import dat.provider.sim.internal.core.ConnectAttempt;
 import dat.provider.sim.internal.core.RemoteWindow;
 import dat.provider.sim.internal.core.SimEndpoint;
 import dat.provider.sim.internal.core.SimProvider;
+import dat.provider.sim.internal.core.Wire;
 import dat.provider.sim.internal.core.Wr;
+import dat.provider.sim.internal.shm.ShmSession;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -25,6 +27,12 @@ import java.util.logging.Logger;
  * sends, the {@link Output} for what this side sends (with the {@link Transmitter} of the local
  * Endpoint's requests and the {@link Responses} to the peer's), its {@link Liveness}, and the
  * {@link TcpWire} the Endpoint holds. It costs no thread.
+ *
+ * <p>Between IAs on one host it may carry a shared-memory connection instead ({@link ShmSession},
+ * offered in the CONNECT_REQUEST and taken in the ACCEPT): the Endpoint then holds the session's
+ * wire, the data moves through the rings, and this connection stays as the control channel
+ * ({@link SharedMemoryLink}): DISCONNECT, liveness, and the doorbell (a NOP) that wakes a peer whose
+ * agent sleeps. Any data frame on it is a violation.
  *
  * <p>The data path's buffers (scratch copies of requests and receives, the ring of answers) are
  * allocated once per connection, while it waits for the peer's answer or for the consumer's
@@ -48,8 +56,14 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
     private SelectionKey key;
     /** The attempt this connection carries (active side: from the start; passive: once requested). */
     private volatile ConnectAttempt attempt;
-    /** The local Endpoint's side once established (set under the CM lock). */
+    /** The local Endpoint's side once established over TCP (set under the CM lock). */
     private volatile TcpWire wire;
+    /** The shared-memory connection offered (active) or taken (passive), if any. */
+    final SharedMemoryLink shm = new SharedMemoryLink(this);
+    /** The wire the local Endpoint holds, TCP's or shared memory's, once established (set under the CM lock). */
+    private volatile Wire joined;
+    /** The local Endpoint on this connection, once established. */
+    private volatile SimEndpoint endpoint;
     private final TcpFrameReader reader = new TcpFrameReader(TcpFrame.Limits.WIRE);
     private final Handshake handshake;
     private final Landing landing = new Landing(reader);
@@ -100,6 +114,21 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
 
     TcpWire wire() {
         return wire;
+    }
+
+    /** The wire the local Endpoint holds (TCP's or shared memory's), or {@code null} before the establishment. */
+    Wire joined() {
+        return joined;
+    }
+
+    /** The local Endpoint, once established. */
+    SimEndpoint endpoint() {
+        return endpoint;
+    }
+
+    /** The shared-memory connection this one carries, or {@code null} (plain TCP). */
+    ShmSession sharedMemory() {
+        return shm.session();
     }
 
     boolean isClosed() {
@@ -351,9 +380,13 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
             // sent or queued before the Endpoint is published (a writer that sees it sees the frame
             // queued) and CONNECTED, so that it precedes every request on the wire
             output.sendControl(frame(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, null));
-            TcpWire w = new TcpWire(this, a.active());
-            wire = w;
+            ShmSession s = shm.session();
+            Wire w = s != null ? s.join(a.active()) : (wire = new TcpWire(this, a.active()));
+            endpoint = a.active();
+            joined = w;
+            transport.shm().counted(s);
             a.active().connectionManager().acceptedByRemote(a, w, acceptData);
+            established();
             return true;
         } finally {
             provider.cmLock.unlock();
@@ -385,11 +418,20 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
     public void accept(ConnectAttempt a, SimEndpoint passive, byte[] acceptData) {
         liveness.fromNow();
         prepare(passive);
-        TcpWire w = new TcpWire(this, passive);
+        ShmSession s = shm.session();
+        TcpWire tw = s == null ? new TcpWire(this, passive) : null;
+        Wire w = s != null ? s.join(passive) : tw;
         passive.connectionManager().acceptedAcross(a, w);
-        byte[] pd = acceptData == null ? new byte[0] : acceptData;
-        output.sendControl(frame(TcpFrame.ACCEPT, pd.length, 0, 0, 0, 0, pd)); // before the wire: see establishActive
-        wire = w;
+        byte[] pd = shm.acceptPayload(acceptData == null ? new byte[0] : acceptData);
+        output.sendControl(frame(TcpFrame.ACCEPT, pd.length, 0, s != null ? TcpFrame.ACCEPT_SHM : 0, 0, 0, pd)); // before the wire: see establishActive
+        wire = tw;
+        endpoint = passive;
+        joined = w;
+    }
+
+    /** The connection is established (the passive side: READY_TO_USE came): its rings are polled from now on. */
+    void established() {
+        shm.established(endpoint);
     }
 
     /** dat_cr_reject, no listener, backlog full, QoS: the answer goes to the active side, then the FIN. */
@@ -555,9 +597,13 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
         if (eventNumber == EventNumber.CONNECTION_EVENT_BROKEN) {
             breaking = true;
         }
-        TcpWire w = wire;
+        Wire w = joined;
         if (w != null) {
-            w.lost(eventNumber);
+            ShmSession s = shm.session();
+            if (s != null) {
+                s.drain(); // what the peer answered before its end completes as answered
+            }
+            endpoint.connectionManager().wireLost(w, eventNumber);
         }
         close();
     }
@@ -609,6 +655,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
         } finally {
             output.lock.unlock();
         }
+        shm.ended();
         transport.forget(this);
     }
 
@@ -639,7 +686,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
             lost(EventNumber.CONNECTION_EVENT_BROKEN);
             return;
         }
-        switch (liveness.check(now, timeout, attempt != null, wire != null, output.finQueued())) {
+        switch (liveness.check(now, timeout, attempt != null, joined != null, output.finQueued())) {
             case NO_REQUEST -> {
                 protocolEnd("no CONNECT_REQUEST within " + timeout / 1_000_000 + " ms");
                 close();

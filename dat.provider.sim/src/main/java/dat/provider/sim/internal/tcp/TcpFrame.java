@@ -13,7 +13,7 @@ import java.nio.ByteOrder;
  * <pre>
  * offset size field
  *  0     2    magic 0xDA7A
- *  2     1    version 3 (3: ATOMIC_REQUEST and RDMA_WRITE_IMMEDIATE; an older peer is refused, not misread)
+ *  2     1    version 4 (4: the shared-memory offer and answer; an older peer is refused, not misread)
  *  3     1    opcode
  *  4     4    payloadLength  (unsigned; bytes after the header)
  *  8     4    context        (RMR/LMR context of RDMA frames, QoS of CONNECT_REQUEST, else 0)
@@ -33,7 +33,7 @@ final class TcpFrame {
 
     static final int HEADER_BYTES = 32;
     static final short MAGIC = (short) 0xDA7A;
-    static final byte VERSION = 3;
+    static final byte VERSION = 4;
 
     // Connection management: before ESTABLISHED (and DISCONNECT after).
     /**
@@ -51,8 +51,24 @@ final class TcpFrame {
     static final int WITH_ATTRIBUTES = 1 << 31;
     /** The active Endpoint's attributes in a CONNECT_REQUEST: two longs and ten ints. */
     static final int ATTRIBUTES_BYTES = 2 * Long.BYTES + 10 * Integer.BYTES;
-    /** Passive to active: accepted; payload = private data. */
+    /**
+     * {@code context} bit of a CONNECT_REQUEST: its payload ends (after the attributes, if any)
+     * with an offer of shared memory ({@link #SHM_OFFER_BYTES}: a nonce and the name of a ring
+     * file in {@code /dev/shm}), which a passive side on the same host may take.
+     */
+    static final int WITH_SHM = 1 << 30;
+    /** The shared-memory offer of a CONNECT_REQUEST. */
+    static final int SHM_OFFER_BYTES = dat.provider.sim.internal.shm.ShmSession.OFFER_BYTES;
+    /**
+     * Passive to active: accepted; payload = private data; {@code aux} = {@link #ACCEPT_SHM} when the
+     * passive side took the shared-memory offer (the payload then ends with its
+     * {@link #SHM_ANSWER_BYTES}-byte nonce), else 0.
+     */
     static final int ACCEPT = 2;
+    /** {@code aux} of an ACCEPT that takes the shared-memory offer. */
+    static final int ACCEPT_SHM = 1;
+    /** The passive side's nonce an ACCEPT_SHM carries. */
+    static final int SHM_ANSWER_BYTES = dat.provider.sim.internal.shm.ShmSession.ANSWER_BYTES;
     /** Passive to active: rejected; {@code aux} = {@link #REJECT_PEER} or {@link #REJECT_NON_PEER}. */
     static final int REJECT = 3;
     /** Either side: graceful disconnect; no payload. */
@@ -177,8 +193,8 @@ final class TcpFrame {
         /** The maximum payload of an opcode (a valid one). */
         long maxPayload(int opcode) {
             return switch (opcode) {
-                case CONNECT_REQUEST -> maxPrivateData + ATTRIBUTES_BYTES;
-                case ACCEPT -> maxPrivateData;
+                case CONNECT_REQUEST -> maxPrivateData + ATTRIBUTES_BYTES + SHM_OFFER_BYTES;
+                case ACCEPT -> maxPrivateData + SHM_ANSWER_BYTES;
                 case SEND -> maxMessageSize;
                 case RDMA_WRITE, RDMA_WRITE_IMMEDIATE, RDMA_READ_RESPONSE -> maxRdmaSize;
                 case ATOMIC_REQUEST -> ATOMIC_PAYLOAD_BYTES;
@@ -233,10 +249,10 @@ final class TcpFrame {
             return max == 0 ? UNEXPECTED_PAYLOAD : OVERSIZED;
         }
         return switch (op) {
-            case CONNECT_REQUEST -> aux < 0 || aux > 0xFFFF ? BAD_AUX
-                    : (context & WITH_ATTRIBUTES) == 0 ? (payloadLength > limits.maxPrivateData() ? OVERSIZED : null)
-                    : payloadLength < ATTRIBUTES_BYTES ? BAD_LENGTH : null;
-            case ACCEPT, DISCONNECT, NOP, READY_TO_USE, ACK_REQUEST -> (context | aux) != 0 || address != 0 || seq != 0 ? NONZERO_UNUSED : null;
+            case CONNECT_REQUEST -> aux < 0 || aux > 0xFFFF ? BAD_AUX : privateData(requestExtra(context), limits);
+            case ACCEPT -> context != 0 || address != 0 || seq != 0 ? NONZERO_UNUSED
+                    : aux != 0 && aux != ACCEPT_SHM ? BAD_AUX : privateData(aux == ACCEPT_SHM ? SHM_ANSWER_BYTES : 0, limits);
+            case DISCONNECT, NOP, READY_TO_USE, ACK_REQUEST -> (context | aux) != 0 || address != 0 || seq != 0 ? NONZERO_UNUSED : null;
             case SEND -> context != 0 || address != 0 ? NONZERO_UNUSED : (aux & ~(SOLICITED | ACK_DEFERRABLE)) != 0 ? BAD_AUX : null;
             case REJECT -> (context != 0 || seq != 0 || address != 0) ? NONZERO_UNUSED
                     : aux != REJECT_PEER && aux != REJECT_NON_PEER ? BAD_AUX : null;
@@ -254,6 +270,16 @@ final class TcpFrame {
                     : aux != STATUS_OK && payloadLength != 0 ? UNEXPECTED_PAYLOAD : null;
             default -> BAD_OPCODE;
         };
+    }
+
+    /** The bytes a CONNECT_REQUEST with this {@code context} carries after its private data. */
+    static int requestExtra(int context) {
+        return ((context & WITH_ATTRIBUTES) != 0 ? ATTRIBUTES_BYTES : 0) + ((context & WITH_SHM) != 0 ? SHM_OFFER_BYTES : 0);
+    }
+
+    /** A CM frame's payload: at least {@code extra} bytes, and at most the private-data bound besides. */
+    private String privateData(int extra, Limits limits) {
+        return payloadLength < extra ? BAD_LENGTH : payloadLength - extra > limits.maxPrivateData() ? OVERSIZED : null;
     }
 
     /** The attributes a CONNECT_REQUEST carries ({@link #WITH_ATTRIBUTES}), {@link #ATTRIBUTES_BYTES} of them. */

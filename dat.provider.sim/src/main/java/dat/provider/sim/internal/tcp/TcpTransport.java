@@ -8,6 +8,8 @@ import dat.provider.sim.internal.core.ConnectAttempt;
 import dat.provider.sim.internal.core.RemoteWindow;
 import dat.provider.sim.internal.core.SimLimits;
 import dat.provider.sim.internal.core.Transport;
+import dat.provider.sim.internal.shm.ShmMode;
+import dat.provider.sim.internal.shm.ShmPoller;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -55,6 +57,8 @@ public final class TcpTransport implements Transport.Bound {
     /** Connections ended for a protocol violation (malformed or misplaced frame): what the fuzz test counts. */
     final AtomicLong violations = new AtomicLong();
     private final ReceiveLowWater lowWater;
+    /** The IA's shared-memory connections and mode. */
+    private final ShmPoller shm;
     private boolean acceptFailing;
     /** Made at construction: a process out of descriptors cannot read the class of a lambda's target. */
     private final Runnable resumeAccepting = this::resumeAccepting;
@@ -66,10 +70,12 @@ public final class TcpTransport implements Transport.Bound {
      * @param limits the IA's limits (its default IOV sizes; frames are checked against {@link TcpFrame.Limits#WIRE})
      * @param adapterName for the agent's thread name
      * @param timeoutMs the liveness timeout
+     * @param shm whether connections to IAs on this host move their data through shared memory
      * @throws DatException {@link DatReturn#INVALID_PARAMETER} when the address cannot be bound
      */
-    public TcpTransport(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs) {
+    public TcpTransport(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs, ShmMode shm) {
         this.timeoutNanos = timeoutMs * 1_000_000;
+        this.shm = new ShmPoller(shm);
         this.defaultIov = limits.defaultIov();
         this.lowWater = ReceiveLowWater.available() ? new ReceiveLowWater() : null;
         try {
@@ -80,7 +86,7 @@ public final class TcpTransport implements Transport.Bound {
                 server.configureBlocking(false);
                 address = (InetSocketAddress) server.getLocalAddress();
                 long period = Math.max(1_000_000, Math.min(100_000_000, timeoutNanos / 8));
-                agent = new IoAgent("dat-sim-tcp-" + adapterName, period, this::periodic, () -> connections.size() <= 1);
+                agent = new IoAgent("dat-sim-tcp-" + adapterName, period, this::periodic, () -> connections.size() <= 1, this.shm);
             } catch (IOException | RuntimeException e) {
                 server.close();
                 throw e;
@@ -171,6 +177,22 @@ public final class TcpTransport implements Transport.Bound {
     @Override
     public String fabricName() {
         return "tcp";
+    }
+
+    /**
+     * The shared-memory mode ({@code shm}: auto, on, off), and the connections established since
+     * the transport started, by wire ({@code shm.established}, {@code tcp.established}), and the
+     * shared-memory ones open now ({@code shm.connections}).
+     */
+    @Override
+    public java.util.Map<String, String> attributes() {
+        return java.util.Map.of("shm", shm.mode().value(), "shm.established", Long.toString(shm.sharedEstablished()),
+                "tcp.established", Long.toString(shm.tcpEstablished()), "shm.connections", Integer.toString(shm.live()));
+    }
+
+    /** The IA's shared-memory connections. */
+    ShmPoller shm() {
+        return shm;
     }
 
     @Override
@@ -321,6 +343,7 @@ public final class TcpTransport implements Transport.Bound {
         for (TcpConnection c : connections) {
             c.awaitCopiesThrough(w);
         }
+        shm.awaitCopiesThrough(w);
     }
 
     /**
@@ -335,5 +358,6 @@ public final class TcpTransport implements Transport.Bound {
         for (TcpConnection c : connections) {
             c.fence(start, end);
         }
+        shm.fence(memory);
     }
 }

@@ -41,7 +41,7 @@ class TcpCrossJvmTest {
 
     private static final long QUAL = 4711;
 
-    private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0");
+    private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), iaParams());
     private final Fabric.Side a = fa.new Side("tcpL", null, 1 << 20);
     private final List<Process> peers = new ArrayList<>();
 
@@ -54,6 +54,21 @@ class TcpCrossJvmTest {
         fa.close();
     }
 
+    /** The {@code ia_params} of both JVMs' IAs. */
+    String iaParams() {
+        return "tcp=127.0.0.1:0";
+    }
+
+    /** Checks the wire a connection just established goes over. */
+    void established(Fabric.Side s) {
+        assertThat(s.ia.query().iaAttributes().transportAttributes()).containsEntry("tcp.established", "1");
+    }
+
+    /** Checks what the connection left behind once it ended. */
+    void ended(Fabric.Side s) {
+        // a TCP connection leaves nothing this test can see
+    }
+
     /** The peer's port, RMR context and registered address, once it listens. */
     record Peer(Process process, InetSocketAddress address, int rmrContext, long base) {}
 
@@ -62,7 +77,7 @@ class TcpCrossJvmTest {
         // without --add-exports java.base/sun.nio.ch: the peer's readers wait without SO_RCVLOWAT
         // (ReceiveLowWater), as where an embedder does not pass it, while this JVM's use it
         ProcessBuilder pb = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
-                System.getProperty("java.class.path"), TcpPeerMain.class.getName(), Long.toString(QUAL));
+                System.getProperty("java.class.path"), TcpPeerMain.class.getName(), Long.toString(QUAL), iaParams());
         pb.redirectError(ProcessBuilder.Redirect.DISCARD);
         Process p = pb.start();
         peers.add(p);
@@ -83,6 +98,7 @@ class TcpCrossJvmTest {
     private void connect(Peer peer) {
         a.ep.connect(peer.address(), QUAL, Fabric.WAIT * 4, null, Qos.BEST_EFFORT, 0);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        established(a);
     }
 
     private DatEvent dto(boolean recv) {
@@ -128,6 +144,7 @@ class TcpCrossJvmTest {
         assertThat(dto(false).status()).isEqualTo(DtoCompletionStatus.ERR_REMOTE_ACCESS);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
         assertThat(peer.process().waitFor(30, TimeUnit.SECONDS)).as("the peer saw its connection end").isTrue();
+        ended(a);
     }
 
     @Test
@@ -137,6 +154,7 @@ class TcpCrossJvmTest {
         // the kernel closes the killed process's socket at once (a FIN, or an RST for the bytes it
         // left unread): no timeout is involved, the connection breaks within moments
         streamUntilTheConnectionEnds(a, peer, () -> peer.process().destroyForcibly(), 5_000);
+        ended(a);
     }
 
     /**
@@ -145,12 +163,13 @@ class TcpCrossJvmTest {
      */
     @Test
     void thePeerStoppedMidRdmaWriteStream_breaksOnTheLivenessTimeout_everyPostedDtoIsAccountedFor() throws Exception {
-        Fabric fs = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0 tcp_timeout_ms=500");
+        Fabric fs = new Fabric(ProviderSettings.defaults().limits(), iaParams() + " tcp_timeout_ms=500");
         try {
             Fabric.Side s = fs.new Side("tcpS", null, 1 << 20);
             Peer peer = startPeer();
             s.ep.connect(peer.address(), QUAL, Fabric.WAIT * 4, null, Qos.BEST_EFFORT, 0);
             s.expect(s.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            established(s);
             streamUntilTheConnectionEnds(s, peer, () -> {
                 try {
                     Process stop = new ProcessBuilder("kill", "-STOP", Long.toString(peer.process().pid())).start();
@@ -160,6 +179,7 @@ class TcpCrossJvmTest {
                 }
             }, 10 * 500 + 2_000); // generous against the 500 ms timeout, far below the waits for a completion
             assertThat(peer.process().isAlive()).as("the peer was stopped, not killed").isTrue();
+            ended(s);
         } finally {
             fs.close(); // the stopped peer is killed by close() below (SIGKILL ends a stopped process too)
         }

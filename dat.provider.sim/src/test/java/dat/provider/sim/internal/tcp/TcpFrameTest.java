@@ -99,7 +99,8 @@ class TcpFrameTest {
         assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 0, (byte) 0xDB), TcpFrame.BAD_MAGIC);
         assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 1), TcpFrame.BAD_VERSION); // before ACK_DEFERRABLE
         assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 2), TcpFrame.BAD_VERSION); // before the extensions
-        assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 4), TcpFrame.BAD_VERSION);
+        assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 3), TcpFrame.BAD_VERSION); // before the shared-memory offer
+        assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 5), TcpFrame.BAD_VERSION);
         assertReason(new F(0, 0, 0, 0, 0, 0).bytes(), TcpFrame.BAD_OPCODE);
         assertReason(new F(TcpFrame.MAX_OPCODE + 1, 0, 0, 0, 0, 0).bytes(), TcpFrame.BAD_OPCODE);
         assertReason(new F(255, 0, 0, 0, 0, 0).bytes(), TcpFrame.BAD_OPCODE);

@@ -24,7 +24,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 
 /**
- * The peer of {@link TcpCrossJvmTest}, run in a second JVM: one TCP IA on 127.0.0.1, a PSP on the
+ * The peer of {@link TcpCrossJvmTest}, run in a second JVM: one TCP IA on 127.0.0.1 (with the
+ * {@code ia_params} given as the second argument, {@code tcp=127.0.0.1:0} without one), a PSP on the
  * qualifier given as the first argument, one registered MiB (remote read/write allowed), and an
  * echo service: every message received is sent back. It prints {@code READY <port> <rmrContext>
  * <registeredAddress>} when it listens, and ends when its connection ends or its parent closes
@@ -51,7 +52,7 @@ public final class TcpPeerMain {
         long qual = Long.parseLong(args[0]);
         dat.provider.sim.internal.SimIaFactory factory = new dat.provider.sim.internal.SimIaFactory(new ProviderSettings(List.of("sim0"), ProviderSettings.defaults().limits(),
                 "backoff", 1000, 49152, 16384));
-        InterfaceAdapter ia = factory.openIa(new IaOpenRequest("peer", 64, null, "tcp=127.0.0.1:0"));
+        InterfaceAdapter ia = factory.openIa(new IaOpenRequest("peer", 64, null, args.length > 1 ? args[1] : "tcp=127.0.0.1:0"));
         ProtectionZone pz = ia.createProtectionZone();
         EventDispatcher recvEvd = ia.createEventDispatcher(256, null, EvdFlags.DTO);
         EventDispatcher reqEvd = ia.createEventDispatcher(256, null, EvdFlags.DTO);

@@ -1,0 +1,128 @@
+package dat.provider.sim.internal.shm;
+
+import dat.provider.sim.internal.core.RemoteWindow;
+import dat.provider.sim.internal.core.SimLmr;
+import dat.provider.sim.internal.core.Wr;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The copies between consumer memory and shared memory (a ring, or a peer's file), each under the
+ * {@link Fences} protocol: the range marked, then the LMR or window checked, then one
+ * {@code MemorySegment.copy}. Consumer memory is reached only through its LMR's or window's
+ * segment, so a bad offset can never reach other memory; a segment whose arena closed, or a
+ * shared mapping cut short under the copy (the JVM reports the fault as an {@link InternalError}),
+ * ends the copy with a status, never the JVM.
+ */
+final class Copies {
+
+    /** The copy went whole. */
+    static final int OK = 0;
+    /** An LMR of the consumer's side was freed or its memory closed (or a window revoked). */
+    static final int MEMORY_GONE = 1;
+    /** The shared side failed: the ring's mapping closed (the connection ends) or a peer's mapping was cut short. */
+    static final int SHARED_GONE = 2;
+
+    private Copies() {
+    }
+
+    /**
+     * Copies {@code n} bytes of a request's segments, from byte {@code offset} of the whole, into
+     * {@code dst} at {@code at}.
+     */
+    static int gather(Wr src, long offset, MemorySegment dst, long at, long n, Fences f) {
+        long skip = offset;
+        long left = n;
+        long to = at;
+        for (int i = 0; i < src.segments && left > 0; i++) {
+            long len = src.lengths[i];
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            long part = Math.min(len - skip, left);
+            int r = one(src.lmrs[i], null, src.offsets[i] + skip, dst, to, part, false, f);
+            if (r != OK) {
+                return r;
+            }
+            to += part;
+            left -= part;
+            skip = 0;
+        }
+        return OK;
+    }
+
+    /**
+     * Copies {@code n} bytes of {@code src} at {@code from} into a receive's or read's segments,
+     * from byte {@code offset} of the whole (the front segments fill first, dat_ep_post_recv(3DAT)).
+     */
+    static int scatter(MemorySegment src, long from, long n, Wr dst, long offset, Fences f) {
+        long skip = offset;
+        long left = n;
+        long at = from;
+        for (int i = 0; i < dst.segments && left > 0; i++) {
+            long len = dst.lengths[i];
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            long part = Math.min(len - skip, left);
+            int r = one(dst.lmrs[i], null, dst.offsets[i] + skip, src, at, part, true, f);
+            if (r != OK) {
+                return r;
+            }
+            at += part;
+            left -= part;
+            skip = 0;
+        }
+        return OK;
+    }
+
+    /** Copies {@code n} bytes of {@code src} at {@code from} into a window at {@code offset} of its memory. */
+    static int intoWindow(MemorySegment src, long from, RemoteWindow w, long offset, long n, Fences f) {
+        return one(null, w, offset, src, from, n, true, f);
+    }
+
+    /** Copies {@code n} bytes of a window at {@code offset} of its memory into {@code dst} at {@code at}. */
+    static int fromWindow(RemoteWindow w, long offset, MemorySegment dst, long at, long n, Fences f) {
+        return one(null, w, offset, dst, at, n, false, f);
+    }
+
+    /**
+     * One copy between consumer memory (an LMR's segment at {@code offset}, or a window's) and
+     * shared memory ({@code shared} at {@code at}), {@code into} the consumer's or out of it.
+     */
+    private static int one(SimLmr lmr, RemoteWindow w, long offset, MemorySegment shared, long at, long n, boolean into, Fences f) {
+        if (n == 0) {
+            return OK;
+        }
+        MemorySegment memory;
+        try {
+            memory = lmr != null ? lmr.memory() : w.windowMemory();
+            f.mark(w, memory.address() + offset, n);
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            return MEMORY_GONE;
+        }
+        try {
+            if (lmr != null ? lmr.isFreed() : !w.windowValid()) {
+                return MEMORY_GONE;
+            }
+            if (into) {
+                MemorySegment.copy(shared, at, memory, offset, n);
+            } else {
+                MemorySegment.copy(memory, offset, shared, at, n);
+            }
+            return OK;
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            return shared.scope().isAlive() && memoryFailed(memory, offset, n) ? MEMORY_GONE : SHARED_GONE;
+        } catch (InternalError e) {
+            return SHARED_GONE; // a fault in a mapping cut short (a file truncated under it)
+        } finally {
+            f.unmark();
+        }
+    }
+
+    /** Whether the consumer's side of a failed copy is the one at fault (closed, or the range outside it). */
+    private static boolean memoryFailed(MemorySegment memory, long offset, long n) {
+        return !memory.scope().isAlive() || offset < 0 || n > memory.byteSize() - offset;
+    }
+}

@@ -1,0 +1,90 @@
+package dat.provider.sim.internal.shm;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+
+/**
+ * The target side's read-only mappings of the files the peer announced (FILE records): what its
+ * by-reference sends and writes copy from. A file is mapped only if it is a regular file directly
+ * in {@code /dev/shm} (no link followed) whose inode is the one announced and which is at least
+ * the announced size; the mapping is read-only, in the connection's arena, so it goes with the
+ * connection. A descriptor is served only inside its file's mapping; a file cut short later (a
+ * peer that truncates it) faults the copy, which the JVM reports as an {@link InternalError}: the
+ * connection breaks.
+ */
+final class PeerFiles {
+
+    /** {@link #announce}'s answer to an id announced before: a violation, not a refusal. */
+    static final String DUPLICATE = "a file id announced twice";
+
+    private final Arena arena;
+    private final MemorySegment[] files = new MemorySegment[ShmRecord.MAX_FILES];
+
+    PeerFiles(Arena arena) {
+        this.arena = arena;
+    }
+
+    /** Whether {@code name} may name a file of {@code /dev/shm}: no directory, no dot file, plain characters. */
+    static boolean validName(String name) {
+        if (name.isEmpty() || name.length() > ShmRecord.MAX_FILE_NAME || name.charAt(0) == '.') {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A FILE record: maps the file, if it is what the peer says.
+     *
+     * @return whether it is mapped ({@link ShmRecord#FILE_ACCEPTED}), else why not
+     */
+    String announce(int id, long inode, long size, String name) {
+        if (files[id] != null) {
+            return DUPLICATE;
+        }
+        if (!validName(name) || size <= 0) {
+            return "not a file name of /dev/shm";
+        }
+        Path path = Path.of(RingFile.DIRECTORY, name);
+        try {
+            BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            Object ino = Files.getAttribute(path, "unix:ino", LinkOption.NOFOLLOW_LINKS);
+            if (!a.isRegularFile() || !(ino instanceof Long l) || l != inode || a.size() < size) {
+                return "not the file announced";
+            }
+            try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+                files[id] = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+            }
+            return null;
+        } catch (IOException | RuntimeException e) {
+            return "cannot map it: " + e.getMessage();
+        }
+    }
+
+    /**
+     * The bytes a descriptor names, or {@code null} when its file is unknown or the range lies
+     * outside it.
+     */
+    MemorySegment range(int id, long offset, long length) {
+        if (id < 0 || id >= files.length) {
+            return null;
+        }
+        MemorySegment f = files[id];
+        if (f == null || offset < 0 || length < 0 || length > f.byteSize() - offset) {
+            return null;
+        }
+        return f;
+    }
+}

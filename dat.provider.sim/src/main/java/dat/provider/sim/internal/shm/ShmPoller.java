@@ -1,0 +1,256 @@
+package dat.provider.sim.internal.shm;
+
+import dat.provider.sim.internal.core.RemoteWindow;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The shared-memory connections of one TCP IA, as its I/O agent and its consumers see them: the
+ * IA's {@link ShmMode}, the rounds over every connection ({@link #poll}), and the doorbells.
+ *
+ * <p><b>Who polls, and the doorbell.</b> The agent's duty cycle polls every connection; when a
+ * cycle finds nothing it spins a while, then arms the doorbells ({@link #arm}: each connection's
+ * flag tells the peer to send a NOP on the control connection after it publishes) and sleeps in
+ * its select. A consumer that busy-polls dat_evd_dequeue polls the connections itself
+ * ({@link #pollFromConsumer}); while consumers poll, the agent does not arm (a doorbell per
+ * message would cost the peer a system call and this side a wake-up), and looks once a
+ * millisecond whether they still do; a consumer that finds the doorbells armed takes them back
+ * and wakes the agent. So a record that comes just after the consumers stopped polling waits one
+ * millisecond at most for the agent.
+ */
+public final class ShmPoller {
+
+    private static final ShmSession[] NONE = {};
+
+    private final ShmMode mode;
+    private final SharedSources sources = new SharedSources();
+    private final ConcurrentHashMap<InetAddress, Boolean> local = new ConcurrentHashMap<>();
+    private volatile ShmSession[] sessions = NONE;
+    private volatile boolean armed;
+    /** Bumped by each consumer's poll: the agent sees whether consumers poll. */
+    private volatile long consumerPolls;
+    private long consumerPollsSeen;
+    /** Connections established over shared memory, and over TCP alone, from the transport's start on. */
+    private final AtomicLong sharedEstablished = new AtomicLong();
+    private final AtomicLong tcpEstablished = new AtomicLong();
+
+    /**
+     * @param mode the IA's mode; any but {@link ShmMode#OFF} first removes ring files that dead processes left
+     */
+    public ShmPoller(ShmMode mode) {
+        this.mode = mode;
+        if (mode != ShmMode.OFF) {
+            RingFile.removeStale();
+        }
+    }
+
+    public ShmMode mode() {
+        return mode;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // connection setup
+    // ---------------------------------------------------------------------------------------------
+
+    /** Whether a connection to {@code remote} offers shared memory: always with {@code on}, to this host's addresses with {@code auto}. */
+    public boolean offers(InetAddress remote) {
+        return mode == ShmMode.ON || mode == ShmMode.AUTO && local(remote);
+    }
+
+    private boolean local(InetAddress a) {
+        return local.computeIfAbsent(a, x -> {
+            try {
+                return x.isLoopbackAddress() || x.isAnyLocalAddress() || NetworkInterface.getByInetAddress(x) != null;
+            } catch (SocketException e) {
+                return false;
+            }
+        });
+    }
+
+    /**
+     * The active side: a ring file to offer.
+     *
+     * @throws IOException when none can be made
+     */
+    public ShmSession offer(ShmControl control) throws IOException {
+        return ShmSession.offer(control, sources);
+    }
+
+    /**
+     * The passive side: takes an offer, unless this IA never shares.
+     *
+     * @param offer {@link ShmSession#OFFER_BYTES} at the buffer's position
+     * @throws IOException with the reason when it cannot be taken
+     */
+    public ShmSession take(ByteBuffer offer, ShmControl control) throws IOException {
+        if (mode == ShmMode.OFF) {
+            throw new IOException("shm=off");
+        }
+        return ShmSession.take(offer, control, sources);
+    }
+
+    /**
+     * A connection is being established, over shared memory or over TCP alone: counted before the
+     * consumer sees its ESTABLISHED event, so that a query after the event counts it.
+     */
+    public void counted(ShmSession s) {
+        (s == null ? tcpEstablished : sharedEstablished).incrementAndGet();
+    }
+
+    /** A connection was established: its rings are polled from now on. */
+    public void established(ShmSession s) {
+        if (s == null) {
+            return;
+        }
+        synchronized (this) {
+            ShmSession[] now = sessions;
+            ShmSession[] next = Arrays.copyOf(now, now.length + 1);
+            next[now.length] = s;
+            sessions = next;
+        }
+        if (armed) {
+            s.wantDoorbell(true);
+        }
+    }
+
+    /** A connection ended: no one polls it any more. */
+    public synchronized void ended(ShmSession s) {
+        ShmSession[] now = sessions;
+        for (int i = 0; i < now.length; i++) {
+            if (now[i] == s) {
+                ShmSession[] next = new ShmSession[now.length - 1];
+                System.arraycopy(now, 0, next, 0, i);
+                System.arraycopy(now, i + 1, next, i, now.length - i - 1);
+                sessions = next;
+                return;
+            }
+        }
+    }
+
+    public long sharedEstablished() {
+        return sharedEstablished.get();
+    }
+
+    public long tcpEstablished() {
+        return tcpEstablished.get();
+    }
+
+    /** Live shared-memory connections. */
+    public int live() {
+        return sessions.length;
+    }
+
+    /** Whether the IA has shared-memory connections to poll. */
+    public boolean any() {
+        return sessions.length != 0;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // polling and doorbells
+    // ---------------------------------------------------------------------------------------------
+
+    /** One round over every connection; the records handled. Allocates nothing. */
+    public int poll() {
+        int work = 0;
+        for (ShmSession s : sessions) {
+            work += s.poll();
+        }
+        return work;
+    }
+
+    /**
+     * A consumer's round, from dat_evd_dequeue on an EVD these connections feed.
+     *
+     * @return whether the doorbells were armed (the agent sleeps): the caller wakes the agent,
+     *     which leaves them unarmed while consumers poll
+     */
+    public boolean pollFromConsumer() {
+        consumerPolls++;
+        boolean wasArmed = armed;
+        if (wasArmed) {
+            disarm();
+        }
+        poll();
+        return wasArmed;
+    }
+
+    /** The agent: whether consumers polled since it last asked. */
+    public boolean consumersPolled() {
+        long n = consumerPolls;
+        if (n == consumerPollsSeen) {
+            return false;
+        }
+        consumerPollsSeen = n;
+        return true;
+    }
+
+    /**
+     * The agent, before it sleeps: asks every peer for a doorbell, then looks once more.
+     *
+     * @return whether it may sleep (nothing came meanwhile); else it disarmed again
+     */
+    public boolean arm() {
+        armed = true;
+        for (ShmSession s : sessions) {
+            s.wantDoorbell(true);
+        }
+        // after the flags (a volatile store each): a record published before them is seen here,
+        // one published after them finds a flag set
+        if (poll() > 0) {
+            disarm();
+            return false;
+        }
+        return true;
+    }
+
+    /** The agent awake, or a consumer polling: no doorbells wanted. */
+    public void disarm() {
+        armed = false;
+        for (ShmSession s : sessions) {
+            s.wantDoorbell(false);
+        }
+    }
+
+    /** Whether a connection waits for its peer to make room (the peer rings for room too; the agent sleeps a lease at most). */
+    public boolean waitingForSpace() {
+        for (ShmSession s : sessions) {
+            if (s.waitingForSpace()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // fences
+    // ---------------------------------------------------------------------------------------------
+
+    /** dat_lmr_free: no connection moves bytes of the freed memory once this returns (see {@link ShmSession#fence}). */
+    public void fence(MemorySegment memory) {
+        long start = memory.address();
+        long end = start + memory.byteSize();
+        for (ShmSession s : sessions) {
+            s.fence(start, end);
+        }
+        sources.forgetFreed();
+    }
+
+    /** A revoked window: no connection copies through it once this returns. */
+    public void awaitCopiesThrough(RemoteWindow w) {
+        for (ShmSession s : sessions) {
+            s.awaitCopiesThrough(w);
+        }
+    }
+
+    /** The LMRs whose classification is cached, for tests. */
+    int sourcesKnown() {
+        return sources.size();
+    }
+}

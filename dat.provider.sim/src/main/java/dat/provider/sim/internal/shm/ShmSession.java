@@ -1,0 +1,293 @@
+package dat.provider.sim.internal.shm;
+
+import dat.provider.sim.internal.core.RemoteWindow;
+import dat.provider.sim.internal.core.SimEndpoint;
+import dat.provider.sim.internal.core.SpinLock;
+import dat.provider.sim.internal.core.Wire;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The shared-memory part of one connection between two TCP IAs on one host: its {@link RingFile},
+ * offered by the active side in the CONNECT_REQUEST and taken by the passive side, and, once the
+ * connection is established, the {@link ShmWire} the Endpoint holds. The TCP connection stays
+ * beside it as the control channel ({@link ShmControl}): connection management, DISCONNECT,
+ * liveness, and the doorbell that wakes a peer whose agent sleeps.
+ *
+ * <p>Whoever polls the connection ({@link #poll}: the IA's I/O agent, a consumer waiting in
+ * dat_evd_wait that drives it, a consumer busy-polling dat_evd_dequeue) takes the Endpoint's lock
+ * for the round; a poll that finds another poller at work returns at once.
+ */
+public final class ShmSession {
+
+    private static final Logger LOG = Logger.getLogger(ShmSession.class.getName());
+    /** The offer a CONNECT_REQUEST carries: the nonce, then the file's name (ASCII, NUL-padded). */
+    public static final int OFFER_BYTES = RingFile.NONCE_BYTES + 48;
+    /** What an ACCEPT that takes the offer carries after the private data: the passive side's nonce. */
+    public static final int ANSWER_BYTES = RingFile.NONCE_BYTES;
+    /** How many records one poll handles at most, so one busy connection does not starve the others. */
+    private static final int BUDGET = 64;
+    private static final long FENCE_PATIENCE_NANOS = 50_000_000L;
+
+    private final RingFile file;
+    private final ShmControl control;
+    private final SharedSources sources;
+    private final Fences fences = new Fences();
+    private final PeerFiles peerFiles;
+    private final AtomicBoolean polling = new AtomicBoolean();
+    /** The nonce this side put in the file: the offer's (active) or the answer's (passive). */
+    private final byte[] nonce;
+    private volatile ShmWire wire;
+    private volatile boolean retired;
+    /** A violation found by a call the core made with the lock held, reported by the next poll. */
+    private volatile String later;
+
+    private ShmSession(RingFile file, byte[] nonce, ShmControl control, SharedSources sources) {
+        this.file = file;
+        this.nonce = nonce;
+        this.control = control;
+        this.sources = sources;
+        this.peerFiles = new PeerFiles(file.arena());
+    }
+
+    /**
+     * The active side: a new ring file to offer.
+     *
+     * @throws IOException when none can be made (no {@code /dev/shm}, no room)
+     */
+    static ShmSession offer(ShmControl control, SharedSources sources) throws IOException {
+        byte[] nonce = new byte[RingFile.NONCE_BYTES];
+        RingFile f = RingFile.create(RingFile.DEFAULT_CAPACITY, nonce);
+        return new ShmSession(f, nonce, control, sources);
+    }
+
+    /**
+     * The passive side: maps the ring file an offer names.
+     *
+     * @param offer {@link #OFFER_BYTES} at the buffer's position
+     * @throws IOException with the reason when it cannot be taken
+     */
+    static ShmSession take(ByteBuffer offer, ShmControl control, SharedSources sources) throws IOException {
+        byte[] offered = new byte[RingFile.NONCE_BYTES];
+        offer.get(offered);
+        byte[] n = new byte[OFFER_BYTES - RingFile.NONCE_BYTES];
+        offer.get(n);
+        int len = 0;
+        while (len < n.length && n[len] != 0) {
+            len++;
+        }
+        byte[] answer = new byte[RingFile.NONCE_BYTES];
+        RingFile f = RingFile.open(new String(n, 0, len, StandardCharsets.US_ASCII), offered, answer);
+        return new ShmSession(f, answer, control, sources);
+    }
+
+    /** The active side: the offer, {@link #OFFER_BYTES} written at the buffer's position. */
+    public void putOffer(ByteBuffer out) {
+        out.put(nonce);
+        byte[] n = Arrays.copyOf(file.name().getBytes(StandardCharsets.US_ASCII), OFFER_BYTES - RingFile.NONCE_BYTES);
+        out.put(n);
+    }
+
+    /** The passive side: the answer the ACCEPT carries, {@link #ANSWER_BYTES}. */
+    public byte[] answer() {
+        return nonce.clone();
+    }
+
+    /**
+     * The active side, at the ACCEPT: whether the passive side mapped this very file (it wrote the
+     * nonce its ACCEPT carries). The file's name goes either way.
+     */
+    public boolean confirm(byte[] answer) {
+        return file.confirm(answer);
+    }
+
+    RingFile file() {
+        return file;
+    }
+
+    Fences fences() {
+        return fences;
+    }
+
+    PeerFiles peerFiles() {
+        return peerFiles;
+    }
+
+    ShmControl control() {
+        return control;
+    }
+
+    /** Whether the rings are still mapped. */
+    boolean alive() {
+        return !retired;
+    }
+
+    /** The ring file's name, for tests and logs. */
+    public String fileName() {
+        return file.name();
+    }
+
+    /**
+     * At the establishment, under the CM lock: the wire {@code ep} holds from now on.
+     *
+     * @param ep the local Endpoint
+     * @return its wire
+     */
+    public Wire join(SimEndpoint ep) {
+        ShmWire w = new ShmWire(this, ep, sources);
+        wire = w;
+        return w;
+    }
+
+    /** The wire once joined, or {@code null}. */
+    public Wire wire() {
+        return wire;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // polling
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * One round over the connection: the peer's answers, its requests, what this side can send.
+     * Never blocks (a poller at work makes it return at once); allocates nothing.
+     *
+     * @return the records handled and written; 0 when there was nothing (or another poller was at work)
+     */
+    public int poll() {
+        ShmWire w = wire;
+        if (w == null) {
+            return 0;
+        }
+        String found = later;
+        if (found != null) {
+            later = null;
+            control.violation(found);
+        }
+        try {
+            if (!w.pending()) {
+                return 0;
+            }
+        } catch (IllegalStateException | InternalError e) {
+            return 0; // unmapped: the connection ends; or cut short: the next round's copy meets it
+        }
+        if (!polling.compareAndSet(false, true)) {
+            return 0;
+        }
+        int work = 0;
+        String why = null;
+        boolean doorbell = false;
+        try {
+            SpinLock l = w.ep.acquire();
+            try {
+                work = w.process(BUDGET);
+                why = w.takeViolation();
+                doorbell = w.takeDoorbell();
+            } catch (IllegalStateException e) {
+                // the rings were unmapped under the round: the connection is ending
+            } catch (InternalError e) {
+                why = "the ring file was cut short"; // a fault in a mapping cut short (truncated by the peer)
+                if (w.ep.connectedThrough(w)) {
+                    w.ep.breakConnection();
+                }
+            } finally {
+                l.unlock();
+            }
+        } finally {
+            polling.set(false);
+        }
+        if (doorbell) {
+            control.ringDoorbell();
+        }
+        if (why != null) {
+            control.violation(why);
+        }
+        return work;
+    }
+
+    /** Whether this side waits for the peer to make room in a ring (the peer rings the doorbell when it makes room). */
+    public boolean waitingForSpace() {
+        ShmWire w = wire;
+        return w != null && w.waitingForSpace();
+    }
+
+    /** {@code true}: this side's consumer sleeps, the peer rings the doorbell after publishing; {@code false}: it polls. */
+    public void wantDoorbell(boolean want) {
+        try {
+            file.wantDoorbell(want);
+        } catch (IllegalStateException e) {
+            // unmapped: the connection is ending
+        }
+    }
+
+    /** A violation found with the lock held by a call of the core's: reported by the next poll. */
+    void reportLater(String why) {
+        if (why != null) {
+            later = why;
+        }
+    }
+
+    /**
+     * Before the connection is taken as lost (the peer's DISCONNECT, its end of stream): the
+     * answers it gave before its end complete as given. Without locks held.
+     */
+    public void drain() {
+        ShmWire w = wire;
+        if (w == null || retired) {
+            return;
+        }
+        SpinLock l = w.ep.acquire();
+        try {
+            w.drain();
+        } catch (IllegalStateException | InternalError e) {
+            // unmapped or cut short: the flush that follows completes the rest
+        } finally {
+            l.unlock();
+        }
+    }
+
+    /** The connection is over: the file's name and both mappings go (idempotent). */
+    public void retire() {
+        retired = true;
+        file.close();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // fences
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * dat_lmr_free: returns once no copy of this connection reads or writes [start, end) and no
+     * request in flight hands the peer that memory by reference (their answers are polled here);
+     * a peer that does not answer within 50 ms has its connection cut, as a verbs QP fails an access
+     * to a deregistered region.
+     */
+    public void fence(long start, long end) {
+        long began = System.nanoTime();
+        boolean cut = false;
+        for (int spins = 0; fences.copying(start, end) || fences.sharing(start, end); spins++) {
+            if (fences.sharing(start, end)) {
+                poll();
+            }
+            long waited = System.nanoTime() - began;
+            if (!cut && waited > FENCE_PATIENCE_NANOS) {
+                cut = true;
+                control.cut();
+            } else if (waited > 100 * FENCE_PATIENCE_NANOS) {
+                LOG.log(Level.WARNING, "sim shared-memory connection " + file.name() + " still moves bytes of a freed LMR after 5 s");
+                return;
+            }
+            Fences.backOff(spins);
+        }
+    }
+
+    /** A revoked window: returns once no copy of this connection goes through it. */
+    public void awaitCopiesThrough(RemoteWindow w) {
+        fences.awaitCopiesThrough(w);
+    }
+}
