@@ -4,6 +4,9 @@ import dat.provider.sim.internal.core.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.DatEvent;
+import dat.api.DtoCompletionStatus;
+import dat.api.RmrTriplet;
+import dat.api.LmrTriplet;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
@@ -114,6 +117,39 @@ public final class Fabric implements AutoCloseable {
             assertThat(EventNumber.name(e.eventNumber())).isEqualTo(EventNumber.name(eventNumber));
             return e;
         }
+    }
+
+    /**
+     * A send posted before the peer's receive waits for it, and an RDMA write posted behind the
+     * send waits behind it: both complete in order once the receive comes (dat_ep_post_send(3DAT)).
+     * {@code a} and {@code b} are connected, nothing posted.
+     */
+    public static void assertASendWaitsForItsReceive_inOrderWithLaterRequests(Side a, Side b) {
+        for (int i = 0; i < 8; i++) {
+            a.mem.set(ValueLayout.JAVA_BYTE, i, (byte) (5 + i * 31));
+        }
+        LmrTriplet[] message = {LmrTriplet.of(a.lmr, 0, 8)};
+        assertThat(a.ep.postSend(1, message, 1, 0)).isEqualTo(DatReturn.SUCCESS);
+        assertThat(a.ep.postRdmaWrite(1, message, 2, RmrTriplet.of(b.lmr, 500, 8), 0)).isEqualTo(DatReturn.SUCCESS);
+        assertThat(DatReturn.typeOf(a.reqEvd.dequeue(a.event))).isEqualTo(DatReturn.QUEUE_EMPTY);
+        assertThat(b.mem.get(ValueLayout.JAVA_LONG_UNALIGNED, 500)).as("the write waits behind the send").isZero();
+        assertThat(b.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(b.lmr, 0, 8)}, 3, 0)).isEqualTo(DatReturn.SUCCESS);
+        assertThat(a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT).userCookie()).isEqualTo(1);
+        assertThat(a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT).userCookie()).isEqualTo(2);
+        assertThat(b.mem.asSlice(500, 8).mismatch(a.mem.asSlice(0, 8))).isEqualTo(-1);
+    }
+
+    /**
+     * The request {@code a} posted first was refused by the target (cookie 1, REMOTE_ACCESS) and
+     * the one behind it (cookie 2) is flushed: a refused RDMA operation breaks the connection.
+     */
+    public static void assertRefusedThenFlushed(Side a) {
+        DatEvent first = a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+        assertThat(first.userCookie()).isEqualTo(1);
+        assertThat(first.status()).isEqualTo(DtoCompletionStatus.ERR_REMOTE_ACCESS);
+        DatEvent second = a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+        assertThat(second.userCookie()).isEqualTo(2);
+        assertThat(second.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
     }
 
     /**

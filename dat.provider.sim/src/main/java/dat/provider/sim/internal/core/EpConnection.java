@@ -317,6 +317,18 @@ public final class EpConnection {
         }
     }
 
+    /**
+     * The Endpoint leaves {@code w} ({@link Wire#leave}; {@code broken}: without a DISCONNECT), and
+     * a receive the wire held for a payload still landing completes flushed. With the lock held.
+     */
+    private void leaveWire(Wire w, boolean broken) {
+        ep.setWire(null);
+        Wr.Recv taken = w.leave(ep, broken);
+        if (taken != null) {
+            ep.completeRecv(taken, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0, false);
+        }
+    }
+
     /** The passive side: the connection ended before the confirmation; the accept failed. Under the CM lock. */
     private void acceptLost(Wire w) {
         SpinLock l = ep.acquire();
@@ -324,12 +336,8 @@ public final class EpConnection {
             if (!ep.connectedThrough(w) || ep.state != EpState.COMPLETION_PENDING) {
                 return;
             }
-            ep.setWire(null);
             // the peer broke the exchange or vanished: no DISCONNECT, the peer sees it broken
-            Wr.Recv taken = w.leave(ep, true);
-            if (taken != null) {
-                ep.completeRecv(taken, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0, false);
-            }
+            leaveWire(w, true);
         } finally {
             l.unlock();
         }
@@ -459,11 +467,7 @@ public final class EpConnection {
                 try {
                     Wire w = ep.wire();
                     if (w != null) {
-                        ep.setWire(null);
-                        Wr.Recv taken = w.leave(ep, false);
-                        if (taken != null) {
-                            ep.completeRecv(taken, dat.api.DtoCompletionStatus.ERR_FLUSHED, 0, false);
-                        }
+                        leaveWire(w, false);
                     }
                 } finally {
                     l.unlock();

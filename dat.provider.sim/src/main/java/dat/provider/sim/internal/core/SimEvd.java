@@ -620,13 +620,8 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
 
     @Override
     public void close() {
-        freeUnderCmLock(() -> {
-            if (feeders.get() > 0) {
-                throw invalidState(DatReturn.INVALID_STATE_EVD_IN_USE,
-                        "the EVD is fed by " + feeders.get() + " Endpoint(s), Service Point(s) or IA(s) (dat_evd_free(3DAT))");
-            }
-            destroy();
-        });
+        freeUnlessUsed(feeders, DatReturn.INVALID_STATE_EVD_IN_USE,
+                n -> "the EVD is fed by " + n + " Endpoint(s), Service Point(s) or IA(s) (dat_evd_free(3DAT))", this::destroy);
     }
 
     void destroy() {

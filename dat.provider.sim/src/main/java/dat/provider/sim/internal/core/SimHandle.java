@@ -122,6 +122,22 @@ public abstract class SimHandle implements DatHandle {
     }
 
     /**
+     * {@link #freeUnderCmLock} of an object that others use: while {@code users} counts any, the
+     * free fails with DAT_INVALID_STATE of {@code subtype} and the message {@code inUse} makes of
+     * the count; otherwise {@code destroy} runs.
+     */
+    final void freeUnlessUsed(java.util.concurrent.atomic.AtomicInteger users, int subtype,
+            java.util.function.IntFunction<String> inUse, Runnable destroy) {
+        freeUnderCmLock(() -> {
+            int n = users.get();
+            if (n > 0) {
+                throw invalidState(subtype, inUse.apply(n));
+            }
+            destroy.run();
+        });
+    }
+
+    /**
      * The checks a dat_*_query(3DAT) makes first: the handle open, and no undefined bit in its
      * parameter mask (the second argument).
      */

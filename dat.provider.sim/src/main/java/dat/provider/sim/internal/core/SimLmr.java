@@ -111,13 +111,8 @@ public final class SimLmr extends SimHandle implements LocalMemoryRegion, Remote
 
     @Override
     public void close() {
-        freeUnderCmLock(() -> {
-            if (users.get() > 0) {
-                throw invalidState(DatReturn.INVALID_STATE_LMR_IN_USE,
-                        "the LMR is in use by " + users.get() + " bound RMR(s) or sharing LMR(s) (dat_lmr_free(3DAT))");
-            }
-            destroy();
-        });
+        freeUnlessUsed(users, DatReturn.INVALID_STATE_LMR_IN_USE,
+                n -> "the LMR is in use by " + n + " bound RMR(s) or sharing LMR(s) (dat_lmr_free(3DAT))", this::destroy);
         fence();
     }
 

@@ -45,13 +45,8 @@ public final class SimPz extends SimHandle implements ProtectionZone {
 
     @Override
     public void close() {
-        freeUnderCmLock(() -> {
-            if (users.get() > 0) {
-                throw invalidState(DatReturn.INVALID_STATE_PZ_IN_USE,
-                        "the PZ is used by " + users.get() + " Endpoint(s), LMR(s), RMR(s) or SRQ(s) (dat_pz_free(3DAT))");
-            }
-            destroy();
-        });
+        freeUnlessUsed(users, DatReturn.INVALID_STATE_PZ_IN_USE,
+                n -> "the PZ is used by " + n + " Endpoint(s), LMR(s), RMR(s) or SRQ(s) (dat_pz_free(3DAT))", this::destroy);
     }
 
     void destroy() {

@@ -75,16 +75,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
     }
 
     synchronized void detach(SimEndpoint ep) {
-        SimEndpoint[] a = attached;
-        for (int i = 0; i < a.length; i++) {
-            if (a[i] == ep) {
-                SimEndpoint[] b = new SimEndpoint[a.length - 1];
-                System.arraycopy(a, 0, b, 0, i);
-                System.arraycopy(a, i + 1, b, i, a.length - i - 1);
-                attached = b;
-                return;
-            }
-        }
+        attached = SnapshotArrays.without(attached, ep);
     }
 
     @Override

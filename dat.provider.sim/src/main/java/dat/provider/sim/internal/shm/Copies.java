@@ -30,25 +30,7 @@ final class Copies {
      * {@code dst} at {@code at}.
      */
     static int gather(Wr src, long offset, MemorySegment dst, long at, long n, Fences f) {
-        long skip = offset;
-        long left = n;
-        long to = at;
-        for (int i = 0; i < src.segments && left > 0; i++) {
-            long len = src.lengths[i];
-            if (skip >= len) {
-                skip -= len;
-                continue;
-            }
-            long part = Math.min(len - skip, left);
-            int r = one(src.lmrs[i], null, src.offsets[i] + skip, dst, to, part, false, f);
-            if (r != OK) {
-                return r;
-            }
-            to += part;
-            left -= part;
-            skip = 0;
-        }
-        return OK;
+        return acrossSegments(src, offset, dst, at, n, false, f);
     }
 
     /**
@@ -56,17 +38,25 @@ final class Copies {
      * from byte {@code offset} of the whole (the front segments fill first, dat_ep_post_recv(3DAT)).
      */
     static int scatter(MemorySegment src, long from, long n, Wr dst, long offset, Fences f) {
+        return acrossSegments(dst, offset, src, from, n, true, f);
+    }
+
+    /**
+     * Copies {@code n} bytes between {@code wr}'s segments, from byte {@code offset} of the whole,
+     * and {@code other} at {@code otherAt}: into the segments where {@code intoSegments}, else out of them.
+     */
+    private static int acrossSegments(Wr wr, long offset, MemorySegment other, long otherAt, long n, boolean intoSegments, Fences f) {
         long skip = offset;
         long left = n;
-        long at = from;
-        for (int i = 0; i < dst.segments && left > 0; i++) {
-            long len = dst.lengths[i];
+        long at = otherAt;
+        for (int i = 0; i < wr.segments && left > 0; i++) {
+            long len = wr.lengths[i];
             if (skip >= len) {
                 skip -= len;
                 continue;
             }
             long part = Math.min(len - skip, left);
-            int r = one(dst.lmrs[i], null, dst.offsets[i] + skip, src, at, part, true, f);
+            int r = one(wr.lmrs[i], null, wr.offsets[i] + skip, other, at, part, intoSegments, f);
             if (r != OK) {
                 return r;
             }

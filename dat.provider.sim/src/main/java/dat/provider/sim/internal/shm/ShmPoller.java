@@ -1,5 +1,6 @@
 package dat.provider.sim.internal.shm;
 
+import dat.provider.sim.internal.core.SnapshotArrays;
 import dat.provider.sim.internal.core.RemoteWindow;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -122,16 +123,7 @@ public final class ShmPoller {
 
     /** A connection ended: no one polls it any more. */
     public synchronized void ended(ShmSession s) {
-        ShmSession[] now = sessions;
-        for (int i = 0; i < now.length; i++) {
-            if (now[i] == s) {
-                ShmSession[] next = new ShmSession[now.length - 1];
-                System.arraycopy(now, 0, next, 0, i);
-                System.arraycopy(now, i + 1, next, i, now.length - i - 1);
-                sessions = next;
-                return;
-            }
-        }
+        sessions = SnapshotArrays.without(sessions, s);
     }
 
     public long sharedEstablished() {

@@ -87,15 +87,7 @@ class DtoTest {
 
     @Test
     void dat_ep_post_send_beforeAReceiveWaitsForIt_inOrderWithLaterRequests() {
-        fill(a.mem, 0, 8, 5);
-        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 1, 0));
-        ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, RmrTriplet.of(b.lmr, 500, 8), 0));
-        isType(a.reqEvd.dequeue(a.event), DatReturn.QUEUE_EMPTY);
-        assertThat(b.mem.get(ValueLayout.JAVA_LONG_UNALIGNED, 500)).as("the write waits behind the send").isZero();
-        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 8)), 3, 0));
-        assertThat(sendCompletion().userCookie()).isEqualTo(1);
-        assertThat(sendCompletion().userCookie()).isEqualTo(2);
-        assertThat(b.mem.asSlice(500, 8).mismatch(a.mem.asSlice(0, 8))).isEqualTo(-1);
+        Fabric.assertASendWaitsForItsReceive_inOrderWithLaterRequests(a, b);
     }
 
     @Test

@@ -254,24 +254,23 @@ class EvdCnoTest {
 
     @Test
     void dat_evd_wait_INTERRUPTED_CALL() throws Exception {
-        EventDispatcher evd = software(4);
-        AtomicInteger rc = new AtomicInteger();
-        Thread waiter = Thread.ofPlatform().start(() -> rc.set(evd.await(DatConstants.TIMEOUT_INFINITE, 1, new DatEvent())));
-        waitForWaiter(evd);
-        waiter.interrupt();
-        waiter.join(5000);
-        isType(rc.get(), DatReturn.INTERRUPTED_CALL);
+        isType(infiniteWaitEndedBy((evd, waiter) -> waiter.interrupt()), DatReturn.INTERRUPTED_CALL);
     }
 
     @Test
     void dat_evd_wait_ABORT_whenTheEvdIsFreed() throws Exception {
+        isType(infiniteWaitEndedBy((evd, waiter) -> evd.close()), DatReturn.ABORT);
+    }
+
+    /** What an infinite dat_evd_wait on a software EVD returns when {@code end} acts once it waits. */
+    private int infiniteWaitEndedBy(java.util.function.BiConsumer<EventDispatcher, Thread> end) throws InterruptedException {
         EventDispatcher evd = software(4);
         AtomicInteger rc = new AtomicInteger();
         Thread waiter = Thread.ofPlatform().start(() -> rc.set(evd.await(DatConstants.TIMEOUT_INFINITE, 1, new DatEvent())));
         waitForWaiter(evd);
-        evd.close();
+        end.accept(evd, waiter);
         waiter.join(5000);
-        isType(rc.get(), DatReturn.ABORT);
+        return rc.get();
     }
 
     @Test
@@ -335,8 +334,10 @@ class EvdCnoTest {
         evd.close();
     }
 
-    /** The async EVD of a's IA, once it reported a's request EVD overflowed. */
+    /** Three sends into a's request EVD resized to two: the async EVD of a's IA, once it reported the overflow. */
     private EventDispatcher overflowReported(Fabric.Pair p) {
+        p.a.reqEvd.resize(2);
+        sends(p, 0, 3);
         EventDispatcher async = p.a.ia.query().asyncEvd();
         ok(async.await(Fabric.WAIT, 1, event));
         assertThat(event.eventNumber()).isEqualTo(EventNumber.ASYNC_ERROR_EVD_OVERFLOW);
@@ -357,8 +358,6 @@ class EvdCnoTest {
     void dat_evd_overflow_isReportedOnTheAsyncEvd() {
         try (Fabric g = new Fabric()) {
             Fabric.Pair p = g.new Pair();
-            p.a.reqEvd.resize(2);
-            sends(p, 0, 3);
             EventDispatcher async = overflowReported(p);
             assertThat(event.asyncHandle()).isSameAs(p.a.reqEvd);
             assertThat(event.asyncReason()).isEqualTo(AsyncErrorReason.EVD_OVERFLOW_ERROR);
@@ -373,8 +372,6 @@ class EvdCnoTest {
     void dat_evd_overflow_isReportedAgain_afterAResizeMadeRoom() {
         try (Fabric g = new Fabric()) {
             Fabric.Pair p = g.new Pair();
-            p.a.reqEvd.resize(2);
-            sends(p, 0, 3);
             EventDispatcher async = overflowReported(p);
             p.a.reqEvd.resize(3); // room for one more; nothing was dequeued
             sends(p, 3, 5);

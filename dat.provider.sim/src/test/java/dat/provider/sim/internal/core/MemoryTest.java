@@ -49,6 +49,14 @@ class MemoryTest {
         f.close();
     }
 
+    /** An RMR of {@code s}'s PZ bound to the first {@code length} bytes of its LMR for remote writes, its bind completed. */
+    private static RemoteMemoryRegion boundForRemoteWrite(Fabric.Side s, long length) {
+        RemoteMemoryRegion rmr = s.pz.createRemoteMemoryRegion();
+        rmr.bind(LmrTriplet.of(s.lmr, 0, length), MemPrivileges.REMOTE_WRITE, s.ep, 1, 0);
+        s.expect(s.reqEvd, EventNumber.RMR_BIND_COMPLETION_EVENT);
+        return rmr;
+    }
+
     @Test
     void dat_lmr_create_SUCCESS_virtual_reportsItsRangeAndContexts() {
         InterfaceAdapter ia = f.open("sim0");
@@ -211,9 +219,7 @@ class MemoryTest {
     void dat_lmr_free_INVALID_STATE_whileAnRmrIsBound() {
         try (Fabric g = new Fabric()) {
             Fabric.Pair p = g.new Pair();
-            RemoteMemoryRegion rmr = p.a.pz.createRemoteMemoryRegion();
-            rmr.bind(LmrTriplet.of(p.a.lmr, 0, 64), MemPrivileges.REMOTE_WRITE, p.a.ep, 1, 0);
-            p.a.expect(p.a.reqEvd, EventNumber.RMR_BIND_COMPLETION_EVENT);
+            RemoteMemoryRegion rmr = boundForRemoteWrite(p.a, 64);
             throwsCode(p.a.lmr::close, DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_LMR_IN_USE);
             rmr.close();
             p.a.lmr.close();
@@ -303,9 +309,7 @@ class MemoryTest {
     void dat_rmr_bind_unbindWithLengthZero() {
         try (Fabric g = new Fabric()) {
             Fabric.Pair p = g.new Pair();
-            RemoteMemoryRegion rmr = p.b.pz.createRemoteMemoryRegion();
-            rmr.bind(LmrTriplet.of(p.b.lmr, 0, 50), MemPrivileges.REMOTE_WRITE, p.b.ep, 1, 0);
-            p.b.expect(p.b.reqEvd, EventNumber.RMR_BIND_COMPLETION_EVENT);
+            RemoteMemoryRegion rmr = boundForRemoteWrite(p.b, 50);
             rmr.bind(new LmrTriplet(0, 0, 0), 0, p.b.ep, 2, 0);
             p.b.expect(p.b.reqEvd, EventNumber.RMR_BIND_COMPLETION_EVENT);
             assertThat(rmr.query().lmrTriplet()).isNull();

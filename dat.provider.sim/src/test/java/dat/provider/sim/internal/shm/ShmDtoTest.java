@@ -1,12 +1,10 @@
 package dat.provider.sim.internal.shm;
 
-import static dat.provider.sim.internal.Codes.isType;
 import static dat.provider.sim.internal.Codes.ok;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.CloseFlag;
 import dat.api.DatEvent;
-import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.EpState;
 import dat.api.EventNumber;
@@ -18,12 +16,8 @@ import dat.api.Qos;
 import dat.api.RmrTriplet;
 import dat.provider.sim.internal.Fabric;
 import dat.provider.sim.internal.core.ProviderSettings;
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,8 +34,10 @@ class ShmDtoTest {
     private static final String SHM = "tcp=127.0.0.1:0 shm=on";
     private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), SHM);
     private final Fabric fb = new Fabric(ProviderSettings.defaults().limits(), SHM);
-    private final Fabric.Side a = fa.new Side("shmA", null, 1 << 16);
-    private final Fabric.Side b = fb.new Side("shmB", null, 1 << 16);
+    /** Each side's registered memory. */
+    private static final int SIZE = 1 << 20;
+    private final Fabric.Side a = fa.new Side("shmA", null, SIZE);
+    private final Fabric.Side b = fb.new Side("shmB", null, SIZE);
 
     @AfterEach
     void close() {
@@ -58,7 +54,7 @@ class ShmDtoTest {
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         assertThat(a.ia.query().iaAttributes().transportAttributes()).containsEntry("shm.established", "1");
         assertThat(b.ia.query().iaAttributes().transportAttributes()).containsEntry("shm.established", "1");
-        assertThat(ringMappings()).as("the connection's ring file is mapped").isNotEmpty();
+        assertThat(RingFiles.mapped()).as("the connection's ring file is mapped").isNotEmpty();
     }
 
     private static LmrTriplet[] iov(LmrTriplet... t) {
@@ -75,41 +71,13 @@ class ShmDtoTest {
         }
     }
 
-    /** The lines of {@code /proc/self/maps} that map a sim ring file. */
-    static List<String> ringMappings() {
-        try {
-            return Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(l -> l.contains("/dev/shm/dat-sim-")).toList();
-        } catch (IOException e) {
-            throw new AssertionError("cannot read /proc/self/maps", e);
-        }
-    }
-
-    /**
-     * Once both ends of every connection let go of it (the I/O agent retires a closed connection on
-     * its own thread), no ring file stays mapped: waits for that, as long as a completion may take.
-     */
-    static void assertNoRingMapping() {
-        long deadline = System.nanoTime() + Fabric.WAIT * 1000;
-        List<String> left = ringMappings();
-        while (!left.isEmpty() && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-            left = ringMappings();
-        }
-        assertThat(left).as("ring files still mapped after the connection ended").isEmpty();
-    }
-
     /** The broken connection ends on both sides, and neither keeps its ring file mapped. */
     private void bothBroken() {
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
         assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
         assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
-        assertNoRingMapping();
+        RingFiles.assertNoneMapped();
     }
 
     @Test
@@ -131,18 +99,41 @@ class ShmDtoTest {
         assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
     }
 
+    /** Sends into posted receives, a 512 KiB RDMA write and read back: every byte lands, over the ring alone. */
+    @Test
+    void sendsAndALargeWriteAndRead_landEveryByte_overTheRingAlone() {
+        connect();
+        assertThat(a.ia.query().iaAttributes().transportAttributes()).containsEntry("shm", "on").containsEntry("tcp.established", "0");
+        for (int i = 0; i < 100; i++) {
+            a.mem.set(ValueLayout.JAVA_INT, 0, i);
+            ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 4096, 4096)), i, 0));
+            ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 64)), i, 0));
+            DatEvent e = dto(b, true);
+            assertThat(e.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(e.transferredLength()).isEqualTo(64);
+            assertThat(b.mem.get(ValueLayout.JAVA_INT, 4096)).isEqualTo(i);
+            assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        }
+        int half = SIZE / 2;
+        for (int k = 0; k < half; k += 4) {
+            a.mem.set(ValueLayout.JAVA_INT, k, k);
+        }
+        ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(a.lmr, 0, half)), 7, RmrTriplet.of(b.lmr, half, half), 0));
+        assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(b.mem.asSlice(half, half).mismatch(a.mem.asSlice(0, half))).isEqualTo(-1);
+        ok(a.ep.postRdmaRead(1, iov(LmrTriplet.of(a.lmr, half, half)), 8, RmrTriplet.of(b.lmr, half, half), 0));
+        assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(a.mem.asSlice(half, half).mismatch(a.mem.asSlice(0, half))).isEqualTo(-1);
+        for (Fabric.Side s : new Fabric.Side[] {a, b}) {
+            assertThat(s.ia.query().iaAttributes().transportAttributes()).as(s.ia.query().iaAttributes().adapterName())
+                    .containsEntry("shm.established", "1").containsEntry("shm.connections", "1").containsEntry("tcp.established", "0");
+        }
+    }
+
     @Test
     void aSendBeforeAReceiveWaitsForIt_inOrderWithLaterRequests() {
         connect();
-        fill(a.mem, 0, 8, 5);
-        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 1, 0));
-        ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, RmrTriplet.of(b.lmr, 500, 8), 0));
-        isType(a.reqEvd.dequeue(a.event), DatReturn.QUEUE_EMPTY);
-        assertThat(b.mem.get(ValueLayout.JAVA_LONG_UNALIGNED, 500)).as("the write waits behind the send").isZero();
-        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 8)), 3, 0));
-        assertThat(dto(a, false).userCookie()).isEqualTo(1);
-        assertThat(dto(a, false).userCookie()).isEqualTo(2);
-        assertThat(b.mem.asSlice(500, 8).mismatch(a.mem.asSlice(0, 8))).isEqualTo(-1);
+        Fabric.assertASendWaitsForItsReceive_inOrderWithLaterRequests(a, b);
     }
 
     @Test
@@ -163,25 +154,20 @@ class ShmDtoTest {
         fill(a.mem, 0, 16, 3);
         ok(b.ep.postRecv(0, null, 9, 0));
         ok(a.ep.postRecv(0, null, 10, 0));
-        ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(a.lmr, 0, 16)), 1, RmrTriplet.of(b.lmr, (1 << 16) - 8, 16), 0));
+        ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(a.lmr, 0, 16)), 1, RmrTriplet.of(b.lmr, SIZE - 8, 16), 0));
         ok(a.ep.postSend(0, null, 2, 0));
-        DatEvent first = dto(a, false);
-        assertThat(first.userCookie()).isEqualTo(1);
-        assertThat(first.status()).isEqualTo(DtoCompletionStatus.ERR_REMOTE_ACCESS);
-        DatEvent second = dto(a, false);
-        assertThat(second.userCookie()).isEqualTo(2);
-        assertThat(second.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        Fabric.assertRefusedThenFlushed(a);
         assertThat(dto(a, true).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
         assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
         bothBroken();
-        assertThat(b.mem.get(ValueLayout.JAVA_LONG_UNALIGNED, (1 << 16) - 8)).isZero();
+        assertThat(b.mem.get(ValueLayout.JAVA_LONG_UNALIGNED, SIZE - 8)).isZero();
     }
 
     @Test
     void rdmaReadOutsideTheRegion_REMOTE_ACCESS_andNothingArrives() {
         connect();
-        fill(b.mem, (1 << 16) - 64, 64, 9);
-        ok(a.ep.postRdmaRead(1, iov(LmrTriplet.of(a.lmr, 0, 128)), 1, RmrTriplet.of(b.lmr, (1 << 16) - 64, 128), 0));
+        fill(b.mem, SIZE - 64, 64, 9);
+        ok(a.ep.postRdmaRead(1, iov(LmrTriplet.of(a.lmr, 0, 128)), 1, RmrTriplet.of(b.lmr, SIZE - 64, 128), 0));
         assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.ERR_REMOTE_ACCESS);
         bothBroken();
         assertThat(a.mem.asSlice(0, 128).mismatch(MemorySegment.ofArray(new byte[128]))).isEqualTo(-1);
@@ -198,24 +184,27 @@ class ShmDtoTest {
 
     @Test
     void rdmaWriteWithoutTheRemoteWritePrivilege_REMOTE_ACCESS_whileAReadSucceeds() {
-        LocalMemoryRegion readOnly = b.ia.registerMemory(fb.memory(64), b.pz,
-                MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE | MemPrivileges.REMOTE_READ);
-        connect();
-        ok(a.ep.postRdmaRead(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 1, RmrTriplet.of(readOnly, 0, 8), 0));
-        assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
-        ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, RmrTriplet.of(readOnly, 0, 8), 0));
-        assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.ERR_REMOTE_ACCESS);
-        bothBroken();
+        grantedThenRefused(MemPrivileges.REMOTE_READ, true);
     }
 
     @Test
     void rdmaReadWithoutTheRemoteReadPrivilege_REMOTE_ACCESS() {
-        LocalMemoryRegion writeOnly = b.ia.registerMemory(fb.memory(64), b.pz,
-                MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE | MemPrivileges.REMOTE_WRITE);
+        grantedThenRefused(MemPrivileges.REMOTE_WRITE, false);
+    }
+
+    /**
+     * b's region grants one remote privilege: a's operation that needs it succeeds, the other one
+     * (a write where {@code writeRefused}, else a read) is refused and both sides break.
+     */
+    private void grantedThenRefused(int remotePrivilege, boolean writeRefused) {
+        LocalMemoryRegion region = b.ia.registerMemory(fb.memory(64), b.pz,
+                MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE | remotePrivilege);
         connect();
-        ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 1, RmrTriplet.of(writeOnly, 0, 8), 0));
+        LmrTriplet[] local = iov(LmrTriplet.of(a.lmr, 0, 8));
+        RmrTriplet remote = RmrTriplet.of(region, 0, 8);
+        ok(writeRefused ? a.ep.postRdmaRead(1, local, 1, remote, 0) : a.ep.postRdmaWrite(1, local, 1, remote, 0));
         assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
-        ok(a.ep.postRdmaRead(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, RmrTriplet.of(writeOnly, 0, 8), 0));
+        ok(writeRefused ? a.ep.postRdmaWrite(1, local, 2, remote, 0) : a.ep.postRdmaRead(1, local, 2, remote, 0));
         assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.ERR_REMOTE_ACCESS);
         bothBroken();
     }
@@ -251,6 +240,6 @@ class ShmDtoTest {
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
         assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
-        assertNoRingMapping();
+        RingFiles.assertNoneMapped();
     }
 }

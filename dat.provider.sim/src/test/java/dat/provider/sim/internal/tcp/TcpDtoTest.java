@@ -1398,12 +1398,7 @@ class TcpDtoTest {
         ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 1,
                 new RmrTriplet(b.lmr.rmrContext() ^ 1, b.lmr.registeredAddress(), 8), 0));
         ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, 0));
-        DatEvent first = dto(a, false);
-        assertThat(first.userCookie()).isEqualTo(1);
-        assertThat(first.status()).isEqualTo(DtoCompletionStatus.ERR_REMOTE_ACCESS);
-        DatEvent second = dto(a, false);
-        assertThat(second.userCookie()).isEqualTo(2);
-        assertThat(second.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        Fabric.assertRefusedThenFlushed(a);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN);
     }
 
