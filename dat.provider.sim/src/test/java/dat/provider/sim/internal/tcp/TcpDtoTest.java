@@ -741,8 +741,8 @@ class TcpDtoTest {
     /**
      * A timed wait shorter than a millisecond that reads the connection ends at its timeout, not
      * at the next whole millisecond, which is all a select can time: the driver parks the rest of
-     * the wait precisely and leaves the socket to the agent's thread meanwhile. Twenty waits of
-     * 200 us; the median of those that read the connection must stay under a millisecond, which
+     * the wait precisely and leaves the socket to the agent's thread meanwhile. Waits of
+     * 200 us until ten read the connection; their median must stay under a millisecond, which
      * every such wait took when the select's timeout was rounded up.
      */
     @Test
@@ -765,15 +765,16 @@ class TcpDtoTest {
     }
 
     /**
-     * Waits {@code waits} times for {@code timeoutMicros} on b's receive EVD, on which nothing
-     * comes; each must end TIMEOUT_EXPIRED, no sooner than its timeout. Returns the median length
-     * of those that ran the agent (a wait that finds the agent's thread in the role parks as it
-     * always did), at least half of them.
+     * Waits for {@code timeoutMicros} on b's receive EVD, on which nothing comes, until
+     * {@code waits / 2} of the waits ran the agent (a wait that finds the agent's thread in the
+     * role parks instead; on a loaded machine more of them do), at most {@code waits * 10} times;
+     * each must end TIMEOUT_EXPIRED, no sooner than its timeout. Returns the median length of
+     * those that ran the agent.
      */
     private long medianOfDrivenWaits(long timeoutMicros, int waits) {
         TcpTransport wire = transport(b);
         java.util.List<Long> drivenMicros = new java.util.ArrayList<>();
-        for (int i = 0; i < waits; i++) {
+        for (int i = 0; i < waits * 10 && drivenMicros.size() < waits / 2; i++) {
             long drives = wire.drivesBegun();
             long start = System.nanoTime();
             isType(b.recvEvd.await(timeoutMicros, 1, new DatEvent()), dat.api.DatReturn.TIMEOUT_EXPIRED);
