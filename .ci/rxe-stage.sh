@@ -43,7 +43,7 @@ fi
 assertj=$(ls "$m2"/org/assertj/assertj-core/3.27.7/assertj-core-3.27.7.jar 2>/dev/null)
 bytebuddy=$(ls "$m2"/net/bytebuddy/byte-buddy/*/byte-buddy-*.jar 2>/dev/null | grep -v sources | tail -1)
 for f in "$console" "$assertj" "$bytebuddy"; do [ -f "$f" ] || { log "missing test jar ${f:-?}"; exit 1; }; done
-cp="dat.provider.verbs/target/classes:dat.provider.verbs/target/test-classes:dat.api/target/classes:$assertj:$bytebuddy"
+cp="dat.provider.verbs/target/classes:dat.provider.support/target/classes:dat.provider.verbs/target/test-classes:dat.api/target/classes:$assertj:$bytebuddy"
 # the C uDAPL peer of the interop tests (OfedInteropTest), on OFED's libdat2: built here, run in the VM
 peer="$root/$stage/udapl-peer"
 if ! gcc -O2 -Wall -o "$peer" dat.provider.verbs/src/test/c/udapl_peer.c -ldat2 > "$stage/udapl-peer-build.log" 2>&1; then

@@ -28,6 +28,7 @@ import dat.api.SrqAttributes;
 import dat.api.WaitProxyAgent;
 import dat.provider.ofi.internal.ffi.Fabric;
 import dat.provider.ofi.internal.ffi.NativeException;
+import dat.provider.support.IntTable;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;

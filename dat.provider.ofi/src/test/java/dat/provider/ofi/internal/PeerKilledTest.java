@@ -131,7 +131,7 @@ class PeerKilledTest {
     private static Process startPeer() throws Exception {
         String launcher = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = String.join(java.io.File.pathSeparator, location(OfiPeer.class), location(OfiRuntime.class),
-                location(dat.api.InterfaceAdapter.class));
+                location(dat.provider.support.ReturnCodes.class), location(dat.api.InterfaceAdapter.class));
         return new ProcessBuilder(List.of(launcher, "--enable-native-access=ALL-UNNAMED", "-cp", classPath, OfiPeer.class.getName()))
                 .redirectErrorStream(true).start();
     }

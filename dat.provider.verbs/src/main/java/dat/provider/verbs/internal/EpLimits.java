@@ -24,7 +24,7 @@ final class EpLimits {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.serviceType", "only RC");
         }
         if (a.qos() != Qos.BEST_EFFORT) {
-            throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "attributes.qos", "only BEST_EFFORT");
+            throw Codes.notSupported("attributes.qos", "only BEST_EFFORT");
         }
         int maxIov = Math.min(ia.maxSge, VerbsEp.MAX_IOV);
         int maxReadIov = Math.min(ia.maxSgeRd, VerbsEp.MAX_IOV);

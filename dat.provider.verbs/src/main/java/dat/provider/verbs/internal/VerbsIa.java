@@ -36,6 +36,7 @@ import dat.api.SrqAttributes;
 import dat.api.WaitProxyAgent;
 import dat.api.ext.IaCounters;
 import dat.api.ext.IaStatistics;
+import dat.provider.support.IntTable;
 import dat.provider.verbs.internal.ffi.Libc;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;

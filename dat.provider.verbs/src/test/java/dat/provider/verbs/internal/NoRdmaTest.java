@@ -83,7 +83,8 @@ class NoRdmaTest {
         // libibverbs reads its sysfs root from SYSFS_PATH: an empty class/infiniband_verbs is "a kernel with RDMA, no device"
         Files.createDirectories(sysfs.resolve("class/infiniband_verbs"));
         ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", classPathOf(ReasonMain.class, VerbsRuntime.class, dat.api.spi.DatIaFactory.class),
+                "--enable-native-access=ALL-UNNAMED", "-cp", classPathOf(ReasonMain.class, VerbsRuntime.class,
+                        dat.provider.support.ReturnCodes.class, dat.api.spi.DatIaFactory.class),
                 ReasonMain.class.getName()).redirectErrorStream(true);
         builder.environment().put("SYSFS_PATH", sysfs.toString());
         Process child = builder.start();

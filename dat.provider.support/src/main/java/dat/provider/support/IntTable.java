@@ -1,14 +1,14 @@
-package dat.provider.verbs.internal;
+package dat.provider.support;
 
 /**
- * A map from {@code int} keys to objects whose reads allocate nothing and take no lock: the
- * data path looks up LMRs by {@code lkey} and Endpoints by QP number through it. Writers (the
- * control path) copy the arrays under the table's monitor and publish them through a volatile
- * field; open addressing with linear probing.
+ * A map from {@code int} keys to objects whose reads allocate nothing and take no lock: a
+ * provider's data path looks up LMRs by their key and the owners of work requests or queue pairs
+ * by their number through it. Writers (the control path) copy the arrays under the table's monitor
+ * and publish them through a volatile field; open addressing with linear probing.
  *
  * @param <V> the value type
  */
-final class IntTable<V> {
+public final class IntTable<V> {
 
     private record Snapshot(int[] keys, Object[] values, int size) {
     }
@@ -16,7 +16,7 @@ final class IntTable<V> {
     private volatile Snapshot snapshot = new Snapshot(new int[16], new Object[16], 0);
 
     @SuppressWarnings("unchecked")
-    V get(int key) {
+    public V get(int key) {
         Snapshot s = snapshot;
         int mask = s.keys.length - 1;
         for (int i = mix(key) & mask; ; i = (i + 1) & mask) {
@@ -30,7 +30,7 @@ final class IntTable<V> {
         }
     }
 
-    synchronized void put(int key, V value) {
+    public synchronized void put(int key, V value) {
         Snapshot s = snapshot;
         int capacity = s.keys.length;
         while ((s.size + 1) * 2 > capacity) {
@@ -49,7 +49,7 @@ final class IntTable<V> {
         snapshot = new Snapshot(keys, values, size + 1);
     }
 
-    synchronized void remove(int key, V value) {
+    public synchronized void remove(int key, V value) {
         Snapshot s = snapshot;
         int[] keys = new int[s.keys.length];
         Object[] values = new Object[s.keys.length];
@@ -63,7 +63,7 @@ final class IntTable<V> {
         snapshot = new Snapshot(keys, values, size);
     }
 
-    synchronized void clear() {
+    public synchronized void clear() {
         snapshot = new Snapshot(new int[16], new Object[16], 0);
     }
 
