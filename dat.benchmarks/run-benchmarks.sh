@@ -56,7 +56,7 @@ ping, ping_err = secondary(find("PingPongBenchmark.sim"), "ping")
 raw, raw_err = secondary(find("PingPongBenchmark.raw"), "rawPing")
 rate, rate_err = primary(find("send64B", "false"))
 rate_rx, _ = primary(find("send64B", "true"))
-WIRES = [("JVM", "in-JVM"), ("TCP", "TCP"), ("SHM", "shared memory")]
+WIRES = [("JVM", "in-JVM"), ("TCP", "TCP"), ("SHM", "shm")]
 alloc = {(w, op): secondary(find(name, wire=w), "gc.alloc.rate.norm")[0]
          for w, _ in WIRES for op, name in (("send", "sendRecvPostAndDequeue"), ("rdma", "rdmaWritePostAndDequeue"))}
 print()
