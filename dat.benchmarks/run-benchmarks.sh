@@ -31,11 +31,13 @@ fi
 python3 - "$out/figures.json" "$out/alloc.json" <<'PY'
 import json, sys
 runs = json.load(open(sys.argv[1])) + json.load(open(sys.argv[2]))
-def find(name, param=None):
+def find(name, param=None, wire=None):
     for r in runs:
-        if r["benchmark"].endswith(name) and (param is None or r.get("params", {}).get("receiverEvents") == param):
+        params = r.get("params", {})
+        if r["benchmark"].endswith(name) and (param is None or params.get("receiverEvents") == param) \
+                and (wire is None or params.get("wire") == wire):
             return r
-    raise SystemExit("missing result " + name)
+    raise SystemExit("missing result " + name + ("" if wire is None else " over " + wire))
 import statistics
 # medians over the measurement iterations of all forks: this machine is shared and noisy
 def median(metric):
@@ -54,8 +56,9 @@ ping, ping_err = secondary(find("PingPongBenchmark.sim"), "ping")
 raw, raw_err = secondary(find("PingPongBenchmark.raw"), "rawPing")
 rate, rate_err = primary(find("send64B", "false"))
 rate_rx, _ = primary(find("send64B", "true"))
-alloc_send, _ = secondary(find("sendRecvPostAndDequeue"), "gc.alloc.rate.norm")
-alloc_rdma, _ = secondary(find("rdmaWritePostAndDequeue"), "gc.alloc.rate.norm")
+WIRES = [("JVM", "in-JVM"), ("TCP", "TCP"), ("SHM", "shm")]
+alloc = {(w, op): secondary(find(name, wire=w), "gc.alloc.rate.norm")[0]
+         for w, _ in WIRES for op, name in (("send", "sendRecvPostAndDequeue"), ("rdma", "rdmaWritePostAndDequeue"))}
 print()
 print("medians over the measurement iterations; ranges are min..max")
 print("%-46s %16s   %-30s %8s  %s" % ("figure", "value", "baseline (same run)", "ratio", "goal"))
@@ -64,8 +67,11 @@ print("%-46s %10.2f GB/s   %-30s %8.2f  %s" % ("1 RDMA write 1 MiB (post + compl
 print("%-46s %13.0f ns   %-30s %8.2f  %s" % ("2 send/recv ping-pong 8 B, round trip", ping,
       "raw spin ping-pong %.0f ns" % raw, ping / raw, "<= 2.0"))
 print("%-46s %16s   %-30s" % ("  (ranges)", "%.0f..%.0f ns" % ping_err, "%.0f..%.0f ns" % raw_err))
-print("%-46s %11.1f B/op   %-30s %8s  %s" % ("3 post + dequeue allocation, send/recv", alloc_send, "-", "-", "0 B/op"))
-print("%-46s %11.1f B/op   %-30s %8s  %s" % ("  post + dequeue allocation, RDMA write", alloc_rdma, "-", "-", "0 B/op"))
+for i, (w, label) in enumerate(WIRES):
+    print("%-46s %11.1f B/op   %-30s %8s  %s" % (("3 " if i == 0 else "  ") + "post + dequeue allocation, send/recv, " + label,
+          alloc[(w, "send")], "-", "-", "0 B/op"))
+    print("%-46s %11.1f B/op   %-30s %8s  %s" % ("  post + dequeue allocation, RDMA write, " + label, alloc[(w, "rdma")],
+          "-", "-", "0 B/op"))
 print("%-46s %9.2f Mmsg/s   %-30s %8s  %s" % ("4 64 B sends, 1 completion per 16", rate / 1e6, "-", "-", ">= 5"))
 print("%-46s %9.2f Mmsg/s   %-30s %8s  %s" % ("  same, receiver reaps its 16 completions", rate_rx / 1e6, "-", "-", ""))
 PY

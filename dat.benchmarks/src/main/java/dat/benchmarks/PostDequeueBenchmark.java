@@ -11,6 +11,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -19,7 +20,10 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Figure 3: the allocation of the data path, with {@code -prof gc}: a receive, a send and the
- * dequeue of both completions; and an RDMA write and the dequeue of its completion. Goal: 0 B/op.
+ * dequeue of both completions; and an RDMA write and the dequeue of its completion; over each of
+ * the sim provider's wires ({@link SimRig.Wire}: the in-JVM fabric, TCP over loopback, and shared
+ * memory, the last two between two provider instances in the benchmark's JVM). Goal: 0 B/op. The
+ * profiler counts what every thread of the JVM allocated, the providers' own threads too.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -29,6 +33,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class PostDequeueBenchmark {
 
+    @Param({"JVM", "TCP", "SHM"})
+    public SimRig.Wire wire;
+
     SimRig rig;
     final DatEvent event = new DatEvent();
     final LmrTriplet[] send = {new LmrTriplet()};
@@ -37,7 +44,7 @@ public class PostDequeueBenchmark {
 
     @Setup
     public void setup() {
-        rig = new SimRig(4096, null, true);
+        rig = new SimRig(wire, 4096, null, true);
         send[0].set(rig.a.lmr, 0, 64);
         recv[0].set(rig.b.lmr, 0, 64);
         remote.set(rig.b.lmr, 1024, 64);

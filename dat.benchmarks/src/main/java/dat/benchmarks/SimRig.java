@@ -23,9 +23,29 @@ import java.util.ServiceLoader;
 
 /**
  * Two connected Endpoints of the sim provider, found the way a plain-Java consumer finds it
- * ({@link ServiceLoader}): two open instances of IA {@code sim0}, one listening, one connecting.
+ * ({@link ServiceLoader}), over one of its three wires ({@link Wire}): two open instances of IA
+ * {@code sim0} of one provider, one listening, one connecting (the in-JVM fabric); or two TCP IAs
+ * on loopback of two instances of the provider, as two processes would have, over TCP or over
+ * their shared-memory wire ({@code shm=on}: each connection through a ring file in
+ * {@code /dev/shm} that both map, as two processes of one host do).
  */
 public final class SimRig implements AutoCloseable {
+
+    /** The wire between the two Endpoints. */
+    public enum Wire {
+        /** the in-JVM fabric of one provider */
+        JVM(null),
+        /** TCP over loopback between two providers */
+        TCP("tcp=127.0.0.1:0"),
+        /** the shared-memory wire between two providers' TCP IAs */
+        SHM("tcp=127.0.0.1:0 shm=on");
+
+        final String iaParams;
+
+        Wire(String iaParams) {
+            this.iaParams = iaParams;
+        }
+    }
 
     /** One end: IA, PZ, EVDs, Endpoint and one registered buffer. */
     public static final class End {
@@ -38,8 +58,8 @@ public final class SimRig implements AutoCloseable {
         public final MemorySegment mem;
         public final LocalMemoryRegion lmr;
 
-        End(DatIaFactory factory, Arena arena, long bytes, EpAttributes attrs, boolean recvEvents) {
-            ia = factory.openIa(new IaOpenRequest("sim0", 16, null, ""));
+        End(DatIaFactory factory, IaOpenRequest open, Arena arena, long bytes, EpAttributes attrs, boolean recvEvents) {
+            ia = factory.openIa(open);
             pz = ia.createProtectionZone();
             recvEvd = ia.createEventDispatcher(4096, null, EvdFlags.DTO);
             reqEvd = ia.createEventDispatcher(4096, null, EvdFlags.DTO);
@@ -53,21 +73,37 @@ public final class SimRig implements AutoCloseable {
     public final Arena arena = Arena.ofShared();
     public final End a;
     public final End b;
-    private final DatIaFactory factory;
+    private final DatIaFactory factoryA;
+    private final DatIaFactory factoryB;
 
     /**
-     * Builds and connects the two ends.
+     * Builds and connects the two ends over the in-JVM fabric.
      *
      * @param bytes the size of each end's buffer
      * @param attrs the Endpoint attributes, or {@code null}
      * @param recvEventsOnB whether b's receives generate completion events
      */
     public SimRig(long bytes, EpAttributes attrs, boolean recvEventsOnB) {
-        factory = ServiceLoader.load(DatIaFactory.class).stream().map(ServiceLoader.Provider::get)
-                .filter(f -> "sim".equals(f.properties().get(DatProviderConstants.DAT_PROVIDER_NAME)))
-                .findFirst().orElseThrow(() -> new IllegalStateException("no sim provider on the class path"));
-        a = new End(factory, arena, bytes, attrs, true);
-        b = new End(factory, arena, bytes, attrs, recvEventsOnB);
+        this(Wire.JVM, bytes, attrs, recvEventsOnB);
+    }
+
+    /**
+     * Builds and connects the two ends.
+     *
+     * @param wire the wire between them
+     * @param bytes the size of each end's buffer
+     * @param attrs the Endpoint attributes, or {@code null}
+     * @param recvEventsOnB whether b's receives generate completion events
+     * @throws IllegalStateException when the connection did not take the wire asked for
+     */
+    public SimRig(Wire wire, long bytes, EpAttributes attrs, boolean recvEventsOnB) {
+        factoryA = loadSim();
+        factoryB = wire == Wire.JVM ? factoryA : loadSim();
+        IaOpenRequest openA = wire == Wire.JVM ? new IaOpenRequest("sim0", 16, null, "")
+                : new IaOpenRequest("benchA", 16, null, wire.iaParams);
+        IaOpenRequest openB = wire == Wire.JVM ? openA : new IaOpenRequest("benchB", 16, null, wire.iaParams);
+        a = new End(factoryA, openA, arena, bytes, attrs, true);
+        b = new End(factoryB, openB, arena, bytes, attrs, recvEventsOnB);
         InetSocketAddress address = b.ia.query().iaAttributes().iaAddress();
         PublicServicePoint psp = b.ia.createPublicServicePoint(4711, b.connEvd, PspFlag.CONSUMER);
         a.ep.connect(address, 4711, 5_000_000, null, 0, 0);
@@ -77,6 +113,21 @@ public final class SimRig implements AutoCloseable {
         expect(a.connEvd, e, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         expect(b.connEvd, e, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         psp.close();
+        if (wire != Wire.JVM) {
+            // the wire asked for, or no figure: a shm=on connection that fell back to TCP would measure TCP
+            java.util.Map<String, String> transport = a.ia.query().iaAttributes().transportAttributes();
+            if (!"1".equals(transport.get(wire == Wire.SHM ? "shm.established" : "tcp.established"))) {
+                close();
+                throw new IllegalStateException("the connection did not go over " + wire + ": " + transport);
+            }
+        }
+    }
+
+    /** A new instance of the sim provider, as ServiceLoader makes one for each process. */
+    private static DatIaFactory loadSim() {
+        return ServiceLoader.load(DatIaFactory.class).stream().map(ServiceLoader.Provider::get)
+                .filter(f -> "sim".equals(f.properties().get(DatProviderConstants.DAT_PROVIDER_NAME)))
+                .findFirst().orElseThrow(() -> new IllegalStateException("no sim provider on the class path"));
     }
 
     private static void expect(EventDispatcher evd, DatEvent e, int number) {
@@ -102,8 +153,15 @@ public final class SimRig implements AutoCloseable {
         a.ia.close();
         b.ia.close();
         arena.close();
+        // this rig's own instances of the provider: their threads go with them
+        stop(factoryA);
+        if (factoryB != factoryA) {
+            stop(factoryB);
+        }
+    }
+
+    private static void stop(DatIaFactory factory) {
         if (factory instanceof AutoCloseable provider) {
-            // this rig's own instance of the provider: its thread goes with it
             try {
                 provider.close();
             } catch (Exception e) {

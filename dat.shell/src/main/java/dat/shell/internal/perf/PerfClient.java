@@ -108,6 +108,7 @@ final class PerfClient {
                     Stats dat = nioAndDat[1];
                     add(new Figure("send/recv latency, 2 processes", size, "us", dat.median(), dat, "NIO TCP ping-pong", nio.median(),
                             false));
+                    besideShmSpin(size, dat);
                     besideLibfabric(size, dat);
                 }
             }
@@ -150,6 +151,37 @@ final class PerfClient {
                     "send/recv latency, 2 processes, beside libfabric " + fabric.provider, size, "us", dat.median(), dat,
                     fabric.baselineName(), micros, false)));
         }
+    }
+
+    /**
+     * The 8-byte figure beside the raw spin ping-pong over a file in {@code /dev/shm} between this
+     * process and the server ({@link ShmSpin}), measured in this run where the server is on this
+     * host: the floor of the shared-memory wire, and the cross-process floor beside TCP. Where it
+     * cannot be measured (no {@code /dev/shm}, a server of another version) a line says why.
+     */
+    private void besideShmSpin(long size, Stats dat) {
+        if (size != ShmSpin.MESSAGE_BYTES || !LibfabricPingPong.isThisHost(server.getAddress())) {
+            return;
+        }
+        Stats spin;
+        try {
+            spin = ShmSpin.halfRoundTrips(new InetSocketAddress(server.getAddress(), accepted.nioPort()), options.latencyIterations());
+        } catch (IOException e) {
+            out.println("(no raw shared-memory spin baseline: " + e.getMessage() + ")");
+            return;
+        }
+        add(new Figure("send/recv latency, 2 processes, beside raw shm spin", size, "us", dat.median(), dat, ShmSpin.BASELINE_NAME,
+                spin.median(), false));
+        out.printf("%-44s raw spin min %s  p99 %s  max %s%s%n", "", PerfReport.number(spin.min()), PerfReport.number(spin.p99()),
+                PerfReport.number(spin.max()), wires());
+    }
+
+    /** What the IA says of the wires its connections took so far, where it says (the sim provider's TCP IAs). */
+    private String wires() {
+        java.util.Map<String, String> transport = ia.query().iaAttributes().transportAttributes();
+        String shm = transport.get("shm.established");
+        String tcp = transport.get("tcp.established");
+        return shm == null || tcp == null ? "" : "; this IA's connections so far: " + shm + " over shared memory, " + tcp + " over TCP";
     }
 
     private void add(Figure figure) {

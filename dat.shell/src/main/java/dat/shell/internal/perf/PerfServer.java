@@ -49,7 +49,9 @@ import java.nio.channels.SocketChannel;
  * as the RDMA writes it is compared with). A draining connection answers with its stream's number; a control
  * connection ({@code 'C'}, the number in place of the size) then asks, round after round, for
  * the moment the server holds a given count of the stream's bytes: the stream stays open for all
- * rounds of a size, as the RDMA writes' connection does. A client that sends anything else is
+ * rounds of a size, as the RDMA writes' connection does. A connection of mode {@code 'H'} (the
+ * length of a file's name in place of the size) runs the raw shared-memory spin ping-pong of
+ * {@link ShmSpin} with a client of this host. A client that sends anything else is
  * closed at once, and fails, rather than read a stream number as its byte count. The server waits in blocking
  * calls (or, for {@code 'S'}, in its selector), never spins: on a machine of few cores the client's
  * and the server's threads share them.
@@ -423,8 +425,8 @@ final class PerfServer implements AutoCloseable {
     }
 
     /**
-     * The NIO baselines: echo ('P'), drain ('R'), drain framed ('M', 'S' non-blocking), and the
-     * drains' control ('C'); one thread per connection.
+     * The NIO baselines: echo ('P'), drain ('R'), drain framed ('M', 'S' non-blocking), the
+     * drains' control ('C'), and the shared-memory spin ('H'); one thread per connection.
      */
     private void serveNio() {
         while (!closed) {
@@ -449,6 +451,10 @@ final class PerfServer implements AutoCloseable {
             int footprint = head.getInt(5);
             if (mode == 'C') {
                 control(channel, size);
+                return;
+            }
+            if (mode == ShmSpin.MODE) {
+                ShmSpin.echo(channel, size);
                 return;
             }
             if (mode != 'P' && mode != 'R' && mode != 'M' && mode != 'S') {

@@ -66,10 +66,17 @@ class PerfClientServerTest {
                 assertThat(client.window(65536)).as("RDMA writes in flight at 64 KiB").isEqualTo(4);
                 assertThat(client.serverDepth()).as("the depth the server's Endpoints took").isEqualTo(4);
                 List<String> latencies = new ArrayList<>(List.of("send/recv latency, 2 processes"));
+                // the same ping-pong beside the raw spin over a file in /dev/shm, both processes on this host
+                assertThat(ShmSpin.DIRECTORY).as("this test runs where /dev/shm is").isDirectory();
+                latencies.add("send/recv latency, 2 processes, beside raw shm spin");
+                Figure spin = figures.get(1);
+                assertThat(spin.value()).isEqualTo(figures.get(0).value());
+                assertThat(spin.baselineName()).isEqualTo(ShmSpin.BASELINE_NAME);
+                assertThat(spin.baseline()).isPositive();
                 if (LibfabricPingPong.find().isPresent()) { // the same ping-pong beside libfabric's, both processes on this host
                     latencies.addAll(List.of("send/recv latency, 2 processes, beside libfabric tcp",
                             "send/recv latency, 2 processes, beside libfabric shm"));
-                    for (Figure beside : figures.subList(1, 3)) {
+                    for (Figure beside : figures.subList(2, 4)) {
                         assertThat(beside.value()).isEqualTo(figures.get(0).value());
                         assertThat(beside.baselineName()).startsWith("fi_pingpong -p ");
                         assertThat(beside.baseline()).isPositive();
@@ -92,7 +99,8 @@ class PerfClientServerTest {
                 Spread batches = figures.get(4).spread();
                 assertThat(batches.parts()).isEqualTo("4 batches of 2 connections");
                 assertThat(batches.min()).isPositive().isLessThanOrEqualTo(figures.get(4).value()).isLessThanOrEqualTo(batches.max());
-                assertThat(printed.toString(StandardCharsets.UTF_8)).contains("3 alternating rounds: ", "4 batches of 2 connections: ")
+                assertThat(printed.toString(StandardCharsets.UTF_8)).contains("3 alternating rounds: ", "4 batches of 2 connections: ",
+                        "raw spin min ", "this IA's connections so far: ")
                         .doesNotContain("(--depth", "dat perf --server:");
             } finally {
                 serving.interrupt();

@@ -1,12 +1,16 @@
 package dat.provider.sim.internal.shm;
 
+import static dat.provider.sim.internal.Codes.isType;
 import static dat.provider.sim.internal.Codes.ok;
+import static dat.provider.sim.internal.Codes.throwsType;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.CloseFlag;
 import dat.api.DatEvent;
+import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.EpState;
+import dat.api.EventDispatcher;
 import dat.api.EventNumber;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
@@ -241,5 +245,107 @@ class ShmDtoTest {
         assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
         assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
         RingFiles.assertNoneMapped();
+    }
+
+    /**
+     * As over TCP (TcpDtoTest): a consumer's ping-pong over the ring, posting, waiting and
+     * reposting, allocates nothing on its thread (DESIGN: the data path); the best of up to eight
+     * rounds of 1000 round trips, as the JIT may still settle in the first.
+     */
+    @Test
+    void aPingPongOverSharedMemory_allocatesNothingOnTheConsumerThread() throws Exception {
+        connect();
+        LmrTriplet[] ping = {LmrTriplet.of(a.lmr, 0, 64)};
+        LmrTriplet[] reply = {LmrTriplet.of(a.lmr, 4096, 64)};
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 0, 0));
+        Thread echo = Thread.ofPlatform().start(() -> {
+            DatEvent got = new DatEvent();
+            while (!stop.get()) {
+                if (b.recvEvd.await(100_000, 1, got) != DatReturn.SUCCESS) {
+                    continue;
+                }
+                ok(b.ep.postSend(1, iov(LmrTriplet.of(b.lmr, 0, got.transferredLength())), 0, 0));
+                ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 0, 0));
+                while (b.reqEvd.dequeue(got) == DatReturn.SUCCESS) {
+                    assertThat(got.status()).as("a send completion").isEqualTo(DtoCompletionStatus.SUCCESS);
+                }
+            }
+        });
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long id = Thread.currentThread().threadId();
+        DatEvent event = new DatEvent();
+        long best = Long.MAX_VALUE;
+        StringBuilder rounds = new StringBuilder();
+        try {
+            ok(a.ep.postRecv(1, reply, 0, 0));
+            for (int round = 0; round < 8 && best > 0; round++) {
+                long before = threads.getThreadAllocatedBytes(id);
+                for (int i = 0; i < 1000; i++) {
+                    succeeded(a.ep.postSend(1, ping, i, 0));
+                    succeeded(a.recvEvd.await(Fabric.WAIT, 1, event));
+                    if (event.status() != DtoCompletionStatus.SUCCESS) {
+                        throw new AssertionError("reply " + i + ": " + event.status());
+                    }
+                    succeeded(a.ep.postRecv(1, reply, 0, 0));
+                    while (a.reqEvd.dequeue(event) == DatReturn.SUCCESS) {
+                        // send completions
+                    }
+                }
+                long bytes = threads.getThreadAllocatedBytes(id) - before;
+                rounds.append(bytes).append(' ');
+                best = Math.min(best, bytes);
+            }
+        } finally {
+            stop.set(true);
+            echo.join(10_000);
+        }
+        assertThat(a.ia.query().iaAttributes().transportAttributes()).containsEntry("shm.connections", "1")
+                .containsEntry("tcp.established", "0");
+        // one object per round trip would be 16 KB at least; what is left is the JIT settling
+        assertThat(best).as("bytes allocated by 1000 round trips in the best round of: " + rounds).isLessThan(1024);
+    }
+
+    /** A return code check that allocates nothing unless it fails. */
+    private static void succeeded(int rc) {
+        if (rc != DatReturn.SUCCESS) {
+            throw new AssertionError(DatReturn.describe(rc));
+        }
+    }
+
+    /**
+     * The hot swap of a provider with a connection over shared memory, as in one JVM
+     * (SrqHotSwapTest) and over TCP (TcpConnectionTest): its IA fails with the catastrophic
+     * asynchronous event, its posted DTOs flush, its handles then answer DAT_INVALID_HANDLE; the
+     * peer's connection ends and flushes; neither side keeps the ring file mapped.
+     */
+    @Test
+    void theHotSwapWithAConnectionOverSharedMemory_failsTheIaCatastrophically_flushes_andUnmapsTheRing() {
+        connect();
+        ok(a.ep.postRecv(0, null, 11, 0));
+        ok(a.ep.postSend(0, null, 12, 0)); // b posts no receive: the send waits for one
+        EventDispatcher async = a.ia.query().asyncEvd();
+        assertThat(fa.factory.shutdown()).as("the provider thread ends").isTrue();
+        ok(async.dequeue(a.event));
+        assertThat(a.event.eventNumber()).isEqualTo(EventNumber.ASYNC_ERROR_IA_CATASTROPHIC);
+        assertThat(a.event.asyncHandle()).isSameAs(a.ia);
+        ok(a.recvEvd.dequeue(a.event));
+        assertThat(a.event.userCookie()).isEqualTo(11);
+        assertThat(a.event.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        ok(a.reqEvd.dequeue(a.event));
+        assertThat(a.event.userCookie()).isEqualTo(12);
+        assertThat(a.event.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        isType(a.reqEvd.dequeue(a.event), DatReturn.INVALID_HANDLE);
+        isType(a.ep.postSend(0, null, 1, 0), DatReturn.INVALID_HANDLE);
+        throwsType(a.ia::query, DatReturn.INVALID_HANDLE);
+        assertThat(a.ia.isOpen()).isFalse();
+        // the peer: its connection ends
+        DatEvent end = b.next(b.connEvd);
+        assertThat(EventNumber.name(end.eventNumber())).isIn(EventNumber.name(EventNumber.CONNECTION_EVENT_BROKEN),
+                EventNumber.name(EventNumber.CONNECTION_EVENT_DISCONNECTED));
+        assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        RingFiles.assertNoneMapped();
+        assertThat(b.ia.query().iaAttributes().transportAttributes()).containsEntry("shm.connections", "0");
+        a.ia.close(); // releases what is left, never throws
     }
 }
