@@ -49,6 +49,8 @@ final class CompletionQueue {
     private volatile boolean stalled;
     /** The Endpoint all completions of this queue belong to (an SRQ Endpoint's own), or {@code null}. */
     private final OfiEp endpoint;
+    /** A waiter's own block on this CQ ({@link #openNativeWait}), or {@code null}. */
+    private NativeWait nativeWait;
 
     /**
      * @param endpoint {@code null} for an EVD's CQ; the Endpoint for the CQ an SRQ Endpoint's
@@ -79,6 +81,12 @@ final class CompletionQueue {
         this.cqAddress = opened.address();
         this.errEntry = errArena.allocate(Structs.FI_CQ_ERR_ENTRY);
         allocateRing(Math.max(qlen, 16));
+    }
+
+    /** The wait a consumer's {@code dat_evd_wait} blocks in (an EVD's own CQ); closed with the CQ. */
+    NativeWait openNativeWait() {
+        nativeWait = new NativeWait(ia, this);
+        return nativeWait;
     }
 
     private void allocateRing(int newCapacity) {
@@ -325,6 +333,9 @@ final class CompletionQueue {
 
     /** {@code fi_close} of the CQ (the event thread, between two waits; or the IA's close, after the thread stopped). */
     void closeNative() {
+        if (nativeWait != null) {
+            nativeWait.close(); // after its waiter left poll(2) and fi_trywait
+        }
         try {
             Ops.close(cq);
         } catch (NativeException e) {

@@ -21,8 +21,10 @@ import java.util.concurrent.TimeUnit;
  * The IA's event thread ({@code dat-ofi-<ia>}): it reads the IA's event queue (connection
  * requests, established and shut-down connections, connection errors) and dispatches each entry to
  * its Service Point or Endpoint with the IA's CM lock held; it runs the DAT connect timeouts; and it
- * makes libfabric progress on every completion queue no consumer reads ({@link OfiEvd#watched}),
- * waking the consumers that wait there.
+ * makes libfabric progress on every completion queue no consumer reads, spins on or blocks on
+ * ({@link OfiEvd#watched}): one-sided RDMA aimed at this side, a CNO's EVDs, the EVD a virtual
+ * thread parked on. After a wait it reads only the event queue and the CQs whose descriptors
+ * were ready, unless the wait timed out, was woken or {@code fi_trywait} refused it.
  *
  * <p>It blocks in {@code poll(2)} on the event queue's and the watched CQs' wait descriptors and
  * an eventfd that wakes it, after {@code fi_trywait} said it may (libfabric's tcp provider keeps
@@ -185,10 +187,17 @@ final class EventLoop {
             MemorySegment capture = Fabric.allocateCapture(loop);
             MemorySegment scratch = loop.allocate(8, 8);
             OfiEvd[] watched = new OfiEvd[MAX_WATCHED];
+            int[] fdOwner = new int[MAX_WATCHED + 2];
             int refused = 0;
+            // what the last wait said: read everything (the first pass, a refused fi_trywait, a
+            // timeout, a wake-up), or only the event queue and the CQs whose descriptors were ready
+            boolean all = true;
+            boolean eqReady = true;
             while (!stopping && ia.isUsable()) {
                 closeRetired();
-                readEventQueue();
+                if (all || eqReady) {
+                    readEventQueue();
+                }
                 long now = System.nanoTime();
                 int count = 0;
                 boolean leftToConsumers = false;
@@ -200,7 +209,9 @@ final class EventLoop {
                     }
                 }
                 for (int i = 0; i < count; i++) {
-                    watched[i].progress();
+                    if (all || watched[i].takeReady()) {
+                        watched[i].progress();
+                    }
                 }
                 runTasks(); // after the reads, which may have queued some (an accept's confirmation)
                 runDueTimers();
@@ -212,6 +223,7 @@ final class EventLoop {
                 for (int i = 0; i < count && n < MAX_WATCHED; i++) {
                     CompletionQueue[] queues = watched[i].cq == null ? NONE : watched[i].queues();
                     for (int q = 0; q < queues.length && n < MAX_WATCHED; q++) {
+                        fdOwner[n] = i;
                         Fabric.pollFd(fds, n++, queues[q].waitFd);
                         fids.setAtIndex(ADDRESS, f++, queues[q].cq);
                     }
@@ -220,19 +232,28 @@ final class EventLoop {
                 if (leftToConsumers) {
                     timeout = timeout < 0 ? 1 : Math.min(timeout, 1);
                 }
-                if (Ops.trywait(domain.fabricFid, fids, f) != 0) {
+                boolean tryRefused = Ops.trywait(domain.fabricFid, fids, f) != 0;
+                if (tryRefused) {
                     // something is pending that no descriptor shows: look again at once, and after a
                     // millisecond when it persists (bytes waiting for a receive the consumer has not posted)
                     timeout = ++refused > 2 ? Math.min(timeout < 0 ? 1 : timeout, 1) : 0;
                 } else {
                     refused = 0;
                 }
-                fabric.poll(fds, n, timeout, capture);
+                int ready = fabric.poll(fds, n, timeout, capture);
+                boolean woken = Fabric.ready(fds, 0);
+                if (woken) {
+                    fabric.drain(wakeFd, scratch, capture);
+                }
+                all = tryRefused || ready == 0 || woken;
+                eqReady = Fabric.ready(fds, 1);
+                for (int i = 2; i < n; i++) {
+                    if (Fabric.ready(fds, i)) {
+                        watched[fdOwner[i]].markReady();
+                    }
+                }
                 for (int i = 0; i < count; i++) {
                     watched[i] = null;
-                }
-                if (Fabric.ready(fds, 0)) {
-                    fabric.drain(wakeFd, scratch, capture);
                 }
             }
         } catch (RuntimeException | Error e) {

@@ -20,16 +20,20 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * An EVD. One that takes DTO completions owns a libfabric completion queue ({@link CompletionQueue});
  * every other stream (connection requests and events, async errors, software events) arrives in a
- * ring of reused {@link DatEvent}s. Dequeue reads the CQ on the caller's thread (which is also what
- * makes libfabric progress) and turns one completion into the consumer's {@link DatEvent}: no
+ * ring of reused {@link DatEvent}s. Dequeue and wait read the CQ on the caller's thread (which is also
+ * what makes libfabric progress) and turns one completion into the consumer's {@link DatEvent}: no
  * allocation, one uncontended lock per EVD, so that a concurrent free can never close the CQ under
  * a read.
  *
  * <p><b>Waiting.</b> A waiter first spins, reading the CQ, for {@link OfiIa#SPIN_NANOS} (a
- * ping-pong's answer arrives within it, and a park/unpark hand-off costs more than it does on
- * most hosts); then it registers and parks, and the IA's event thread, which watches the CQ's wait
- * descriptor, wakes it when a completion or event arrives. While a consumer reads the CQ often, the
- * event thread leaves it alone ({@link #watched}): the consumer's reads drive libfabric.
+ * ping-pong's answer arrives within it), yielding after {@link OfiIa#YIELD_AFTER_NANOS} so that
+ * a peer on the same core runs; then a platform thread blocks in its own {@code poll(2)} on the
+ * CQ's wait descriptor ({@link NativeWait}) and reads the CQ itself when it wakes: completions go
+ * from libfabric to the consumer on the consumer's thread, and its reads drive libfabric's
+ * progress. A virtual thread (which must not block in native code) or the waiter of an EVD that
+ * also reads SRQ Endpoints' CQs parks instead, and the IA's event thread, which then watches the
+ * CQ, wakes it. The event thread leaves a CQ alone while a consumer reads it often, spins or
+ * blocks on it ({@link #watched}).
  */
 final class OfiEvd extends OfiHandle implements EventDispatcher {
 
@@ -45,6 +49,12 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
     private volatile boolean enabled = true;
     private volatile boolean waitable = true;
     private volatile Thread waiter;
+    /** The event thread's own mark: a descriptor of this EVD's CQs was ready in its last wait. */
+    private boolean ready;
+    /** Set while the waiter is parked (its spin over, not blocked in {@link #nativeWait}): the event thread watches the CQ. */
+    private volatile boolean parked;
+    /** The waiter's own block on the CQ, or {@code null} (no CQ, or a discarding one). */
+    private final NativeWait nativeWait;
     final AtomicInteger users = new AtomicInteger();
     /** Set when the provider went away: the events queued then are still handed out, then DAT_INVALID_HANDLE. */
     private volatile boolean keptAfterFailure;
@@ -80,8 +90,15 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             } catch (NativeException e) {
                 throw Codes.fromNative(e, "minQlen");
             }
+            try {
+                nativeWait = discarding ? null : cq.openNativeWait();
+            } catch (NativeException e) {
+                cq.close();
+                throw Codes.fromNative(e, "minQlen");
+            }
         } else {
             cq = null;
+            nativeWait = null;
         }
         if (cno != null) {
             cno.attach(this);
@@ -204,7 +221,6 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             }
             waiter = Thread.currentThread();
             long spinUntil = start + OfiIa.SPIN_NANOS;
-            boolean registered = false;
             for (;;) {
                 int available = available();
                 if (available >= threshold) {
@@ -227,14 +243,26 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                     event.setMoreEvents(available);
                     return Codes.TIMEOUT_EXPIRED;
                 }
+                boolean spinning = now - spinUntil < 0;
+                boolean blockHere = !spinning && blocksNatively();
+                if (blockHere) {
+                    nativeWait.arm(); // under the lock: whatever is posted after the look above signals the eventfd
+                }
                 lock.unlock();
                 try {
-                    if (now - spinUntil < 0) {
+                    if (spinning) {
                         lastConsumerRead = now; // spinning: the reads drive libfabric, the event thread stays off
-                        Thread.onSpinWait();
+                        if (now - start < OfiIa.YIELD_AFTER_NANOS) {
+                            Thread.onSpinWait();
+                        } else {
+                            Thread.yield(); // the peer's turn where it shares this core
+                        }
+                    } else if (blockHere) {
+                        lastConsumerRead = now;
+                        nativeWait.block(deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - now);
                     } else {
-                        if (!registered) {
-                            registered = true;
+                        if (!parked) {
+                            parked = true;
                             ia.watch(this); // the event thread must watch this CQ from now on
                         }
                         if (deadline == Long.MAX_VALUE) {
@@ -250,9 +278,22 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         } finally {
             if (waiter == Thread.currentThread()) {
                 waiter = null; // not when refused: the waiter already there stays registered for its wake-up
+                parked = false;
+                if (nativeWait != null) {
+                    nativeWait.disarm();
+                }
             }
             lock.unlock();
         }
+    }
+
+    /**
+     * Whether the waiter blocks in {@link NativeWait} (its own {@code poll(2)} on the CQ's wait
+     * descriptor) rather than parking for the event thread: a platform thread on an EVD whose
+     * completions arrive on its own CQ alone (an SRQ Endpoint's attached CQ is the event thread's).
+     */
+    private boolean blocksNatively() {
+        return nativeWait != null && attached.length == 0 && !Thread.currentThread().isVirtual();
     }
 
     /** How many events are ready: completions (reading the CQs first) and the other streams; lock held. */
@@ -402,7 +443,22 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                 return false;
             }
         }
-        return discarding || waiter != null || cno != null || now - lastConsumerRead >= QUIET_NANOS;
+        if (nativeWait != null && nativeWait.isArmed()) {
+            return false; // its waiter blocks on the CQ's descriptor itself and reads what comes
+        }
+        return discarding || parked || cno != null || now - lastConsumerRead >= QUIET_NANOS;
+    }
+
+    /** The event thread: a descriptor of this EVD's CQs was ready in its wait. */
+    void markReady() {
+        ready = true;
+    }
+
+    /** The event thread: whether a descriptor of this EVD's CQs was ready, clearing the mark. */
+    boolean takeReady() {
+        boolean was = ready;
+        ready = false;
+        return was;
     }
 
     /**
@@ -494,6 +550,10 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
     }
 
     private void signal() {
+        NativeWait blocked = nativeWait;
+        if (blocked != null) {
+            blocked.wake();
+        }
         Thread w = waiter;
         if (w != null && enabled) {
             LockSupport.unpark(w);
@@ -597,6 +657,9 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
     public void setUnwaitable() {
         checkOpen();
         waitable = false;
+        if (nativeWait != null) {
+            nativeWait.wake();
+        }
         Thread w = waiter;
         if (w != null) {
             LockSupport.unpark(w);
@@ -661,10 +724,23 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             c.detach(this);
         }
         ia.removeEvd(this);
+        if (nativeWait != null) {
+            nativeWait.wake();
+        }
         Thread w = waiter;
         if (w != null) {
             LockSupport.unpark(w);
         }
+    }
+
+    /** For tests: whether a waiter is blocked (or about to block) in its own {@code poll(2)} on the CQ. */
+    boolean waiterBlocksNatively() {
+        return nativeWait != null && nativeWait.isArmed();
+    }
+
+    /** For tests: whether a waiter parked for the event thread to wake it. */
+    boolean waiterParked() {
+        return parked;
     }
 
     /** For tests: the CQ's wait descriptor, or -1. */

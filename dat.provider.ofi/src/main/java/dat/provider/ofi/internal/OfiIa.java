@@ -42,8 +42,9 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * An open IA on one libfabric provider, domain and address: its own fabric, domain and event queue
  * ({@link Domain}), and one platform thread ({@link EventLoop}) for connection events, DAT
- * connect timeouts and the progress of completion queues no consumer reads. Consumer threads
- * never block in native code: waits spin on the completion queue, then park in Java.
+ * connect timeouts and the progress of completion queues no consumer reads. A consumer's wait
+ * spins on its completion queue, then blocks on the queue's wait descriptor itself (a platform
+ * thread) or parks for the event thread to wake it (a virtual thread).
  *
  * <p>Locks, outermost first: {@link #cmLock} (connection state of every Service Point, CR and
  * Endpoint of this IA) → an Endpoint's or SRQ's post lock → an EVD's lock → a {@link WorkSlots}
@@ -54,10 +55,16 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
     private static final System.Logger LOG = System.getLogger(OfiIa.class.getName());
 
     /**
-     * How long a waiter reads its CQ before it parks: {@code dat.ofi.spinMicros}, default 100 µs,
+     * How long a waiter reads its CQ before it blocks: {@code dat.ofi.spinMicros}, default 100 µs,
      * a few round trips of libfabric's tcp provider on one host.
      */
     static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("dat.ofi.spinMicros", 100));
+
+    /**
+     * After how long a spinning waiter yields between its reads of the CQ: {@code dat.ofi.yieldMicros},
+     * default 20 µs (where the peer or another thread shares the core, it runs).
+     */
+    static final long YIELD_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("dat.ofi.yieldMicros", 20));
 
     private static final int OPEN = 0;
     private static final int CLOSED = 1;

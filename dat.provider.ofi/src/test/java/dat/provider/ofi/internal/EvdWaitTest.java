@@ -1,0 +1,188 @@
+package dat.provider.ofi.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dat.api.CompletionFlags;
+import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.DtoCompletionStatus;
+import dat.api.EventDispatcher;
+import dat.api.EventNumber;
+import dat.api.EvdFlags;
+import dat.api.InterfaceAdapter;
+import dat.api.LmrTriplet;
+import dat.api.LocalMemoryRegion;
+import dat.api.MemPrivileges;
+import dat.api.spi.DatIaFactory;
+import dat.api.spi.IaOpenRequest;
+import java.lang.foreign.Arena;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * dat_evd_wait on a DTO EVD past its spin: a platform thread blocks in its own {@code poll(2)} on
+ * the CQ's wait descriptor and reads the completion itself; it is woken by a completion, a
+ * software event, {@code dat_evd_set_unwaitable}, the EVD's free and an interrupt. A virtual
+ * thread parks, and the event thread wakes it.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class EvdWaitTest {
+
+    private static final long WAIT = TimeUnit.SECONDS.toMicros(30);
+    private static OfiRuntime runtime;
+
+    private InterfaceAdapter ia;
+    private Arena arena;
+
+    @BeforeAll
+    static void start() {
+        runtime = OfiRuntime.start(dat.provider.ofi.internal.ffi.Fabric.LIBFABRIC, Set.of("tcp"));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (runtime != null) {
+            runtime.close();
+        }
+    }
+
+    @BeforeEach
+    void open() {
+        assumeTrue(!runtime.factories().isEmpty(), () -> "libfabric tcp unavailable: " + runtime.unavailableReason());
+        DatIaFactory factory = runtime.factories().stream().filter(f -> f.properties().get("dat.ia.name").equals("ofi-tcp-lo"))
+                .findFirst().orElseThrow(() -> new AssertionError("no ofi-tcp-lo among " + runtime.factories()));
+        ia = factory.openIa(new IaOpenRequest("ofi-tcp-lo", 16, null, ""));
+        arena = Arena.ofShared();
+    }
+
+    @AfterEach
+    void close() {
+        if (ia != null) {
+            ia.close();
+        }
+        if (arena != null) {
+            arena.close();
+        }
+    }
+
+    /** A thread waiting on {@code evd} with an infinite timeout; its result code and event. */
+    private static CompletableFuture<DatEvent> waiter(EventDispatcher evd, boolean virtual, int[] code) {
+        CompletableFuture<DatEvent> done = new CompletableFuture<>();
+        Runnable wait = () -> {
+            DatEvent event = new DatEvent();
+            code[0] = evd.await(dat.api.DatConstants.TIMEOUT_INFINITE, 1, event);
+            done.complete(event);
+        };
+        if (virtual) {
+            Thread.ofVirtual().start(wait);
+        } else {
+            Thread.ofPlatform().daemon().start(wait);
+        }
+        return done;
+    }
+
+    private static void until(BooleanSupplier condition) {
+        while (!condition.getAsBoolean()) {
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+    }
+
+    private void receiveWakesTheWaiter(boolean virtual) throws Exception {
+        LoopbackPair pair = LoopbackPair.connect(ia);
+        OfiEvd server = (OfiEvd) pair.serverEvd();
+        LocalMemoryRegion lmr = ia.registerMemory(arena.allocate(4096, 4096), pair.pz(),
+                MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        assertThat(pair.server().postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, 0, 2048)}, 5, CompletionFlags.DEFAULT))
+                .isEqualTo(DatReturn.SUCCESS);
+        int[] code = new int[1];
+        CompletableFuture<DatEvent> done = waiter(server, virtual, code);
+        until(virtual ? server::waiterParked : server::waiterBlocksNatively);
+        assertThat(pair.client().postSend(1, new LmrTriplet[] {LmrTriplet.of(lmr, 2048, 100)}, 6, CompletionFlags.DEFAULT))
+                .isEqualTo(DatReturn.SUCCESS);
+        DatEvent event = done.get(30, TimeUnit.SECONDS);
+        assertThat(code[0]).as(DatReturn.describe(code[0])).isEqualTo(DatReturn.SUCCESS);
+        assertThat(event.eventNumber()).isEqualTo(EventNumber.DTO_COMPLETION_EVENT);
+        assertThat(event.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(event.userCookie()).isEqualTo(5);
+        assertThat(event.transferredLength()).isEqualTo(100);
+        assertThat(server.waiterBlocksNatively()).isFalse();
+    }
+
+    @Test
+    void aPlatformThreadBlockedOnTheCqReadsTheCompletionItself() throws Exception {
+        receiveWakesTheWaiter(false);
+    }
+
+    @Test
+    void aVirtualThreadParksAndTheEventThreadWakesIt() throws Exception {
+        receiveWakesTheWaiter(true);
+    }
+
+    @Test
+    void aBlockedWaiterIsWokenByASoftwareEventAndByUnwaitable() throws Exception {
+        OfiEvd evd = (OfiEvd) ia.createEventDispatcher(16, null, EvdFlags.DTO | EvdFlags.SOFTWARE);
+        int[] code = new int[1];
+        CompletableFuture<DatEvent> done = waiter(evd, false, code);
+        until(evd::waiterBlocksNatively);
+        Object pointer = new Object();
+        assertThat(evd.postSoftwareEvent(pointer)).isEqualTo(DatReturn.SUCCESS);
+        DatEvent event = done.get(30, TimeUnit.SECONDS);
+        assertThat(code[0]).as(DatReturn.describe(code[0])).isEqualTo(DatReturn.SUCCESS);
+        assertThat(event.eventNumber()).isEqualTo(EventNumber.SOFTWARE_EVENT);
+        assertThat(event.softwarePointer()).isSameAs(pointer);
+
+        done = waiter(evd, false, code);
+        until(evd::waiterBlocksNatively);
+        evd.setUnwaitable();
+        done.get(30, TimeUnit.SECONDS);
+        assertThat(DatReturn.typeOf(code[0])).as(DatReturn.describe(code[0])).isEqualTo(DatReturn.INVALID_STATE);
+        evd.close();
+    }
+
+    @Test
+    void aBlockedWaiterAbortsWhenItsEvdIsFreed() throws Exception {
+        OfiEvd evd = (OfiEvd) ia.createEventDispatcher(16, null, EvdFlags.DTO);
+        int[] code = new int[1];
+        CompletableFuture<DatEvent> done = waiter(evd, false, code);
+        until(evd::waiterBlocksNatively);
+        evd.close();
+        done.get(30, TimeUnit.SECONDS);
+        assertThat(DatReturn.typeOf(code[0])).as(DatReturn.describe(code[0])).isEqualTo(DatReturn.ABORT);
+    }
+
+    @Test
+    void anInterruptedBlockedWaiterReturnsInterrupted() throws Exception {
+        OfiEvd evd = (OfiEvd) ia.createEventDispatcher(16, null, EvdFlags.DTO);
+        int[] code = new int[1];
+        CompletableFuture<DatEvent> done = new CompletableFuture<>();
+        Thread thread = Thread.ofPlatform().daemon().start(() -> {
+            code[0] = evd.await(WAIT, 1, new DatEvent());
+            done.complete(null);
+        });
+        until(evd::waiterBlocksNatively);
+        thread.interrupt();
+        done.get(30, TimeUnit.SECONDS);
+        assertThat(DatReturn.typeOf(code[0])).as(DatReturn.describe(code[0])).isEqualTo(DatReturn.INTERRUPTED_CALL);
+        evd.close();
+    }
+
+    @Test
+    void aWaitOnAnEmptyCqTimesOut() {
+        OfiEvd evd = (OfiEvd) ia.createEventDispatcher(16, null, EvdFlags.DTO);
+        DatEvent event = new DatEvent();
+        int code = evd.await(TimeUnit.MILLISECONDS.toMicros(30), 1, event);
+        assertThat(DatReturn.typeOf(code)).as(DatReturn.describe(code)).isEqualTo(DatReturn.TIMEOUT_EXPIRED);
+        assertThat(evd.waiterBlocksNatively()).isFalse();
+        evd.close();
+    }
+}
