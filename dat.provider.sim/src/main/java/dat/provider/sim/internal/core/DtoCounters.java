@@ -7,9 +7,10 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The statistics one DAT object keeps of its data path: an Endpoint or SRQ counts what is posted
- * to it, an EVD the completions delivered to it. Each is written only under its owner's lock (the
- * Endpoint's, the SRQ's, the EVD's producers'), so a count is a plain increment published with an
- * opaque store: no atomic instruction, no cache line shared with another object's counts. Read
+ * to it, an EVD the completions delivered to it. Each count is written only under one lock of its
+ * owner's (an Endpoint's: its lock for requests, its receive ring's lock for receives; the SRQ's,
+ * the EVD's producers'), so a count is a plain increment published with an opaque store: no atomic
+ * instruction, no cache line shared with another object's counts. Read
  * at any time by {@link Statistics#snapshot}.
  */
 final class DtoCounters {

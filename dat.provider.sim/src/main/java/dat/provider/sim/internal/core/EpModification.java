@@ -100,23 +100,23 @@ final class EpModification {
     private static boolean apply(SimEndpoint ep, long mask, EpState s, SimPz newPz, SimEvd newRecv, SimEvd newRequest,
             SimEvd newConnect, EpAttributes newAttrs) {
         SpinLock l = ep.acquire();
+        ep.receives.ringLock.lock(); // the receive ring stands still
         try {
             EpAttributes old = ep.attrs;
-            if (newAttrs.recvCompletionFlags() != old.recvCompletionFlags() && ep.receives.recvCount > 0) {
+            int posted = ep.receives.postedCount();
+            if (newAttrs.recvCompletionFlags() != old.recvCompletionFlags() && posted > 0) {
                 throw SimHandle.invalidState(SimEndpoint.stateSubtype(s), "Recv Completion Flags cannot change after receives were posted");
             }
-            if (ep.receives.recvCount > newAttrs.maxRecvDtos() || ep.requests.reqCount > newAttrs.maxRequestDtos()) {
+            if (posted > newAttrs.maxRecvDtos() || ep.requests.reqCount > newAttrs.maxRequestDtos()) {
                 throw SimHandle.invalidParameter(DatReturn.INVALID_ARG3, "params.attributes", "fewer DTOs than are posted");
             }
             if (ep.srq == null && newAttrs.maxRecvIov() < old.maxRecvIov()) {
                 // a preposted receive must fit the new ring's slots (checked before anything changes);
                 // requests need no such check: none is queued in the states that allow the change
-                for (int i = 0; i < ep.receives.recvCount; i++) {
-                    int segments = ep.receives.recvs[(ep.receives.recvHead + i) % ep.receives.recvs.length].segments;
-                    if (segments > newAttrs.maxRecvIov()) {
-                        throw SimHandle.invalidParameter(DatReturn.INVALID_ARG3, "params.attributes",
-                                "maxRecvIov " + newAttrs.maxRecvIov() + " is below the " + segments + " segments of a posted receive");
-                    }
+                int segments = ep.receives.maxSegmentsPosted();
+                if (segments > newAttrs.maxRecvIov()) {
+                    throw SimHandle.invalidParameter(DatReturn.INVALID_ARG3, "params.attributes",
+                            "maxRecvIov " + newAttrs.maxRecvIov() + " is below the " + segments + " segments of a posted receive");
                 }
             }
             if (newAttrs.maxRequestDtos() != old.maxRequestDtos() || EpRequests.requestIov(newAttrs) != EpRequests.requestIov(old)) {
@@ -124,12 +124,7 @@ final class EpModification {
                 ep.requests.reqHead = 0;
             }
             if (ep.srq == null && (newAttrs.maxRecvDtos() != old.maxRecvDtos() || newAttrs.maxRecvIov() != old.maxRecvIov())) {
-                Wr.Recv[] fresh = EpReceives.newRecvs(newAttrs.maxRecvDtos(), newAttrs.maxRecvIov());
-                for (int i = 0; i < ep.receives.recvCount; i++) {
-                    fresh[i].copyFrom(ep.receives.recvs[(ep.receives.recvHead + i) % ep.receives.recvs.length]);
-                }
-                ep.receives.recvs = fresh;
-                ep.receives.recvHead = 0;
+                ep.receives.resize(newAttrs.maxRecvDtos(), newAttrs.maxRecvIov());
             }
             if (newPz != ep.pz) {
                 if (newPz != null) {
@@ -146,6 +141,7 @@ final class EpModification {
             // srq_soft_hw is the soft watermark dat_ep_set_watermark sets: setting it arms it
             return (mask & EpParamMask.EP_ATTR_SRQ_SOFT_HW) != 0 && ep.watermarks.arm(newAttrs.srqSoftHighWatermark());
         } finally {
+            ep.receives.ringLock.unlock();
             l.unlock();
         }
     }

@@ -9,24 +9,69 @@ import dat.api.LmrTriplet;
 import dat.api.MemPrivileges;
 import dat.api.ext.IbExtension;
 import dat.api.ext.Operation;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
- * An Endpoint's receive side: the receives posted to it (a ring of pre-allocated slots, guarded by
- * the Endpoint's lock), or the buffers it takes from its SRQ; how a wire takes one for an inbound
- * message, and the receive completions and flushes. A receive posted is a buffer held
- * (dat_ep_recv_query(3DAT)) until it completes, also while a wire lands a payload in it.
+ * An Endpoint's receive side: the receives posted to it (a ring of pre-allocated slots), or the
+ * buffers it takes from its SRQ; how a wire takes one for an inbound message, and the receive
+ * completions and flushes. A receive posted is a buffer held (dat_ep_recv_query(3DAT)) until it
+ * completes, also while a wire lands a payload in it.
+ *
+ * <p><b>The ring has two sides with a lock each.</b> Posts are its producers: they serialize on
+ * the ring's own lock ({@link #ringLock}), fill the slot at {@link #tail} and publish it by moving
+ * the tail. The wire is its single consumer, under the Endpoint's (connection's) lock: it takes the
+ * slot at {@link #head}, lands the message in it and frees the slot by moving the head when the
+ * receive completes. So a post does not contend with the peer's sends for the connection's lock;
+ * the two sides meet only in the slots and the two indices, each side reading the other's index
+ * again only when its cached copy says the ring is empty (full).
+ *
+ * <p>A post takes the connection's lock only for what needs the consumer side: the Endpoint is
+ * {@code DISCONNECTED} (the receive completes flushed at once), a hard watermark is set, or a
+ * message waits for a receive. The last is a Dekker handshake without a lost wake-up: a consumer
+ * that finds the ring empty raises {@link #stalled} and looks again; a post moves the tail and
+ * then reads the flag (both volatile), so one of the two sees the other.
+ *
+ * <p>Lock order: the connection's lock before the ring's. Control calls that must see the ring
+ * still (watermarks, dat_ep_modify, a free) hold both.
  */
 final class EpReceives {
 
     private static final int OK = DatReturn.SUCCESS;
+    private static final VarHandle HEAD = FieldHandles.of(MethodHandles.lookup(), EpReceives.class, "head", long.class);
+    private static final VarHandle TAIL = FieldHandles.of(MethodHandles.lookup(), EpReceives.class, "tail", long.class);
+    private static final VarHandle STALLED = FieldHandles.of(MethodHandles.lookup(), EpReceives.class, "stalled", int.class);
 
     private final SimEndpoint ep;
-    // the ring, guarded by the Endpoint's lock
+    /** The producers' lock: posts serialize on it, never on the connection's. */
+    final SpinLock ringLock = new SpinLock();
+    /** The slots; replaced only with both locks held (dat_ep_modify). */
     Wr.Recv[] recvs;
-    int recvHead;
-    int recvCount;
+    // the consumer's line: written under the connection's lock
+    /** The sequence of the first receive not yet completed; its slot is free once it moves past. */
+    @SuppressWarnings("unused") // through HEAD
+    private volatile long head;
+    /** The consumer's copy of {@link #tail}, read again only when it says the ring is empty. */
+    private long tailCache;
+    /** The ring slot the consumer took and has not completed, or {@code null}. */
+    private Wr.Recv taken;
     /** Receives of this Endpoint's ring that its wire took and holds while their payload lands. */
     private int recvsOnWire;
+    @SuppressWarnings("unused")
+    private long c1, c2, c3, c4, c5, c6;
+    // the producers' line: written under the ring's lock
+    /** The sequence just past the last receive posted. */
+    @SuppressWarnings("unused") // through TAIL
+    private volatile long tail;
+    /** The producers' copy of {@link #head}, read again only when it says the ring is full. */
+    private long headCache;
+    @SuppressWarnings("unused")
+    private long p1, p2, p3, p4, p5, p6;
+    /** 1 while a message waits for a receive of this ring (set by the consumer, seen by posts). */
+    @SuppressWarnings("unused") // through STALLED
+    private volatile int stalled;
+    @SuppressWarnings("unused")
+    private long s1, s2, s3, s4, s5, s6, s7;
     /** The SRQ buffer being filled, for Endpoints on an SRQ. */
     private final Wr.Recv srqScratch;
     /** Set when a peer's send waits for an SRQ buffer of this Endpoint. */
@@ -46,7 +91,16 @@ final class EpReceives {
         return r;
     }
 
-        public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
+    private Wr.Recv slot(long sequence) {
+        Wr.Recv[] ring = recvs;
+        return ring[(int) (sequence % ring.length)];
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // producers: dat_ep_post_recv
+    // ---------------------------------------------------------------------------------------------
+
+    public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
         return ep.ia.statistics.refused(queueRecv(numSegments, localIov, userCookie, completionFlags));
     }
 
@@ -62,42 +116,37 @@ final class EpReceives {
                 && (completionFlags != CompletionFlags.UNSIGNALLED || ep.attrs.recvCompletionFlags() != CompletionFlags.UNSIGNALLED)) {
             return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG5);
         }
-        boolean softEvent = false;
-        boolean broke = false;
-        SpinLock l = ep.acquire();
+        boolean softEvent;
+        ringLock.lock();
         try {
-            if (recvCount == recvs.length) {
-                return DatReturn.error(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_MEMORY);
+            if (ep.freed) {
+                return ep.invalidCode(); // freed while this post was under way: nothing flushes a receive any more
             }
-            int idx = recvHead + recvCount;
-            if (idx >= recvs.length) {
-                idx -= recvs.length;
+            Wr.Recv[] ring = recvs;
+            long t = tail;
+            if (t - headCache >= ring.length) {
+                headCache = (long) HEAD.getAcquire(this);
+                if (t - headCache >= ring.length) {
+                    return DatReturn.error(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_MEMORY);
+                }
             }
-            Wr.Recv wr = recvs[idx];
+            Wr.Recv wr = ring[(int) (t % ring.length)];
             int code = wr.load(ep.ia, ep.pz, numSegments, localIov, ep.attrs.maxRecvIov(), MemPrivileges.LOCAL_WRITE);
             if (code != OK) {
                 wr.release();
                 return code;
             }
-            wr.cookie = userCookie;
-            wr.flags = completionFlags;
-            wr.srq = null;
-            recvCount++;
+            wr.setIfChanged(userCookie, completionFlags);
             ep.counters.posted(Operation.RECEIVE, wr.total);
-            if (ep.state == EpState.DISCONNECTED) {
-                flushRecvs();
-            } else {
-                softEvent = ep.watermarks.softCrossed();
-                // a receive posted is a buffer held (dat_ep_recv_query(3DAT)): checked here, before a
-                // waiting send takes it, so that one JVM breaks as a transport does, whose send comes later
-                broke = ep.watermarks.breakIfOverHard(); // flushes this receive with the others
-                Wire w = ep.wire;
-                if (!broke && w != null) {
-                    w.receivesAvailable(ep); // a send waiting for this receive goes on
-                }
-            }
+            // published, then the consumer's flag and the state are read: see the class comment
+            TAIL.setVolatile(this, t + 1);
+            softEvent = ep.state != EpState.DISCONNECTED && ep.watermarks.softCrossed();
         } finally {
-            l.unlock();
+            ringLock.unlock();
+        }
+        boolean broke = false;
+        if ((int) STALLED.getVolatile(this) != 0 || ep.state == EpState.DISCONNECTED || ep.watermarks.hardSet()) {
+            broke = afterPost();
         }
         if (softEvent) {
             ep.watermarks.postSoftEvent();
@@ -106,6 +155,37 @@ final class EpReceives {
             ep.postBrokenEvent();
         }
         return OK;
+    }
+
+    /**
+     * What a post needs the consumer side for, under the connection's lock: the flush of a
+     * {@code DISCONNECTED} Endpoint, the hard watermark, a message waiting for this receive.
+     *
+     * @return whether the hard watermark broke the connection
+     */
+    private boolean afterPost() {
+        SpinLock l = ep.acquire();
+        try {
+            if (ep.state == EpState.DISCONNECTED) {
+                flushRecvs();
+                return false;
+            }
+            // a receive posted is a buffer held (dat_ep_recv_query(3DAT)): checked here, before a
+            // waiting send takes it, so that one JVM breaks as a transport does, whose send comes later
+            if (ep.watermarks.breakIfOverHard()) { // flushes this receive with the others
+                return true;
+            }
+            if ((int) STALLED.getVolatile(this) != 0) {
+                STALLED.setVolatile(this, 0);
+                Wire w = ep.wire;
+                if (w != null) {
+                    w.receivesAvailable(ep); // a send waiting for this receive goes on
+                }
+            }
+            return false;
+        } finally {
+            l.unlock();
+        }
     }
 
     /** An SRQ got a buffer while a send to this Endpoint waited for one. */
@@ -122,21 +202,24 @@ final class EpReceives {
         }
     }
 
+    // ---------------------------------------------------------------------------------------------
+    // the consumer: the wire, with the connection's lock held
+    // ---------------------------------------------------------------------------------------------
+
     /**
      * The first posted receive (or an SRQ buffer), in its ring slot, or {@code null}: none there,
      * or the SRQ buffer taken crossed the hard watermark and the connection broke. The slot stays
-     * valid while the lock is held. With the lock held.
+     * the caller's until {@link #completeRecv} completes it (a post does not reuse it before). With
+     * the lock held.
      */
     public Wr.Recv takeRecv() {
         if (ep.srq == null) {
-            if (recvCount == 0) {
+            long h = (long) HEAD.getOpaque(this);
+            if (h == tailCache && !refreshTail(h)) {
                 return null;
             }
-            Wr.Recv rv = recvs[recvHead];
-            if (++recvHead == recvs.length) {
-                recvHead = 0;
-            }
-            recvCount--;
+            Wr.Recv rv = slot(h);
+            taken = rv;
             return rv;
         }
         if (!ep.srq.take(srqScratch)) {
@@ -157,7 +240,34 @@ final class EpReceives {
     }
 
     /**
-     * A ep.wire takes the first posted receive (or an SRQ buffer) to land a message in after the lock
+     * The consumer's cached tail says the ring is empty: reads the producers' tail, and when it
+     * says so too raises the stall flag and reads it once more (the post that moves it next then
+     * sees the flag).
+     *
+     * @return whether a receive is there after all
+     */
+    private boolean refreshTail(long h) {
+        long t = (long) TAIL.getAcquire(this);
+        if (t == h) {
+            STALLED.setVolatile(this, 1);
+            t = (long) TAIL.getVolatile(this);
+            if (t == h) {
+                return false;
+            }
+            STALLED.setOpaque(this, 0);
+        }
+        tailCache = t;
+        return true;
+    }
+
+    /** Frees the ring slot at the head: the receive in it completed (or a wire holds a copy). */
+    private void releaseHead() {
+        taken = null;
+        HEAD.setRelease(this, (long) HEAD.getOpaque(this) + 1);
+    }
+
+    /**
+     * A wire takes the first posted receive (or an SRQ buffer) to land a message in after the lock
      * is released: copied into {@code out}, so the ring slot may be reused meanwhile. An own
      * receive so taken still counts as posted (dat_ep_recv_query, dat_ep_get_status) until
      * {@link #completeRecv} completes it. With the lock held.
@@ -180,6 +290,7 @@ final class EpReceives {
         if (rv.srq == null) {
             out.heldByWire = true;
             recvsOnWire++;
+            releaseHead();
         }
         return true;
     }
@@ -217,11 +328,16 @@ final class EpReceives {
             recvsOnWire--;
         }
         SimSrq from = rv.srq;
+        long cookie = rv.cookie;
+        if (rv == taken) {
+            // the slot is free before its completion is seen: the consumer who dequeues it may repost at once
+            releaseHead();
+        }
         if (evd != null && withImmediate) {
-            evd.postDto(IbExtension.IB_DTO_EVENT, ep, rv.cookie, status, len, notify, from, IbExtension.RDMA_WRITE_IMMED_DATA,
+            evd.postDto(IbExtension.IB_DTO_EVENT, ep, cookie, status, len, notify, from, IbExtension.RDMA_WRITE_IMMED_DATA,
                     immediate);
         } else if (evd != null) {
-            evd.postDto(ep, rv.cookie, status, len, notify, from);
+            evd.postDto(ep, cookie, status, len, notify, from);
         } else if (from != null) {
             from.reaped();
         }
@@ -234,19 +350,55 @@ final class EpReceives {
 
     /** Flushes every posted receive; with the lock held. */
     void flushRecvs() {
-        while (recvCount > 0) {
-            Wr.Recv rv = recvs[recvHead];
-            if (++recvHead == recvs.length) {
-                recvHead = 0;
-            }
-            recvCount--;
+        if (ep.srq != null) {
+            return;
+        }
+        long t = (long) TAIL.getVolatile(this);
+        tailCache = t;
+        while ((long) HEAD.getOpaque(this) != t) {
+            Wr.Recv rv = slot((long) HEAD.getOpaque(this));
+            taken = rv;
             completeRecv(rv, DtoCompletionStatus.ERR_FLUSHED, 0, false);
         }
     }
 
+    // ---------------------------------------------------------------------------------------------
+    // counts and control
+    // ---------------------------------------------------------------------------------------------
+
+    /** Own receives posted and not completed (a wire's copies aside): exact with the ring's lock held. */
+    int postedCount() {
+        return (int) ((long) TAIL.getVolatile(this) - (long) HEAD.getVolatile(this));
+    }
 
     /** The receive buffers this Endpoint holds (dat_ep_recv_query(3DAT)): posted, or taken from its SRQ; with the lock held. */
     int recvBuffersHeld() {
-        return ep.srq == null ? recvCount + recvsOnWire : ep.watermarks.srqBuffersHeld();
+        return ep.srq == null ? postedCount() + recvsOnWire : ep.watermarks.srqBuffersHeld();
+    }
+
+    /** The most segments of a receive posted; with both locks held. */
+    int maxSegmentsPosted() {
+        int most = 0;
+        long h = (long) HEAD.getVolatile(this);
+        long t = (long) TAIL.getVolatile(this);
+        for (long s = h; s != t; s++) {
+            most = Math.max(most, slot(s).segments);
+        }
+        return most;
+    }
+
+    /** dat_ep_modify(3DAT): a ring of {@code n} slots of {@code iov} segments, the receives posted at its front. With both locks held. */
+    void resize(int n, int iov) {
+        Wr.Recv[] fresh = newRecvs(n, iov);
+        long h = (long) HEAD.getVolatile(this);
+        int count = (int) ((long) TAIL.getVolatile(this) - h);
+        for (int i = 0; i < count; i++) {
+            fresh[i].copyFrom(slot(h + i));
+        }
+        recvs = fresh;
+        HEAD.setVolatile(this, 0L);
+        TAIL.setVolatile(this, (long) count);
+        headCache = 0;
+        tailCache = count;
     }
 }

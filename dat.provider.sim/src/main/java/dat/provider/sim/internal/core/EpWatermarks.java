@@ -10,8 +10,9 @@ import dat.api.EventNumber;
  * The receive-buffer watermarks of one Endpoint (dat_ep_set_watermark(3DAT)): the buffers it
  * holds are its posted receives, or the SRQ buffers it took. Crossing the soft high watermark
  * posts one asynchronous event per setting; holding more than the hard high watermark while
- * connected breaks the connection. State guarded by the Endpoint's lock; the watermarks
- * themselves are volatile for the readers that do not take it.
+ * connected breaks the connection. State guarded by the Endpoint's lock (a post's soft check by
+ * its receive ring's lock, which a change of the watermarks also holds); the watermarks
+ * themselves are volatile for the readers that do not take them.
  */
 final class EpWatermarks {
 
@@ -28,17 +29,22 @@ final class EpWatermarks {
         this.softArmed = soft != DatConstants.WATERMARK_INFINITE;
     }
 
+    /** Whether a hard watermark is set: a post then checks it under the Endpoint's lock. */
+    boolean hardSet() {
+        return hard != DatConstants.WATERMARK_INFINITE;
+    }
+
     /** SRQ buffers held; with the lock held. */
     int srqBuffersHeld() {
         return srqBuffersHeld;
     }
 
     /**
-     * A receive was posted: whether the buffers held now cross the armed soft watermark (the
-     * caller posts the event after the lock, once per setting). With the lock held.
+     * A receive was posted: whether the receives posted now cross the armed soft watermark (the
+     * caller posts the event after the lock, once per setting). With the ring's lock held.
      */
     boolean softCrossed() {
-        if (softArmed && ep.receives.recvCount > soft) {
+        if (softArmed && ep.receives.postedCount() > soft) {
             softArmed = false;
             return true;
         }
@@ -78,11 +84,13 @@ final class EpWatermarks {
         boolean softEvent;
         boolean breakNow;
         SpinLock l = ep.acquire();
+        ep.receives.ringLock.lock(); // no post counts meanwhile
         try {
             hard = hardHighWatermark;
             softEvent = arm(softHighWatermark);
             breakNow = breakIfOverHard();
         } finally {
+            ep.receives.ringLock.unlock();
             l.unlock();
         }
         if (softEvent) {
@@ -139,9 +147,11 @@ final class EpWatermarks {
         }
         boolean broke;
         SpinLock l = ep.acquire();
+        ep.receives.ringLock.lock();
         try {
             broke = breakIfOverHard();
         } finally {
+            ep.receives.ringLock.unlock();
             l.unlock();
         }
         if (broke) {

@@ -37,10 +37,12 @@ import java.util.Optional;
  * completed.
  *
  * <p><b>Locks.</b> An unconnected Endpoint has its own spin lock; the two Endpoints of a
- * connection in one JVM share one. The lock guards the rings and the wire's use of them, so a
- * transfer takes exactly one lock, never one shared with unrelated Endpoints. EVDs and SRQs have
- * their own inner locks. Connection management additionally holds the provider's CM lock, taken
- * first.
+ * connection in one JVM share one. The lock guards the request ring, the consumer side of the
+ * receive ring and the wire's use of them, so a transfer takes exactly one lock, never one shared
+ * with unrelated Endpoints. Receives are posted under the receive ring's own lock
+ * ({@link EpReceives}), so a receiver reposting does not contend with the peer's sends. EVDs and
+ * SRQs have their own inner locks. Connection management additionally holds the provider's CM
+ * lock, taken first.
  */
 public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndpoint, ImmediateDataEndpoint {
 
@@ -523,11 +525,13 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
         }
         connection.endForFree();
         SpinLock l = acquire();
+        receives.ringLock.lock(); // a post under way either is flushed here or sees the Endpoint freed
         try {
             flushRequests();
             receives.flushRecvs();
             freed = true;
         } finally {
+            receives.ringLock.unlock();
             l.unlock();
         }
         unsetEvds();

@@ -73,14 +73,27 @@ public abstract class Wr {
             if ((lmr.privileges & neededPrivilege) == 0) {
                 return DatReturn.error(DatReturn.PRIVILEGES_VIOLATION, DatReturn.NO_SUBTYPE);
             }
-            lmrs[used] = lmr;
-            offsets[used] = lmr.offsetOf(t.virtualAddress());
-            lengths[used] = len;
+            // a slot reposted with the buffer it held is left unwritten: its lines stay clean in the
+            // cache of the thread that takes it (the peer, for a receive)
+            if (lmrs[used] != lmr) {
+                lmrs[used] = lmr;
+            }
+            long offset = lmr.offsetOf(t.virtualAddress());
+            if (offsets[used] != offset) {
+                offsets[used] = offset;
+            }
+            if (lengths[used] != len) {
+                lengths[used] = len;
+            }
             used++;
             sum += len;
         }
-        segments = used;
-        total = sum;
+        if (segments != used) {
+            segments = used;
+        }
+        if (total != sum) {
+            total = sum;
+        }
         return OK;
     }
 
@@ -174,6 +187,19 @@ public abstract class Wr {
 
         public Recv(int maxIov) {
             super(maxIov);
+        }
+
+        /** A post's cookie and flags, written only where they differ (see {@link #load}); an own receive has no SRQ. */
+        void setIfChanged(long userCookie, int completionFlags) {
+            if (cookie != userCookie) {
+                cookie = userCookie;
+            }
+            if (flags != completionFlags) {
+                flags = completionFlags;
+            }
+            if (srq != null) {
+                srq = null;
+            }
         }
     }
 

@@ -77,6 +77,50 @@ class DtoTest {
         assertThat(sendCompletion().transferredLength()).isEqualTo(40);
     }
 
+    /**
+     * A send that finds no receive and the receive posted at that moment from another thread: one
+     * of the two carries the send on (the post's look at the stall flag after publishing, the
+     * sender's second look at the ring after raising it), so every send completes, in order, with
+     * its bytes; a lost wake-up leaves a send waiting and the wait for its completion times out.
+     */
+    @Test
+    void dat_ep_post_recv_racingASendThatFindsNoReceive_neitherIsLost() throws Exception {
+        int rounds = 20_000;
+        java.util.concurrent.CompletableFuture<Void> receiver = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            DatEvent e = new DatEvent();
+            java.util.SplittableRandom rnd = new java.util.SplittableRandom(7);
+            for (int i = 0; i < rounds; i++) {
+                for (int spin = rnd.nextInt(64); spin > 0; spin--) {
+                    Thread.onSpinWait();
+                }
+                long at = 4096 + (i % 16) * 8L;
+                ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, at, 8)), i, 0));
+                Fabric.Side.expect(b.recvEvd, EventNumber.DTO_COMPLETION_EVENT, e);
+                assertThat(e.userCookie()).isEqualTo(i);
+                assertThat(e.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+                assertThat(b.mem.get(ValueLayout.JAVA_LONG, at)).isEqualTo(i * 3L);
+            }
+        }, runnable -> {
+            Thread t = new Thread(runnable, "racing-receiver");
+            t.setDaemon(true);
+            t.start();
+        });
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(11);
+        for (int i = 0; i < rounds; i++) {
+            for (int spin = rnd.nextInt(64); spin > 0; spin--) {
+                Thread.onSpinWait();
+            }
+            long at = (i % 16) * 8L;
+            a.mem.set(ValueLayout.JAVA_LONG, at, i * 3L);
+            ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, at, 8)), i, 0));
+            DatEvent e = sendCompletion();
+            assertThat(e.userCookie()).isEqualTo(i);
+            assertThat(e.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        }
+        receiver.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(b.ep.recvQuery().nbufsAllocated()).isZero();
+    }
+
     @Test
     void dat_ep_post_send_zeroLengthMessage() {
         ok(b.ep.postRecv(0, null, 1, 0));
