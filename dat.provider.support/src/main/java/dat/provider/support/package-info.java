@@ -1,8 +1,9 @@
 /**
  * What the native DAT providers (verbs over libibverbs, ofi over libfabric) share: the DAT return
  * codes and exceptions they answer ({@link dat.provider.support.ReturnCodes}), the base of their
- * handles ({@link dat.provider.support.NativeHandle}), and the lock-free table their data paths
- * look objects up in ({@link dat.provider.support.IntTable}). Not exported: each provider bundle
+ * handles ({@link dat.provider.support.NativeHandle}), a CNO's state and wait
+ * ({@link dat.provider.support.CnoWaits}), and the lock-free table their data paths look objects up
+ * in ({@link dat.provider.support.IntTable}). Not exported: each provider bundle
  * carries a private copy of this package (bnd {@code -conditionalpackage}), so providers never
  * depend on each other's version of it.
  */
