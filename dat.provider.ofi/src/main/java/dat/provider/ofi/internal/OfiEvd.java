@@ -549,6 +549,17 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         ia.watch(this);
     }
 
+    /** Wakes the waiter, blocked in its own {@code poll(2)} or parked: it looks again at the EVD's state. */
+    private void wakeWaiter() {
+        if (nativeWait != null) {
+            nativeWait.wake();
+        }
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
+    }
+
     private void signal() {
         NativeWait blocked = nativeWait;
         if (blocked != null) {
@@ -657,13 +668,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
     public void setUnwaitable() {
         checkOpen();
         waitable = false;
-        if (nativeWait != null) {
-            nativeWait.wake();
-        }
-        Thread w = waiter;
-        if (w != null) {
-            LockSupport.unpark(w);
-        }
+        wakeWaiter();
     }
 
     @Override
@@ -724,13 +729,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             c.detach(this);
         }
         ia.removeEvd(this);
-        if (nativeWait != null) {
-            nativeWait.wake();
-        }
-        Thread w = waiter;
-        if (w != null) {
-            LockSupport.unpark(w);
-        }
+        wakeWaiter();
     }
 
     /** For tests: whether a waiter is blocked (or about to block) in its own {@code poll(2)} on the CQ. */
