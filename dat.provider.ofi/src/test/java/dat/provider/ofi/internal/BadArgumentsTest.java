@@ -2,7 +2,6 @@ package dat.provider.ofi.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
@@ -24,13 +23,9 @@ import dat.api.RegionDescription;
 import dat.api.RmrTriplet;
 import dat.api.SharedReceiveQueue;
 import dat.api.SrqAttributes;
-import dat.api.spi.DatIaFactory;
-import dat.api.spi.IaOpenRequest;
-import dat.provider.ofi.internal.ffi.Fabric;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,7 +49,7 @@ class BadArgumentsTest {
 
     @BeforeAll
     static void start() {
-        runtime = OfiRuntime.start(Fabric.LIBFABRIC, Set.of("tcp"));
+        runtime = TcpLoopback.start();
     }
 
     @AfterAll
@@ -64,10 +59,7 @@ class BadArgumentsTest {
 
     @BeforeEach
     void open() {
-        DatIaFactory factory = runtime.factories().stream().filter(f -> "ofi-tcp-lo".equals(f.properties().get("dat.ia.name")))
-                .findFirst().orElse(null);
-        assumeTrue(factory != null, () -> "libfabric tcp unavailable: " + runtime.unavailableReason());
-        ia = factory.openIa(new IaOpenRequest("ofi-tcp-lo", 16, null, ""));
+        ia = TcpLoopback.open(runtime);
         pz = ia.createProtectionZone();
         dto = ia.createEventDispatcher(64, null, EvdFlags.DTO);
         conn = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION | EvdFlags.CR);

@@ -1,7 +1,6 @@
 package dat.provider.ofi.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dat.api.CompletionFlags;
 import dat.api.DatEvent;
@@ -14,10 +13,7 @@ import dat.api.InterfaceAdapter;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
-import dat.api.spi.DatIaFactory;
-import dat.api.spi.IaOpenRequest;
 import java.lang.foreign.Arena;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -45,7 +41,7 @@ class EvdWaitTest {
 
     @BeforeAll
     static void start() {
-        runtime = OfiRuntime.start(dat.provider.ofi.internal.ffi.Fabric.LIBFABRIC, Set.of("tcp"));
+        runtime = TcpLoopback.start();
     }
 
     @AfterAll
@@ -57,10 +53,7 @@ class EvdWaitTest {
 
     @BeforeEach
     void open() {
-        assumeTrue(!runtime.factories().isEmpty(), () -> "libfabric tcp unavailable: " + runtime.unavailableReason());
-        DatIaFactory factory = runtime.factories().stream().filter(f -> f.properties().get("dat.ia.name").equals("ofi-tcp-lo"))
-                .findFirst().orElseThrow(() -> new AssertionError("no ofi-tcp-lo among " + runtime.factories()));
-        ia = factory.openIa(new IaOpenRequest("ofi-tcp-lo", 16, null, ""));
+        ia = TcpLoopback.open(runtime);
         arena = Arena.ofShared();
     }
 

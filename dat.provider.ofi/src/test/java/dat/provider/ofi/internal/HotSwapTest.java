@@ -1,7 +1,6 @@
 package dat.provider.ofi.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dat.api.AsyncErrorReason;
 import dat.api.CompletionFlags;
@@ -18,11 +17,9 @@ import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
 import dat.api.spi.DatIaFactory;
 import dat.api.spi.IaOpenRequest;
-import dat.provider.ofi.internal.ffi.Fabric;
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -43,15 +40,16 @@ class HotSwapTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void closingTheRuntimeWithOpenIasFailsThemCleanly() throws Exception {
-        OfiRuntime runtime = OfiRuntime.start(Fabric.LIBFABRIC, Set.of("tcp"));
-        DatIaFactory factory = runtime.factories().stream().filter(f -> "ofi-tcp-lo".equals(f.properties().get("dat.ia.name")))
-                .findFirst().orElse(null);
-        if (factory == null) {
+        OfiRuntime runtime = TcpLoopback.start();
+        DatIaFactory factory;
+        try {
+            factory = TcpLoopback.factory(runtime);
+        } catch (RuntimeException | Error e) {
             runtime.close();
-            assumeTrue(false, () -> "libfabric tcp unavailable: " + runtime.unavailableReason());
+            throw e;
         }
         try (Arena arena = Arena.ofShared()) {
-            InterfaceAdapter ia = factory.openIa(new IaOpenRequest("ofi-tcp-lo", 16, null, ""));
+            InterfaceAdapter ia = factory.openIa(new IaOpenRequest(TcpLoopback.IA, 16, null, ""));
             EventDispatcher async = ia.query().asyncEvd();
             LoopbackPair pair = LoopbackPair.connect(ia);
             LocalMemoryRegion lmr = ia.registerMemory(arena.allocate(4096), pair.pz(), MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
@@ -88,7 +86,7 @@ class HotSwapTest {
             assertThat(Thread.getAllStackTraces().keySet().stream().map(Thread::getName).filter(n -> n.startsWith("dat-ofi-")))
                     .as("the IA's event thread").isEmpty();
             Throwable refused = org.assertj.core.api.Assertions.catchThrowable(
-                    () -> factory.openIa(new IaOpenRequest("ofi-tcp-lo", 16, null, "")));
+                    () -> factory.openIa(new IaOpenRequest(TcpLoopback.IA, 16, null, "")));
             assertThat(refused).isInstanceOf(dat.api.DatException.class);
             assertThat(DatReturn.typeOf(((dat.api.DatException) refused).code())).isEqualTo(DatReturn.PROVIDER_NOT_FOUND);
             Endpoint client = pair.client();

@@ -2,7 +2,6 @@ package dat.provider.ofi.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
@@ -25,8 +24,6 @@ import dat.api.PublicServicePoint;
 import dat.api.RmrTriplet;
 import dat.api.ext.IbExtension;
 import dat.api.ext.ImmediateDataEndpoint;
-import dat.api.spi.DatIaFactory;
-import dat.api.spi.IaOpenRequest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -62,7 +59,7 @@ class OfiTcpTest {
 
     @BeforeAll
     static void start() {
-        runtime = OfiRuntime.start(dat.provider.ofi.internal.ffi.Fabric.LIBFABRIC, Set.of("tcp"));
+        runtime = TcpLoopback.start();
     }
 
     @AfterAll
@@ -72,16 +69,9 @@ class OfiTcpTest {
         }
     }
 
-    static DatIaFactory loopback() {
-        assumeTrue(!runtime.factories().isEmpty(), () -> "libfabric tcp unavailable: " + runtime.unavailableReason());
-        return runtime.factories().stream().filter(f -> f.properties().get("dat.ia.name").equals("ofi-tcp-lo")).findFirst()
-                .orElseThrow(() -> new AssertionError("no ofi-tcp-lo among " + runtime.factories()));
-    }
-
     @BeforeEach
     void open() {
-        DatIaFactory factory = loopback();
-        ia = factory.openIa(new IaOpenRequest("ofi-tcp-lo", 16, null, ""));
+        ia = TcpLoopback.open(runtime);
         pz = ia.createProtectionZone();
         dtoEvd = ia.createEventDispatcher(256, null, EvdFlags.DTO);
         connEvd = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION);
@@ -163,7 +153,7 @@ class OfiTcpTest {
     @Test
     void connectionsOneAfterAnother_eachEndpointFreedAtOnce_areAllEstablished() throws Exception {
         int connections = 300;
-        try (InterfaceAdapter server = loopback().openIa(new IaOpenRequest("ofi-tcp-lo", 16, null, ""))) {
+        try (InterfaceAdapter server = TcpLoopback.open(runtime)) {
             ProtectionZone serverPz = server.createProtectionZone();
             EventDispatcher serverDto = server.createEventDispatcher(16, null, EvdFlags.DTO);
             EventDispatcher serverConn = server.createEventDispatcher(16, null, EvdFlags.CONNECTION);

@@ -1,7 +1,6 @@
 package dat.provider.ofi.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dat.api.CompletionFlags;
 import dat.api.DatEvent;
@@ -20,7 +19,6 @@ import dat.api.ProtectionZone;
 import dat.api.RmrTriplet;
 import dat.api.spi.DatIaFactory;
 import dat.api.spi.IaOpenRequest;
-import dat.provider.ofi.internal.ffi.Fabric;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
@@ -49,15 +47,13 @@ class PeerKilledTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void everyPostedWriteIsAccountedForWhenThePeerDies() throws Exception {
-        OfiRuntime runtime = OfiRuntime.start(Fabric.LIBFABRIC, Set.of("tcp"));
+        OfiRuntime runtime = TcpLoopback.start();
         try {
-            DatIaFactory factory = runtime.factories().stream().filter(f -> "ofi-tcp-lo".equals(f.properties().get("dat.ia.name")))
-                    .findFirst().orElse(null);
-            assumeTrue(factory != null, () -> "libfabric tcp unavailable: " + runtime.unavailableReason());
+            DatIaFactory factory = TcpLoopback.factory(runtime);
             Process peer = startPeer();
             try (Arena arena = Arena.ofShared()) {
                 long qualifier = readyQualifier(peer);
-                InterfaceAdapter ia = factory.openIa(new IaOpenRequest("ofi-tcp-lo", 16, null, ""));
+                InterfaceAdapter ia = factory.openIa(new IaOpenRequest(TcpLoopback.IA, 16, null, ""));
                 ProtectionZone pz = ia.createProtectionZone();
                 EventDispatcher dto = ia.createEventDispatcher(4 * WINDOW, null, EvdFlags.DTO);
                 EventDispatcher conn = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION);
