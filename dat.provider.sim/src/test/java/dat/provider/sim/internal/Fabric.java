@@ -34,6 +34,8 @@ import java.util.List;
 public final class Fabric implements AutoCloseable {
 
     public static final long WAIT = 5_000_000; // µs
+    /** The entries of a {@link Side}'s DTO EVDs. */
+    public static final int DTO_EVD_ENTRIES = 256;
 
     public final SimIaFactory factory;
     public final Arena arena = Arena.ofShared();
@@ -83,8 +85,8 @@ public final class Fabric implements AutoCloseable {
         public Side(String name, EpAttributes attrs, long bytes) {
             ia = open(name);
             pz = ia.createProtectionZone();
-            recvEvd = ia.createEventDispatcher(256, null, EvdFlags.DTO);
-            reqEvd = ia.createEventDispatcher(256, null, EvdFlags.DTO | EvdFlags.RMR_BIND);
+            recvEvd = ia.createEventDispatcher(DTO_EVD_ENTRIES, null, EvdFlags.DTO);
+            reqEvd = ia.createEventDispatcher(DTO_EVD_ENTRIES, null, EvdFlags.DTO | EvdFlags.RMR_BIND);
             connEvd = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION);
             crEvd = ia.createEventDispatcher(16, null, EvdFlags.CR);
             ep = ia.createEndpoint(pz, recvEvd, reqEvd, connEvd, attrs);
