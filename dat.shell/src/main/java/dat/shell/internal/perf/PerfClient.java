@@ -63,6 +63,12 @@ final class PerfClient {
     private IaAttributes limits;
     private ProtectionZone pz;
     private LocalMemoryRegion lmr;
+    /** This side's buffer: the RDMA writes' source, and the {@code MemorySegment.copy} baseline's. */
+    private MemorySegment memory;
+    /** The buffer's file in {@code /dev/shm} where the IA may move data through shared memory, else {@code null}. */
+    private SharedBuffer shared;
+    /** Where the {@code MemorySegment.copy} baseline copies to beside a shared buffer: as large as the server's buffer half. */
+    private MemorySegment copyTarget;
     private EventDispatcher recvEvd;
     private EventDispatcher requestEvd;
     private EventDispatcher connectEvd;
@@ -83,7 +89,7 @@ final class PerfClient {
             ia = adapter;
             limits = ia.query().iaAttributes();
             pz = ia.createProtectionZone();
-            MemorySegment memory = arena.allocate(Math.min(BUFFER, limits.maxLmrBlockSize()), DatConstants.OPTIMAL_ALIGNMENT);
+            memory = buffer(arena, Math.min(BUFFER, limits.maxLmrBlockSize()));
             lmr = ia.registerMemory(memory, pz, MemPrivileges.ALL);
             depth = Math.max(1, Math.min(options.depth(), limits.maxDtoPerEp()));
             int qlen = (int) Math.min(limits.maxEvdQlen(), 4L * depth);
@@ -119,12 +125,47 @@ final class PerfClient {
                     add(besideRaw("RDMA write bandwidth, 2 processes", size, streams[1], raw));
                     add(besideRaw("NIO framed stream bandwidth, 2 processes", size, streams[2], raw));
                     add(besideRaw("NIO framed non-blocking, 2 processes", size, streams[3], raw));
+                    if (streams[4] != null) {
+                        add(besideCopy(size, streams[1], streams[4]));
+                    }
                 }
             }
             add(connectionRate());
             ia.close(CloseFlag.ABRUPT);
+        } finally {
+            if (shared != null) {
+                try {
+                    shared.close();
+                } catch (IOException e) {
+                    out.println("(could not remove " + shared.file() + ": " + e.getMessage() + ")");
+                }
+            }
         }
         return figures;
+    }
+
+    /**
+     * This side's buffer. Where the IA may move its connections' data through shared memory (the
+     * sim provider's {@code shm} of {@code auto} or {@code on}) and the server is on this host, a
+     * mapping of a file in {@code /dev/shm} ({@link SharedBuffer}): the memory that wire hands the
+     * peer by reference, so RDMA writes of it are one copy, as a user would register it for that.
+     * Anywhere else, or where the file cannot be made (a line says why), memory of the arena.
+     */
+    private MemorySegment buffer(Arena arena, long bytes) {
+        String shm = limits.transportAttributes().get("shm");
+        if (("on".equals(shm) || "auto".equals(shm)) && LibfabricPingPong.isThisHost(server.getAddress())) {
+            try {
+                shared = SharedBuffer.map(arena, bytes);
+                copyTarget = arena.allocate(BUFFER / 2, DatConstants.OPTIMAL_ALIGNMENT);
+                out.println("(this side's buffer: a shared mapping of " + shared.file() + ", which the shared-memory wire hands the"
+                        + " server by reference)");
+                return shared.memory();
+            } catch (IOException | RuntimeException e) {
+                out.println("(this side's buffer in the process's own memory: no file in " + SharedBuffer.DIRECTORY + ": "
+                        + e.getMessage() + ")");
+            }
+        }
+        return arena.allocate(bytes, DatConstants.OPTIMAL_ALIGNMENT);
     }
 
     /** @return the depth of this side's Endpoints and RDMA write window: --depth, as far as the IA allows */
@@ -367,7 +408,13 @@ final class PerfClient {
      * provider's transport must (its posting threads and consumers never block in the socket, and a
      * consumer's wait has a timeout): what that way of waiting costs against the blocking streams.
      *
-     * @return the rounds of the NIO, the DAT, the framed NIO and the non-blocking framed NIO streams
+     * <p>Where this side's buffer is a file in {@code /dev/shm} ({@link #buffer}), a fifth stream in
+     * each round copies the same chunks from the same slots with {@code MemorySegment.copy} into
+     * memory of this process: one copy at the speed of this host's memory, the floor of a write over
+     * shared memory, which moves each byte once from the file into the server's buffer.
+     *
+     * @return the rounds of the NIO, the DAT, the framed NIO and the non-blocking framed NIO streams,
+     *     and of the copies ({@code null} without a shared buffer)
      */
     private Rounds[] bandwidths(long size) {
         int rounds = options.rounds();
@@ -378,21 +425,29 @@ final class PerfClient {
             ByteBuffer chunks = ByteBuffer.allocateDirect((int) (writes.window * size));
             try (NioStream raw = new NioStream(chunks, size, 'R'); NioStream framedRaw = new NioStream(chunks, size, 'M');
                     NioStream framedNonBlocking = new NioStream(chunks, size, 'S')) {
+                CopyStream copies = shared == null ? null : new CopyStream(size, writes.window, copyTarget);
                 raw.run(options.warmupNanos());
                 writes.run(options.warmupNanos());
                 framedRaw.run(options.warmupNanos());
                 framedNonBlocking.run(options.warmupNanos());
+                if (copies != null) {
+                    copies.run(options.warmupNanos());
+                }
                 Rounds nio = new Rounds(rounds);
                 Rounds dat = new Rounds(rounds);
                 Rounds framed = new Rounds(rounds);
                 Rounds nonBlocking = new Rounds(rounds);
+                Rounds copied = copies == null ? null : new Rounds(rounds);
                 for (int round = 0; round < rounds; round++) {
                     nio.record(round, raw.run(perRound));
                     dat.record(round, writes.run(perRound));
                     framed.record(round, framedRaw.run(perRound));
                     nonBlocking.record(round, framedNonBlocking.run(perRound));
+                    if (copies != null) {
+                        copied.record(round, copies.run(perRound));
+                    }
                 }
-                return new Rounds[] {nio, dat, framed, nonBlocking};
+                return new Rounds[] {nio, dat, framed, nonBlocking, copied};
             }
         } catch (IOException e) {
             throw new UncheckedIOException("the NIO stream baseline against " + server.getAddress() + ":" + accepted.nioPort(), e);
@@ -441,6 +496,52 @@ final class PerfClient {
         double[] rawRounds = raw.each();
         return new Figure(series, size, "GB/s", Spread.median(streamRounds), null, "NIO SocketChannel stream", Spread.median(rawRounds),
                 true, Spread.of(streamRounds.length + " alternating rounds", streamRounds, rawRounds));
+    }
+
+    /** The RDMA write stream beside the copies of the same chunks in this process, round by round as {@link #besideRaw}. */
+    private static Figure besideCopy(long size, Rounds writes, Rounds copies) {
+        double[] writeRounds = writes.each();
+        double[] copyRounds = copies.each();
+        return new Figure("RDMA write bandwidth, 2 processes, beside MemorySegment.copy", size, "GB/s", Spread.median(writeRounds), null,
+                "MemorySegment.copy", Spread.median(copyRounds), true,
+                Spread.of(writeRounds.length + " alternating rounds", writeRounds, copyRounds));
+    }
+
+    /**
+     * {@code MemorySegment.copy} of a write stream's chunks: from the same slots of this side's
+     * buffer, in the same order, into as many slots of memory of this process (as the server's
+     * buffer is to the writes). The clock is read once per batch of about 1 MiB of copies.
+     */
+    private final class CopyStream {
+        private final long size;
+        private final int window;
+        private final MemorySegment target;
+        private int slot;
+
+        CopyStream(long size, int window, MemorySegment target) {
+            this.size = size;
+            this.window = window;
+            this.target = target;
+        }
+
+        /** @return the bytes copied and the nanoseconds they took */
+        long[] run(long nanos) {
+            long batch = Math.max(1, (1L << 20) / size);
+            long start = System.nanoTime();
+            long end = start + nanos;
+            long bytes = 0;
+            long now;
+            do {
+                for (long i = 0; i < batch; i++) {
+                    long offset = slot * size;
+                    MemorySegment.copy(memory, offset, target, offset, size);
+                    slot = slot + 1 == window ? 0 : slot + 1;
+                }
+                bytes += batch * size;
+                now = System.nanoTime();
+            } while (now < end);
+            return new long[] {bytes, now - start};
+        }
     }
 
     /** A window of RDMA writes of one size, each to its own slot of the server's buffer, over one connection. */

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code dat perf --client} against {@code dat perf --server} in one JVM: two TCP IAs of the sim
- * provider on loopback, a short run (its warm-ups, about 6 s, are the client's own).
+ * provider on loopback (and two with {@code shm=on}), a short run (its warm-ups, about 6 s, are the client's own).
  */
 class PerfClientServerTest {
 
@@ -27,6 +27,46 @@ class PerfClientServerTest {
     void theClientsDepthReachesTheServer_andTheFiguresMeasuredInPartsComeWithTheirSpread(@TempDir Path dir) throws Exception {
         try (SimIaFactory sim = new SimIaFactory(); StandaloneRegistry registry = registry(dir, sim)) {
             run(registry);
+        }
+    }
+
+    @Test
+    void overSharedMemory_theWritesComeFromAFileInDevShm_besideMemorySegmentCopy_andTheFileGoes(@TempDir Path dir) throws Exception {
+        try (SimIaFactory sim = new SimIaFactory(); StandaloneRegistry registry = registry(dir, sim)) {
+            ByteArrayOutputStream printed = new ByteArrayOutputStream();
+            PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
+            try (PerfServer server = new PerfServer(registry.openIa("shmB"), out, 0)) {
+                Thread serving = Thread.ofPlatform().daemon().name("perf-test-shm-server").start(server::serve);
+                try {
+                    PerfOptions options = PerfOptions.parse(List.of("shmA", "--client", "127.0.0.1:" + server.iaAddress().getPort(), "--depth",
+                            "4", "--latency-sizes", "8", "--iterations", "200", "--sizes", "64K", "--time", "40", "--rounds", "3",
+                            "--connections", "2"), "shmA");
+                    List<Figure> figures = new PerfClient(registry, options, out).run();
+
+                    Figure write = figures.stream().filter(f -> f.series().equals("RDMA write bandwidth, 2 processes")).findFirst().orElseThrow();
+                    Figure besideCopy = figures.stream()
+                            .filter(f -> f.series().equals("RDMA write bandwidth, 2 processes, beside MemorySegment.copy")).findFirst()
+                            .orElseThrow();
+                    assertThat(besideCopy.value()).as("the same write stream").isEqualTo(write.value());
+                    assertThat(besideCopy.baselineName()).isEqualTo("MemorySegment.copy");
+                    assertThat(besideCopy.baseline()).isPositive();
+                    Spread rounds = besideCopy.spread();
+                    assertThat(rounds.parts()).isEqualTo("3 alternating rounds");
+                    assertThat(rounds.baselineMin()).isPositive().isLessThanOrEqualTo(besideCopy.baseline())
+                            .isLessThanOrEqualTo(rounds.baselineMax());
+                    String text = printed.toString(StandardCharsets.UTF_8);
+                    assertThat(text).contains("this side's buffer: a shared mapping of " + SharedBuffer.DIRECTORY + "/" + SharedBuffer.PREFIX)
+                            .containsPattern("this IA's connections so far: [1-9][0-9]* over shared memory, 0 over TCP");
+                    try (var left = Files.list(SharedBuffer.DIRECTORY)) {
+                        assertThat(left.map(f -> f.getFileName().toString()))
+                                .as("the buffer's file goes with the run")
+                                .noneMatch(name -> name.startsWith(SharedBuffer.PREFIX + ProcessHandle.current().pid() + "-"));
+                    }
+                } finally {
+                    serving.interrupt();
+                    serving.join(5_000);
+                }
+            }
         }
     }
 
@@ -117,6 +157,8 @@ class PerfClientServerTest {
         Path conf = Files.writeString(dir.resolve("dat.conf"), """
                 tcpA u1.2 threadsafe default sim 1.0 "tcp=127.0.0.1:0" ""
                 tcpB u1.2 threadsafe default sim 1.0 "tcp=127.0.0.1:0" ""
+                shmA u1.2 threadsafe default sim 1.0 "tcp=127.0.0.1:0 shm=on" ""
+                shmB u1.2 threadsafe default sim 1.0 "tcp=127.0.0.1:0 shm=on" ""
                 """);
         return DatRegistries.builder().serviceLoader(false).staticRegistry(conf).provider(sim).build();
     }
