@@ -54,7 +54,9 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
             + " RDMA read, send), message rate and connection setup rate, each beside a baseline measured in the same run.",
         "With --server and --client the two sides are two processes or hosts, and the baselines are NIO streams between the"
             + " same two processes; with the server on this host, the 8 B ping-pong also beside a raw spin ping-pong over a file"
-            + " in /dev/shm between them, and beside libfabric's fi_pingpong (tcp, shm) where it is installed."})
+            + " in /dev/shm between them, and beside libfabric's fi_pingpong (tcp, shm) where it is installed; over an IA that"
+            + " may share memory, the client's buffer is a file in /dev/shm and each RDMA write size is also shown beside"
+            + " MemorySegment.copy of the same chunks."})
     static final class Arguments {
         @Parameters(arity = "0..1", paramLabel = "IA", description = "the IA to measure (default: sim0, else the first provider listed)")
         String ia;
