@@ -102,19 +102,20 @@ final class PerfClient {
             for (long size : options.latencySizes()) {
                 // the server echoes from one of its depth's slots of half its buffer
                 if (size <= Math.min(limits.maxMessageSize(), BUFFER / 2 / serverDepth)) {
-                    Stats[] nioAndDat = pingPongs(size, firstLatencyPoint);
+                    PingPongs measured = pingPongs(size, firstLatencyPoint);
                     firstLatencyPoint = false;
-                    Stats nio = nioAndDat[0];
-                    Stats dat = nioAndDat[1];
-                    add(new Figure("send/recv latency, 2 processes", size, "us", dat.median(), dat, "NIO TCP ping-pong", nio.median(),
-                            false));
+                    Stats dat = measured.dat();
+                    add(new Figure("send/recv latency, 2 processes", size, "us", dat.median(), dat, "NIO TCP ping-pong",
+                            measured.nio().median(), false));
                     besideShmSpin(size, dat);
-                    besideLibfabric(size, dat);
+                    besideLibfabric(size, measured);
                 }
             }
+            boolean firstBandwidthPoint = true;
             for (long size : options.bandwidthSizes()) {
                 if (size <= Math.min(limits.maxRdmaSize(), BUFFER / 2)) {
-                    Rounds[] streams = bandwidths(size);
+                    Rounds[] streams = bandwidths(size, firstBandwidthPoint);
+                    firstBandwidthPoint = false;
                     Rounds raw = streams[0];
                     add(besideRaw("RDMA write bandwidth, 2 processes", size, streams[1], raw));
                     add(besideRaw("NIO framed stream bandwidth, 2 processes", size, streams[2], raw));
@@ -140,18 +141,33 @@ final class PerfClient {
     /**
      * The same DAT figure beside libfabric's own ping-pong over its tcp and shm providers, run
      * between two processes of this host in this run, where {@code fi_pingpong} is installed and
-     * the server is on this host (else the pair would not measure the same path).
+     * the server is on this host (else the pair would not measure the same path). The tcp
+     * ping-pong ran in the DAT ping-pong's rounds ({@link #pingPongs}); {@code fi_pingpong} reports
+     * the mean of a run, so the figure's rounds set DAT's mean of each round beside it, and the
+     * figure itself DAT's median beside the median of those means.
      */
-    private void besideLibfabric(long size, Stats dat) {
+    private void besideLibfabric(long size, PingPongs measured) {
+        if (measured.libfabricTcp() != null) {
+            double[] tcp = measured.libfabricTcp();
+            add(new Figure("send/recv latency, 2 processes, beside libfabric tcp", size, "us", measured.dat().median(), measured.dat(),
+                    LibfabricPingPong.Fabric.TCP.baselineName(), Spread.median(tcp), false,
+                    Spread.of(tcp.length + " alternating rounds, DAT's mean of each", measured.datMeans(), tcp)));
+        }
         if (libfabric == null || !LibfabricPingPong.isThisHost(server.getAddress())) {
             return;
         }
-        for (LibfabricPingPong.Fabric fabric : LibfabricPingPong.Fabric.values()) {
-            libfabric.halfRoundTripMicros(fabric, size, options.latencyIterations()).ifPresent(micros -> add(new Figure(
-                    "send/recv latency, 2 processes, beside libfabric " + fabric.provider, size, "us", dat.median(), dat,
-                    fabric.baselineName(), micros, false)));
-        }
+        LibfabricPingPong.Fabric shm = LibfabricPingPong.Fabric.SHM;
+        libfabric.halfRoundTripMicros(shm, size, options.latencyIterations()).ifPresent(micros -> add(new Figure(
+                "send/recv latency, 2 processes, beside libfabric " + shm.provider, size, "us", measured.dat().median(), measured.dat(),
+                shm.baselineName(), micros, false)));
     }
+
+    /**
+     * What {@link #pingPongs} measured: the NIO and DAT half round trips, DAT's mean half round
+     * trip of each round, and {@code fi_pingpong}'s over libfabric tcp in the same rounds, or
+     * {@code null} where it did not run (not installed, a server on another host, a failed round).
+     */
+    private record PingPongs(Stats nio, Stats dat, double[] datMeans, double[] libfabricTcp) { }
 
     /**
      * The 8-byte figure beside the raw spin ping-pong over a file in {@code /dev/shm} between this
@@ -244,11 +260,12 @@ final class PerfClient {
     /**
      * The send/recv ping-pong and its NIO baseline, in alternating rounds over two connections
      * kept open: a drift of this machine during the run (load, frequency, the other process's
-     * JIT) weighs on both alike, where one measurement after the other put it on one side.
-     *
-     * @return the NIO and the DAT half round trips
+     * JIT) weighs on both alike, where one measurement after the other put it on one side. Where
+     * {@code fi_pingpong} runs here, each round ends with a {@code fi_pingpong -p tcp -e msg} of
+     * as many round trips, while both DAT processes wait: libfabric's own ping-pong measured under
+     * the same conditions as DAT's.
      */
-    private Stats[] pingPongs(long size, boolean first) {
+    private PingPongs pingPongs(long size, boolean first) {
         int iterations = options.latencyIterations();
         // the first point warms both processes' JIT up for all: as long as it measures, and for
         // FIRST_WARMUP_NANOS at least
@@ -257,6 +274,8 @@ final class PerfClient {
         int measured = perRound * LATENCY_ROUNDS;
         long[] nioSamples = new long[measured];
         long[] datSamples = new long[measured];
+        double[] datMeans = new double[LATENCY_ROUNDS];
+        double[] tcp = libfabric != null && LibfabricPingPong.isThisHost(server.getAddress()) ? new double[LATENCY_ROUNDS] : null;
         try (SocketChannel channel = nio((byte) 'P', size, size)) {
             ByteBuffer buffer = ByteBuffer.allocateDirect((int) size);
             LmrTriplet[] send = {LmrTriplet.of(lmr, 0, size)};
@@ -273,6 +292,14 @@ final class PerfClient {
                 for (int round = 0; round < LATENCY_ROUNDS; round++) {
                     nioRounds(channel, buffer, perRound, nioSamples, round * perRound);
                     datRounds(ep, send, recv, event, perRound, datSamples, round * perRound);
+                    datMeans[round] = mean(datSamples, round * perRound, perRound) * 1e-3;
+                    if (tcp != null) {
+                        java.util.OptionalDouble micros = libfabric.halfRoundTripMicros(LibfabricPingPong.Fabric.TCP, size, perRound);
+                        tcp = micros.isPresent() ? tcp : null;
+                        if (tcp != null) {
+                            tcp[round] = micros.getAsDouble();
+                        }
+                    }
                 }
             } finally {
                 disconnect(ep);
@@ -280,7 +307,15 @@ final class PerfClient {
         } catch (IOException e) {
             throw new UncheckedIOException("the NIO ping-pong baseline against " + server.getAddress() + ":" + accepted.nioPort(), e);
         }
-        return new Stats[] {Stats.of(nioSamples, measured, 1e-3), Stats.of(datSamples, measured, 1e-3)};
+        return new PingPongs(Stats.of(nioSamples, measured, 1e-3), Stats.of(datSamples, measured, 1e-3), datMeans, tcp);
+    }
+
+    private static double mean(long[] samples, int from, int n) {
+        long sum = 0;
+        for (int i = from; i < from + n; i++) {
+            sum += samples[i];
+        }
+        return (double) sum / n;
     }
 
     /**
@@ -292,6 +327,9 @@ final class PerfClient {
 
     /** The connection rate's shortest warm-up: the connection path is called once per connection, and compiled after thousands. */
     private static final long CONNECTION_WARMUP_NANOS = 2_000_000_000L;
+
+    /** The first bandwidth point's shortest warm-up of each stream ({@link #bandwidths}). */
+    private static final long FIRST_STREAM_WARMUP_NANOS = 1_500_000_000L;
 
     /** Alternating rounds of the latency measurement, each kind's samples spread over the run. */
     private static final int LATENCY_ROUNDS = 4;
@@ -367,21 +405,27 @@ final class PerfClient {
      * provider's transport must (its posting threads and consumers never block in the socket, and a
      * consumer's wait has a timeout): what that way of waiting costs against the blocking streams.
      *
+     * <p>The first point's warm-up is {@link #FIRST_STREAM_WARMUP_NANOS} at least per stream: the
+     * RDMA writes run code of both processes that the ping-pong did not (the post of a write, the
+     * target's progress on its event thread), and a JIT still compiling it took a CPU of this
+     * machine's two from the measured rounds.
+     *
      * @return the rounds of the NIO, the DAT, the framed NIO and the non-blocking framed NIO streams
      */
-    private Rounds[] bandwidths(long size) {
+    private Rounds[] bandwidths(long size, boolean first) {
         int rounds = options.rounds();
         long perRound = Math.max(1, options.measureNanos() / rounds);
+        long warmup = first ? Math.max(options.warmupNanos(), FIRST_STREAM_WARMUP_NANOS) : options.warmupNanos();
         Endpoint ep = connect(PerfServer.QUIET, size);
         try {
             WriteStream writes = new WriteStream(ep, size);
             ByteBuffer chunks = ByteBuffer.allocateDirect((int) (writes.window * size));
             try (NioStream raw = new NioStream(chunks, size, 'R'); NioStream framedRaw = new NioStream(chunks, size, 'M');
                     NioStream framedNonBlocking = new NioStream(chunks, size, 'S')) {
-                raw.run(options.warmupNanos());
-                writes.run(options.warmupNanos());
-                framedRaw.run(options.warmupNanos());
-                framedNonBlocking.run(options.warmupNanos());
+                raw.run(warmup);
+                writes.run(warmup);
+                framedRaw.run(warmup);
+                framedNonBlocking.run(warmup);
                 Rounds nio = new Rounds(rounds);
                 Rounds dat = new Rounds(rounds);
                 Rounds framed = new Rounds(rounds);
