@@ -29,13 +29,16 @@ import java.util.concurrent.TimeUnit;
  * <p>It blocks in {@code poll(2)} on the event queue's and the watched CQs' wait descriptors and
  * an eventfd that wakes it, after {@code fi_trywait} said it may (libfabric's tcp provider keeps
  * bytes it read ahead in user space, which no descriptor shows). When {@code fi_trywait} refuses
- * without anything to do (a message whose receive is not posted yet), or some CQ is left to its
- * consumer, it looks again after at most a millisecond.
+ * without anything to do (a message whose receive is not posted yet), it looks again after at
+ * most a millisecond; while some CQ is left to its consumer, after at most a millisecond once it
+ * took a CQ over, and less often (up to 16 ms) while the consumers keep reading theirs.
  */
 final class EventLoop {
 
     private static final System.Logger LOG = System.getLogger(EventLoop.class.getName());
     private static final int MAX_WATCHED = 1024;
+    /** The longest wait while consumers read their CQs themselves ({@link Turn}). */
+    private static final int MAX_LOOK_AGAIN_MS = 16;
     private static final CompletionQueue[] NONE = new CompletionQueue[0];
 
     private final OfiIa ia;
@@ -215,8 +218,18 @@ final class EventLoop {
          */
         private boolean all = true;
         private boolean eqReady = true;
-        /** Some CQ is read by its consumer: the wait looks again after at most a millisecond. */
+        /** Some CQ is read by its consumer: the wait looks again after at most {@link #lookAgainMs}. */
         private boolean leftToConsumers;
+        /** How many EVDs the last turn watched: one more means a CQ was taken over from its consumer. */
+        private int lastWatched;
+        /**
+         * How long a wait lasts at most while consumers read their CQs: a millisecond after the loop
+         * took a CQ over, doubling up to {@link #MAX_LOOK_AGAIN_MS} while every turn finds them
+         * still read. A consumer spinning on one CPU of two lost it to this thread at every look, a
+         * thousand times a second; a consumer that stops reading has its CQ taken over within
+         * {@link OfiEvd#QUIET_NANOS} plus this.
+         */
+        private int lookAgainMs = 1;
 
         Turn(Arena loop) {
             fds = loop.allocate(Structs.POLLFD, MAX_WATCHED + 2);
@@ -231,6 +244,8 @@ final class EventLoop {
                 readEventQueue();
             }
             int count = collectWatched();
+            lookAgainMs = count > lastWatched || !leftToConsumers ? 1 : Math.min(lookAgainMs * 2, MAX_LOOK_AGAIN_MS);
+            lastWatched = count;
             progressWatched(count);
             runTasks(); // after the reads, which may have queued some (an accept's confirmation)
             runDueTimers();
@@ -295,7 +310,7 @@ final class EventLoop {
         private void await(int n, int f) {
             int timeout = tasks.isEmpty() ? nextTimeoutMs() : 0;
             if (leftToConsumers) {
-                timeout = timeout < 0 ? 1 : Math.min(timeout, 1);
+                timeout = timeout < 0 ? lookAgainMs : Math.min(timeout, lookAgainMs);
             }
             boolean tryRefused = Ops.trywait(domain.fabricFid, fids, f) != 0;
             if (tryRefused) {
