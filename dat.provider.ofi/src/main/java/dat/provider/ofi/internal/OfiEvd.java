@@ -220,6 +220,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                 return Codes.INVALID_STATE_EVD_CNO;
             }
             waiter = Thread.currentThread();
+            lastConsumerRead = start; // a wait whose first read finds its events reads the CQ too
             long spinUntil = start + OfiIa.SPIN_NANOS;
             for (;;) {
                 int available = available();
@@ -348,6 +349,27 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
     }
 
     /**
+     * Before a send is injected ({@link Posting}): takes the lock, held across the {@code fi_inject}
+     * and the queueing, when the ring has room for the send's completion; else {@code false}.
+     */
+    boolean lockForInject() {
+        lockDataPath();
+        if (freed || cq == null || discarding || !cq.hasRoom()) {
+            lock.unlock();
+            return false;
+        }
+        return true;
+    }
+
+    /** After {@link #lockForInject}: releases the lock, and wakes a waiter when a completion was queued. */
+    void unlockAfterInject(boolean queued) {
+        lock.unlock();
+        if (queued) {
+            signal();
+        }
+    }
+
+    /**
      * Reads the CQ so that the slots of suppressed completions come back: called by a post that
      * found its queue full (the Endpoint's lock is held; EP before EVD is the lock order).
      */
@@ -431,7 +453,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
      * Whether the event thread should watch this EVD's CQ: when a consumer waits on it or a CNO
      * listens to it, or nobody has read it for {@link #QUIET_NANOS} (someone must make libfabric
      * progress: one-sided RDMA aimed at this side completes without its consumer) and no
-     * consumer's reads of another CQ progress its Endpoints ({@link #progressedElsewhere}). A CQ
+     * consumer's reads of another CQ progress its Endpoints ({@link OfiIa#progressedElsewhere}). A CQ
      * whose ring is full is left alone until a consumer makes room.
      */
     boolean watched(long now) {
@@ -447,40 +469,11 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         if (nativeWait != null && nativeWait.isArmed()) {
             return false; // its waiter blocks on the CQ's descriptor itself and reads what comes
         }
-        return discarding || parked || cno != null || now - lastConsumerRead >= QUIET_NANOS && !progressedElsewhere(now);
+        return discarding || parked || cno != null || now - lastConsumerRead >= QUIET_NANOS && !ia.progressedElsewhere(this, now);
     }
 
-    /**
-     * Whether libfabric already progresses every Endpoint whose completions arrive here through
-     * the other CQ it is bound to: libfabric tcp's read of a CQ progresses each endpoint bound to
-     * it, sends and receives alike, and a completion it writes into this CQ signals this CQ's
-     * descriptor. While a consumer reads the request EVD of a stream of RDMA writes, its receive
-     * EVD needs no reads of the event thread, which would take the endpoint's lock from the
-     * posting thread (on two CPUs, 7% of the stream's samples, most of them waiting for that lock).
-     * An Endpoint with an SRQ, or with one EVD for both, is never progressed elsewhere.
-     */
-    private boolean progressedElsewhere(long now) {
-        boolean any = false;
-        for (OfiEp ep : ia.eps) {
-            OfiEvd recv = ep.recvEvd();
-            OfiEvd request = ep.requestEvd();
-            if (recv != this && request != this) {
-                continue;
-            }
-            if (ep.srq != null || recv == request) {
-                return false;
-            }
-            OfiEvd other = recv == this ? request : recv;
-            if (other != null && !other.readByConsumer(now)) {
-                return false; // (no EVD there: the IA's discarding EVD, which the event thread always reads)
-            }
-            any = true;
-        }
-        return any;
-    }
-
-    /** Whether a consumer reads this EVD's CQ now: it read it within {@link #QUIET_NANOS}, or blocks on it. */
-    private boolean readByConsumer(long now) {
+    /** Whether a consumer read this EVD's CQ within {@link #QUIET_NANOS}, or blocks on it. */
+    boolean readByConsumer(long now) {
         return now - lastConsumerRead < QUIET_NANOS || nativeWait != null && nativeWait.isArmed();
     }
 
