@@ -200,9 +200,9 @@ final class EventLoop {
     /**
      * One turn of the loop: the reads, the tasks and timers, then the wait. Each turn is a call of
      * its own and each step a small method: the JIT compiles them whole after a few thousand
-     * turns. As one method with its five loops, the loop was compiled only by on-stack
-     * replacement, once per loop that became hot, and C2 took half of this machine's two CPUs for
-     * seconds while the first RDMA writes streamed at this side.
+     * turns. As one method with its five loops, the loop would be compiled only by on-stack
+     * replacement, once per loop that became hot (measured: C2 at half of two CPUs for seconds
+     * while the first RDMA writes streamed at this side).
      */
     private final class Turn {
         private final MemorySegment fds;
@@ -225,8 +225,8 @@ final class EventLoop {
         /**
          * How long a wait lasts at most while consumers read their CQs: a millisecond after the loop
          * took a CQ over, doubling up to {@link #MAX_LOOK_AGAIN_MS} while every turn finds them
-         * still read. A consumer spinning on one CPU of two lost it to this thread at every look, a
-         * thousand times a second; a consumer that stops reading has its CQ taken over within
+         * still read: every look takes the CPU of a consumer spinning on one of two for a moment;
+         * a consumer that stops reading has its CQ taken over within
          * {@link OfiEvd#QUIET_NANOS} plus this.
          */
         private int lookAgainMs = 1;

@@ -297,8 +297,8 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
      * Whether a consumer's reads of the other CQ of every Endpoint whose completions arrive on
      * {@code evd} progress them already (libfabric tcp's read of a CQ progresses each endpoint
      * bound to it, and a completion it writes into a CQ signals that CQ's descriptor): the
-     * receive EVD of a stream of RDMA writes, whose reads by the event thread took the endpoint's
-     * lock from the posting thread. Never for an Endpoint with an SRQ or with one EVD for both.
+     * receive EVD of a stream of RDMA writes, whose reads by the event thread would take the
+     * endpoint's lock from the posting thread. Never for an Endpoint with an SRQ or with one EVD for both.
      */
     boolean progressedElsewhere(OfiEvd evd, long now) {
         boolean any = false;

@@ -264,8 +264,8 @@ final class Posting {
      * A small send as {@code fi_inject}: libfabric copies the message and sends it at once, and
      * reports no completion, so its success is queued here, in the request EVD's ring (libfabric
      * tcp's own completion of such a send, written as the bytes went into the socket, cost a
-     * write and a read of the CQ's signal descriptor and a read of the CQ, a fifth of a ping-pong's
-     * time on each side). The send completes as {@code fi_sendmsg}'s would: the message is in
+     * write and a read of the CQ's signal descriptor and a read of the CQ on each side of a
+     * ping-pong). The send completes as {@code fi_sendmsg}'s would: the message is in
      * libfabric's hands and the buffer is the consumer's again. Taken only when no earlier DTO of
      * this request queue is still in libfabric (so that completions stay in posting order) and
      * when the EVD's ring has room.
