@@ -225,6 +225,31 @@ final class CompletionQueue {
         return slots.markQueued(token);
     }
 
+    /** Whether the ring has room for one more completion: an injected send's ({@link #addInjected}). */
+    boolean hasRoom() {
+        return count < capacity;
+    }
+
+    /**
+     * Queues the success of a send libfabric took by {@code fi_inject} (which completes nothing
+     * itself) behind every completion the ring holds: the caller made sure that no earlier DTO of
+     * the Endpoint's request queue is still in the CQ, that {@link #hasRoom} and that the slot is
+     * marked queued.
+     */
+    void addInjected(long token) {
+        if (count == 0) {
+            head = 0;
+        }
+        int tail = (head + count) % capacity;
+        long entry = tail * ENTRY;
+        ring.set(JAVA_LONG, entry + Structs.CQ_ENTRY_OP_CONTEXT, token);
+        ring.set(JAVA_LONG, entry + Structs.CQ_ENTRY_FLAGS, Fi.MSG | Fi.SEND);
+        ring.set(JAVA_LONG, entry + Structs.CQ_ENTRY_LEN, 0);
+        ring.set(JAVA_LONG, entry + Structs.CQ_ENTRY_DATA, 0);
+        statuses[tail] = 0;
+        count++;
+    }
+
     /** Reads everything the CQ holds, growing the ring as needed: a teardown's drain before its flush. */
     void drainAll() {
         for (int rounds = 0; rounds < 64; rounds++) {

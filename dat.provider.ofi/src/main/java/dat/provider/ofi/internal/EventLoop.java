@@ -29,13 +29,16 @@ import java.util.concurrent.TimeUnit;
  * <p>It blocks in {@code poll(2)} on the event queue's and the watched CQs' wait descriptors and
  * an eventfd that wakes it, after {@code fi_trywait} said it may (libfabric's tcp provider keeps
  * bytes it read ahead in user space, which no descriptor shows). When {@code fi_trywait} refuses
- * without anything to do (a message whose receive is not posted yet), or some CQ is left to its
- * consumer, it looks again after at most a millisecond.
+ * without anything to do (a message whose receive is not posted yet), it looks again after at
+ * most a millisecond; while some CQ is left to its consumer, after at most a millisecond once it
+ * took a CQ over, and less often (up to 16 ms) while the consumers keep reading theirs.
  */
 final class EventLoop {
 
     private static final System.Logger LOG = System.getLogger(EventLoop.class.getName());
     private static final int MAX_WATCHED = 1024;
+    /** The longest wait while consumers read their CQs themselves ({@link Turn}). */
+    private static final int MAX_LOOK_AGAIN_MS = 16;
     private static final CompletionQueue[] NONE = new CompletionQueue[0];
 
     private final OfiIa ia;
@@ -182,84 +185,152 @@ final class EventLoop {
 
     private void run() {
         try (Arena loop = Arena.ofConfined()) {
-            MemorySegment fds = loop.allocate(Structs.POLLFD, MAX_WATCHED + 2);
-            MemorySegment fids = loop.allocate(ADDRESS, MAX_WATCHED + 1);
-            MemorySegment capture = Fabric.allocateCapture(loop);
-            MemorySegment scratch = loop.allocate(8, 8);
-            OfiEvd[] watched = new OfiEvd[MAX_WATCHED];
-            int[] fdOwner = new int[MAX_WATCHED + 2];
-            int refused = 0;
-            // what the last wait said: read everything (the first pass, a refused fi_trywait, a
-            // timeout, a wake-up), or only the event queue and the CQs whose descriptors were ready
-            boolean all = true;
-            boolean eqReady = true;
+            Turn turn = new Turn(loop);
             while (!stopping && ia.isUsable()) {
-                closeRetired();
-                if (all || eqReady) {
-                    readEventQueue();
-                }
-                long now = System.nanoTime();
-                int count = 0;
-                boolean leftToConsumers = false;
-                for (OfiEvd evd : ia.dtoEvds()) {
-                    if (evd.watched(now) && count < MAX_WATCHED) {
-                        watched[count++] = evd;
-                    } else if (evd.cq != null) {
-                        leftToConsumers = true;
-                    }
-                }
-                for (int i = 0; i < count; i++) {
-                    if (all || watched[i].takeReady()) {
-                        watched[i].progress();
-                    }
-                }
-                runTasks(); // after the reads, which may have queued some (an accept's confirmation)
-                runDueTimers();
-                Fabric.pollFd(fds, 0, wakeFd);
-                Fabric.pollFd(fds, 1, domain.eqFd);
-                fids.set(ADDRESS, 0, domain.eq);
-                int n = 2;
-                int f = 1;
-                for (int i = 0; i < count && n < MAX_WATCHED; i++) {
-                    CompletionQueue[] queues = watched[i].cq == null ? NONE : watched[i].queues();
-                    for (int q = 0; q < queues.length && n < MAX_WATCHED; q++) {
-                        fdOwner[n] = i;
-                        Fabric.pollFd(fds, n++, queues[q].waitFd);
-                        fids.setAtIndex(ADDRESS, f++, queues[q].cq);
-                    }
-                }
-                int timeout = tasks.isEmpty() ? nextTimeoutMs() : 0;
-                if (leftToConsumers) {
-                    timeout = timeout < 0 ? 1 : Math.min(timeout, 1);
-                }
-                boolean tryRefused = Ops.trywait(domain.fabricFid, fids, f) != 0;
-                if (tryRefused) {
-                    // something is pending that no descriptor shows: look again at once, and after a
-                    // millisecond when it persists (bytes waiting for a receive the consumer has not posted)
-                    timeout = ++refused > 2 ? Math.min(timeout < 0 ? 1 : timeout, 1) : 0;
-                } else {
-                    refused = 0;
-                }
-                int ready = fabric.poll(fds, n, timeout, capture);
-                boolean woken = Fabric.ready(fds, 0);
-                if (woken) {
-                    fabric.drain(wakeFd, scratch, capture);
-                }
-                all = tryRefused || ready == 0 || woken;
-                eqReady = Fabric.ready(fds, 1);
-                for (int i = 2; i < n; i++) {
-                    if (Fabric.ready(fds, i)) {
-                        watched[fdOwner[i]].markReady();
-                    }
-                }
-                for (int i = 0; i < count; i++) {
-                    watched[i] = null;
-                }
+                turn.run();
             }
         } catch (RuntimeException | Error e) {
             if (ia.isUsable()) {
                 LOG.log(System.Logger.Level.ERROR, "the ofi event thread " + thread.getName() + " failed", e);
                 ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, ia, AsyncErrorReason.IA_OTHER_ERROR);
+            }
+        }
+    }
+
+    /**
+     * One turn of the loop: the reads, the tasks and timers, then the wait. Each turn is a call of
+     * its own and each step a small method: the JIT compiles them whole after a few thousand
+     * turns. As one method with its five loops, the loop would be compiled only by on-stack
+     * replacement, once per loop that became hot (measured: C2 at half of two CPUs for seconds
+     * while the first RDMA writes streamed at this side).
+     */
+    private final class Turn {
+        private final MemorySegment fds;
+        private final MemorySegment fids;
+        private final MemorySegment capture;
+        private final MemorySegment scratch;
+        private final OfiEvd[] watched = new OfiEvd[MAX_WATCHED];
+        private final int[] fdOwner = new int[MAX_WATCHED + 2];
+        private int refused;
+        /**
+         * What the last wait said: read everything (the first pass, a refused fi_trywait, a
+         * timeout, a wake-up), or only the event queue and the CQs whose descriptors were ready.
+         */
+        private boolean all = true;
+        private boolean eqReady = true;
+        /** Some CQ is read by its consumer: the wait looks again after at most {@link #lookAgainMs}. */
+        private boolean leftToConsumers;
+        /** How many EVDs the last turn watched: one more means a CQ was taken over from its consumer. */
+        private int lastWatched;
+        /**
+         * How long a wait lasts at most while consumers read their CQs: a millisecond after the loop
+         * took a CQ over, doubling up to {@link #MAX_LOOK_AGAIN_MS} while every turn finds them
+         * still read: every look takes the CPU of a consumer spinning on one of two for a moment;
+         * a consumer that stops reading has its CQ taken over within
+         * {@link OfiEvd#QUIET_NANOS} plus this.
+         */
+        private int lookAgainMs = 1;
+
+        Turn(Arena loop) {
+            fds = loop.allocate(Structs.POLLFD, MAX_WATCHED + 2);
+            fids = loop.allocate(ADDRESS, MAX_WATCHED + 1);
+            capture = Fabric.allocateCapture(loop);
+            scratch = loop.allocate(8, 8);
+        }
+
+        void run() {
+            closeRetired();
+            if (all || eqReady) {
+                readEventQueue();
+            }
+            int count = collectWatched();
+            lookAgainMs = count > lastWatched || !leftToConsumers ? 1 : Math.min(lookAgainMs * 2, MAX_LOOK_AGAIN_MS);
+            lastWatched = count;
+            progressWatched(count);
+            runTasks(); // after the reads, which may have queued some (an accept's confirmation)
+            runDueTimers();
+            int n = pollSet(count);
+            await(n, n - 1);
+            for (int i = 0; i < count; i++) {
+                watched[i] = null;
+            }
+        }
+
+        /** @return how many EVDs the loop watches this turn, in {@link #watched} */
+        private int collectWatched() {
+            long now = System.nanoTime();
+            int count = 0;
+            leftToConsumers = false;
+            for (OfiEvd evd : ia.dtoEvds()) {
+                if (evd.watched(now) && count < MAX_WATCHED) {
+                    watched[count++] = evd;
+                } else if (evd.cq != null) {
+                    leftToConsumers = true;
+                }
+            }
+            return count;
+        }
+
+        private void progressWatched(int count) {
+            for (int i = 0; i < count; i++) {
+                if (all || watched[i].takeReady()) {
+                    watched[i].progress();
+                }
+            }
+        }
+
+        /**
+         * Fills the pollfd array (the eventfd, the event queue, the watched CQs) and the fid array
+         * {@code fi_trywait} takes (the event queue, the CQs: one fewer).
+         *
+         * @return how many descriptors
+         */
+        private int pollSet(int count) {
+            Fabric.pollFd(fds, 0, wakeFd);
+            Fabric.pollFd(fds, 1, domain.eqFd);
+            fids.set(ADDRESS, 0, domain.eq);
+            int n = 2;
+            for (int i = 0; i < count && n < MAX_WATCHED; i++) {
+                n = addQueues(i, n);
+            }
+            return n;
+        }
+
+        private int addQueues(int owner, int n) {
+            CompletionQueue[] queues = watched[owner].cq == null ? NONE : watched[owner].queues();
+            for (int q = 0; q < queues.length && n < MAX_WATCHED; q++) {
+                fdOwner[n] = owner;
+                fids.setAtIndex(ADDRESS, n - 1, queues[q].cq);
+                Fabric.pollFd(fds, n++, queues[q].waitFd);
+            }
+            return n;
+        }
+
+        /** fi_trywait on {@code f} fids, then poll(2) on {@code n} descriptors; notes what was ready for the next turn. */
+        private void await(int n, int f) {
+            int timeout = tasks.isEmpty() ? nextTimeoutMs() : 0;
+            if (leftToConsumers) {
+                timeout = timeout < 0 ? lookAgainMs : Math.min(timeout, lookAgainMs);
+            }
+            boolean tryRefused = Ops.trywait(domain.fabricFid, fids, f) != 0;
+            if (tryRefused) {
+                // something is pending that no descriptor shows: look again at once, and after a
+                // millisecond when it persists (bytes waiting for a receive the consumer has not posted)
+                timeout = ++refused > 2 ? Math.min(timeout < 0 ? 1 : timeout, 1) : 0;
+            } else {
+                refused = 0;
+            }
+            int ready = fabric.poll(fds, n, timeout, capture);
+            boolean woken = Fabric.ready(fds, 0);
+            if (woken) {
+                fabric.drain(wakeFd, scratch, capture);
+            }
+            all = tryRefused || ready == 0 || woken;
+            eqReady = Fabric.ready(fds, 1);
+            for (int i = 2; i < n; i++) {
+                if (Fabric.ready(fds, i)) {
+                    watched[fdOwner[i]].markReady();
+                }
             }
         }
     }

@@ -19,6 +19,7 @@ final class NativeEndpoint {
     final MemorySegment ep;
     final long address;
     final MemorySegment sendmsg;
+    final MemorySegment inject;
     final MemorySegment recvmsg;
     final MemorySegment writemsg;
     final MemorySegment readmsg;
@@ -48,6 +49,7 @@ final class NativeEndpoint {
             }
             Ops.enable(created);
             this.sendmsg = Ops.fn(created, Structs.EP_MSG, Structs.FI_OPS_MSG, Structs.MSG_OPS_SENDMSG, "fi_sendmsg");
+            this.inject = Ops.fn(created, Structs.EP_MSG, Structs.FI_OPS_MSG, Structs.MSG_OPS_INJECT, "fi_inject");
             this.recvmsg = Ops.fn(created, Structs.EP_MSG, Structs.FI_OPS_MSG, Structs.MSG_OPS_RECVMSG, "fi_recvmsg");
             this.writemsg = Ops.fn(created, Structs.EP_RMA, Structs.FI_OPS_RMA, Structs.RMA_OPS_WRITEMSG, "fi_writemsg");
             this.readmsg = Ops.fn(created, Structs.EP_RMA, Structs.FI_OPS_RMA, Structs.RMA_OPS_READMSG, "fi_readmsg");

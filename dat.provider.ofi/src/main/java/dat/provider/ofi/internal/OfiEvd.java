@@ -220,6 +220,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                 return Codes.INVALID_STATE_EVD_CNO;
             }
             waiter = Thread.currentThread();
+            lastConsumerRead = start; // a wait whose first read finds its events reads the CQ too
             long spinUntil = start + OfiIa.SPIN_NANOS;
             for (;;) {
                 int available = available();
@@ -348,6 +349,27 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
     }
 
     /**
+     * Before a send is injected ({@link Posting}): takes the lock, held across the {@code fi_inject}
+     * and the queueing, when the ring has room for the send's completion; else {@code false}.
+     */
+    boolean lockForInject() {
+        lockDataPath();
+        if (freed || cq == null || discarding || !cq.hasRoom()) {
+            lock.unlock();
+            return false;
+        }
+        return true;
+    }
+
+    /** After {@link #lockForInject}: releases the lock, and wakes a waiter when a completion was queued. */
+    void unlockAfterInject(boolean queued) {
+        lock.unlock();
+        if (queued) {
+            signal();
+        }
+    }
+
+    /**
      * Reads the CQ so that the slots of suppressed completions come back: called by a post that
      * found its queue full (the Endpoint's lock is held; EP before EVD is the lock order).
      */
@@ -430,8 +452,9 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
     /**
      * Whether the event thread should watch this EVD's CQ: when a consumer waits on it or a CNO
      * listens to it, or nobody has read it for {@link #QUIET_NANOS} (someone must make libfabric
-     * progress: one-sided RDMA aimed at this side completes without its consumer). A CQ whose ring
-     * is full is left alone until a consumer makes room.
+     * progress: one-sided RDMA aimed at this side completes without its consumer) and no
+     * consumer's reads of another CQ progress its Endpoints ({@link OfiIa#progressedElsewhere}). A CQ
+     * whose ring is full is left alone until a consumer makes room.
      */
     boolean watched(long now) {
         CompletionQueue q = cq;
@@ -446,7 +469,12 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         if (nativeWait != null && nativeWait.isArmed()) {
             return false; // its waiter blocks on the CQ's descriptor itself and reads what comes
         }
-        return discarding || parked || cno != null || now - lastConsumerRead >= QUIET_NANOS;
+        return discarding || parked || cno != null || now - lastConsumerRead >= QUIET_NANOS && !ia.progressedElsewhere(this, now);
+    }
+
+    /** Whether a consumer read this EVD's CQ within {@link #QUIET_NANOS}, or blocks on it. */
+    boolean readByConsumer(long now) {
+        return now - lastConsumerRead < QUIET_NANOS || nativeWait != null && nativeWait.isArmed();
     }
 
     /** The event thread: a descriptor of this EVD's CQs was ready in its wait. */

@@ -293,6 +293,33 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
         return dtoEvds;
     }
 
+    /**
+     * Whether a consumer's reads of the other CQ of every Endpoint whose completions arrive on
+     * {@code evd} progress them already (libfabric tcp's read of a CQ progresses each endpoint
+     * bound to it, and a completion it writes into a CQ signals that CQ's descriptor): the
+     * receive EVD of a stream of RDMA writes, whose reads by the event thread would take the
+     * endpoint's lock from the posting thread. Never for an Endpoint with an SRQ or with one EVD for both.
+     */
+    boolean progressedElsewhere(OfiEvd evd, long now) {
+        boolean any = false;
+        for (OfiEp ep : eps) {
+            OfiEvd recv = ep.recvEvd();
+            OfiEvd request = ep.requestEvd();
+            if (recv != evd && request != evd) {
+                continue;
+            }
+            if (ep.srq != null || recv == request) {
+                return false;
+            }
+            OfiEvd other = recv == evd ? request : recv;
+            if (other != null && !other.readByConsumer(now)) { // none: the discarding EVD, always read
+                return false;
+            }
+            any = true;
+        }
+        return any;
+    }
+
     /** An EVD's CQ needs the event thread now (a waiter parked, a CNO attached, room in a full ring). */
     void watch(OfiEvd evd) {
         if (state == OPEN) {

@@ -217,6 +217,12 @@ final class Posting {
             flags |= Fi.FENCE;
         }
         if (kind == WorkSlots.SEND) {
+            if (flags == Fi.COMPLETION && segments <= 1 && total <= ep.ia.limits.injectSize() && slots.posted() == 0) {
+                int injected = inject(slots, ep.requestEvd(), cookie, total, suppress);
+                if (injected != NOT_INJECTED) {
+                    return injected;
+                }
+            }
             return send(slots, cookie, total, WorkSlots.SEND, suppress, 0, segments, 0, flags);
         }
         rmaIov.set(JAVA_LONG, Structs.RMA_IOV_ADDR, remote.targetAddress());
@@ -249,6 +255,57 @@ final class Posting {
         long data = (total << 32) | Integer.toUnsignedLong(immediate);
         return send(slots, cookie, total, WorkSlots.WRITE_IMMEDIATE, suppress, immediate, 0, data,
                 flags | Fi.REMOTE_CQ_DATA | Fi.DELIVERY_COMPLETE);
+    }
+
+    /** {@link #inject}'s answer when it did not take the send: the caller sends it with {@code fi_sendmsg}. */
+    private static final int NOT_INJECTED = Integer.MIN_VALUE;
+
+    /**
+     * A small send as {@code fi_inject}: libfabric copies the message and sends it at once, and
+     * reports no completion, so its success is queued here, in the request EVD's ring (libfabric
+     * tcp's own completion of such a send, written as the bytes went into the socket, cost a
+     * write and a read of the CQ's signal descriptor and a read of the CQ on each side of a
+     * ping-pong). The send completes as {@code fi_sendmsg}'s would: the message is in
+     * libfabric's hands and the buffer is the consumer's again. Taken only when no earlier DTO of
+     * this request queue is still in libfabric (so that completions stay in posting order) and
+     * when the EVD's ring has room.
+     *
+     * @return the post's result, or {@link #NOT_INJECTED}
+     */
+    private int inject(WorkSlots slots, OfiEvd requests, long cookie, long total, boolean suppress) {
+        if (requests == null || !requests.lockForInject()) {
+            return NOT_INJECTED;
+        }
+        boolean queued = false;
+        try {
+            int slot = slots.acquire();
+            if (slot < 0) {
+                return NOT_INJECTED;
+            }
+            describe(slots, slot, cookie, total, WorkSlots.SEND, suppress, 0);
+            long buffer = total == 0 ? 0 : sendIov.get(JAVA_LONG, Structs.IOV_BASE);
+            long result;
+            try {
+                result = (long) Ops.INJECT.invokeExact(connection.inject, connection.address, buffer, total, 0L);
+            } catch (Throwable t) {
+                slots.abandon(slot);
+                return Codes.INTERNAL_ERROR;
+            }
+            if (result != 0) {
+                return posted(slots, slot, result);
+            }
+            long token = slots.token(slot);
+            if (suppress) {
+                slots.release(token);
+            } else {
+                slots.markQueued(token);
+                requests.cq.addInjected(token);
+                queued = true;
+            }
+            return Codes.SUCCESS;
+        } finally {
+            requests.unlockAfterInject(queued);
+        }
     }
 
     /** One {@code fi_sendmsg}: a message of the IOV in {@link #sendIov}, or a zero-length one with remote CQ data. */

@@ -72,6 +72,8 @@ final class WorkSlots {
     private final int[] sequence;
     private final long[] postOrder;
     private long posts;
+    /** How many slots are posted (libfabric holds their DTO). */
+    private int postedCount;
     private final int[] free;
     private int freeTop;
     private final long tokenBase;
@@ -122,6 +124,7 @@ final class WorkSlots {
         }
         int slot = free[--freeTop];
         states[slot] = POSTED;
+        postedCount++;
         postOrder[slot] = posts++;
         int next = (sequence[slot] + 1) & 0xFF;
         sequence[slot] = next;
@@ -151,6 +154,7 @@ final class WorkSlots {
             return false;
         }
         states[slot] = QUEUED;
+        postedCount--;
         return true;
     }
 
@@ -177,6 +181,9 @@ final class WorkSlots {
     }
 
     private void freeSlot(int slot) {
+        if (states[slot] == POSTED) {
+            postedCount--;
+        }
         states[slot] = FREE;
         free[freeTop++] = slot;
     }
@@ -213,13 +220,7 @@ final class WorkSlots {
 
     /** @return how many DTOs libfabric holds (posted, their completion not yet reaped) */
     synchronized int posted() {
-        int n = 0;
-        for (byte state : states) {
-            if (state == POSTED) {
-                n++;
-            }
-        }
-        return n;
+        return postedCount;
     }
 
     int capacity() {

@@ -214,6 +214,70 @@ class OfiTcpTest {
         assertThat(target.memory().asSlice(0, 1000).mismatch(source.memory().asSlice(0, 1000))).isEqualTo(-1);
     }
 
+    /**
+     * Small sends go out by {@code fi_inject} when nothing of their queue is in libfabric, their
+     * success queued by the provider: such a send completes after every request posted before it,
+     * with its cookie and length, and every message arrives. (A send posted behind an RDMA write
+     * may complete first: libfabric tcp completes the send once its bytes are in the socket, the
+     * write once the target acknowledged it.)
+     */
+    @Test
+    void smallSendsCompleteInPostingOrderAroundALargeWrite() {
+        Endpoint[] pair = connect(null, null);
+        int large = 4 << 20;
+        LocalMemoryRegion local = lmr(large, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        LocalMemoryRegion remote = lmr(large, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE | MemPrivileges.REMOTE_WRITE);
+        LocalMemoryRegion inbox = lmr(4096, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        for (int i = 0; i < 3; i++) {
+            local.memory().set(ValueLayout.JAVA_LONG, i * 8L, 1000L + i);
+            assertThat(pair[1].postRecv(1, new LmrTriplet[] {LmrTriplet.of(inbox, i * 64L, 64)}, 100 + i, CompletionFlags.DEFAULT))
+                    .isEqualTo(DatReturn.SUCCESS);
+        }
+        LmrTriplet[][] messages = new LmrTriplet[3][];
+        for (int i = 0; i < 3; i++) {
+            messages[i] = new LmrTriplet[] {LmrTriplet.of(local, i * 8L, 8)};
+        }
+        assertThat(pair[0].postSend(1, messages[0], 0, CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
+        assertThat(pair[0].postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(local, 0, large)}, 1, RmrTriplet.of(remote, 0, large),
+                CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
+        assertThat(pair[0].postSend(1, messages[1], 2, CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
+        long[] cookies = new long[4];
+        long[] lengths = new long[4];
+        int requests = 0;
+        int received = 0;
+        while (requests < 3 || received < 2) {
+            DatEvent e = await(dtoEvd);
+            assertThat(e.status()).as("%s", e).isEqualTo(DtoCompletionStatus.SUCCESS);
+            if (e.endpoint() == pair[0]) {
+                cookies[requests] = e.userCookie();
+                lengths[requests++] = e.transferredLength();
+            } else {
+                assertThat(e.userCookie()).isEqualTo(100 + received++);
+            }
+        }
+        assertThat(pair[0].postSend(1, messages[2], 3, CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
+        while (requests < 4 || received < 3) {
+            DatEvent e = await(dtoEvd);
+            assertThat(e.status()).as("%s", e).isEqualTo(DtoCompletionStatus.SUCCESS);
+            if (e.endpoint() == pair[0]) {
+                cookies[requests] = e.userCookie();
+                lengths[requests++] = e.transferredLength();
+            } else {
+                assertThat(e.userCookie()).isEqualTo(100 + received++);
+            }
+        }
+        assertThat(cookies[0]).isZero();
+        assertThat(new long[] {cookies[1], cookies[2]}).containsExactlyInAnyOrder(1, 2);
+        assertThat(cookies[3]).isEqualTo(3);
+        for (int i = 0; i < 4; i++) {
+            assertThat(lengths[i]).as("length of cookie %d", cookies[i]).isEqualTo(cookies[i] == 1 ? large : 8);
+        }
+        for (int i = 0; i < 3; i++) {
+            assertThat(inbox.memory().get(ValueLayout.JAVA_LONG, i * 64L)).isEqualTo(1000L + i);
+        }
+        assertThat(remote.memory().mismatch(local.memory())).isEqualTo(-1);
+    }
+
     @Test
     void writesAndReadsRemoteMemory() {
         Endpoint[] pair = connect(null, null);

@@ -108,25 +108,26 @@ final class PerfClient {
             for (long size : options.latencySizes()) {
                 // the server echoes from one of its depth's slots of half its buffer
                 if (size <= Math.min(limits.maxMessageSize(), BUFFER / 2 / serverDepth)) {
-                    Stats[] nioAndDat = pingPongs(size, firstLatencyPoint);
+                    PingPongs measured = pingPongs(size, firstLatencyPoint);
                     firstLatencyPoint = false;
-                    Stats nio = nioAndDat[0];
-                    Stats dat = nioAndDat[1];
-                    add(new Figure("send/recv latency, 2 processes", size, "us", dat.median(), dat, "NIO TCP ping-pong", nio.median(),
-                            false));
+                    Stats dat = measured.dat();
+                    add(new Figure("send/recv latency, 2 processes", size, "us", dat.median(), dat, "NIO TCP ping-pong",
+                            measured.nio().median(), false));
                     besideShmSpin(size, dat);
-                    besideLibfabric(size, dat);
+                    besideLibfabric(size, measured);
                 }
             }
+            boolean firstBandwidthPoint = true;
             for (long size : options.bandwidthSizes()) {
                 if (size <= Math.min(limits.maxRdmaSize(), BUFFER / 2)) {
-                    Rounds[] streams = bandwidths(size);
-                    Rounds raw = streams[0];
-                    add(besideRaw("RDMA write bandwidth, 2 processes", size, streams[1], raw));
-                    add(besideRaw("NIO framed stream bandwidth, 2 processes", size, streams[2], raw));
-                    add(besideRaw("NIO framed non-blocking, 2 processes", size, streams[3], raw));
+                    StreamRounds[] streams = bandwidths(size, firstBandwidthPoint);
+                    firstBandwidthPoint = false;
+                    StreamRounds raw = streams[0];
+                    add(StreamRounds.besideRaw("RDMA write bandwidth, 2 processes", size, streams[1], raw));
+                    add(StreamRounds.besideRaw("NIO framed stream bandwidth, 2 processes", size, streams[2], raw));
+                    add(StreamRounds.besideRaw("NIO framed non-blocking, 2 processes", size, streams[3], raw));
                     if (streams[4] != null) {
-                        add(besideCopy(size, streams[1], streams[4]));
+                        add(StreamRounds.besideCopy(size, streams[1], streams[4]));
                     }
                 }
             }
@@ -181,18 +182,33 @@ final class PerfClient {
     /**
      * The same DAT figure beside libfabric's own ping-pong over its tcp and shm providers, run
      * between two processes of this host in this run, where {@code fi_pingpong} is installed and
-     * the server is on this host (else the pair would not measure the same path).
+     * the server is on this host (else the pair would not measure the same path). The tcp
+     * ping-pong ran in the DAT ping-pong's rounds ({@link #pingPongs}); {@code fi_pingpong} reports
+     * the mean of a run, so the figure's rounds set DAT's mean of each round beside it, and the
+     * figure itself DAT's median beside the median of those means.
      */
-    private void besideLibfabric(long size, Stats dat) {
+    private void besideLibfabric(long size, PingPongs measured) {
+        if (measured.libfabricTcp() != null) {
+            double[] tcp = measured.libfabricTcp();
+            add(new Figure("send/recv latency, 2 processes, beside libfabric tcp", size, "us", measured.dat().median(), measured.dat(),
+                    LibfabricPingPong.Fabric.TCP.baselineName(), Spread.median(tcp), false,
+                    Spread.of(tcp.length + " alternating rounds, DAT's mean of each", measured.datMeans(), tcp)));
+        }
         if (libfabric == null || !LibfabricPingPong.isThisHost(server.getAddress())) {
             return;
         }
-        for (LibfabricPingPong.Fabric fabric : LibfabricPingPong.Fabric.values()) {
-            libfabric.halfRoundTripMicros(fabric, size, options.latencyIterations()).ifPresent(micros -> add(new Figure(
-                    "send/recv latency, 2 processes, beside libfabric " + fabric.provider, size, "us", dat.median(), dat,
-                    fabric.baselineName(), micros, false)));
-        }
+        LibfabricPingPong.Fabric shm = LibfabricPingPong.Fabric.SHM;
+        libfabric.halfRoundTripMicros(shm, size, options.latencyIterations()).ifPresent(micros -> add(new Figure(
+                "send/recv latency, 2 processes, beside libfabric " + shm.provider, size, "us", measured.dat().median(), measured.dat(),
+                shm.baselineName(), micros, false)));
     }
+
+    /**
+     * What {@link #pingPongs} measured: the NIO and DAT half round trips, DAT's mean half round
+     * trip of each round, and {@code fi_pingpong}'s over libfabric tcp in the same rounds, or
+     * {@code null} where it did not run (not installed, a server on another host, a failed round).
+     */
+    private record PingPongs(Stats nio, Stats dat, double[] datMeans, double[] libfabricTcp) { }
 
     /**
      * The 8-byte figure beside the raw spin ping-pong over a file in {@code /dev/shm} between this
@@ -285,11 +301,12 @@ final class PerfClient {
     /**
      * The send/recv ping-pong and its NIO baseline, in alternating rounds over two connections
      * kept open: a drift of this machine during the run (load, frequency, the other process's
-     * JIT) weighs on both alike, where one measurement after the other put it on one side.
-     *
-     * @return the NIO and the DAT half round trips
+     * JIT) weighs on both alike, where one measurement after the other put it on one side. Where
+     * {@code fi_pingpong} runs here, each round ends with a {@code fi_pingpong -p tcp -e msg} of
+     * as many round trips, while both DAT processes wait: libfabric's own ping-pong measured under
+     * the same conditions as DAT's.
      */
-    private Stats[] pingPongs(long size, boolean first) {
+    private PingPongs pingPongs(long size, boolean first) {
         int iterations = options.latencyIterations();
         // the first point warms both processes' JIT up for all: as long as it measures, and for
         // FIRST_WARMUP_NANOS at least
@@ -298,6 +315,8 @@ final class PerfClient {
         int measured = perRound * LATENCY_ROUNDS;
         long[] nioSamples = new long[measured];
         long[] datSamples = new long[measured];
+        double[] datMeans = new double[LATENCY_ROUNDS];
+        double[] tcp = libfabric != null && LibfabricPingPong.isThisHost(server.getAddress()) ? new double[LATENCY_ROUNDS] : null;
         try (SocketChannel channel = nio((byte) 'P', size, size)) {
             ByteBuffer buffer = ByteBuffer.allocateDirect((int) size);
             LmrTriplet[] send = {LmrTriplet.of(lmr, 0, size)};
@@ -314,6 +333,14 @@ final class PerfClient {
                 for (int round = 0; round < LATENCY_ROUNDS; round++) {
                     nioRounds(channel, buffer, perRound, nioSamples, round * perRound);
                     datRounds(ep, send, recv, event, perRound, datSamples, round * perRound);
+                    datMeans[round] = mean(datSamples, round * perRound, perRound) * 1e-3;
+                    if (tcp != null) {
+                        java.util.OptionalDouble micros = libfabric.halfRoundTripMicros(LibfabricPingPong.Fabric.TCP, size, perRound);
+                        tcp = micros.isPresent() ? tcp : null;
+                        if (tcp != null) {
+                            tcp[round] = micros.getAsDouble();
+                        }
+                    }
                 }
             } finally {
                 disconnect(ep);
@@ -321,7 +348,15 @@ final class PerfClient {
         } catch (IOException e) {
             throw new UncheckedIOException("the NIO ping-pong baseline against " + server.getAddress() + ":" + accepted.nioPort(), e);
         }
-        return new Stats[] {Stats.of(nioSamples, measured, 1e-3), Stats.of(datSamples, measured, 1e-3)};
+        return new PingPongs(Stats.of(nioSamples, measured, 1e-3), Stats.of(datSamples, measured, 1e-3), datMeans, tcp);
+    }
+
+    private static double mean(long[] samples, int from, int n) {
+        long sum = 0;
+        for (int i = from; i < from + n; i++) {
+            sum += samples[i];
+        }
+        return (double) sum / n;
     }
 
     /**
@@ -333,6 +368,9 @@ final class PerfClient {
 
     /** The connection rate's shortest warm-up: the connection path is called once per connection, and compiled after thousands. */
     private static final long CONNECTION_WARMUP_NANOS = 2_000_000_000L;
+
+    /** The first bandwidth point's shortest warm-up of each stream ({@link #bandwidths}). */
+    private static final long FIRST_STREAM_WARMUP_NANOS = 1_500_000_000L;
 
     /** Alternating rounds of the latency measurement, each kind's samples spread over the run. */
     private static final int LATENCY_ROUNDS = 4;
@@ -413,31 +451,37 @@ final class PerfClient {
      * memory of this process: one copy at the speed of this host's memory, the floor of a write over
      * shared memory, which moves each byte once from the file into the server's buffer.
      *
+     * <p>The first point's warm-up is {@link #FIRST_STREAM_WARMUP_NANOS} at least per stream: the
+     * RDMA writes run code of both processes that the ping-pong did not (the post of a write, the
+     * target's progress on its event thread), and a JIT still compiling it took a CPU of this
+     * machine's two from the measured rounds.
+     *
      * @return the rounds of the NIO, the DAT, the framed NIO and the non-blocking framed NIO streams,
      *     and of the copies ({@code null} without a shared buffer)
      */
-    private Rounds[] bandwidths(long size) {
+    private StreamRounds[] bandwidths(long size, boolean first) {
         int rounds = options.rounds();
         long perRound = Math.max(1, options.measureNanos() / rounds);
+        long warmup = first ? Math.max(options.warmupNanos(), FIRST_STREAM_WARMUP_NANOS) : options.warmupNanos();
         Endpoint ep = connect(PerfServer.QUIET, size);
         try {
             WriteStream writes = new WriteStream(ep, size);
             ByteBuffer chunks = ByteBuffer.allocateDirect((int) (writes.window * size));
             try (NioStream raw = new NioStream(chunks, size, 'R'); NioStream framedRaw = new NioStream(chunks, size, 'M');
                     NioStream framedNonBlocking = new NioStream(chunks, size, 'S')) {
-                CopyStream copies = shared == null ? null : new CopyStream(size, writes.window, copyTarget);
-                raw.run(options.warmupNanos());
-                writes.run(options.warmupNanos());
-                framedRaw.run(options.warmupNanos());
-                framedNonBlocking.run(options.warmupNanos());
+                CopyStream copies = shared == null ? null : new CopyStream(memory, copyTarget, size, writes.window);
+                raw.run(warmup);
+                writes.run(warmup);
+                framedRaw.run(warmup);
+                framedNonBlocking.run(warmup);
                 if (copies != null) {
-                    copies.run(options.warmupNanos());
+                    copies.run(warmup);
                 }
-                Rounds nio = new Rounds(rounds);
-                Rounds dat = new Rounds(rounds);
-                Rounds framed = new Rounds(rounds);
-                Rounds nonBlocking = new Rounds(rounds);
-                Rounds copied = copies == null ? null : new Rounds(rounds);
+                StreamRounds nio = new StreamRounds(rounds);
+                StreamRounds dat = new StreamRounds(rounds);
+                StreamRounds framed = new StreamRounds(rounds);
+                StreamRounds nonBlocking = new StreamRounds(rounds);
+                StreamRounds copied = copies == null ? null : new StreamRounds(rounds);
                 for (int round = 0; round < rounds; round++) {
                     nio.record(round, raw.run(perRound));
                     dat.record(round, writes.run(perRound));
@@ -447,7 +491,7 @@ final class PerfClient {
                         copied.record(round, copies.run(perRound));
                     }
                 }
-                return new Rounds[] {nio, dat, framed, nonBlocking, copied};
+                return new StreamRounds[] {nio, dat, framed, nonBlocking, copied};
             }
         } catch (IOException e) {
             throw new UncheckedIOException("the NIO stream baseline against " + server.getAddress() + ":" + accepted.nioPort(), e);
@@ -459,89 +503,6 @@ final class PerfClient {
     /** RDMA writes in flight per stream of {@code size}, each from and to a slot of its own. */
     int window(long size) {
         return (int) Math.max(1, Math.min(depth, BUFFER / 2 / size));
-    }
-
-    /** One stream's bytes and nanoseconds, round by round. */
-    private static final class Rounds {
-        private final long[] bytes;
-        private final long[] nanos;
-
-        Rounds(int rounds) {
-            bytes = new long[rounds];
-            nanos = new long[rounds];
-        }
-
-        void record(int round, long[] bytesAndNanos) {
-            bytes[round] = bytesAndNanos[0];
-            nanos[round] = bytesAndNanos[1];
-        }
-
-        /** GB/s of each round. */
-        double[] each() {
-            double[] gbs = new double[bytes.length];
-            for (int round = 0; round < bytes.length; round++) {
-                gbs[round] = (double) bytes[round] / nanos[round];
-            }
-            return gbs;
-        }
-    }
-
-    /**
-     * A stream's figure beside the raw NIO stream: the median round of each (all bytes over all
-     * time would let one slow round of four weigh a quarter), with the spread of single
-     * rounds, each round's ratio against the raw stream of the same round.
-     */
-    private static Figure besideRaw(String series, long size, Rounds stream, Rounds raw) {
-        double[] streamRounds = stream.each();
-        double[] rawRounds = raw.each();
-        return new Figure(series, size, "GB/s", Spread.median(streamRounds), null, "NIO SocketChannel stream", Spread.median(rawRounds),
-                true, Spread.of(streamRounds.length + " alternating rounds", streamRounds, rawRounds));
-    }
-
-    /** The RDMA write stream beside the copies of the same chunks in this process, round by round as {@link #besideRaw}. */
-    private static Figure besideCopy(long size, Rounds writes, Rounds copies) {
-        double[] writeRounds = writes.each();
-        double[] copyRounds = copies.each();
-        return new Figure("RDMA write bandwidth, 2 processes, beside MemorySegment.copy", size, "GB/s", Spread.median(writeRounds), null,
-                "MemorySegment.copy", Spread.median(copyRounds), true,
-                Spread.of(writeRounds.length + " alternating rounds", writeRounds, copyRounds));
-    }
-
-    /**
-     * {@code MemorySegment.copy} of a write stream's chunks: from the same slots of this side's
-     * buffer, in the same order, into as many slots of memory of this process (as the server's
-     * buffer is to the writes). The clock is read once per batch of about 1 MiB of copies.
-     */
-    private final class CopyStream {
-        private final long size;
-        private final int window;
-        private final MemorySegment target;
-        private int slot;
-
-        CopyStream(long size, int window, MemorySegment target) {
-            this.size = size;
-            this.window = window;
-            this.target = target;
-        }
-
-        /** @return the bytes copied and the nanoseconds they took */
-        long[] run(long nanos) {
-            long batch = Math.max(1, (1L << 20) / size);
-            long start = System.nanoTime();
-            long end = start + nanos;
-            long bytes = 0;
-            long now;
-            do {
-                for (long i = 0; i < batch; i++) {
-                    long offset = slot * size;
-                    MemorySegment.copy(memory, offset, target, offset, size);
-                    slot = slot + 1 == window ? 0 : slot + 1;
-                }
-                bytes += batch * size;
-                now = System.nanoTime();
-            } while (now < end);
-            return new long[] {bytes, now - start};
-        }
     }
 
     /** A window of RDMA writes of one size, each to its own slot of the server's buffer, over one connection. */

@@ -66,6 +66,12 @@ public final class Ops {
      */
     public static final MethodHandle XFER = handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
 
+    /**
+     * {@code ssize_t (*inject)(struct fid_ep *, const void *buf, size_t len, fi_addr_t dest_addr)}:
+     * as {@code (fn, ep, buf, len, dest_addr)}; returns 0 or a negated {@code FI_E*}.
+     */
+    public static final MethodHandle INJECT = handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+
     /** {@code ssize_t (*read)(struct fid_cq *, void *buf, size_t count)}: as {@code (fn, cq, buf, count)}. */
     public static final MethodHandle CQ_READ = handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
 

@@ -307,6 +307,7 @@ public final class Structs {
     public static final long CM_OPS_SHUTDOWN = offset(FI_OPS_CM, "shutdown");
     public static final long MSG_OPS_RECVMSG = offset(FI_OPS_MSG, "recvmsg");
     public static final long MSG_OPS_SENDMSG = offset(FI_OPS_MSG, "sendmsg");
+    public static final long MSG_OPS_INJECT = offset(FI_OPS_MSG, "inject");
     public static final long RMA_OPS_READMSG = offset(FI_OPS_RMA, "readmsg");
     public static final long RMA_OPS_WRITEMSG = offset(FI_OPS_RMA, "writemsg");
     public static final long ATOMIC_OPS_READWRITEMSG = offset(FI_OPS_ATOMIC, "readwritemsg");
