@@ -63,7 +63,7 @@ final class EpReceives {
     /** Receives of this Endpoint's ring that its wire took and holds while their payload lands. */
     private int recvsOnWire;
     @SuppressWarnings("unused")
-    private long c1, c2, c3, c4, c5, c6;
+    private long c1, c2, c3, c4, c5, c6, c7;
     // the producers' line: written under the ring's lock
     /** The sequence just past the last receive posted. */
     @SuppressWarnings("unused") // through TAIL
