@@ -42,7 +42,7 @@ final class EpReceives {
     private static final int OK = DatReturn.SUCCESS;
     private static final VarHandle HEAD = FieldHandles.of(MethodHandles.lookup(), EpReceives.class, "head", long.class);
     private static final VarHandle TAIL = FieldHandles.of(MethodHandles.lookup(), EpReceives.class, "tail", long.class);
-    private static final VarHandle STALLED = FieldHandles.of(MethodHandles.lookup(), EpReceives.class, "stalled", int.class);
+    private static final VarHandle STALLED = FieldHandles.of(MethodHandles.lookup(), EpReceives.class, "stalled", long.class);
 
     private final SimEndpoint ep;
     /** The producers' lock: posts serialize on it, never on the connection's. */
@@ -74,7 +74,7 @@ final class EpReceives {
     private long p1, p2, p3, p4, p5, p6;
     /** 1 while a message waits for a receive of this ring (set by the consumer, seen by posts). */
     @SuppressWarnings("unused") // through STALLED
-    private volatile int stalled;
+    private volatile long stalled; // a long, so that it lies between the paddings (see SpinLock)
     @SuppressWarnings("unused")
     private long s1, s2, s3, s4, s5, s6, s7;
     /** The SRQ buffer being filled, for Endpoints on an SRQ. */
@@ -148,7 +148,7 @@ final class EpReceives {
             TAIL.setRelease(this, t + 1);
             EpState state = ep.state;
             softEvent = state != EpState.DISCONNECTED && ep.watermarks.softCrossed();
-            follow = (int) STALLED.getOpaque(this) != 0 || state == EpState.DISCONNECTED || ep.watermarks.hardSet();
+            follow = (long) STALLED.getOpaque(this) != 0 || state == EpState.DISCONNECTED || ep.watermarks.hardSet();
         } finally {
             ringLock.unlock();
         }
@@ -183,8 +183,8 @@ final class EpReceives {
             if (ep.watermarks.breakIfOverHard()) { // flushes this receive with the others
                 return true;
             }
-            if ((int) STALLED.getVolatile(this) != 0) {
-                STALLED.setVolatile(this, 0);
+            if ((long) STALLED.getVolatile(this) != 0) {
+                STALLED.setVolatile(this, 0L);
                 Wire w = ep.wire;
                 if (w != null) {
                     w.receivesAvailable(ep); // a send waiting for this receive goes on
@@ -256,12 +256,12 @@ final class EpReceives {
     private boolean refreshTail(long h) {
         long t = (long) TAIL.getAcquire(this);
         if (t == h) {
-            STALLED.setVolatile(this, 1);
+            STALLED.setVolatile(this, 1L);
             t = lockedTail();
             if (t == h) {
                 return false;
             }
-            STALLED.setOpaque(this, 0);
+            STALLED.setOpaque(this, 0L);
         }
         tailCache = t;
         return true;
