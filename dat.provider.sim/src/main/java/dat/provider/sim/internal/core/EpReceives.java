@@ -28,9 +28,11 @@ import java.lang.invoke.VarHandle;
  *
  * <p>A post takes the connection's lock only for what needs the consumer side: the Endpoint is
  * {@code DISCONNECTED} (the receive completes flushed at once), a hard watermark is set, or a
- * message waits for a receive. The last is a Dekker handshake without a lost wake-up: a consumer
- * that finds the ring empty raises {@link #stalled} and looks again; a post moves the tail and
- * then reads the flag (both volatile), so one of the two sees the other.
+ * message waits for a receive. A post moves the tail and then reads those, all under the ring's
+ * lock; whoever sets one of them does so before it takes the ring's lock to read the tail (a
+ * consumer that finds the ring empty raises {@link #stalled}, a disconnect sets the state, before
+ * {@link #flushRecvs}; watermarks change under the ring's lock). So one of the two sees the other,
+ * no wake-up is lost, and a post issues no fence beyond taking the ring's lock.
  *
  * <p>Lock order: the connection's lock before the ring's. Control calls that must see the ring
  * still (watermarks, dat_ep_modify, a free) hold both.
@@ -40,7 +42,7 @@ final class EpReceives {
     private static final int OK = DatReturn.SUCCESS;
     private static final VarHandle HEAD = FieldHandles.of(MethodHandles.lookup(), EpReceives.class, "head", long.class);
     private static final VarHandle TAIL = FieldHandles.of(MethodHandles.lookup(), EpReceives.class, "tail", long.class);
-    private static final VarHandle STALLED = FieldHandles.of(MethodHandles.lookup(), EpReceives.class, "stalled", int.class);
+    private static final VarHandle STALLED = FieldHandles.of(MethodHandles.lookup(), EpReceives.class, "stalled", long.class);
 
     private final SimEndpoint ep;
     /** The producers' lock: posts serialize on it, never on the connection's. */
@@ -51,14 +53,17 @@ final class EpReceives {
     /** The sequence of the first receive not yet completed; its slot is free once it moves past. */
     @SuppressWarnings("unused") // through HEAD
     private volatile long head;
+    /**
+     * The sequence + 1 of the ring slot the consumer took and has not completed, or 0: a long, so
+     * that it lies on this line and not among the references a post reads.
+     */
+    private long takenAt;
     /** The consumer's copy of {@link #tail}, read again only when it says the ring is empty. */
     private long tailCache;
-    /** The ring slot the consumer took and has not completed, or {@code null}. */
-    private Wr.Recv taken;
     /** Receives of this Endpoint's ring that its wire took and holds while their payload lands. */
     private int recvsOnWire;
     @SuppressWarnings("unused")
-    private long c1, c2, c3, c4, c5, c6;
+    private long c1, c2, c3, c4, c5, c6, c7;
     // the producers' line: written under the ring's lock
     /** The sequence just past the last receive posted. */
     @SuppressWarnings("unused") // through TAIL
@@ -69,7 +74,7 @@ final class EpReceives {
     private long p1, p2, p3, p4, p5, p6;
     /** 1 while a message waits for a receive of this ring (set by the consumer, seen by posts). */
     @SuppressWarnings("unused") // through STALLED
-    private volatile int stalled;
+    private volatile long stalled; // a long, so that it lies between the paddings (see SpinLock)
     @SuppressWarnings("unused")
     private long s1, s2, s3, s4, s5, s6, s7;
     /** The SRQ buffer being filled, for Endpoints on an SRQ. */
@@ -117,6 +122,7 @@ final class EpReceives {
             return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG5);
         }
         boolean softEvent;
+        boolean follow;
         ringLock.lock();
         try {
             if (ep.freed) {
@@ -138,14 +144,16 @@ final class EpReceives {
             }
             wr.setIfChanged(userCookie, completionFlags);
             ep.counters.posted(Operation.RECEIVE, wr.total);
-            // published, then the consumer's flag and the state are read: see the class comment
-            TAIL.setVolatile(this, t + 1);
-            softEvent = ep.state != EpState.DISCONNECTED && ep.watermarks.softCrossed();
+            // published, then the consumer's flag and the state are read, under the lock: see the class comment
+            TAIL.setRelease(this, t + 1);
+            EpState state = ep.state;
+            softEvent = state != EpState.DISCONNECTED && ep.watermarks.softCrossed();
+            follow = (long) STALLED.getOpaque(this) != 0 || state == EpState.DISCONNECTED || ep.watermarks.hardSet();
         } finally {
             ringLock.unlock();
         }
         boolean broke = false;
-        if ((int) STALLED.getVolatile(this) != 0 || ep.state == EpState.DISCONNECTED || ep.watermarks.hardSet()) {
+        if (follow) {
             broke = afterPost();
         }
         if (softEvent) {
@@ -175,8 +183,8 @@ final class EpReceives {
             if (ep.watermarks.breakIfOverHard()) { // flushes this receive with the others
                 return true;
             }
-            if ((int) STALLED.getVolatile(this) != 0) {
-                STALLED.setVolatile(this, 0);
+            if ((long) STALLED.getVolatile(this) != 0) {
+                STALLED.setVolatile(this, 0L);
                 Wire w = ep.wire;
                 if (w != null) {
                     w.receivesAvailable(ep); // a send waiting for this receive goes on
@@ -218,9 +226,8 @@ final class EpReceives {
             if (h == tailCache && !refreshTail(h)) {
                 return null;
             }
-            Wr.Recv rv = slot(h);
-            taken = rv;
-            return rv;
+            takenAt = h + 1;
+            return slot(h);
         }
         if (!ep.srq.take(srqScratch)) {
             inboundStalled = true;
@@ -241,20 +248,20 @@ final class EpReceives {
 
     /**
      * The consumer's cached tail says the ring is empty: reads the producers' tail, and when it
-     * says so too raises the stall flag and reads it once more (the post that moves it next then
-     * sees the flag).
+     * says so too raises the stall flag and reads it once more under the ring's lock (the post
+     * that moves it next then sees the flag).
      *
      * @return whether a receive is there after all
      */
     private boolean refreshTail(long h) {
         long t = (long) TAIL.getAcquire(this);
         if (t == h) {
-            STALLED.setVolatile(this, 1);
-            t = (long) TAIL.getVolatile(this);
+            STALLED.setVolatile(this, 1L);
+            t = lockedTail();
             if (t == h) {
                 return false;
             }
-            STALLED.setOpaque(this, 0);
+            STALLED.setOpaque(this, 0L);
         }
         tailCache = t;
         return true;
@@ -262,7 +269,7 @@ final class EpReceives {
 
     /** Frees the ring slot at the head: the receive in it completed (or a wire holds a copy). */
     private void releaseHead() {
-        taken = null;
+        takenAt = 0;
         HEAD.setRelease(this, (long) HEAD.getOpaque(this) + 1);
     }
 
@@ -329,7 +336,7 @@ final class EpReceives {
         }
         SimSrq from = rv.srq;
         long cookie = rv.cookie;
-        if (rv == taken) {
+        if (takenAt != 0 && rv == slot(takenAt - 1)) {
             // the slot is free before its completion is seen: the consumer who dequeues it may repost at once
             releaseHead();
         }
@@ -348,16 +355,38 @@ final class EpReceives {
         // here would write a line the receiving thread owns
     }
 
-    /** Flushes every posted receive; with the lock held. */
+    /** The producers' tail, read under the ring's lock: see the class comment. */
+    private long lockedTail() {
+        ringLock.lock();
+        try {
+            return (long) TAIL.getVolatile(this);
+        } finally {
+            ringLock.unlock();
+        }
+    }
+
+    /**
+     * Flushes every posted receive; with the lock held, not the ring's. A post after this saw the
+     * state the caller set (see the class comment) and flushes its receive itself.
+     */
     void flushRecvs() {
+        flushRecvsTo(ep.srq != null ? 0 : lockedTail());
+    }
+
+    /** {@link #flushRecvs} for a caller that holds the ring's lock too. */
+    void flushRecvsLocked() {
+        flushRecvsTo((long) TAIL.getVolatile(this));
+    }
+
+    private void flushRecvsTo(long t) {
         if (ep.srq != null) {
             return;
         }
-        long t = (long) TAIL.getVolatile(this);
         tailCache = t;
         while ((long) HEAD.getOpaque(this) != t) {
-            Wr.Recv rv = slot((long) HEAD.getOpaque(this));
-            taken = rv;
+            long h = (long) HEAD.getOpaque(this);
+            Wr.Recv rv = slot(h);
+            takenAt = h + 1;
             completeRecv(rv, DtoCompletionStatus.ERR_FLUSHED, 0, false);
         }
     }

@@ -84,13 +84,19 @@ final class EpWatermarks {
         boolean softEvent;
         boolean breakNow;
         SpinLock l = ep.acquire();
-        ep.receives.ringLock.lock(); // no post counts meanwhile
         try {
-            hard = hardHighWatermark;
-            softEvent = arm(softHighWatermark);
-            breakNow = breakIfOverHard();
+            ep.receives.ringLock.lock(); // no post counts meanwhile
+            try {
+                hard = hardHighWatermark;
+                softEvent = arm(softHighWatermark);
+                breakNow = overHard();
+            } finally {
+                ep.receives.ringLock.unlock();
+            }
+            if (breakNow) {
+                ep.breakConnection(); // without the ring's lock, which the flush of the receives takes
+            }
         } finally {
-            ep.receives.ringLock.unlock();
             l.unlock();
         }
         if (softEvent) {
@@ -147,11 +153,17 @@ final class EpWatermarks {
         }
         boolean broke;
         SpinLock l = ep.acquire();
-        ep.receives.ringLock.lock();
         try {
-            broke = breakIfOverHard();
+            ep.receives.ringLock.lock();
+            try {
+                broke = overHard();
+            } finally {
+                ep.receives.ringLock.unlock();
+            }
+            if (broke) {
+                ep.breakConnection(); // without the ring's lock, which the flush of the receives takes
+            }
         } finally {
-            ep.receives.ringLock.unlock();
             l.unlock();
         }
         if (broke) {

@@ -3,74 +3,64 @@ package dat.provider.sim.internal.core;
 import dat.api.DatEvent;
 import dat.api.DatHandle;
 import dat.api.EventNumber;
+import dat.api.ext.IbExtension;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 
 /**
- * The queue of an EVD: a ring of pre-allocated event slots with many producers (threads completing
+ * The queue of an EVD: a ring of compact event records with many producers (threads completing
  * DTOs and connection steps) and one consumer at a time. Producers serialize on their own lock;
- * consumers on another, which no producer touches; the two sides meet only in the slots.
+ * consumers on another, which no producer touches; the two sides meet only in the records.
  *
- * <p>A producer fills a slot and publishes it by storing its sequence number (release); the
- * consumer finds the next event by reading that slot's sequence (acquire), never the producers'
- * tail, and frees the slot by advancing {@link #head}. Producers read {@code head} only when
- * their cached copy says the ring is full. So a busy-polling consumer reads only the cache line
- * a producer wrote for it, and a producer does not wait for the consumer's line per event.
- * Nothing here allocates per event.
+ * <p><b>A record is four longs</b> of one {@code long[]}: the sequence that publishes it, the
+ * cookie (a connection request's qualifier), the length, and the event number with the status (an
+ * async error's reason). Two records share a cache line, and the consumer only reads them: a line
+ * moves to the consumer once and comes back to a producer only as an invalidation. The objects of
+ * an event live in a parallel {@code Object[]} (two per record: the Endpoint, RMR, handle, service
+ * point or software pointer; the SRQ, CR or private data); what a rare event needs beyond that
+ * (a connection request's address, an extension completion's type and immediate data) in arrays
+ * of their own, touched only by those events.
+ *
+ * <p>A producer fills a record and publishes it by storing its sequence number (release); the
+ * consumer finds the next event by reading that sequence (acquire), never the producers' tail, and
+ * frees the record by advancing {@link #head} (release). Producers read {@code head} only when
+ * their cached copy says the ring is full. Neither side issues a fence per event beyond taking its
+ * own lock.
+ *
+ * <p><b>What stays reachable.</b> A DTO completion's Endpoint is written only where the record
+ * held another one, and the consumer leaves it while the Endpoint lives and feeds this EVD: a
+ * producer completing one Endpoint's requests over and over then writes no reference line at all.
+ * When the Endpoint stops feeding the EVD (freed, or modified to other EVDs) {@link #forget} lets
+ * go of it in the records no longer queued, and the dequeue in those still queued. Every other
+ * object (SRQ, RMR, CR, private data, software pointer, handle, address) is let go of as its
+ * event is dequeued. Nothing here allocates per event.
  */
 final class EventQueue {
 
-    /** One queued event: the fields of every event kind, reused. */
-    static final class Slot {
-        int number;
-        boolean notify;
-        SimEndpoint ep;
-        long cookie;
-        int status;
-        long length;
-        SimRmr rmr;
-        DatHandle sp;
-        InetSocketAddress address;
-        long qual;
-        SimCr cr;
-        byte[] privateData;
-        DatHandle handle;
-        int reason;
-        Object pointer;
-        SimSrq srq;
-        /** The completion type of an extension DTO completion ({@link dat.api.ext.IbExtension}); the immediate data. */
-        int extensionType;
-        int immediate;
-        /** The tail just past this slot's event once published: the consumer's sign that it is there. */
-        @SuppressWarnings("unused") // through SEQUENCE
-        private long sequence;
-
-        void clear() {
-            ep = null;
-            rmr = null;
-            sp = null;
-            address = null;
-            cr = null;
-            privateData = null;
-            handle = null;
-            pointer = null;
-            srq = null;
-        }
-    }
-
-    private static final VarHandle SEQUENCE = FieldHandles.of(MethodHandles.lookup(), Slot.class, "sequence", long.class);
+    /** Longs per record: sequence, cookie, length, number and status. */
+    private static final int WORDS = 4;
+    private static final int SEQ = 0;
+    private static final int COOKIE = 1;
+    private static final int LENGTH = 2;
+    private static final int KIND = 3;
+    private static final VarHandle WORD = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle HEAD = FieldHandles.of(MethodHandles.lookup(), EventQueue.class, "head", long.class);
+    private static final VarHandle TAIL = FieldHandles.of(MethodHandles.lookup(), EventQueue.class, "tail", long.class);
     /** {@link #notifiedTail}: opaque, so that a waiter reading it without the lock never sees a torn long. */
     private static final VarHandle NOTIFIED_TAIL = FieldHandles.of(MethodHandles.lookup(), EventQueue.class, "notifiedTail", long.class);
 
     private final SpinLock producers = new SpinLock();
     private final SpinLock consumers = new SpinLock();
-    private Slot[] slots;
+    /** The ring; replaced (with the arrays below) only with both locks held, by {@link #resize}. */
+    private Ring ring;
     // head is the consumer's, tail and the rest the producers': padding keeps them on separate lines
-    private volatile long head;
+    @SuppressWarnings("unused") // through HEAD
+    private long head;
     @SuppressWarnings("unused")
     private long h1, h2, h3, h4, h5, h6, h7;
-    private volatile long tail;
+    @SuppressWarnings("unused") // through TAIL
+    private long tail;
     /** The producers' copy of {@link #head}, read again only when it says the ring is full. */
     private long headCache;
     /**
@@ -82,65 +72,132 @@ final class EventQueue {
     @SuppressWarnings("unused")
     private long t1, t2, t3, t4, t5, t6;
 
-    EventQueue(int qlen) {
-        slots = newSlots(qlen);
+    /** The arrays of one ring size. */
+    private static final class Ring {
+        final int capacity;
+        final long[] words;
+        /** Two per record: {@code refs[2i]} the event's first object, {@code refs[2i + 1]} its second. */
+        final Object[] refs;
+        /** A connection request's local address. */
+        final InetSocketAddress[] addresses;
+        /** An extension completion's type (high half) and immediate data (low half). */
+        final long[] extensions;
+
+        Ring(int capacity) {
+            this.capacity = capacity;
+            words = new long[capacity * WORDS];
+            refs = new Object[capacity * 2];
+            addresses = new InetSocketAddress[capacity];
+            extensions = new long[capacity];
+        }
+
+        int index(long sequence) {
+            return (int) (sequence % capacity);
+        }
     }
 
-    private static Slot[] newSlots(int qlen) {
-        Slot[] s = new Slot[qlen];
-        for (int i = 0; i < qlen; i++) {
-            s[i] = new Slot();
-        }
-        return s;
+    EventQueue(int qlen) {
+        ring = new Ring(qlen);
     }
 
     int capacity() {
-        return slots.length;
+        return ring.capacity;
     }
 
     /** The events queued. */
     int count() {
-        return (int) (tail - head);
+        return (int) ((long) TAIL.getAcquire(this) - (long) HEAD.getAcquire(this));
     }
 
     // ---------------------------------------------------------------------------------------------
-    // producers
+    // producers: claim, fill with put*, publish, unlockProducers
     // ---------------------------------------------------------------------------------------------
 
     /**
-     * Takes the producers' lock and claims the next slot. The caller fills it and calls
-     * {@link #publish}; on {@code null} (the ring is full) the lock is still held, for the caller
-     * to decide about the loss before {@link #unlockProducers}.
+     * Takes the producers' lock and claims the next record. The caller fills it and calls
+     * {@link #publish}, then {@link #unlockProducers}; on -1 (the ring is full) the lock is still
+     * held, for the caller to decide about the loss before {@link #unlockProducers}.
+     *
+     * @return the record's index, or -1
      */
-    Slot claim() {
+    int claim() {
         producers.lock();
-        long t = tail;
-        Slot[] ring = slots;
-        if (t - headCache >= ring.length) {
-            headCache = head;
-            if (t - headCache >= ring.length) {
-                return null;
+        long t = (long) TAIL.getOpaque(this);
+        Ring r = ring;
+        if (t - headCache >= r.capacity) {
+            headCache = (long) HEAD.getAcquire(this);
+            if (t - headCache >= r.capacity) {
+                return -1;
             }
         }
-        Slot s = ring[(int) (t % ring.length)];
-        s.clear();
-        return s;
+        return r.index(t);
     }
 
-    /** Publishes the slot {@link #claim} gave and lets go of the producers' lock. */
-    void publish(Slot s, int number, boolean notify) {
-        s.number = number;
-        s.notify = notify;
-        long t = tail + 1;
+    /** A DTO completion's fields; its Endpoint written only where the record held another. */
+    void putDto(int i, SimEndpoint ep, long cookie, int status, long length, SimSrq srq) {
+        Ring r = ring;
+        long[] w = r.words;
+        int at = i * WORDS;
+        w[at + COOKIE] = cookie;
+        w[at + LENGTH] = length;
+        w[at + KIND] = status & 0xFFFF_FFFFL; // the number follows in publish
+        Object[] refs = r.refs;
+        if (refs[2 * i] != ep) {
+            refs[2 * i] = ep;
+        }
+        if (srq != null) {
+            refs[2 * i + 1] = srq;
+        }
+    }
+
+    /** An extension DTO completion's type and immediate data ({@link IbExtension#IB_DTO_EVENT}). */
+    void putExtension(int i, int extensionType, int immediate) {
+        ring.extensions[i] = (long) extensionType << 32 | (immediate & 0xFFFF_FFFFL);
+    }
+
+    /** Any other event's fields: its objects, its cookie (qualifier) and status (reason). */
+    void put(int i, Object first, Object second, long cookie, int status) {
+        Ring r = ring;
+        int at = i * WORDS;
+        r.words[at + COOKIE] = cookie;
+        r.words[at + LENGTH] = 0;
+        r.words[at + KIND] = status & 0xFFFF_FFFFL;
+        r.refs[2 * i] = first;
+        r.refs[2 * i + 1] = second;
+    }
+
+    /** A connection request's local address. */
+    void putAddress(int i, InetSocketAddress address) {
+        ring.addresses[i] = address;
+    }
+
+    /**
+     * Publishes the record {@link #claim} gave: its event number, then its sequence (release), so
+     * the consumer that sees the sequence sees the whole record. The producers' lock stays held.
+     */
+    void publish(int i, int number, boolean notify) {
+        long[] w = ring.words;
+        int at = i * WORDS;
+        w[at + KIND] |= (long) number << 32;
+        long t = (long) TAIL.getOpaque(this) + 1;
         if (notify) {
             NOTIFIED_TAIL.setOpaque(this, t);
         }
-        SEQUENCE.setRelease(s, t);
-        tail = t;
-        producers.unlock();
+        WORD.setRelease(w, at + SEQ, t);
+        TAIL.setRelease(this, t);
     }
 
     void unlockProducers() {
+        producers.unlock();
+    }
+
+    /**
+     * Takes and lets go of the producers' lock: a waiter that registered itself before this call
+     * either sees every event a producer published before it, or that producer (reading the
+     * waiter under this lock) sees the waiter. Producers so need no fence of their own per event.
+     */
+    void handshake() {
+        producers.lock();
         producers.unlock();
     }
 
@@ -148,11 +205,11 @@ final class EventQueue {
     // consumers
     // ---------------------------------------------------------------------------------------------
 
-    /** Whether no event is queued: one look at the next slot, no lock. */
+    /** Whether no event is queued: one look at the next record, no lock. */
     boolean isEmpty() {
-        long h = head;
-        Slot[] ring = slots;
-        return (long) SEQUENCE.getAcquire(ring[(int) (h % ring.length)]) != h + 1;
+        long h = (long) HEAD.getOpaque(this);
+        Ring r = ring;
+        return (long) WORD.getAcquire(r.words, r.index(h) * WORDS + SEQ) != h + 1;
     }
 
     /**
@@ -160,8 +217,8 @@ final class EventQueue {
      * ends a wait. The waiter alone dequeues, so once true it stays so.
      */
     boolean notified(int threshold) {
-        long t = tail; // first: the mark stored before this tail is then seen
-        long h = head;
+        long t = (long) TAIL.getAcquire(this); // first: the mark stored before this tail is then seen
+        long h = (long) HEAD.getOpaque(this);
         return t - h >= threshold && (long) NOTIFIED_TAIL.getOpaque(this) - h > 0;
     }
 
@@ -171,36 +228,43 @@ final class EventQueue {
      * @return whether there was one
      */
     boolean take(SimEvd evd, DatEvent event) {
-        SimSrq srq;
+        SimSrq srq = null;
         consumers.lock();
         try {
-            long h = head;
-            Slot[] ring = slots;
-            Slot s = ring[(int) (h % ring.length)];
-            if ((long) SEQUENCE.getAcquire(s) != h + 1) {
+            long h = (long) HEAD.getOpaque(this);
+            Ring r = ring;
+            int i = r.index(h);
+            long[] w = r.words;
+            int at = i * WORDS;
+            if ((long) WORD.getAcquire(w, at + SEQ) != h + 1) {
                 return false;
             }
-            switch (s.number) {
-                case EventNumber.DTO_COMPLETION_EVENT -> event.setDtoCompletion(evd, s.ep, s.cookie, s.status, s.length);
-                case dat.api.ext.IbExtension.IB_DTO_EVENT -> event.setExtensionDtoCompletion(s.number, evd, s.ep, s.cookie, s.status,
-                        s.length, s.extensionType, s.immediate);
-                case EventNumber.RMR_BIND_COMPLETION_EVENT -> event.setRmrBindCompletion(evd, s.rmr, s.cookie, s.status);
-                case EventNumber.CONNECTION_REQUEST_EVENT -> event.setConnectionRequest(evd, s.sp, s.address, s.qual, s.cr);
-                case EventNumber.SOFTWARE_EVENT -> event.setSoftwareEvent(evd, s.pointer);
-                default -> {
-                    if (EventNumber.isConnectionEvent(s.number)) {
-                        event.setConnectionEvent(s.number, evd, s.ep, s.privateData);
-                    } else {
-                        event.setAsyncError(s.number, evd, s.handle, s.reason);
-                    }
+            long kind = w[at + KIND];
+            int number = (int) (kind >>> 32);
+            int status = (int) kind;
+            long cookie = w[at + COOKIE];
+            Object[] refs = r.refs;
+            Object first = refs[2 * i];
+            Object second = refs[2 * i + 1];
+            if (number == EventNumber.DTO_COMPLETION_EVENT || number == IbExtension.IB_DTO_EVENT) {
+                SimEndpoint ep = (SimEndpoint) first;
+                if (number == EventNumber.DTO_COMPLETION_EVENT) {
+                    event.setDtoCompletion(evd, ep, cookie, status, w[at + LENGTH]);
+                } else {
+                    long x = r.extensions[i];
+                    event.setExtensionDtoCompletion(number, evd, ep, cookie, status, w[at + LENGTH], (int) (x >>> 32), (int) x);
                 }
+                if (ep != null && (ep.freed || (ep.recvEvd != evd && ep.requestEvd != evd))) {
+                    refs[2 * i] = null; // an Endpoint freed or moved elsewhere: nothing overwrites it soon
+                }
+                if (second != null) {
+                    srq = (SimSrq) second;
+                    refs[2 * i + 1] = null;
+                }
+            } else {
+                takeOther(evd, event, r, i, number, status, cookie, first, second);
             }
-            srq = s.srq;
-            // the slot lets go of the event's objects now, not when it is reused: an EVD would
-            // otherwise keep up to its queue length of closed Endpoints (and their connections'
-            // buffers) and consumer objects reachable
-            s.clear();
-            head = h + 1; // after the reads: a producer that sees it may reuse the slot
+            HEAD.setRelease(this, h + 1); // after the reads: a producer that sees it may reuse the record
         } finally {
             consumers.unlock();
         }
@@ -210,37 +274,92 @@ final class EventQueue {
         return true;
     }
 
+    /**
+     * An event other than a DTO completion: into {@code event}, and the record lets go of its
+     * objects now, not when it is reused, so that the EVD keeps no consumer object reachable.
+     */
+    private static void takeOther(SimEvd evd, DatEvent event, Ring r, int i, int number, int status, long cookie, Object first,
+            Object second) {
+        switch (number) {
+            case EventNumber.RMR_BIND_COMPLETION_EVENT -> event.setRmrBindCompletion(evd, (SimRmr) first, cookie, status);
+            case EventNumber.CONNECTION_REQUEST_EVENT -> {
+                event.setConnectionRequest(evd, (DatHandle) first, r.addresses[i], cookie, (SimCr) second);
+                r.addresses[i] = null;
+            }
+            case EventNumber.SOFTWARE_EVENT -> event.setSoftwareEvent(evd, first);
+            default -> {
+                if (EventNumber.isConnectionEvent(number)) {
+                    event.setConnectionEvent(number, evd, (SimEndpoint) first, (byte[]) second);
+                } else {
+                    event.setAsyncError(number, evd, (DatHandle) first, status);
+                }
+            }
+        }
+        r.refs[2 * i] = null;
+        r.refs[2 * i + 1] = null;
+    }
+
     // ---------------------------------------------------------------------------------------------
     // control
     // ---------------------------------------------------------------------------------------------
 
     /**
-     * dat_evd_resize(3DAT): a ring of {@code qlen} slots with the queued events moved to its front.
+     * Lets go of the references to {@code ep} that records no longer queued keep (see the class
+     * comment): the Endpoint stopped feeding this EVD. Events of it still queued keep it.
+     */
+    void forget(SimEndpoint ep) {
+        producers.lock();
+        try {
+            Ring r = ring;
+            long h = (long) HEAD.getAcquire(this);
+            long t = (long) TAIL.getOpaque(this);
+            for (int i = 0; i < r.capacity; i++) {
+                if (r.refs[2 * i] == ep && !queued(r, i, h, t)) {
+                    r.refs[2 * i] = null;
+                }
+            }
+        } finally {
+            producers.unlock();
+        }
+    }
+
+    /** Whether record {@code i} holds an event between head {@code h} and tail {@code t}. */
+    private static boolean queued(Ring r, int i, long h, long t) {
+        long first = h + Math.floorMod(i - r.index(h), r.capacity);
+        return first < t;
+    }
+
+    /**
+     * dat_evd_resize(3DAT): a ring of {@code qlen} records with the queued events moved to its front.
      *
      * @return the events queued, or -1 when more than {@code qlen} are (nothing changed)
      */
     int resize(int qlen) {
-        Slot[] fresh = newSlots(qlen);
+        Ring fresh = new Ring(qlen);
         producers.lock();
         consumers.lock();
         try {
-            int n = count();
+            long h = (long) HEAD.getOpaque(this);
+            int n = (int) ((long) TAIL.getOpaque(this) - h);
             if (n > qlen) {
                 return -1;
             }
-            long h = head;
-            Slot[] ring = slots;
-            for (int i = 0; i < n; i++) {
-                Slot s = ring[(int) ((h + i) % ring.length)];
-                SEQUENCE.setRelease(s, (long) (i + 1)); // queued events move to 0..n-1
-                fresh[i] = s;
+            Ring old = ring;
+            for (int k = 0; k < n; k++) {
+                int from = old.index(h + k);
+                System.arraycopy(old.words, from * WORDS, fresh.words, k * WORDS, WORDS);
+                fresh.words[k * WORDS + SEQ] = k + 1; // queued events move to 0..n-1
+                fresh.refs[2 * k] = old.refs[2 * from];
+                fresh.refs[2 * k + 1] = old.refs[2 * from + 1];
+                fresh.addresses[k] = old.addresses[from];
+                fresh.extensions[k] = old.extensions[from];
             }
-            slots = fresh;
             long notifiedAt = (long) NOTIFIED_TAIL.getOpaque(this) - h;
             NOTIFIED_TAIL.setOpaque(this, notifiedAt > 0 ? notifiedAt : 0);
             headCache = 0;
-            head = 0;
-            tail = n;
+            HEAD.setRelease(this, 0L);
+            TAIL.setRelease(this, (long) n);
+            ring = fresh; // under both locks: neither side reads it without its lock but isEmpty, which rereads
             return n;
         } finally {
             consumers.unlock();

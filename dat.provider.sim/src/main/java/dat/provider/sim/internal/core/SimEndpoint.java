@@ -108,6 +108,12 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
         feed(recvEvd, a.recvCompletionFlags(), -1);
         feed(requestEvd, a.requestCompletionFlags(), -1);
         feed(connectEvd, -1, -1);
+        if (recvEvd != null) {
+            recvEvd.forget(this);
+        }
+        if (requestEvd != null && requestEvd != recvEvd) {
+            requestEvd.forget(this);
+        }
     }
 
     private static void feed(SimEvd evd, int completionFlags, int delta) {
@@ -528,7 +534,7 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
         receives.ringLock.lock(); // a post under way either is flushed here or sees the Endpoint freed
         try {
             flushRequests();
-            receives.flushRecvs();
+            receives.flushRecvsLocked();
             freed = true;
         } finally {
             receives.ringLock.unlock();

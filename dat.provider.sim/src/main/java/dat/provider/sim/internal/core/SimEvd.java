@@ -26,7 +26,7 @@ import java.util.concurrent.locks.LockSupport;
  * dat_evd_enable/disable(3DAT), dat_evd_set/clear_unwaitable(3DAT), dat_evd_free(3DAT).
  *
  * <p>The events wait in an {@link EventQueue}: producers (any thread completing a DTO or a
- * connection step) copy fields into a slot; {@link #dequeue} copies a slot into the consumer's
+ * connection step) copy fields into a record; {@link #dequeue} copies a record into the consumer's
  * {@link DatEvent}. Producers and the consumer share no lock, so a busy-polling consumer does not
  * slow its producers down. Nothing here allocates per event.
  *
@@ -100,6 +100,11 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         return queue.count();
     }
 
+    /** An Endpoint stopped feeding this EVD: the records no longer queued let go of it ({@link EventQueue#forget}). */
+    void forget(SimEndpoint ep) {
+        queue.forget(ep);
+    }
+
     // ---------------------------------------------------------------------------------------------
     // producers
     // ---------------------------------------------------------------------------------------------
@@ -114,20 +119,16 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
      */
     void postDto(int number, SimEndpoint ep, long cookie, int status, long length, boolean notify, SimSrq srq, int extensionType,
             int immediate) {
-        EventQueue.Slot s = claimOrLose(srq);
-        if (s == null) {
+        int i = claimOrLose(srq);
+        if (i < 0) {
             return;
         }
         counters.completed(status, length);
-        s.ep = ep;
-        s.cookie = cookie;
-        s.status = status;
-        s.length = length;
-        s.srq = srq;
-        s.extensionType = extensionType;
-        s.immediate = immediate;
-        queue.publish(s, number, notify);
-        signal(notify);
+        queue.putDto(i, ep, cookie, status, length, srq);
+        if (number != EventNumber.DTO_COMPLETION_EVENT) {
+            queue.putExtension(i, extensionType, immediate);
+        }
+        publish(i, number, notify);
     }
 
     /**
@@ -135,18 +136,44 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
      * the event: the EVD is freed, or full (an overflow, reported once).
      *
      * @param srq the SRQ of a receive completion's buffer, given back when the event is lost; or {@code null}
-     * @return the slot, or {@code null} when the event is lost
+     * @return the record's index, or -1 when the event is lost
      */
-    private EventQueue.Slot claimOrLose(SimSrq srq) {
+    private int claimOrLose(SimSrq srq) {
         if (freed) {
             lost(srq);
-            return null;
+            return -1;
         }
-        EventQueue.Slot s = queue.claim();
-        if (s == null) {
+        int i = queue.claim();
+        if (i < 0) {
             overflowUnlock(srq);
         }
-        return s;
+        return i;
+    }
+
+    /**
+     * Publishes a claimed record and lets go of the producers' lock; a notification wakes the
+     * waiter whose threshold it meets, or triggers the CNO (dat_evd_wait(3DAT), dat_evd_enable(3DAT)).
+     * The waiter is read with the lock held: {@link EventQueue#handshake} then makes sure that it
+     * either sees this event or is seen here.
+     */
+    private void publish(int i, int number, boolean notify) {
+        queue.publish(i, number, notify);
+        Thread w = notify ? waiter : null;
+        boolean met = w != null && queue.count() >= waitThreshold;
+        queue.unlockProducers();
+        if (!notify) {
+            return;
+        }
+        if (w != null) {
+            if (met) {
+                wake(w);
+            }
+            return; // a direct waiter preempts the CNO
+        }
+        SimCno c = cno;
+        if (c != null && enabled) {
+            c.trigger(this);
+        }
     }
 
     /**
@@ -161,16 +188,13 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
     }
 
     void postRmrBind(SimRmr rmr, long cookie, int status, boolean notify) {
-        EventQueue.Slot s = claimOrLose(null);
-        if (s == null) {
+        int i = claimOrLose(null);
+        if (i < 0) {
             return;
         }
         counters.completed(status, 0);
-        s.rmr = rmr;
-        s.cookie = cookie;
-        s.status = status;
-        queue.publish(s, EventNumber.RMR_BIND_COMPLETION_EVENT, notify);
-        signal(notify);
+        queue.put(i, rmr, null, cookie, status);
+        publish(i, EventNumber.RMR_BIND_COMPLETION_EVENT, notify);
     }
 
     /**
@@ -182,45 +206,38 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if (freed) {
             return false;
         }
-        EventQueue.Slot s = queue.claim();
-        if (s == null) {
+        int i = queue.claim();
+        if (i < 0) {
             queue.unlockProducers();
             return false;
         }
-        s.sp = sp;
-        s.address = localAddress;
-        s.qual = qual;
-        s.cr = cr;
-        queue.publish(s, EventNumber.CONNECTION_REQUEST_EVENT, true);
-        signal(true);
+        queue.put(i, sp, cr, qual, 0);
+        queue.putAddress(i, localAddress);
+        publish(i, EventNumber.CONNECTION_REQUEST_EVENT, true);
         return true;
     }
 
     void postConnection(int number, SimEndpoint ep, byte[] privateData) {
-        EventQueue.Slot s = claimOrLose(null);
-        if (s == null) {
+        int i = claimOrLose(null);
+        if (i < 0) {
             return;
         }
-        s.ep = ep;
-        s.privateData = privateData;
-        queue.publish(s, number, true);
-        signal(true);
+        queue.put(i, ep, privateData, 0, 0);
+        publish(i, number, true);
     }
 
     void postAsync(int number, DatHandle handle, int reason) {
         if (freed) {
             return;
         }
-        EventQueue.Slot s = queue.claim();
-        if (s == null) {
+        int i = queue.claim();
+        if (i < 0) {
             overflowReported = true; // the async EVD itself overflowed: nowhere to report it
             queue.unlockProducers();
             return;
         }
-        s.handle = handle;
-        s.reason = reason;
-        queue.publish(s, number, true);
-        signal(true);
+        queue.put(i, handle, null, 0, reason);
+        publish(i, number, true);
     }
 
     /**
@@ -246,6 +263,9 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
             return;
         }
         LockSupport.unpark(w);
+        // a producer's publication is a release store: this fence orders it before the look at
+        // drivenBy, which a waiter stores before its last look at the queue
+        VarHandle.fullFence();
         WaitDriver driven = drivenBy;
         if (driven != null) {
             driven.wakeDriver();
@@ -264,24 +284,6 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
     /** Whether the EVD is unwaitable, or was made so since {@code sets} was read. */
     private boolean unwaitableSince(int sets) {
         return !waitable || unwaitableSets != sets;
-    }
-
-    /** Wakes a waiter whose threshold is met, or triggers the CNO: dat_evd_wait(3DAT), dat_evd_enable(3DAT). */
-    private void signal(boolean notify) {
-        if (!notify) {
-            return;
-        }
-        Thread w = waiter;
-        if (w != null) {
-            if (queue.count() >= waitThreshold) {
-                wake(w);
-            }
-            return; // a direct waiter preempts the CNO
-        }
-        SimCno c = cno;
-        if (c != null && enabled) {
-            c.trigger(this);
-        }
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -371,6 +373,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
             waiterUnwaitableSets = sets;
             waiter = me;
         }
+        queue.handshake(); // a producer from now on sees the waiter, or this wait sees its event
         try {
             boolean infinite = timeoutMicros == DatConstants.TIMEOUT_INFINITE;
             // the first look at the deadline uses the clock read for it: one read less per wait
@@ -516,14 +519,13 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if ((flags & EvdFlags.SOFTWARE) == 0) {
             return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
         }
-        EventQueue.Slot s = queue.claim();
-        if (s == null) {
+        int i = queue.claim();
+        if (i < 0) {
             queue.unlockProducers();
             return QUEUE_FULL; // the event is not queued; no overflow (dat_evd_post_se(3DAT))
         }
-        s.pointer = pointer;
-        queue.publish(s, EventNumber.SOFTWARE_EVENT, true);
-        signal(true);
+        queue.put(i, pointer, null, 0, 0);
+        publish(i, EventNumber.SOFTWARE_EVENT, true);
         return DatReturn.SUCCESS;
     }
 

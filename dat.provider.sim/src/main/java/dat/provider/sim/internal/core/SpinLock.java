@@ -11,17 +11,19 @@ import java.lang.invoke.VarHandle;
  */
 public final class SpinLock {
 
-    private static final VarHandle STATE = FieldHandles.of(MethodHandles.lookup(), SpinLock.class, "state", int.class);
+    private static final VarHandle STATE = FieldHandles.of(MethodHandles.lookup(), SpinLock.class, "state", long.class);
 
-    // padding keeps the hot lock word off the cache lines of neighbouring objects
+    // padding keeps the hot lock word off the cache lines of neighbouring objects; the word is a
+    // long, as the padding is: the JVM lays a smaller field into the gap after the object header,
+    // where it would share a line with the end of the object allocated before this one
     @SuppressWarnings("unused")
     private long p1, p2, p3, p4, p5, p6, p7;
-    private volatile int state;
+    private volatile long state;
     @SuppressWarnings("unused")
     private long q1, q2, q3, q4, q5, q6, q7;
 
     public void lock() {
-        if (STATE.compareAndSet(this, 0, 1)) {
+        if (STATE.compareAndSet(this, 0L, 1L)) {
             return;
         }
         int spins = 0;
@@ -33,18 +35,18 @@ public final class SpinLock {
                     Thread.yield();
                 }
             }
-            if (STATE.compareAndSet(this, 0, 1)) {
+            if (STATE.compareAndSet(this, 0L, 1L)) {
                 return;
             }
         }
     }
 
     public boolean tryLock() {
-        return state == 0 && STATE.compareAndSet(this, 0, 1);
+        return state == 0 && STATE.compareAndSet(this, 0L, 1L);
     }
 
     public void unlock() {
-        STATE.setRelease(this, 0);
+        STATE.setRelease(this, 0L);
     }
 
     public boolean isLocked() {

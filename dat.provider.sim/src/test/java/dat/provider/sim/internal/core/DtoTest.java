@@ -432,4 +432,42 @@ class DtoTest {
         assertThat(a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_BROKEN).endpoint()).isSameAs(active);
         assertThat(b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_BROKEN).endpoint()).isSameAs(passive);
     }
+
+    /**
+     * The EVDs let go of an Endpoint once it is freed, for the collector to reclaim it: of the
+     * completions dequeued before the free (their records are no longer queued) and of those its
+     * free flushed, dequeued after it.
+     */
+    @Test
+    void dat_ep_free_theEvdsLetGoOfTheEndpoint() throws InterruptedException {
+        java.lang.ref.WeakReference<Endpoint> dequeuedBefore = freedWithACompletion(true);
+        java.lang.ref.WeakReference<Endpoint> flushedByFree = freedWithACompletion(false);
+        for (long deadline = System.nanoTime() + 10_000_000_000L;
+                (dequeuedBefore.get() != null || flushedByFree.get() != null) && System.nanoTime() < deadline;) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertThat(dequeuedBefore.get()).as("an Endpoint whose completion was dequeued before its free").isNull();
+        assertThat(flushedByFree.get()).as("an Endpoint whose free flushed its receive").isNull();
+    }
+
+    /** An Endpoint on the EVDs of side a with one receive completed flushed and dequeued, before or after its free. */
+    private java.lang.ref.WeakReference<Endpoint> freedWithACompletion(boolean dequeueFirst) {
+        Endpoint ep = a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, null);
+        ok(ep.postRecv(0, null, 1, 0));
+        DatEvent e = new DatEvent();
+        if (dequeueFirst) {
+            ep.connect(b.address(), 4321, Fabric.WAIT, null, 0, 0); // no PSP there: refused, the receive flushed
+            Fabric.Side.next(a.connEvd, e);
+            Fabric.Side.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT, e);
+            ep.close();
+        } else {
+            ep.close();
+            Fabric.Side.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT, e);
+        }
+        assertThat(e.endpoint()).isSameAs(ep);
+        assertThat(e.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        e.clear();
+        return new java.lang.ref.WeakReference<>(ep);
+    }
 }
