@@ -19,6 +19,7 @@ import dat.api.PspFlag;
 import dat.api.Qos;
 import dat.api.RmrTriplet;
 import dat.provider.sim.internal.Fabric;
+import dat.provider.sim.internal.PingPongAllocation;
 import dat.provider.sim.internal.core.ProviderSettings;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -257,60 +258,11 @@ class ShmDtoTest {
         connect();
         LmrTriplet[] ping = {LmrTriplet.of(a.lmr, 0, 64)};
         LmrTriplet[] reply = {LmrTriplet.of(a.lmr, 4096, 64)};
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 0, 0));
-        Thread echo = Thread.ofPlatform().start(() -> {
-            DatEvent got = new DatEvent();
-            while (!stop.get()) {
-                if (b.recvEvd.await(100_000, 1, got) != DatReturn.SUCCESS) {
-                    continue;
-                }
-                ok(b.ep.postSend(1, iov(LmrTriplet.of(b.lmr, 0, got.transferredLength())), 0, 0));
-                ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 0, 0));
-                while (b.reqEvd.dequeue(got) == DatReturn.SUCCESS) {
-                    assertThat(got.status()).as("a send completion").isEqualTo(DtoCompletionStatus.SUCCESS);
-                }
-            }
-        });
-        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-        long id = Thread.currentThread().threadId();
-        DatEvent event = new DatEvent();
-        long best = Long.MAX_VALUE;
-        StringBuilder rounds = new StringBuilder();
-        try {
-            ok(a.ep.postRecv(1, reply, 0, 0));
-            for (int round = 0; round < 8 && best > 0; round++) {
-                long before = threads.getThreadAllocatedBytes(id);
-                for (int i = 0; i < 1000; i++) {
-                    succeeded(a.ep.postSend(1, ping, i, 0));
-                    succeeded(a.recvEvd.await(Fabric.WAIT, 1, event));
-                    if (event.status() != DtoCompletionStatus.SUCCESS) {
-                        throw new AssertionError("reply " + i + ": " + event.status());
-                    }
-                    succeeded(a.ep.postRecv(1, reply, 0, 0));
-                    while (a.reqEvd.dequeue(event) == DatReturn.SUCCESS) {
-                        // send completions
-                    }
-                }
-                long bytes = threads.getThreadAllocatedBytes(id) - before;
-                rounds.append(bytes).append(' ');
-                best = Math.min(best, bytes);
-            }
-        } finally {
-            stop.set(true);
-            echo.join(10_000);
-        }
+        PingPongAllocation.Result allocated = PingPongAllocation.measure(a, b, new LmrTriplet[][] {ping}, new LmrTriplet[][] {reply});
         assertThat(a.ia.query().iaAttributes().transportAttributes()).containsEntry("shm.connections", "1")
                 .containsEntry("tcp.established", "0");
         // one object per round trip would be 16 KB at least; what is left is the JIT settling
-        assertThat(best).as("bytes allocated by 1000 round trips in the best round of: " + rounds).isLessThan(1024);
-    }
-
-    /** A return code check that allocates nothing unless it fails. */
-    private static void succeeded(int rc) {
-        if (rc != DatReturn.SUCCESS) {
-            throw new AssertionError(DatReturn.describe(rc));
-        }
+        assertThat(allocated.best()).as("bytes allocated by 1000 round trips in the best round of: " + allocated.rounds()).isLessThan(1024);
     }
 
     /**

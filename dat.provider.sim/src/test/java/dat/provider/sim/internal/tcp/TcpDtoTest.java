@@ -1,6 +1,7 @@
 package dat.provider.sim.internal.tcp;
 
 import dat.provider.sim.internal.Fabric;
+import dat.provider.sim.internal.PingPongAllocation;
 import dat.provider.sim.internal.core.*;
 
 import static dat.provider.sim.internal.Codes.isType;
@@ -582,51 +583,10 @@ class TcpDtoTest {
 
     /** a pings b (an echo) 1000 times a round, message i from pings[i % n], its reply into replies[i % n]. */
     private void assertPingPongAllocatesNothing(LmrTriplet[][] pings, LmrTriplet[][] replies) throws Exception {
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 0, 0));
-        Thread echo = Thread.ofPlatform().start(() -> {
-            DatEvent got = new DatEvent();
-            while (!stop.get()) {
-                if (b.recvEvd.await(100_000, 1, got) != dat.api.DatReturn.SUCCESS) {
-                    continue;
-                }
-                ok(b.ep.postSend(1, iov(LmrTriplet.of(b.lmr, 0, got.transferredLength())), 0, 0));
-                ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 0, 0));
-                drain(b.reqEvd);
-            }
-        });
-        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-        long id = Thread.currentThread().threadId();
-        DatEvent event = new DatEvent();
-        long best = Long.MAX_VALUE;
-        StringBuilder rounds = new StringBuilder();
-        int n = pings.length;
-        try {
-            ok(a.ep.postRecv(1, replies[0], 0, 0));
-            for (int round = 0; round < 8 && best > 0; round++) {
-                long before = threads.getThreadAllocatedBytes(id);
-                for (int i = 0; i < 1000; i++) {
-                    succeeded(a.ep.postSend(1, pings[i % n], i, 0));
-                    succeeded(a.recvEvd.await(Fabric.WAIT, 1, event));
-                    if (event.status() != DtoCompletionStatus.SUCCESS) {
-                        throw new AssertionError("reply " + i + ": " + event.status());
-                    }
-                    succeeded(a.ep.postRecv(1, replies[(i + 1) % n], 0, 0));
-                    while (a.reqEvd.dequeue(event) == dat.api.DatReturn.SUCCESS) {
-                        // send completions
-                    }
-                }
-                long bytes = threads.getThreadAllocatedBytes(id) - before;
-                rounds.append(bytes).append(' ');
-                best = Math.min(best, bytes);
-            }
-        } finally {
-            stop.set(true);
-            echo.join(10_000);
-        }
+        PingPongAllocation.Result allocated = PingPongAllocation.measure(a, b, pings, replies);
         assertThat(transport(a).framesReadByConsumers()).as("frames the consumer read itself").isPositive();
         // one object per round trip would be 16 KB at least; what is left is the JIT settling
-        assertThat(best).as("bytes allocated by 1000 round trips in the best round of: " + rounds).isLessThan(1024);
+        assertThat(allocated.best()).as("bytes allocated by 1000 round trips in the best round of: " + allocated.rounds()).isLessThan(1024);
     }
 
     /** A return code check that allocates nothing unless it fails. */
