@@ -241,31 +241,12 @@ class OfiTcpTest {
         assertThat(pair[0].postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(local, 0, large)}, 1, RmrTriplet.of(remote, 0, large),
                 CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
         assertThat(pair[0].postSend(1, messages[1], 2, CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
-        long[] cookies = new long[4];
-        long[] lengths = new long[4];
-        int requests = 0;
-        int received = 0;
-        while (requests < 3 || received < 2) {
-            DatEvent e = await(dtoEvd);
-            assertThat(e.status()).as("%s", e).isEqualTo(DtoCompletionStatus.SUCCESS);
-            if (e.endpoint() == pair[0]) {
-                cookies[requests] = e.userCookie();
-                lengths[requests++] = e.transferredLength();
-            } else {
-                assertThat(e.userCookie()).isEqualTo(100 + received++);
-            }
-        }
+        Completions done = new Completions(pair[0], 4);
+        done.until(3, 2);
         assertThat(pair[0].postSend(1, messages[2], 3, CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
-        while (requests < 4 || received < 3) {
-            DatEvent e = await(dtoEvd);
-            assertThat(e.status()).as("%s", e).isEqualTo(DtoCompletionStatus.SUCCESS);
-            if (e.endpoint() == pair[0]) {
-                cookies[requests] = e.userCookie();
-                lengths[requests++] = e.transferredLength();
-            } else {
-                assertThat(e.userCookie()).isEqualTo(100 + received++);
-            }
-        }
+        done.until(4, 3);
+        long[] cookies = done.cookies;
+        long[] lengths = done.lengths;
         assertThat(cookies[0]).isZero();
         assertThat(new long[] {cookies[1], cookies[2]}).containsExactlyInAnyOrder(1, 2);
         assertThat(cookies[3]).isEqualTo(3);
@@ -276,6 +257,39 @@ class OfiTcpTest {
             assertThat(inbox.memory().get(ValueLayout.JAVA_LONG, i * 64L)).isEqualTo(1000L + i);
         }
         assertThat(remote.memory().mismatch(local.memory())).isEqualTo(-1);
+    }
+
+    /**
+     * The DTO completions of one EVD shared by both ends of a pair: the requests of {@code sender}
+     * (cookies and lengths in completion order), and the receives of the other end, which must
+     * come with cookies 100, 101, ... in order. Every one a success.
+     */
+    private final class Completions {
+        final long[] cookies;
+        final long[] lengths;
+        private final Endpoint sender;
+        private int requests;
+        private int received;
+
+        Completions(Endpoint sender, int requests) {
+            this.sender = sender;
+            cookies = new long[requests];
+            lengths = new long[requests];
+        }
+
+        /** Dequeues until {@code requests} requests and {@code received} receives completed in all. */
+        void until(int requests, int received) {
+            while (this.requests < requests || this.received < received) {
+                DatEvent e = await(dtoEvd);
+                assertThat(e.status()).as("%s", e).isEqualTo(DtoCompletionStatus.SUCCESS);
+                if (e.endpoint() == sender) {
+                    cookies[this.requests] = e.userCookie();
+                    lengths[this.requests++] = e.transferredLength();
+                } else {
+                    assertThat(e.userCookie()).isEqualTo(100 + this.received++);
+                }
+            }
+        }
     }
 
     @Test
