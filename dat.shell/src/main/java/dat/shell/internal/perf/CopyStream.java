@@ -3,10 +3,11 @@ package dat.shell.internal.perf;
 import java.lang.foreign.MemorySegment;
 
 /**
- * {@code MemorySegment.copy} of a write stream's chunks, the baseline of a write over shared
- * memory: from the same slots of the client's buffer, in the same order, into as many slots of
- * memory of the client's process (as the server's buffer is to the writes). The clock is read
- * once per batch of about 1 MiB of copies.
+ * {@code MemorySegment.copy} of a stream's chunks, the baseline of the bandwidth figures: chunks
+ * of one size from rotating slots of a source, in order, into the same slots of a target (as the
+ * RDMA writes or sends of a window move them), so that both see the same cache footprint. The
+ * clock is read once per batch of about 1 MiB of copies, so that small copies are not timed by
+ * {@code System.nanoTime}.
  */
 final class CopyStream {
 

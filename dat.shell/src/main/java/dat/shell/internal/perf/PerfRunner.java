@@ -144,31 +144,10 @@ final class PerfRunner {
      * System.nanoTime.
      */
     private double memcpyBandwidth(ConnectedPair pair, long size) {
-        int window = window(pair, size);
-        long batch = Math.max(1, (1L << 20) / size);
-        long warmupEnd = System.nanoTime() + options.warmupNanos();
-        long end = warmupEnd + options.measureNanos();
-        long start = 0;
-        long bytes = 0;
-        int slot = 0;
-        while (true) {
-            for (long i = 0; i < batch; i++) {
-                long offset = slot * size;
-                MemorySegment.copy(pair.memoryA, offset, pair.memoryB, offset, size);
-                slot = slot + 1 == window ? 0 : slot + 1;
-            }
-            long now = System.nanoTime();
-            if (start == 0) {
-                if (now >= warmupEnd) {
-                    start = now;
-                }
-                continue;
-            }
-            bytes += batch * size;
-            if (now >= end) {
-                return bytes / ((now - start) / 1e9) / 1e9;
-            }
-        }
+        CopyStream copies = new CopyStream(pair.memoryA, pair.memoryB, size, window(pair, size));
+        copies.run(options.warmupNanos());
+        long[] bytesAndNanos = copies.run(options.measureNanos());
+        return (double) bytesAndNanos[0] / bytesAndNanos[1];
     }
 
     /** Outstanding operations of a bandwidth run: the queue depth, as far as half the buffer holds. */
