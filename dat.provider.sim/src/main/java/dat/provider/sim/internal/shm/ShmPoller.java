@@ -2,6 +2,7 @@ package dat.provider.sim.internal.shm;
 
 import dat.provider.sim.internal.core.SnapshotArrays;
 import dat.provider.sim.internal.core.RemoteWindow;
+import dat.provider.sim.internal.core.WaitDriver;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -34,6 +35,8 @@ public final class ShmPoller {
     private final SharedSources sources = new SharedSources();
     private final ConcurrentHashMap<InetAddress, Boolean> local = new ConcurrentHashMap<>();
     private volatile ShmSession[] sessions = NONE;
+    /** What waiters on EVDs these connections feed run ({@link #driver}). */
+    private volatile ShmDriver driver;
     private volatile boolean armed;
     /** Bumped by each consumer's poll: the agent sees whether consumers poll. */
     private volatile long consumerPolls;
@@ -142,6 +145,22 @@ public final class ShmPoller {
     /** Whether the IA has shared-memory connections to poll. */
     public boolean any() {
         return sessions.length != 0;
+    }
+
+    /**
+     * What a consumer waiting on an EVD these connections feed runs: it polls the rings on its own
+     * thread, then leaves the wait to {@code agent} ({@link ShmDriver}). One per agent, so that an
+     * EVD notes it once.
+     *
+     * @param agent the IA's I/O agent
+     */
+    public WaitDriver driver(WaitDriver agent) {
+        ShmDriver d = driver;
+        if (d == null || d.agent() != agent) {
+            d = new ShmDriver(this, agent);
+            driver = d;
+        }
+        return d;
     }
 
     // ---------------------------------------------------------------------------------------------
