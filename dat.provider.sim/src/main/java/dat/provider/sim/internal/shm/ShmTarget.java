@@ -30,6 +30,8 @@ final class ShmTarget {
     private static final int CONSUMED = 0;
     private static final int STALLED = 1;
     private static final int ENDED = 2;
+    /** Sends and writes of this size on are acknowledged as they land, not at the round's end. */
+    static final long ACK_AT_ONCE_FROM = 32 * 1024;
 
     private final ShmWire wire;
     private final SimEndpoint ep;
@@ -442,6 +444,11 @@ final class ShmTarget {
             session.control().noteDriver(ep.recvEvd());
         }
         ack = landSeq + 1;
+        if (landTotal >= ACK_AT_ONCE_FROM) {
+            // the initiator's window refills while the round copies the requests behind this one
+            ackPublished = ack;
+            session.file().txRequests.acknowledge(ack);
+        }
     }
 
     /** The destination's memory went away (its LMR freed, its arena closed, its window revoked): refused, as in one JVM. */
