@@ -248,6 +248,11 @@ final class RingFile {
         return (int) INT.getVolatile(file, at) != 0 && INT.compareAndSet(file, at, 1, 0);
     }
 
+    /** Whether the peer's poller sleeps on its doorbell now (its flag set); a look, not taking the wish. */
+    boolean peerSleeps() {
+        return (int) INT.getVolatile(file, active ? PASSIVE_DOORBELL : ACTIVE_DOORBELL) != 0;
+    }
+
     // ---------------------------------------------------------------------------------------------
     // the end
     // ---------------------------------------------------------------------------------------------

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The shared-memory connections of one TCP IA, as its I/O agent and its consumers see them: the
  * IA's {@link ShmMode}, the rounds over every connection ({@link #poll}), and the doorbells.
  *
- * <p><b>Who polls, and the doorbell.</b> The agent's duty cycle polls every connection; when a
+ * <p><b>Who polls, and the doorbell.</b> A consumer waiting in dat_evd_wait on an EVD these
+ * connections feed polls them itself first ({@link #driver}). The agent's duty cycle polls every connection; when a
  * cycle finds nothing it spins a while, then arms the doorbells ({@link #arm}: each connection's
  * flag tells the peer to send a NOP on the control connection after it publishes) and sleeps in
  * its select. A consumer that busy-polls dat_evd_dequeue polls the connections itself
