@@ -1,9 +1,12 @@
 package dat.provider.sim.internal.shm;
 
+import dat.provider.sim.internal.core.FieldHandles;
 import dat.provider.sim.internal.core.SnapshotArrays;
 import dat.provider.sim.internal.core.RemoteWindow;
 import dat.provider.sim.internal.core.WaitDriver;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
@@ -31,6 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ShmPoller {
 
     private static final ShmSession[] NONE = {};
+    /** {@link #consumerPolls}, bumped with an opaque store: a spinning consumer pays no fence per look. */
+    private static final VarHandle CONSUMER_POLLS = FieldHandles.of(MethodHandles.lookup(), ShmPoller.class, "consumerPolls", long.class);
 
     private final ShmMode mode;
     private final SharedSources sources = new SharedSources();
@@ -184,7 +189,7 @@ public final class ShmPoller {
      *     which leaves them unarmed while consumers poll
      */
     public boolean pollFromConsumer() {
-        consumerPolls++;
+        CONSUMER_POLLS.setOpaque(this, (long) CONSUMER_POLLS.getOpaque(this) + 1); // consumers racing may lose a bump: one is enough
         boolean wasArmed = armed;
         if (wasArmed) {
             disarm();
