@@ -1,8 +1,12 @@
 package dat.provider.sim.internal.shm;
 
+import dat.provider.sim.internal.core.FieldHandles;
 import dat.provider.sim.internal.core.SnapshotArrays;
 import dat.provider.sim.internal.core.RemoteWindow;
+import dat.provider.sim.internal.core.WaitDriver;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
@@ -16,7 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The shared-memory connections of one TCP IA, as its I/O agent and its consumers see them: the
  * IA's {@link ShmMode}, the rounds over every connection ({@link #poll}), and the doorbells.
  *
- * <p><b>Who polls, and the doorbell.</b> The agent's duty cycle polls every connection; when a
+ * <p><b>Who polls, and the doorbell.</b> A consumer waiting in dat_evd_wait on an EVD these
+ * connections feed polls them itself first ({@link #driver}). The agent's duty cycle polls every connection; when a
  * cycle finds nothing it spins a while, then arms the doorbells ({@link #arm}: each connection's
  * flag tells the peer to send a NOP on the control connection after it publishes) and sleeps in
  * its select. A consumer that busy-polls dat_evd_dequeue polls the connections itself
@@ -29,11 +34,15 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ShmPoller {
 
     private static final ShmSession[] NONE = {};
+    /** {@link #consumerPolls}, bumped with an opaque store: a spinning consumer pays no fence per look. */
+    private static final VarHandle CONSUMER_POLLS = FieldHandles.of(MethodHandles.lookup(), ShmPoller.class, "consumerPolls", long.class);
 
     private final ShmMode mode;
     private final SharedSources sources = new SharedSources();
     private final ConcurrentHashMap<InetAddress, Boolean> local = new ConcurrentHashMap<>();
     private volatile ShmSession[] sessions = NONE;
+    /** What waiters on EVDs these connections feed run ({@link #driver}). */
+    private volatile ShmDriver driver;
     private volatile boolean armed;
     /** Bumped by each consumer's poll: the agent sees whether consumers poll. */
     private volatile long consumerPolls;
@@ -144,6 +153,22 @@ public final class ShmPoller {
         return sessions.length != 0;
     }
 
+    /**
+     * What a consumer waiting on an EVD these connections feed runs: it polls the rings on its own
+     * thread, then leaves the wait to {@code agent} ({@link ShmDriver}). One per agent, so that an
+     * EVD notes it once.
+     *
+     * @param agent the IA's I/O agent
+     */
+    public WaitDriver driver(WaitDriver agent) {
+        ShmDriver d = driver;
+        if (d == null || d.agent() != agent) {
+            d = new ShmDriver(this, agent);
+            driver = d;
+        }
+        return d;
+    }
+
     // ---------------------------------------------------------------------------------------------
     // polling and doorbells
     // ---------------------------------------------------------------------------------------------
@@ -164,7 +189,7 @@ public final class ShmPoller {
      *     which leaves them unarmed while consumers poll
      */
     public boolean pollFromConsumer() {
-        consumerPolls++;
+        CONSUMER_POLLS.setOpaque(this, (long) CONSUMER_POLLS.getOpaque(this) + 1); // consumers racing may lose a bump: one is enough
         boolean wasArmed = armed;
         if (wasArmed) {
             disarm();

@@ -1,7 +1,7 @@
 package dat.provider.sim.internal.shm;
 
 /**
- * The records of the shared-memory rings: a 40-byte header and its payload, 8-byte aligned, in
+ * The records of the shared-memory rings: a 40-byte header and its payload, each starting a cache line, in
  * the host's byte order (both processes run on one host; the ring file's magic, read in the
  * wrong order, does not match). One object holds the decoded header of the record at a ring's
  * head and is reused, so reading allocates nothing. The layout is specified in
@@ -9,7 +9,7 @@ package dat.provider.sim.internal.shm;
  *
  * <pre>
  * offset size field
- *  0     4    length   header + payload bytes of this record (the record occupies it rounded up to 8)
+ *  0     4    length   header + payload bytes of this record (the record occupies it rounded up to 64)
  *  4     1    opcode
  *  5     1    flags    {@link #MORE}, {@link #SOLICITED}, {@link #BY_REFERENCE}
  *  6     2    0
@@ -26,8 +26,12 @@ package dat.provider.sim.internal.shm;
 final class ShmRecord {
 
     static final int HEADER_BYTES = 40;
-    /** Records start 8-byte aligned. */
-    static final int ALIGNMENT = 8;
+    /**
+     * Records start on a cache line: a small one (a send of up to 24 bytes) is one line, which the
+     * peer's poller takes in one transfer, and no record shares a line with the next one, which
+     * the producer writes while the consumer reads this one.
+     */
+    static final int ALIGNMENT = 64;
 
     // header offsets
     static final long LENGTH = 0;

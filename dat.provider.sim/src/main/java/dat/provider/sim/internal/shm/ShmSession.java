@@ -19,8 +19,9 @@ import java.util.logging.Logger;
  * beside it as the control channel ({@link ShmControl}): connection management, DISCONNECT,
  * liveness, and the doorbell that wakes a peer whose agent sleeps.
  *
- * <p>Whoever polls the connection ({@link #poll}: the IA's I/O agent, a consumer waiting in
- * dat_evd_wait that drives it, a consumer busy-polling dat_evd_dequeue) takes the Endpoint's lock
+ * <p>Whoever polls the connection ({@link #poll}: a consumer waiting in dat_evd_wait, on its
+ * own thread ({@link ShmDriver}); the IA's I/O agent, or a consumer that drives it; a consumer
+ * busy-polling dat_evd_dequeue) takes the Endpoint's lock
  * for the round; a poll that finds another poller at work returns at once.
  */
 public final class ShmSession {

@@ -14,7 +14,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * The target side of one shared-memory connection: the peer's requests, read from its request
  * ring in order, checked as in one JVM before a byte moves, executed, and answered: sends and
- * writes with this side's acknowledgement word (published once per round), reads and atomics
+ * writes with this side's acknowledgement word ({@link #finish}: at the round's end or with this
+ * side's next requests; large ones as they land), reads and atomics
  * with READ_RESPONSE records, refusals with a NAK (or a READ_RESPONSE with status
  * REMOTE_ACCESS), after which this side breaks. Runs under the Endpoint's lock, like the wire.
  *
@@ -30,6 +31,8 @@ final class ShmTarget {
     private static final int CONSUMED = 0;
     private static final int STALLED = 1;
     private static final int ENDED = 2;
+    /** Sends and writes of this size on are acknowledged as they land, not at the round's end. */
+    static final long ACK_AT_ONCE_FROM = 32 * 1024;
 
     private final ShmWire wire;
     private final SimEndpoint ep;
@@ -120,6 +123,7 @@ final class ShmTarget {
     int process(int budget) {
         stalled = false;
         stalledForRoom = false;
+        long ackBefore = ack;
         int work = 0;
         try {
             while (work < budget && wire.live()) {
@@ -156,26 +160,50 @@ final class ShmTarget {
                 work++;
             }
         } finally {
-            finish();
+            finish(ack != ackBefore); // an acknowledgement owed from an earlier round goes now
         }
         return work;
     }
 
-    /** The round's end: records consumed and answers given go to the peer. */
-    private void finish() {
+    /**
+     * The round's end: records consumed and answers given go to the peer, the acknowledgement
+     * before the responses (an initiator that meets a response ahead of its head request reads the
+     * acknowledgement once more, and must find the requests before it acknowledged). The
+     * acknowledgement of small sends and writes alone waits for this side's next publication
+     * ({@link #flushAcknowledgement}, its requests carry it in the same cache line) or the next
+     * round, whoever polls, unless the peer sleeps on its doorbell.
+     *
+     * @param mayDefer whether the acknowledgement may wait: it moved in this round (a round that
+     *     finds one owed publishes it), and this side does not break
+     */
+    private void finish(boolean mayDefer) {
         try {
+            boolean owed = ack != ackPublished;
+            boolean defer = owed && mayDefer && !answers.unpublished() && !session.file().peerSleeps();
             // room made in the request ring counts: a producer waiting for it may sleep armed
-            boolean any = requests.release() | answers.unpublished() || ack != ackPublished;
-            answers.publish();
-            if (ack != ackPublished) {
-                ackPublished = ack;
-                session.file().txRequests.acknowledge(ack);
+            boolean any = requests.release() | answers.unpublished() || owed && !defer;
+            if (!defer) {
+                flushAcknowledgement();
             }
+            answers.publish();
             if (any) {
                 wire.published();
             }
         } catch (IllegalStateException e) {
             // unmapped: the connection is ending
+        }
+    }
+
+    /** Whether an acknowledgement waits for the next publication or round. */
+    boolean acknowledgementOwed() {
+        return ack != ackPublished;
+    }
+
+    /** Publishes the acknowledgement if it moved; with the lock held. */
+    void flushAcknowledgement() {
+        if (ack != ackPublished) {
+            ackPublished = ack;
+            session.file().txRequests.acknowledge(ack);
         }
     }
 
@@ -442,6 +470,9 @@ final class ShmTarget {
             session.control().noteDriver(ep.recvEvd());
         }
         ack = landSeq + 1;
+        if (landTotal >= ACK_AT_ONCE_FROM) {
+            flushAcknowledgement(); // the initiator's window refills while the round copies the requests behind this one
+        }
     }
 
     /** The destination's memory went away (its LMR freed, its arena closed, its window revoked): refused, as in one JVM. */
@@ -545,7 +576,7 @@ final class ShmTarget {
             answers.putHeader(p, ShmRecord.HEADER_BYTES, refuseOp, 0, 0, refuseStatus, refuseSeq, 0, 0);
             answers.commit(ShmRecord.HEADER_BYTES);
         }
-        finish();
+        finish(false);
         ep.breakConnection();
     }
 }

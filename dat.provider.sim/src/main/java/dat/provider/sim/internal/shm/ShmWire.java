@@ -154,6 +154,11 @@ final class ShmWire implements Wire {
 
     @Override
     public Wr.Recv leave(SimEndpoint e, boolean broken) {
+        try {
+            target.flushAcknowledgement(); // the sends that landed complete at the peer as given
+        } catch (IllegalStateException x) {
+            // unmapped: the connection ended already
+        }
         left = true;
         txCount = 0;
         txLeft = 0;
@@ -181,7 +186,7 @@ final class ShmWire implements Wire {
     /** Whether anything may be waiting: a record, an acknowledgement, room for what waits. No lock; may throw if unmapped. */
     boolean pending() {
         return responses.pending() || peerRequests.pending() || peerRequests.acknowledged() != acked || blocked
-                || target.waiting();
+                || target.waiting() || target.acknowledgementOwed();
     }
 
     /** Whether this side waits for the peer to make room (the peer rings no doorbell for it). */
@@ -301,6 +306,7 @@ final class ShmWire implements Wire {
             }
         } finally {
             if (wrote && !left) {
+                target.flushAcknowledgement(); // in the cache line of the position: the requests carry it
                 tx.publish();
                 published();
             }

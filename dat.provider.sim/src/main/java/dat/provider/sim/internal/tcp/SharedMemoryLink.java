@@ -149,8 +149,11 @@ final class SharedMemoryLink implements ShmControl {
         c.lost(EventNumber.CONNECTION_EVENT_BROKEN);
     }
 
+    /** A consumer waiting on {@code evd} polls the rings itself before it runs the agent ({@link ShmPoller#driver}). */
     @Override
     public void noteDriver(SimEvd evd) {
-        c.noteDriver(evd);
+        if (evd != null) {
+            evd.noteDriver(c.transport().shm().driver(c.agent()));
+        }
     }
 }

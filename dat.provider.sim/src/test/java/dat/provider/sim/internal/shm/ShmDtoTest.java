@@ -249,6 +249,30 @@ class ShmDtoTest {
     }
 
     /**
+     * The receiver lands small sends and then does nothing more but disconnect: their
+     * acknowledgement, which waits for the receiver's next requests or round, still reaches the
+     * sender, whose sends complete successfully rather than flushed.
+     */
+    @Test
+    void sendsTheReceiverFollowsWithNothingButADisconnect_completeSuccessfully() {
+        connect();
+        for (int i = 0; i < 3; i++) {
+            ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 64 * i, 64)), i, 0));
+            ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), i, 0));
+            assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        }
+        b.ep.disconnect(CloseFlag.ABRUPT);
+        for (int i = 0; i < 3; i++) {
+            DatEvent e = dto(a, false);
+            assertThat(e.status()).as("send " + i).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(e.userCookie()).isEqualTo(i);
+        }
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        RingFiles.assertNoneMapped();
+    }
+
+    /**
      * As over TCP (TcpDtoTest): a consumer's ping-pong over the ring, posting, waiting and
      * reposting, allocates nothing on its thread (DESIGN: the data path); the best of up to eight
      * rounds of 1000 round trips, as the JIT may still settle in the first.
