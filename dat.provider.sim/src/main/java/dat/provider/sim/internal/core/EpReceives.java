@@ -5,6 +5,7 @@ import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.EpAttributes;
 import dat.api.EpState;
+import dat.api.EventNumber;
 import dat.api.LmrTriplet;
 import dat.api.MemPrivileges;
 import dat.api.ext.IbExtension;
@@ -54,10 +55,13 @@ final class EpReceives {
     final SpinLock ringLock = new SpinLock();
     /** The slots; replaced only with both locks held (dat_ep_modify). */
     Wr.Recv[] recvs;
-    // the consumer's line: written under the consumer's lock
+    // the head's line: written under the consumer's lock, read by posts that find the ring full
     /** The sequence of the first receive not yet completed; its slot is free once it moves past. */
     @SuppressWarnings("unused") // through HEAD
     private volatile long head;
+    @SuppressWarnings("unused")
+    private long c1, c2, c3, c4, c5, c6, c7;
+    // the consumer's own line, which no post reads: its writes never wait for a post's read of the head
     /**
      * The sequence + 1 of the ring slot the consumer took and has not completed, or 0: a long, so
      * that it lies on this line and not among the references a post reads.
@@ -65,10 +69,10 @@ final class EpReceives {
     private long takenAt;
     /** The consumer's copy of {@link #tail}, read again only when it says the ring is empty. */
     private long tailCache;
+    @SuppressWarnings("unused")
+    private long d1, d2, d3, d4, d5, d6;
     /** Receives of this Endpoint's ring that its wire took and holds while their payload lands. */
     private int recvsOnWire;
-    @SuppressWarnings("unused")
-    private long c1, c2, c3, c4, c5, c6, c7;
     // the producers' line: written under the ring's lock
     /** The sequence just past the last receive posted. */
     @SuppressWarnings("unused") // through TAIL
@@ -380,16 +384,17 @@ final class EpReceives {
         }
         SimSrq from = rv.srq;
         long cookie = rv.cookie;
+        // the record is claimed first: the EVD lock's atomic instruction then does not wait for the
+        // head's line, which the posting thread reads when its ring is full (see SimEvd#claimDto)
+        int record = evd == null ? -1 : evd.claimDto(from);
         if (takenAt != 0 && rv == slot(takenAt - 1)) {
             // the slot is free before its completion is seen: the consumer who dequeues it may repost at once
             releaseHead();
         }
-        if (evd != null && withImmediate) {
-            evd.postDto(IbExtension.IB_DTO_EVENT, ep, cookie, status, len, notify, from, IbExtension.RDMA_WRITE_IMMED_DATA,
-                    immediate);
-        } else if (evd != null) {
-            evd.postDto(ep, cookie, status, len, notify, from);
-        } else if (from != null) {
+        if (record >= 0) {
+            evd.publishDto(record, withImmediate ? IbExtension.IB_DTO_EVENT : EventNumber.DTO_COMPLETION_EVENT, ep, cookie, status,
+                    len, notify, from, withImmediate ? IbExtension.RDMA_WRITE_IMMED_DATA : 0, immediate);
+        } else if (evd == null && from != null) {
             from.reaped();
         }
         if (from != null) {
