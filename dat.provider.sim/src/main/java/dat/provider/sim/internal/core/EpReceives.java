@@ -70,7 +70,7 @@ final class EpReceives {
     /** The consumer's copy of {@link #tail}, read again only when it says the ring is empty. */
     private long tailCache;
     @SuppressWarnings("unused")
-    private long d1, d2, d3, d4, d5, d6;
+    private long d1, d2, d3, d4, d5, d6, d7;
     /** Receives of this Endpoint's ring that its wire took and holds while their payload lands. */
     private int recvsOnWire;
     // the producers' line: written under the ring's lock
