@@ -16,7 +16,7 @@ import java.net.InetSocketAddress;
  * dat_ep_disconnect(3DAT), dat_ep_reset(3DAT), and the steps the other side and the wires drive
  * (accept, establishment, timeouts, a wire's end), with the states of DAT 1.2 §3.4. Its fields
  * and every step are guarded by the provider's CM lock; state changes that the data path sees
- * also take the Endpoint's lock.
+ * also take the Endpoint's lock, and those of a connection in one JVM both Endpoints' locks.
  */
 public final class EpConnection {
 
@@ -188,17 +188,12 @@ public final class EpConnection {
 
     /**
      * Connects two Endpoints of this JVM through {@code wire}: the accept of an attempt whose
-     * active Endpoint is local (dat_cr_accept(3DAT)). Both Endpoints share one lock from now on.
-     * Under the CM lock.
+     * active Endpoint is local (dat_cr_accept(3DAT)). Each keeps its own lock; the wire is set
+     * with both held, as it is left ({@link SimEndpoint#lockConnection}). Under the CM lock.
      */
     public static void connectLocal(ConnectAttempt a, SimEndpoint passive, Wire wire, byte[] acceptData) {
         SimEndpoint active = a.active;
-        SpinLock pair = new SpinLock();
-        // lock both current locks in a fixed order (only connection management locks two)
-        SimEndpoint first = System.identityHashCode(active) <= System.identityHashCode(passive) ? active : passive;
-        SimEndpoint second = first == active ? passive : active;
-        SpinLock l1 = first.acquire();
-        SpinLock l2 = second.lock == l1 ? null : second.acquire();
+        SimEndpoint.lockBoth(active, passive);
         try {
             active.setWire(wire);
             passive.setWire(wire);
@@ -213,13 +208,9 @@ public final class EpConnection {
             if (a.timer != null) {
                 a.timer.cancel();
             }
-            active.lock = pair;
-            passive.lock = pair;
         } finally {
-            if (l2 != null) {
-                l2.unlock();
-            }
-            l1.unlock();
+            passive.lock.unlock();
+            active.lock.unlock();
         }
         // the passive side's event carries no private data (dat_evd_dequeue(3DAT))
         passive.postConnectionEvent(EventNumber.CONNECTION_EVENT_ESTABLISHED);
@@ -375,7 +366,7 @@ public final class EpConnection {
                 }
                 case ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING -> abortConnecting();
                 case CONNECTED -> {
-                    SpinLock l = ep.acquire();
+                    SimEndpoint peer = ep.lockConnection();
                     try {
                         if (ep.state == EpState.CONNECTED) {
                             if (flag == CloseFlag.GRACEFUL && ep.requests.reqCount > 0) {
@@ -385,18 +376,18 @@ public final class EpConnection {
                             }
                         }
                     } finally {
-                        l.unlock();
+                        ep.unlockConnection(peer);
                     }
                 }
                 case DISCONNECT_PENDING -> {
                     if (flag == CloseFlag.ABRUPT) {
-                        SpinLock l = ep.acquire();
+                        SimEndpoint peer = ep.lockConnection();
                         try {
                             if (ep.state == EpState.DISCONNECT_PENDING) {
                                 ep.disconnectBoth(EventNumber.CONNECTION_EVENT_DISCONNECTED);
                             }
                         } finally {
-                            l.unlock();
+                            ep.unlockConnection(peer);
                         }
                     }
                 }
@@ -449,7 +440,6 @@ public final class EpConnection {
                 remotePortQual = 0;
                 localPortQual = 0;
                 ep.state = EpState.UNCONNECTED;
-                ep.lock = new SpinLock(); // leave the old connection's lock
             } finally {
                 l.unlock();
             }
@@ -474,13 +464,13 @@ public final class EpConnection {
                 }
             }
             case CONNECTED, DISCONNECT_PENDING -> {
-                SpinLock l = ep.acquire();
+                SimEndpoint peer = ep.lockConnection();
                 try {
                     if (ep.state == EpState.CONNECTED || ep.state == EpState.DISCONNECT_PENDING) {
                         ep.disconnectBoth(EventNumber.CONNECTION_EVENT_DISCONNECTED);
                     }
                 } finally {
-                    l.unlock();
+                    ep.unlockConnection(peer);
                 }
             }
             case RESERVED -> {

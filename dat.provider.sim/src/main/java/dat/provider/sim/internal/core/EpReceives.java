@@ -5,6 +5,7 @@ import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.EpAttributes;
 import dat.api.EpState;
+import dat.api.EventNumber;
 import dat.api.LmrTriplet;
 import dat.api.MemPrivileges;
 import dat.api.ext.IbExtension;
@@ -20,22 +21,27 @@ import java.lang.invoke.VarHandle;
  *
  * <p><b>The ring has two sides with a lock each.</b> Posts are its producers: they serialize on
  * the ring's own lock ({@link #ringLock}), fill the slot at {@link #tail} and publish it by moving
- * the tail. The wire is its single consumer, under the Endpoint's (connection's) lock: it takes the
- * slot at {@link #head}, lands the message in it and frees the slot by moving the head when the
- * receive completes. So a post does not contend with the peer's sends for the connection's lock;
- * the two sides meet only in the slots and the two indices, each side reading the other's index
- * again only when its cached copy says the ring is empty (full).
+ * the tail. The wire is its single consumer, under the <em>consumer's lock</em>: the lock of the
+ * Endpoint that sends into this one, which is the local peer's while the Endpoint is on a wire
+ * with a local peer ({@link Wire#localPeer}: the peer's sender takes the slot at {@link #head},
+ * copies into it and completes it under its own lock only), and the Endpoint's own otherwise (a
+ * transport's wire, a flush after the Endpoint left its wire). The consumer frees a slot by moving
+ * the head when the receive completes. So a post does not contend with the peer's sends, and the
+ * two sides meet only in the slots and the two indices, each side reading the other's index again
+ * only when its cached copy says the ring is empty (full). A local wire is set and left with both
+ * Endpoints' locks held, so the consumer's lock hands over between the two with the wire.
  *
- * <p>A post takes the connection's lock only for what needs the consumer side: the Endpoint is
- * {@code DISCONNECTED} (the receive completes flushed at once), a hard watermark is set, or a
- * message waits for a receive. A post moves the tail and then reads those, all under the ring's
- * lock; whoever sets one of them does so before it takes the ring's lock to read the tail (a
- * consumer that finds the ring empty raises {@link #stalled}, a disconnect sets the state, before
- * {@link #flushRecvs}; watermarks change under the ring's lock). So one of the two sees the other,
- * no wake-up is lost, and a post issues no fence beyond taking the ring's lock.
+ * <p>A post takes an Endpoint lock only for what needs the consumer side: the Endpoint is
+ * {@code DISCONNECTED} (the receive completes flushed at once) or a hard watermark is set (both
+ * Endpoints' locks, {@link SimEndpoint#lockConnection}), or a message waits for a receive (the
+ * consumer's lock). A post moves the tail and then reads those, all under the ring's lock; whoever
+ * sets one of them does so before it takes the ring's lock to read the tail (a consumer that finds
+ * the ring empty raises {@link #stalled}, a disconnect sets the state, before {@link #flushRecvs};
+ * watermarks change under the ring's lock). So one of the two sees the other, no wake-up is lost,
+ * and a post issues no fence beyond taking the ring's lock.
  *
- * <p>Lock order: the connection's lock before the ring's. Control calls that must see the ring
- * still (watermarks, dat_ep_modify, a free) hold both.
+ * <p>Lock order: Endpoint locks before the ring's. Control calls that must see the ring still
+ * (watermarks, dat_ep_modify, a free) hold both.
  */
 final class EpReceives {
 
@@ -49,10 +55,13 @@ final class EpReceives {
     final SpinLock ringLock = new SpinLock();
     /** The slots; replaced only with both locks held (dat_ep_modify). */
     Wr.Recv[] recvs;
-    // the consumer's line: written under the connection's lock
+    // the head's line: written under the consumer's lock, read by posts that find the ring full
     /** The sequence of the first receive not yet completed; its slot is free once it moves past. */
     @SuppressWarnings("unused") // through HEAD
     private volatile long head;
+    @SuppressWarnings("unused")
+    private long c1, c2, c3, c4, c5, c6, c7;
+    // the consumer's own line, which no post reads: its writes never wait for a post's read of the head
     /**
      * The sequence + 1 of the ring slot the consumer took and has not completed, or 0: a long, so
      * that it lies on this line and not among the references a post reads.
@@ -60,10 +69,10 @@ final class EpReceives {
     private long takenAt;
     /** The consumer's copy of {@link #tail}, read again only when it says the ring is empty. */
     private long tailCache;
+    @SuppressWarnings("unused")
+    private long d1, d2, d3, d4, d5, d6, d7;
     /** Receives of this Endpoint's ring that its wire took and holds while their payload lands. */
     private int recvsOnWire;
-    @SuppressWarnings("unused")
-    private long c1, c2, c3, c4, c5, c6, c7;
     // the producers' line: written under the ring's lock
     /** The sequence just past the last receive posted. */
     @SuppressWarnings("unused") // through TAIL
@@ -81,6 +90,8 @@ final class EpReceives {
     private final Wr.Recv srqScratch;
     /** Set when a peer's send waits for an SRQ buffer of this Endpoint. */
     volatile boolean inboundStalled;
+    /** The SRQ buffer a local sender took crossed the hard watermark; under the consumer's lock. */
+    private boolean takeBroke;
 
     EpReceives(SimEndpoint ep, EpAttributes attrs, SimSrq srq) {
         this.ep = ep;
@@ -166,52 +177,77 @@ final class EpReceives {
     }
 
     /**
-     * What a post needs the consumer side for, under the connection's lock: the flush of a
-     * {@code DISCONNECTED} Endpoint, the hard watermark, a message waiting for this receive.
+     * What a post needs an Endpoint lock for: the flush of a {@code DISCONNECTED} Endpoint and the
+     * hard watermark (both Endpoints' locks: a local peer's guards the receives it takes), a
+     * message waiting for this receive (the consumer's lock only).
      *
      * @return whether the hard watermark broke the connection
      */
     private boolean afterPost() {
-        SpinLock l = ep.acquire();
-        try {
-            if (ep.state == EpState.DISCONNECTED) {
-                flushRecvs();
-                return false;
-            }
-            // a receive posted is a buffer held (dat_ep_recv_query(3DAT)): checked here, before a
-            // waiting send takes it, so that one JVM breaks as a transport does, whose send comes later
-            if (ep.watermarks.breakIfOverHard()) { // flushes this receive with the others
-                return true;
-            }
-            if ((long) STALLED.getVolatile(this) != 0) {
-                STALLED.setVolatile(this, 0L);
-                Wire w = ep.wire;
-                if (w != null) {
-                    w.receivesAvailable(ep); // a send waiting for this receive goes on
+        if (ep.state == EpState.DISCONNECTED || ep.watermarks.hardSet()) {
+            SimEndpoint peer = ep.lockConnection();
+            try {
+                if (ep.state == EpState.DISCONNECTED) {
+                    flushRecvs(); // off its wire: the ring's consumer is this Endpoint
+                    return false;
                 }
+                // a receive posted is a buffer held (dat_ep_recv_query(3DAT)): checked here, before a
+                // waiting send takes it, so that one JVM breaks as a transport does, whose send comes later
+                if (ep.watermarks.breakIfOverHard()) { // flushes this receive with the others
+                    return true;
+                }
+            } finally {
+                ep.unlockConnection(peer);
             }
-            return false;
-        } finally {
-            l.unlock();
         }
+        if ((long) STALLED.getVolatile(this) != 0) {
+            resumeSender(false);
+        }
+        return false;
     }
 
     /** An SRQ got a buffer while a send to this Endpoint waited for one. */
     void resumeInbound() {
-        SpinLock l = ep.acquire();
+        resumeSender(true);
+    }
+
+    /**
+     * A receive became available while a message for this Endpoint waited: under the consumer's
+     * lock (the sender's, for a local wire), the stall is cleared and the wire carries the waiting
+     * message on. A local sender's wire then finishes, without that lock, an end the message found
+     * ({@link Wire#transmitNow}). The caller holds no Endpoint lock.
+     *
+     * @param inbound whether an SRQ buffer came ({@link #inboundStalled}), else a posted receive ({@link #stalled})
+     */
+    private void resumeSender(boolean inbound) {
+        Wire w = ep.wire;
+        SimEndpoint sender = w == null ? null : w.localPeer(ep);
+        SimEndpoint consumer = sender == null ? ep : sender;
+        boolean resumed = false;
+        SpinLock l = consumer.acquire();
         try {
-            inboundStalled = false;
-            Wire w = ep.wire;
-            if (w != null) {
-                w.receivesAvailable(ep);
+            if (ep.wire == w) { // the wire, and with it the consumer, changes only with its lock held
+                if (inbound) {
+                    inboundStalled = false;
+                    resumed = true;
+                } else if ((long) STALLED.getVolatile(this) != 0) {
+                    STALLED.setVolatile(this, 0L);
+                    resumed = true;
+                }
+                if (resumed && w != null) {
+                    w.receivesAvailable(ep); // a send waiting for this receive goes on
+                }
             }
         } finally {
             l.unlock();
         }
+        if (resumed && sender != null) {
+            w.transmitNow(sender);
+        }
     }
 
     // ---------------------------------------------------------------------------------------------
-    // the consumer: the wire, with the connection's lock held
+    // the consumer: the wire, with the consumer's lock held (see the class comment)
     // ---------------------------------------------------------------------------------------------
 
     /**
@@ -239,11 +275,23 @@ final class EpReceives {
         if (ep.watermarks.srqBufferTaken()) {
             // the buffer is this Endpoint's now: it completes flushed, before the break's flush
             completeRecv(srqScratch, DtoCompletionStatus.ERR_FLUSHED, 0, false);
+            Wire w = ep.wire;
+            if (w != null && w.localPeer(ep) != null) {
+                takeBroke = true; // the local sender holds its own lock only: it breaks the connection after it
+                return null;
+            }
             ep.breakConnection();
             ep.postBrokenEvent();
             return null;
         }
         return srqScratch;
+    }
+
+    /** Whether {@link #takeRecv} found the hard watermark crossed instead of a receive; clears it. Under the consumer's lock. */
+    boolean takeBroke() {
+        boolean b = takeBroke;
+        takeBroke = false;
+        return b;
     }
 
     /**
@@ -302,7 +350,7 @@ final class EpReceives {
         return true;
     }
 
-    /** Generates a receive completion; with the lock held. */
+    /** Generates a receive completion; with the consumer's lock held. */
     public void completeRecv(Wr.Recv rv, int status, long len, boolean solicited) {
         completeRecv(rv, status, len, solicited, false, 0);
     }
@@ -336,16 +384,17 @@ final class EpReceives {
         }
         SimSrq from = rv.srq;
         long cookie = rv.cookie;
+        // the record is claimed first: the EVD lock's atomic instruction then does not wait for the
+        // head's line, which the posting thread reads when its ring is full (see SimEvd#claimDto)
+        int record = evd == null ? -1 : evd.claimDto(from);
         if (takenAt != 0 && rv == slot(takenAt - 1)) {
             // the slot is free before its completion is seen: the consumer who dequeues it may repost at once
             releaseHead();
         }
-        if (evd != null && withImmediate) {
-            evd.postDto(IbExtension.IB_DTO_EVENT, ep, cookie, status, len, notify, from, IbExtension.RDMA_WRITE_IMMED_DATA,
-                    immediate);
-        } else if (evd != null) {
-            evd.postDto(ep, cookie, status, len, notify, from);
-        } else if (from != null) {
+        if (record >= 0) {
+            evd.publishDto(record, withImmediate ? IbExtension.IB_DTO_EVENT : EventNumber.DTO_COMPLETION_EVENT, ep, cookie, status,
+                    len, notify, from, withImmediate ? IbExtension.RDMA_WRITE_IMMED_DATA : 0, immediate);
+        } else if (evd == null && from != null) {
             from.reaped();
         }
         if (from != null) {
@@ -366,8 +415,9 @@ final class EpReceives {
     }
 
     /**
-     * Flushes every posted receive; with the lock held, not the ring's. A post after this saw the
-     * state the caller set (see the class comment) and flushes its receive itself.
+     * Flushes every posted receive; with the consumer's lock held (both Endpoints' locks while on
+     * a local wire), not the ring's. A post after this saw the state the caller set (see the class
+     * comment) and flushes its receive itself.
      */
     void flushRecvs() {
         flushRecvsTo(ep.srq != null ? 0 : lockedTail());
@@ -400,7 +450,7 @@ final class EpReceives {
         return (int) ((long) TAIL.getVolatile(this) - (long) HEAD.getVolatile(this));
     }
 
-    /** The receive buffers this Endpoint holds (dat_ep_recv_query(3DAT)): posted, or taken from its SRQ; with the lock held. */
+    /** The receive buffers this Endpoint holds (dat_ep_recv_query(3DAT)): posted, or taken from its SRQ; with the Endpoint's and the consumer's locks held. */
     int recvBuffersHeld() {
         return ep.srq == null ? postedCount() + recvsOnWire : ep.watermarks.srqBuffersHeld();
     }

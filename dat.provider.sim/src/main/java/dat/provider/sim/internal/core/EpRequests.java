@@ -241,6 +241,7 @@ final class EpRequests {
         if (ep.freed || !ep.ia.usable()) {
             return ep.invalidCode();
         }
+        Wire transmitAfter = null;
         SpinLock l = ep.acquire();
         try {
             EpState s = ep.state;
@@ -263,12 +264,18 @@ final class EpRequests {
             if (s == EpState.DISCONNECTED) {
                 flushRequests();
             } else {
-                ep.requestsChanged();
+                Wire w = ep.wire;
+                if (w != null && w.requestsQueued(ep, false)) {
+                    transmitAfter = w; // an end the queue found, which needs no lock held
+                }
             }
-            return OK;
         } finally {
             l.unlock();
         }
+        if (transmitAfter != null) {
+            transmitAfter.transmitNow(ep);
+        }
+        return OK;
     }
 
     /** Requests queued and not completed; with the lock held. */

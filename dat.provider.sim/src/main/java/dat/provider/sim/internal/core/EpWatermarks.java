@@ -11,8 +11,9 @@ import dat.api.EventNumber;
  * holds are its posted receives, or the SRQ buffers it took. Crossing the soft high watermark
  * posts one asynchronous event per setting; holding more than the hard high watermark while
  * connected breaks the connection. State guarded by the Endpoint's lock (a post's soft check by
- * its receive ring's lock, which a change of the watermarks also holds); the watermarks
- * themselves are volatile for the readers that do not take them.
+ * its receive ring's lock, which a change of the watermarks also holds; the SRQ buffers held by
+ * the lock of the sender that takes them, a local peer's in one JVM, so a change holds both
+ * Endpoints' locks); the watermarks themselves are volatile for the readers that do not take them.
  */
 final class EpWatermarks {
 
@@ -34,7 +35,7 @@ final class EpWatermarks {
         return hard != DatConstants.WATERMARK_INFINITE;
     }
 
-    /** SRQ buffers held; with the lock held. */
+    /** SRQ buffers held; with the lock of the sender into this Endpoint held. */
     int srqBuffersHeld() {
         return srqBuffersHeld;
     }
@@ -83,7 +84,7 @@ final class EpWatermarks {
         }
         boolean softEvent;
         boolean breakNow;
-        SpinLock l = ep.acquire();
+        SimEndpoint peer = ep.lockConnection(); // a local peer's lock guards the SRQ buffers it takes here
         try {
             ep.receives.ringLock.lock(); // no post counts meanwhile
             try {
@@ -97,7 +98,7 @@ final class EpWatermarks {
                 ep.breakConnection(); // without the ring's lock, which the flush of the receives takes
             }
         } finally {
-            l.unlock();
+            ep.unlockConnection(peer);
         }
         if (softEvent) {
             postSoftEvent();
@@ -152,7 +153,7 @@ final class EpWatermarks {
             return;
         }
         boolean broke;
-        SpinLock l = ep.acquire();
+        SimEndpoint peer = ep.lockConnection(); // a local peer's lock guards the SRQ buffers it takes here
         try {
             ep.receives.ringLock.lock();
             try {
@@ -164,7 +165,7 @@ final class EpWatermarks {
                 ep.breakConnection(); // without the ring's lock, which the flush of the receives takes
             }
         } finally {
-            l.unlock();
+            ep.unlockConnection(peer);
         }
         if (broke) {
             ep.postBrokenEvent();

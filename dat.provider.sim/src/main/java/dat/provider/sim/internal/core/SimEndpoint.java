@@ -21,6 +21,7 @@ import dat.api.ext.IbExtension;
 import dat.api.ext.ImmediateDataEndpoint;
 import java.net.InetSocketAddress;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An Endpoint: its work queues and completions (the data path), with its connection state
@@ -36,13 +37,18 @@ import java.util.Optional;
  * transport that pipelines requests holds a fenced one back until the RDMA reads before it
  * completed.
  *
- * <p><b>Locks.</b> An unconnected Endpoint has its own spin lock; the two Endpoints of a
- * connection in one JVM share one. The lock guards the request ring, the consumer side of the
- * receive ring and the wire's use of them, so a transfer takes exactly one lock, never one shared
- * with unrelated Endpoints. Receives are posted under the receive ring's own lock
- * ({@link EpReceives}), so a receiver reposting does not contend with the peer's sends. EVDs and
- * SRQs have their own inner locks. Connection management additionally holds the provider's CM
- * lock, taken first.
+ * <p><b>Locks.</b> Every Endpoint has its own spin lock, also while connected: it guards the
+ * request ring and the state the data path sees. The consumer side of the receive ring (taking,
+ * completing and flushing receives) is guarded by the lock of whoever sends into it: the
+ * Endpoint's own, or, while it is on a wire with a local peer ({@link Wire#localPeer}), the
+ * peer's. So a send in one JVM takes exactly one lock, the sender's, and the two threads of a
+ * ping-pong share none. What changes both Endpoints of such a connection (its end, watermarks,
+ * the status) holds both locks ({@link #lockConnection}, in a fixed order); the data path never
+ * waits for a second Endpoint lock while it holds one: an end it finds is left to the wire
+ * ({@link #endThrough}), which takes both once it let go. Receives are posted under the receive
+ * ring's own lock ({@link EpReceives}), so a receiver reposting does not contend with the peer's
+ * sends. EVDs and SRQs have their own inner locks. Connection management additionally holds the
+ * provider's CM lock, taken first.
  */
 public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndpoint, ImmediateDataEndpoint {
 
@@ -58,7 +64,11 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
     volatile SimEvd connectEvd;
     volatile EpAttributes attrs;
     volatile EpState state = EpState.UNCONNECTED;
-    volatile SpinLock lock = new SpinLock();
+    /** This Endpoint's lock, never shared with another Endpoint. */
+    final SpinLock lock = new SpinLock();
+    /** The order in which two Endpoints' locks are taken together ({@link #lockConnection}). */
+    private final long lockOrder = LOCK_ORDER.getAndIncrement();
+    private static final AtomicLong LOCK_ORDER = new AtomicLong();
     /**
      * The wire while connected (from the establishment until the Endpoint leaves it); written
      * under the lock, volatile for the target-side checks that read it without the lock.
@@ -192,19 +202,49 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
         return attrs.requestCompletionFlags() == CompletionFlags.UNSIGNALLED;
     }
 
-    /**
-     * Takes this Endpoint's current lock, following a switch to or from a connection's shared
-     * lock. Public for the wires, and for tests that hold it as a flush would.
-     */
+    /** Takes this Endpoint's lock. Public for the wires, and for tests that hold it as a flush would. */
     public SpinLock acquire() {
+        lock.lock();
+        return lock;
+    }
+
+    /**
+     * Takes this Endpoint's lock and, while it is on a wire with a local peer, the peer's too, in
+     * the fixed order of the two: what changes both Endpoints of such a connection (its end, the
+     * peer's receive ring seen from here) holds both. The caller holds no Endpoint lock.
+     *
+     * @return the peer whose lock is held as well, or {@code null}; for {@link #unlockConnection}
+     */
+    SimEndpoint lockConnection() {
         for (;;) {
-            SpinLock l = lock;
-            l.lock();
-            if (l == lock) {
-                return l;
+            Wire w = wire;
+            SimEndpoint p = w == null ? null : w.localPeer(this);
+            if (p == null) {
+                lock.lock();
+            } else {
+                lockBoth(this, p);
             }
-            l.unlock();
+            if (wire == w) {
+                return p; // a local wire is set and left only with both locks held
+            }
+            unlockConnection(p);
         }
+    }
+
+    /** Lets go of what {@link #lockConnection} took. */
+    void unlockConnection(SimEndpoint peer) {
+        if (peer != null) {
+            peer.lock.unlock();
+        }
+        lock.unlock();
+    }
+
+    /** Takes the locks of two Endpoints in their fixed order; the caller holds no Endpoint lock. */
+    static void lockBoth(SimEndpoint x, SimEndpoint y) {
+        SimEndpoint first = x.lockOrder < y.lockOrder ? x : y;
+        SimEndpoint second = first == x ? y : x;
+        first.lock.lock();
+        second.lock.lock();
     }
 
     // =============================================================================================
@@ -259,14 +299,6 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
     /** Posts an RMR bind work request (dat_rmr_bind(3DAT)); the RMR checked everything else. */
     int postBind(SimRmr rmr, SimRmr.Binding binding, long cookie, int flags) {
         return requests.postBind(rmr, binding, cookie, flags);
-    }
-
-    /** Requests were queued or may go on (a completion, a bind): the wire moves them. With the lock held. */
-    void requestsChanged() {
-        Wire w = wire;
-        if (w != null) {
-            w.requestsQueued(this, false);
-        }
     }
 
     // =============================================================================================
@@ -349,7 +381,8 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
 
     /**
      * Ends the connection on both sides: DISCONNECTED, everything flushed, the event on both
-     * connect EVDs (after the flushed completions). With the (shared) lock held.
+     * connect EVDs (after the flushed completions). With the lock held, and a local peer's too
+     * ({@link #lockConnection}).
      */
     public void disconnectBoth(int eventNumber) {
         Wire w = wire;
@@ -365,12 +398,12 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
         }
     }
 
-    /** A DTO error on this connection broke it (RDMA access error, length error, bind failure). With the lock held. */
+    /** A DTO error on this connection broke it (RDMA access error, length error, bind failure). As {@link #disconnectBoth}. */
     public void breakConnection() {
         disconnectBoth(EventNumber.CONNECTION_EVENT_BROKEN);
     }
 
-    /** A graceful disconnect whose requests all completed proceeds; with the lock held. */
+    /** A graceful disconnect whose requests all completed proceeds; as {@link #disconnectBoth}. */
     public boolean finishGraceful() {
         if (requests.reqCount == 0 && state == EpState.DISCONNECT_PENDING) {
             disconnectBoth(EventNumber.CONNECTION_EVENT_DISCONNECTED);
@@ -399,6 +432,41 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
         receives.flushRecvs();
     }
 
+    /**
+     * Ends a connection in one JVM that the data path found over (a DTO error broke it, a
+     * graceful disconnect's requests finished): the wire asks for it after it let go of the one
+     * lock it held, and this takes both. Nothing happens when the Endpoint left {@code w} meanwhile.
+     *
+     * @param w the wire the end was found on
+     * @param eventNumber the connection event of the end
+     * @param brokenAsync the Endpoint that also gets the asynchronous broken event (its hard
+     *     watermark broke the connection), or {@code null}
+     */
+    public void endThrough(Wire w, int eventNumber, SimEndpoint brokenAsync) {
+        boolean ended = false;
+        SimEndpoint p = lockConnection();
+        try {
+            if (wire == w && (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING)) {
+                disconnectBoth(eventNumber);
+                ended = true;
+            }
+        } finally {
+            unlockConnection(p);
+        }
+        if (ended && brokenAsync != null) {
+            brokenAsync.postBrokenEvent();
+        }
+    }
+
+    /**
+     * Whether the last {@link #takeRecv} that found nothing found an SRQ buffer over the hard
+     * watermark instead: the connection must break ({@link #endThrough}). Clears the mark; with
+     * the lock of the sender into this Endpoint held.
+     */
+    public boolean takeBrokeConnection() {
+        return receives.takeBroke();
+    }
+
     void postConnectionEvent(int connectionEvent) {
         SimEvd evd = connectEvd;
         if (evd != null) {
@@ -408,16 +476,14 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
 
     /** The provider is going away: flush everything, no connection events (the IA event says it). */
     void flushForCatastrophe() {
-        SpinLock l = acquire();
+        SimEndpoint p = lockConnection();
         try {
-            Wire w = wire;
-            SimEndpoint p = w == null ? null : w.localPeer(this);
             goDisconnected(false);
             if (p != null) {
                 p.goDisconnected(false);
             }
         } finally {
-            l.unlock();
+            unlockConnection(p);
         }
         connection.abandonAttempt();
     }
@@ -478,23 +544,23 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
     @Override
     public EpStatus getStatus() {
         checkOpen();
-        SpinLock l = acquire();
+        SimEndpoint p = lockConnection(); // the peer's lock guards the receives it takes
         try {
             return new EpStatus(state, receives.recvBuffersHeld() == 0, requests.reqCount == 0);
         } finally {
-            l.unlock();
+            unlockConnection(p);
         }
     }
 
     @Override
     public EpRecvInfo recvQuery() {
         checkOpen();
-        SpinLock l = acquire();
+        SimEndpoint p = lockConnection(); // the peer's lock guards the receives it takes
         try {
             int n = recvBuffersHeld();
             return new EpRecvInfo(n, n);
         } finally {
-            l.unlock();
+            unlockConnection(p);
         }
     }
 

@@ -120,9 +120,26 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
     void postDto(int number, SimEndpoint ep, long cookie, int status, long length, boolean notify, SimSrq srq, int extensionType,
             int immediate) {
         int i = claimOrLose(srq);
-        if (i < 0) {
-            return;
+        if (i >= 0) {
+            publishDto(i, number, ep, cookie, status, length, notify, srq, extensionType, immediate);
         }
+    }
+
+    /**
+     * The first half of {@link #postDto} for a producer with a store to make between claiming the
+     * record and publishing it: the producers' lock is then taken before that store, whose cache
+     * line transfer so overlaps the record's instead of holding up the lock's atomic instruction.
+     *
+     * @param srq the SRQ of a receive completion's buffer, given back when the event is lost; or {@code null}
+     * @return the record's index for {@link #publishDto}, or -1 when the event is lost (nothing held)
+     */
+    int claimDto(SimSrq srq) {
+        return claimOrLose(srq);
+    }
+
+    /** The second half of {@link #postDto}: fills and publishes the record {@link #claimDto} gave, and lets go of the lock. */
+    void publishDto(int i, int number, SimEndpoint ep, long cookie, int status, long length, boolean notify, SimSrq srq,
+            int extensionType, int immediate) {
         counters.completed(status, length);
         queue.putDto(i, ep, cookie, status, length, srq);
         if (number != EventNumber.DTO_COMPLETION_EVENT) {

@@ -8,7 +8,8 @@ package dat.provider.sim.internal.core;
  * until it leaves it, and never asks which kind it holds.
  *
  * <p>Every method but {@link #transmitNow} is called with the Endpoint's lock held
- * ({@link SimEndpoint#acquire}) and must not block.
+ * ({@link SimEndpoint#acquire}), {@link #receivesAvailable} with the lock of the Endpoint that
+ * sends into the receives (a local peer's, else the Endpoint's own), and none may block.
  */
 public interface Wire {
 
@@ -24,7 +25,9 @@ public interface Wire {
 
     /**
      * A posting thread, after {@link #requestsQueued} asked for it and the Endpoint's lock was
-     * released: moves the request it posted itself when it can. Never blocks, never throws.
+     * released: moves the request it posted itself when it can. A wire with a local peer is also
+     * called after {@link #receivesAvailable} carried the peer's queue on, for the peer, once its
+     * lock was released. Never blocks on the peer, never throws.
      *
      * @param ep the Endpoint
      */
@@ -33,16 +36,18 @@ public interface Wire {
 
     /**
      * A receive buffer became available to {@code ep}: posted to it, or to its SRQ while a
-     * message for it waited.
+     * message for it waited. With the lock of the sender into {@code ep} held: the local peer's
+     * ({@link #localPeer}), else {@code ep}'s.
      *
      * @param ep the receiving Endpoint
      */
     void receivesAvailable(SimEndpoint ep);
 
     /**
-     * The other Endpoint of the connection when it is in this JVM and moves with this one (they
-     * share a lock and disconnect together); {@code null} when the peer is reached through a
-     * transport, where the peer learns of the end from the wire.
+     * The other Endpoint of the connection when it is in this JVM and moves with this one: its
+     * sends take this Endpoint's receives under its own lock, and the two disconnect together
+     * with both locks held ({@link SimEndpoint#lockConnection}); {@code null} when the peer is
+     * reached through a transport, where the peer learns of the end from the wire.
      *
      * @param ep one end
      * @return the other end, or {@code null}

@@ -3,6 +3,7 @@ package dat.provider.sim.internal.fabric;
 import dat.api.CompletionFlags;
 import dat.api.DtoCompletionStatus;
 import dat.api.EpState;
+import dat.api.EventNumber;
 import dat.api.MemPrivileges;
 import dat.provider.sim.internal.core.AtomicOperand;
 import dat.provider.sim.internal.core.RemoteWindow;
@@ -15,19 +16,32 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * A connection between two Endpoints of this JVM: a request executes on the thread that posts it
- * (or that posts the receive it waited for), with the two Endpoints' shared lock held. A send
+ * (or that posts the receive it waited for), with its own Endpoint's lock held and no other: that
+ * lock also guards the peer's receive ring as its consumer ({@link SimEndpoint#takeRecv}). A send
  * copies into the peer's first posted receive; an RDMA write or read checks the target side
  * ({@link SimEndpoint#remoteWindow}) and copies. One-sided operations so complete without the
  * target consumer calling into the provider, and every request is one memory copy.
+ *
+ * <p>An end the data path finds (a DTO error breaks the connection, a graceful disconnect's last
+ * request completed) needs both Endpoints' locks, which a thread holding one must not wait for:
+ * the wire marks it ({@link #ending}), no request of either Endpoint executes after the mark, and
+ * the thread ends the connection once it let go of its lock ({@link #transmitNow}), as does any
+ * other thread that finds the mark.
  */
 final class FabricWire implements Wire {
 
     private static final int DONE = 0;
     private static final int STALLED = 1;
     private static final int BROKEN = 2;
+    /** The peer's SRQ buffer crossed its hard watermark: broken, with the peer's asynchronous event. */
+    private static final int PEER_OVER_HARD = 3;
 
     private final SimEndpoint a;
     private final SimEndpoint b;
+    /** The connection event of an end the data path found, or 0 (see the class comment). */
+    private volatile int ending;
+    /** The Endpoint that also gets the asynchronous broken event of the end, or {@code null}. */
+    private SimEndpoint endingAsync;
 
     FabricWire(SimEndpoint a, SimEndpoint b) {
         this.a = a;
@@ -39,12 +53,29 @@ final class FabricWire implements Wire {
         return ep == a ? b : a;
     }
 
+    /** Executes the queue with {@code ep}'s lock held; asks for {@link #transmitNow} when an end is due. */
     @Override
     public boolean requestsQueued(SimEndpoint ep, boolean posted) {
         drain(ep);
-        return false;
+        return ending != 0;
     }
 
+    /** Ends the connection when the data path found its end; without a lock. */
+    @Override
+    public void transmitNow(SimEndpoint ep) {
+        if (ending == 0) {
+            return;
+        }
+        int event;
+        SimEndpoint async;
+        synchronized (this) {
+            event = ending;
+            async = endingAsync;
+        }
+        ep.endThrough(this, event, async);
+    }
+
+    /** With the lock of the peer of {@code ep}, the sender into its receives, held. */
     @Override
     public void receivesAvailable(SimEndpoint ep) {
         SimEndpoint sender = localPeer(ep);
@@ -55,15 +86,27 @@ final class FabricWire implements Wire {
 
     @Override
     public Wr.Recv leave(SimEndpoint ep, boolean broken) {
-        return null; // nothing in flight: every request executes under the lock
+        return null; // nothing in flight: every request executes under its Endpoint's lock, which the end holds
+    }
+
+    /** Marks the end the data path found; the first mark stays. */
+    private synchronized void markEnding(int eventNumber, SimEndpoint async) {
+        if (ending == 0) {
+            endingAsync = async;
+            ending = eventNumber;
+        }
     }
 
     /**
-     * Executes queued requests in order until the queue is empty or its head waits for a receive;
-     * a graceful disconnect whose requests finished then proceeds. With the shared lock held.
+     * Executes queued requests in order until the queue is empty, its head waits for a receive or
+     * an end is marked; a graceful disconnect whose requests finished then marks its end. With
+     * {@code ep}'s lock held.
      */
     private void drain(SimEndpoint ep) {
         while (ep.requestCount() > 0) {
+            if (ending != 0) {
+                return; // the end flushes what is queued
+            }
             EpState s = ep.state();
             if (s != EpState.CONNECTED && s != EpState.DISCONNECT_PENDING) {
                 ep.flushRequests();
@@ -83,19 +126,21 @@ final class FabricWire implements Wire {
             if (r == STALLED) {
                 return;
             }
-            if (r == BROKEN) {
-                ep.breakConnection();
+            if (r == BROKEN || r == PEER_OVER_HARD) {
+                markEnding(EventNumber.CONNECTION_EVENT_BROKEN, r == PEER_OVER_HARD ? localPeer(ep) : null);
                 return;
             }
         }
-        ep.finishGraceful();
+        if (ep.state() == EpState.DISCONNECT_PENDING && ending == 0) {
+            markEnding(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
+        }
     }
 
     private int executeSend(SimEndpoint ep, Wr.Request wr) {
         SimEndpoint p = localPeer(ep);
         Wr.Recv rv = p.takeRecv();
         if (rv == null) {
-            return STALLED;
+            return p.takeBrokeConnection() ? PEER_OVER_HARD : STALLED;
         }
         if (!wr.memoryValid()) {
             return localMemoryGone(ep, p, rv);
@@ -216,7 +261,7 @@ final class FabricWire implements Wire {
         }
         Wr.Recv rv = target.takeRecv();
         if (rv == null) {
-            return STALLED;
+            return target.takeBrokeConnection() ? PEER_OVER_HARD : STALLED;
         }
         if (!wr.memoryValid()) {
             return localMemoryGone(ep, target, rv);
