@@ -26,9 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * a read.
  *
  * <p><b>Waiting.</b> A waiter first spins, reading the CQ, for {@link OfiIa#SPIN_NANOS} (a
- * ping-pong's answer arrives within it; not after waits in a row that outlasted it,
- * {@link SpinWindow}), yielding after {@link OfiIa#YIELD_AFTER_NANOS} so that a peer on the same
- * core runs; then a platform thread blocks in its own {@code poll(2)} on the
+ * ping-pong's answer arrives within it), yielding after {@link OfiIa#YIELD_AFTER_NANOS} so that
+ * a peer on the same core runs; then a platform thread blocks in its own {@code poll(2)} on the
  * CQ's wait descriptor ({@link NativeWait}) and reads the CQ itself when it wakes: completions go
  * from libfabric to the consumer on the consumer's thread, and its reads drive libfabric's
  * progress. A virtual thread (which must not block in native code) or the waiter of an EVD that
@@ -61,8 +60,6 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
     private volatile boolean keptAfterFailure;
     /** When a consumer last read this EVD ({@link System#nanoTime()}). */
     private volatile long lastConsumerRead;
-    /** How long this EVD's waiter spins before it blocks; guarded by the lock. */
-    private final SpinWindow spinWindow = new SpinWindow();
 
     /** The completion queue, or {@code null} when the EVD takes no DTO completions. */
     final CompletionQueue cq;
@@ -224,13 +221,12 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             }
             waiter = Thread.currentThread();
             lastConsumerRead = start; // a wait whose first read finds its events reads the CQ too
-            long spinUntil = spinWindow.spinUntil(start);
+            long spinUntil = start + OfiIa.SPIN_NANOS;
             for (;;) {
                 int available = available();
                 if (available >= threshold) {
                     take(event);
                     event.setMoreEvents(available - 1);
-                    spinWindow.waited(System.nanoTime() - start);
                     return Codes.SUCCESS;
                 }
                 if (freed || !ia.isUsable()) {
@@ -244,7 +240,6 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                 }
                 long now = System.nanoTime();
                 if (deadline != Long.MAX_VALUE && deadline - now <= 0) {
-                    spinWindow.waited(now - start);
                     event.clear();
                     event.setMoreEvents(available);
                     return Codes.TIMEOUT_EXPIRED;
