@@ -12,6 +12,7 @@ import dat.provider.ofi.internal.ffi.Ops;
 import dat.provider.ofi.internal.ffi.Structs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The libfabric completion queue of one DTO EVD ({@code fi_cq_open}, {@code FI_CQ_FORMAT_DATA},
@@ -51,6 +52,13 @@ final class CompletionQueue {
     private final OfiEp endpoint;
     /** A waiter's own block on this CQ ({@link #openNativeWait}), or {@code null}. */
     private NativeWait nativeWait;
+    /**
+     * The DTOs libfabric holds whose completion comes here: the request queues of the endpoints
+     * that complete their requests on this CQ count theirs in it ({@link WorkSlots#countIn}).
+     */
+    final AtomicInteger posted = new AtomicInteger();
+    /** Set once an endpoint completes its receives here. */
+    private volatile boolean receives;
 
     /**
      * @param endpoint {@code null} for an EVD's CQ; the Endpoint for the CQ an SRQ Endpoint's
@@ -225,6 +233,23 @@ final class CompletionQueue {
         return slots.markQueued(token);
     }
 
+    /** An endpoint completes its receives on this CQ from now on. */
+    void takesReceives() {
+        receives = true;
+    }
+
+    /**
+     * Whether a read of the CQ finds nothing: no endpoint completes receives on it (which arrive
+     * unasked, and so does the data of a remote write with CQ data), and libfabric holds no DTO
+     * whose completion comes here. A request EVD's CQ after its sends all went by {@code fi_inject}
+     * is one: the consumer's dequeue of the provider's own completion of the send, and its next
+     * dequeue that finds the EVD empty, need no {@code fi_cq_read} (a call into libfabric's
+     * progress, an {@code epoll_wait} on tcp) between a ping-pong's receive and its next send.
+     */
+    boolean isIdle() {
+        return !receives && posted.get() == 0;
+    }
+
     /** Whether the ring has room for one more completion: an injected send's ({@link #addInjected}). */
     boolean hasRoom() {
         return count < capacity;
@@ -269,6 +294,9 @@ final class CompletionQueue {
     boolean take(DatEvent event, OfiEvd owner) {
         for (;;) {
             if (count == 0) {
+                if (isIdle()) {
+                    return false;
+                }
                 fill();
                 if (count == 0) {
                     return false;

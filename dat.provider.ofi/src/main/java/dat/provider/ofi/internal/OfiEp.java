@@ -75,6 +75,8 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
     private volatile EpAttributes attributes;
     final int ownerId;
     volatile WorkSlots sendSlots;
+    /** The CQ the connection's endpoint completes its requests on, whose count of DTOs in libfabric {@link #sendSlots} keeps. */
+    private CompletionQueue requestCq;
     volatile WorkSlots recvSlots;
     private final Posting posting;
     private final ReentrantLock postLock = new ReentrantLock();
@@ -305,8 +307,13 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                 throw Codes.fromNative(e, "ep");
             }
             if (srqCq != null) {
+                srqCq.takesReceives();
                 recvSide.attach(srqCq);
+            } else {
+                recvSide.cq.takesReceives();
             }
+            requestCq = sendSide.cq;
+            sendSlots.countIn(requestCq.posted);
             connection = made;
             posting.connected(made);
             ia.addCmTarget(made.ep, this);
@@ -651,7 +658,11 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                         + " while no DTO is posted to the Endpoint");
             }
             if (newQueues) {
+                sendSlots.countIn(null);
                 sendSlots = new WorkSlots(newAttributes.maxRequestDtos(), ownerId, false, 0);
+                if (connection != null) {
+                    sendSlots.countIn(requestCq.posted);
+                }
                 recvSlots = new WorkSlots(srq == null ? newAttributes.maxRecvDtos() : 1, ownerId, true, newAttributes.maxRecvIov());
                 posting.resizeStaging(recvSlots.capacity());
             }

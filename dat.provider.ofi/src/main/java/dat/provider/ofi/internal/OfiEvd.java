@@ -472,8 +472,16 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         return discarding || parked || cno != null || now - lastConsumerRead >= QUIET_NANOS && !ia.progressedElsewhere(this, now);
     }
 
-    /** Whether a consumer read this EVD's CQ within {@link #QUIET_NANOS}, or blocks on it. */
+    /**
+     * Whether a consumer read this EVD's CQ within {@link #QUIET_NANOS}, or blocks on it: reads
+     * that progress libfabric's endpoints of the CQ. A dequeue of an idle CQ does not read it
+     * ({@link CompletionQueue#isIdle}), and progresses nothing.
+     */
     boolean readByConsumer(long now) {
+        CompletionQueue q = cq;
+        if (q != null && q.isIdle() && attached.length == 0 && !(nativeWait != null && nativeWait.isArmed())) {
+            return false;
+        }
         return now - lastConsumerRead < QUIET_NANOS || nativeWait != null && nativeWait.isArmed();
     }
 

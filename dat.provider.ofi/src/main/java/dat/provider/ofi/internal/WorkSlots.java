@@ -1,5 +1,7 @@
 package dat.provider.ofi.internal;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 /**
  * What the provider remembers about each posted DTO of one queue (an Endpoint's request or receive
  * queue, or an SRQ): the consumer's cookie, the DTO's kind and length, whether its success event
@@ -74,6 +76,8 @@ final class WorkSlots {
     private long posts;
     /** How many slots are posted (libfabric holds their DTO). */
     private int postedCount;
+    /** The count of the CQ these DTOs complete on ({@link #countIn}), kept with {@link #postedCount}; or {@code null}. */
+    private AtomicInteger cqPosted;
     private final int[] free;
     private int freeTop;
     private final long tokenBase;
@@ -117,6 +121,28 @@ final class WorkSlots {
         iovCounts = new int[maxIov == 0 ? 0 : capacity];
     }
 
+    /**
+     * Counts this queue's posted DTOs in {@code counter} from now on, and no longer in the one
+     * before: the count of the completion queue its connection's endpoint completes them on
+     * ({@link CompletionQueue#isIdle}).
+     */
+    synchronized void countIn(AtomicInteger counter) {
+        if (cqPosted != null) {
+            cqPosted.addAndGet(-postedCount);
+        }
+        cqPosted = counter;
+        if (counter != null) {
+            counter.addAndGet(postedCount);
+        }
+    }
+
+    private void posted(int change) {
+        postedCount += change;
+        if (cqPosted != null) {
+            cqPosted.addAndGet(change);
+        }
+    }
+
     /** @return a free slot, now posted, or -1 when the queue is full */
     synchronized int acquire() {
         if (freeTop == 0) {
@@ -124,7 +150,7 @@ final class WorkSlots {
         }
         int slot = free[--freeTop];
         states[slot] = POSTED;
-        postedCount++;
+        posted(1);
         postOrder[slot] = posts++;
         int next = (sequence[slot] + 1) & 0xFF;
         sequence[slot] = next;
@@ -154,7 +180,7 @@ final class WorkSlots {
             return false;
         }
         states[slot] = QUEUED;
-        postedCount--;
+        posted(-1);
         return true;
     }
 
@@ -182,7 +208,7 @@ final class WorkSlots {
 
     private void freeSlot(int slot) {
         if (states[slot] == POSTED) {
-            postedCount--;
+            posted(-1);
         }
         states[slot] = FREE;
         free[freeTop++] = slot;

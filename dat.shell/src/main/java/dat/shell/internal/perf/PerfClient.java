@@ -369,6 +369,18 @@ final class PerfClient {
     /** The connection rate's shortest warm-up: the connection path is called once per connection, and compiled after thousands. */
     private static final long CONNECTION_WARMUP_NANOS = 2_000_000_000L;
 
+    /** Chunks this large or larger stream in rounds of at least {@link #MIN_LARGE_ROUND_NANOS}. */
+    private static final long LARGE_CHUNK = 1 << 20;
+
+    /**
+     * The shortest round of a bandwidth point of {@link #LARGE_CHUNK}s, for every stream of the
+     * round alike. A window of them is a few writes (8 of 1 MiB, 2 of 4 MiB), which a round of the
+     * default 50 ms turns over about 15 times: one scheduling event of this 2-core machine then
+     * weighs on a round: single rounds of 1 MiB of one run ranged 0.70 to 1.06 times the NIO
+     * stream of the same round, NIO's own rounds 2.1 to 3.3 GB/s.
+     */
+    private static final long MIN_LARGE_ROUND_NANOS = 500_000_000L;
+
     /** The first bandwidth point's shortest warm-up of each stream ({@link #bandwidths}). */
     private static final long FIRST_STREAM_WARMUP_NANOS = 1_500_000_000L;
 
@@ -461,7 +473,7 @@ final class PerfClient {
      */
     private StreamRounds[] bandwidths(long size, boolean first) {
         int rounds = options.rounds();
-        long perRound = Math.max(1, options.measureNanos() / rounds);
+        long perRound = Math.max(size >= LARGE_CHUNK ? MIN_LARGE_ROUND_NANOS : 1, options.measureNanos() / rounds);
         long warmup = first ? Math.max(options.warmupNanos(), FIRST_STREAM_WARMUP_NANOS) : options.warmupNanos();
         Endpoint ep = connect(PerfServer.QUIET, size);
         try {

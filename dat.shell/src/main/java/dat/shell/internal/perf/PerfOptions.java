@@ -72,7 +72,8 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
                 description = "round trips per latency point (default 20000)")
         Integer iterations;
         @Option(names = "--time", paramLabel = "MS", converter = Positive.class, description = "measuring time per bandwidth point in ms"
-                + " (default 200; with --client, that long for each of DAT and NIO, split into --rounds alternating rounds)")
+                + " (default 200; with --client, that long for each of DAT and NIO, split into --rounds alternating rounds,"
+                + " each at least 500 ms for chunks of 1 MiB and more)")
         Integer time;
         @Option(names = "--rounds", paramLabel = "N", converter = Positive.class, description = "with --client: alternating rounds per"
                 + " bandwidth point (default 4, at most 100); each stream's figure is its median round, the ratio that of the medians")

@@ -1,0 +1,63 @@
+package dat.provider.ofi.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The count of DTOs libfabric holds that a request queue keeps in its CQ's counter
+ * ({@link WorkSlots#countIn}): a CQ whose count is 0 is not read by a dequeue, so the count must
+ * follow every way a DTO enters and leaves libfabric.
+ */
+class WorkSlotsTest {
+
+    @Test
+    void theCqCountFollowsPostsCompletionsAbandonsAndFlushes() {
+        WorkSlots slots = new WorkSlots(8, 1, false, 0);
+        AtomicInteger cq = new AtomicInteger();
+        slots.countIn(cq);
+
+        int a = slots.acquire();
+        int b = slots.acquire();
+        int c = slots.acquire();
+        assertThat(cq.get()).as("three posted").isEqualTo(3);
+
+        assertThat(slots.markQueued(slots.token(a))).isTrue();
+        assertThat(cq.get()).as("a completion read: its DTO left libfabric").isEqualTo(2);
+        assertThat(slots.markQueued(slots.token(a))).as("a duplicate").isFalse();
+        assertThat(cq.get()).isEqualTo(2);
+        assertThat(slots.release(slots.token(a))).isTrue();
+        assertThat(cq.get()).as("releasing a queued slot").isEqualTo(2);
+
+        slots.abandon(b);
+        assertThat(cq.get()).as("a post libfabric refused").isEqualTo(1);
+
+        assertThat(slots.release(slots.token(c))).as("a suppressed success, released as it is read").isTrue();
+        assertThat(cq.get()).isZero();
+
+        slots.acquire();
+        slots.acquire();
+        int[] out = new int[slots.capacity()];
+        assertThat(slots.takePosted(out)).isEqualTo(2);
+        assertThat(cq.get()).as("the teardown's flush").isZero();
+    }
+
+    @Test
+    void aNewCqTakesOverThePostedCount() {
+        WorkSlots slots = new WorkSlots(4, 1, false, 0);
+        AtomicInteger first = new AtomicInteger();
+        AtomicInteger second = new AtomicInteger();
+        slots.acquire();
+        slots.countIn(first);
+        assertThat(first.get()).as("a DTO posted before the count was attached").isEqualTo(1);
+        slots.countIn(second);
+        assertThat(first.get()).isZero();
+        assertThat(second.get()).isEqualTo(1);
+        slots.countIn(null);
+        assertThat(second.get()).isZero();
+        slots.acquire();
+        assertThat(second.get()).as("no count attached").isZero();
+        assertThat(slots.posted()).isEqualTo(2);
+    }
+}
