@@ -380,6 +380,9 @@ final class PerfServer implements AutoCloseable {
             EventDispatcher conn) {
         DatEvent event = new DatEvent();
         DatEvent drained = new DatEvent();
+        // a post copies its IOV (iov_ownership_on_return is the consumer's): one of each serves every message
+        LmrTriplet[] reply = {new LmrTriplet()};
+        LmrTriplet[] repost = {new LmrTriplet()};
         while (!closed) {
             if (conn.dequeue(event) == DatReturn.SUCCESS && event.eventNumber() != EventNumber.CONNECTION_EVENT_ESTABLISHED) {
                 return; // disconnected, broken or not accepted
@@ -392,7 +395,7 @@ final class PerfServer implements AutoCloseable {
                 }
                 continue;
             }
-            if (!echo(message, ep, recv, requests, event, drained)) {
+            if (!echo(message, ep, recv, requests, event, drained, reply, repost)) {
                 return;
             }
         }
@@ -404,7 +407,8 @@ final class PerfServer implements AutoCloseable {
      *
      * @return {@code false} when the receive was flushed: the client disconnected
      */
-    private boolean echo(long message, Endpoint ep, EventDispatcher recv, EventDispatcher requests, DatEvent event, DatEvent drained) {
+    private boolean echo(long message, Endpoint ep, EventDispatcher recv, EventDispatcher requests, DatEvent event, DatEvent drained,
+            LmrTriplet[] reply, LmrTriplet[] repost) {
         int code = recv.await(WAIT_MICROS, 1, event);
         if (code != DatReturn.SUCCESS) {
             return true;
@@ -413,11 +417,11 @@ final class PerfServer implements AutoCloseable {
             return false;
         }
         int slot = (int) event.userCookie();
-        LmrTriplet[] iov = {LmrTriplet.of(lmr, slot * message, event.transferredLength())};
+        reply[0].set(lmr, slot * message, event.transferredLength());
         // the ping-pong has one message in flight: the receive can be reposted at once
-        Spin.check(ep.postSend(1, iov, slot, CompletionFlags.DEFAULT), "dat_ep_post_send");
-        Spin.check(ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, slot * message, message)}, slot, CompletionFlags.DEFAULT),
-                "dat_ep_post_recv");
+        Spin.check(ep.postSend(1, reply, slot, CompletionFlags.DEFAULT), "dat_ep_post_send");
+        repost[0].set(lmr, slot * message, message);
+        Spin.check(ep.postRecv(1, repost, slot, CompletionFlags.DEFAULT), "dat_ep_post_recv");
         while (requests.dequeue(drained) == DatReturn.SUCCESS) {
             // send completions: nothing to do
         }
