@@ -1051,7 +1051,7 @@ class TcpDtoTest {
         fill(y.mem, span, 8, 42);
         // the ACK must fall due while x's batch is on its way: y's write is read within microseconds,
         // the batch takes milliseconds; tried again, should the batch have been quicker
-        for (int attempt = 0; attempt < 5 && wire.acksBetweenFrames() == 0; attempt++) {
+        for (int attempt = 0; attempt < 20 && wire.acksBetweenFrames() == 0; attempt++) {
             CountDownLatch release = new CountDownLatch(1);
             Thread holder = WireHooks.holdingTheWriteLock(wire, release);
             try {
