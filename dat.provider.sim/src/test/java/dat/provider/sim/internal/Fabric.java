@@ -50,13 +50,30 @@ public final class Fabric implements AutoCloseable {
         this(limits, "");
     }
 
+    /** The TCP transports of the IAs opened: none of their connections may end on an unexpected exception. */
+    private final java.util.Set<dat.provider.sim.internal.tcp.TcpTransport> tcp =
+            java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    private long unexpectedEndsExpected;
+
     public Fabric(SimLimits limits, String iaParams) {
         factory = new SimIaFactory(new ProviderSettings(List.of("sim0", "sim1"), limits, "backoff", 1000, 49152, 16384));
         this.iaParams = iaParams;
     }
 
     public InterfaceAdapter open(String name) {
-        return factory.openIa(new IaOpenRequest(name, 64, null, name.startsWith("sim") ? "" : iaParams));
+        InterfaceAdapter ia = factory.openIa(new IaOpenRequest(name, 64, null, name.startsWith("sim") ? "" : iaParams));
+        if (ia instanceof SimIa s && s.adapter().transport() instanceof dat.provider.sim.internal.tcp.TcpTransport t) {
+            tcp.add(t);
+        }
+        return ia;
+    }
+
+    /**
+     * A test that plants a defect on purpose: {@code n} TCP connections of this fabric's IAs end
+     * through the I/O agent's catch-all for an unexpected exception (otherwise none may, see {@link #close}).
+     */
+    public void expectUnexpectedEnds(long n) {
+        unexpectedEndsExpected = n;
     }
 
     public MemorySegment memory(long size) {
@@ -67,6 +84,10 @@ public final class Fabric implements AutoCloseable {
     public void close() {
         assertThat(factory.shutdown()).as("the provider thread ends").isTrue();
         arena.close();
+        // through the IAs' close too: a channel closed while its agent serves it is no defect
+        assertThat(tcp.stream().mapToLong(dat.provider.sim.internal.tcp.TcpTransport::unexpectedEnds).sum())
+                .as("TCP connections that ended on an unexpected exception (the I/O agent's log says which)")
+                .isEqualTo(unexpectedEndsExpected);
     }
 
     /** One side: IA, PZ, EVDs, an Endpoint and a registered buffer. */

@@ -5,6 +5,7 @@ import dat.provider.sim.internal.core.SimEvd;
 import dat.provider.sim.internal.core.WaitDriver;
 import dat.provider.sim.internal.shm.ShmPoller;
 import java.io.IOException;
+import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
@@ -154,6 +155,11 @@ final class IoAgent implements WaitDriver {
     private final Consumer<SelectionKey> dispatch = this::dispatch;
     /** The IA's shared-memory connections, polled every cycle. */
     private final ShmPoller rings;
+    /**
+     * Connections that ended through {@link #dispatch}'s catch-all (a defect: a peer's frame must
+     * end its connection through the wire's checks), for tests.
+     */
+    private final java.util.concurrent.atomic.AtomicLong unexpectedEnds = new java.util.concurrent.atomic.AtomicLong();
 
     /**
      * An agent, not started.
@@ -466,11 +472,18 @@ final class IoAgent implements WaitDriver {
             return;
         }
         Handler h = (Handler) key.attachment();
+        int readyOps;
         try {
-            h.ready(key.readyOps());
+            readyOps = key.readyOps();
+        } catch (CancelledKeyException closedMeanwhile) {
+            return; // another thread closed the channel since the select: its close ends what it served
+        }
+        try {
+            h.ready(readyOps);
         } catch (RuntimeException | Error e) {
             // a defect in one connection's handling, or an Error (no memory, a class that could not
             // be read): that connection ends, the agent and the IA's other connections go on
+            unexpectedEnds.incrementAndGet();
             TcpTransport.logQuietly(LOG, Level.WARNING, "dat.provider.sim: a TCP connection breaks on an unexpected exception", e);
             try {
                 h.failed();
@@ -478,6 +491,27 @@ final class IoAgent implements WaitDriver {
                 // it ends anyway
             }
         }
+    }
+
+    /**
+     * Sets the interest ops {@code set} of {@code k} and clears {@code clear}; a key that another
+     * thread's close cancelled (a consumer's disconnect, the IA's close) is left alone: that close
+     * ends what the channel served.
+     */
+    static void interest(SelectionKey k, int set, int clear) {
+        if (k == null) {
+            return;
+        }
+        try {
+            k.interestOps(k.interestOps() & ~clear | set);
+        } catch (CancelledKeyException closedMeanwhile) {
+            // see above
+        }
+    }
+
+    /** How many connections ended on an unexpected exception, for tests. */
+    long unexpectedEnds() {
+        return unexpectedEnds.get();
     }
 
     private void runCommands() {

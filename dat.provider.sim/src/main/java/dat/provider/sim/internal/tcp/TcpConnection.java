@@ -300,11 +300,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
 
     /** On the agent: OP_WRITE on or off while the output waits for the socket. */
     void writeInterest(boolean on) {
-        SelectionKey k = key;
-        if (k != null && k.isValid()) {
-            int ops = k.interestOps();
-            k.interestOps(on ? ops | SelectionKey.OP_WRITE : ops & ~SelectionKey.OP_WRITE);
-        }
+        IoAgent.interest(key, on ? SelectionKey.OP_WRITE : 0, on ? 0 : SelectionKey.OP_WRITE);
     }
 
     /** On the agent: the answer arrives, OP_READ. */
@@ -317,11 +313,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
      * answers, a refusal), so that bytes waiting in the socket do not make every select return.
      */
     void readInterest(boolean on) {
-        SelectionKey k = key;
-        if (k != null && k.isValid()) {
-            int ops = k.interestOps() & ~SelectionKey.OP_CONNECT;
-            k.interestOps(on ? ops | SelectionKey.OP_READ : ops & ~SelectionKey.OP_READ);
-        }
+        IoAgent.interest(key, on ? SelectionKey.OP_READ : 0, SelectionKey.OP_CONNECT | (on ? 0 : SelectionKey.OP_READ));
     }
 
     /** On the agent, after the output wrote answers: a receiver paused for a full ring goes on. */

@@ -136,6 +136,14 @@ public final class TcpTransport implements Transport.Bound {
         return agent;
     }
 
+    /**
+     * How many of this IA's connections ended through the I/O agent's catch-all for an unexpected
+     * exception: a defect, since a peer's frame ends its connection through the wire's checks. For tests.
+     */
+    public long unexpectedEnds() {
+        return agent.unexpectedEnds();
+    }
+
     ReceiveLowWater lowWater() {
         return lowWater;
     }

@@ -52,9 +52,22 @@ class TcpDtoTest {
     private final Fabric.Side a = pair.a;
     private final Fabric.Side b = pair.b;
 
+    /** The I/O agent's log, where its catch-all reports a connection that ends on an unexpected exception. */
+    private static final java.util.logging.Logger AGENT_LOG = java.util.logging.Logger.getLogger(IoAgent.class.getName());
+    /** What the catch-all logged while a defect planted on purpose ({@link #plantDefect}) was hit, else {@code null}. */
+    private java.util.List<java.util.logging.LogRecord> plantedDefectLog;
+    private java.util.logging.Handler plantedDefectCapture;
+
     @AfterEach
     void close() {
-        pair.close();
+        try {
+            pair.close(); // checks that no connection ended on an unexpected exception but a planted defect's
+        } finally {
+            if (plantedDefectCapture != null) {
+                AGENT_LOG.removeHandler(plantedDefectCapture);
+                AGENT_LOG.setUseParentHandlers(true);
+            }
+        }
     }
 
     private void connect(Endpoint passive) {
@@ -885,6 +898,7 @@ class TcpDtoTest {
         sendIntoTheDefect();
         assertThat(a.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
         assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        assertPlantedDefectHit(ArrayIndexOutOfBoundsException.class);
     }
 
     /**
@@ -898,10 +912,43 @@ class TcpDtoTest {
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 8)), 1, 0));
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 64, 8)), 2, 0));
         sendIntoTheDefect();
+        assertPlantedDefectHit(NullPointerException.class);
     }
 
-    /** A defect on purpose: a field of a part of b's connection ("receiver.rx", "landing.view") set by reflection. */
+    /** The connection ended through the I/O agent's catch-all, on the planted defect's exception. */
+    private void assertPlantedDefectHit(Class<? extends Throwable> planted) {
+        assertThat(transport(b).agent().unexpectedEnds()).as("b's connections that ended on an unexpected exception").isOne();
+        assertThat(plantedDefectLog).as("the catch-all's reports").hasSize(1);
+        assertThat(plantedDefectLog.get(0).getThrown()).isInstanceOf(planted);
+    }
+
+    /**
+     * A defect on purpose: a field of a part of b's connection ("receiver.rx", "landing.view") set by
+     * reflection. The I/O agent's report of it is captured (the build's output then shows a report
+     * of an unexpected exception only for a real defect), and {@link #close} checks it came once.
+     */
     private void plantDefect(String path, Object value) throws ReflectiveOperationException {
+        java.util.List<java.util.logging.LogRecord> log = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        plantedDefectLog = log;
+        plantedDefectCapture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                log.add(r);
+            }
+
+            @Override
+            public void flush() {
+                // nothing buffered
+            }
+
+            @Override
+            public void close() {
+                // nothing held
+            }
+        };
+        AGENT_LOG.addHandler(plantedDefectCapture);
+        AGENT_LOG.setUseParentHandlers(false);
+        fb.expectUnexpectedEnds(1);
         Object owner = transport(b).connections.iterator().next();
         String[] names = path.split("\\.");
         for (int i = 0; i < names.length; i++) {

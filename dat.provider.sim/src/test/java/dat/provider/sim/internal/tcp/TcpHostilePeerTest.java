@@ -67,6 +67,8 @@ class TcpHostilePeerTest {
 
     @AfterEach
     void close() {
+        // checks too that a peer's frame, however hostile, ended its connection through the wire's
+        // checks: none through the I/O agent's catch-all for a defect (which only logs)
         pair.close();
     }
 
@@ -945,6 +947,7 @@ class TcpHostilePeerTest {
         long millis = (System.nanoTime() - began) / 1_000_000;
         DataPhase.Tally tally = attack.tally;
         System.out.printf("data-phase fuzz (seed %d): %s in %d ms, %d good rounds meanwhile%n", DATA_SEED, tally, millis, round - 1);
+        assertThat(transport().agent().unexpectedEnds()).as("connections that ended on an unexpected exception").isZero();
         // every malformed frame was counted, and nothing else was
         assertThat(transport().violations.get() - violations).as("violations counted")
                 .isEqualTo(tally.counted + tally.flipsCounted - counted);

@@ -36,7 +36,10 @@ final class TcpPair implements AutoCloseable {
 
     @Override
     public void close() {
-        fa.close();
-        fb.close();
+        try {
+            fa.close();
+        } finally {
+            fb.close();
+        }
     }
 }
