@@ -30,6 +30,12 @@ final class PerfRunner {
 
     private static final long BUFFER = 16L << 20;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    /**
+     * The least warm-up of a latency figure: on two CPUs shared by two spinning threads the JIT
+     * takes a few hundred milliseconds to compile a post-and-complete path, and a figure measured
+     * before that times the interpreter (the first figure of a run read 3× its later value).
+     */
+    private static final long LATENCY_WARMUP_NANOS = 500_000_000L;
 
     private final DatRegistry registry;
     private final PerfOptions options;
@@ -159,7 +165,7 @@ final class PerfRunner {
 
     private Figure latency(ConnectedPair pair, long size, boolean rdmaWrite, double spinHalfRtt) {
         int iterations = options.latencyIterations();
-        // warmed up for at least as many round trips and as long as a bandwidth figure is: the first
+        // warmed up for at least a quarter of the round trips and LATENCY_WARMUP_NANOS: the first
         // latency figure of a run otherwise times code the JIT has not compiled yet (its compiler
         // threads share the two CPUs with two spinning threads)
         int minWarmup = Math.max(100, iterations / 4);
@@ -211,7 +217,7 @@ final class PerfRunner {
         pin(0);
         DatEvent event = new DatEvent();
         DatEvent drained = new DatEvent();
-        long warmupEnd = System.nanoTime() + options.warmupNanos();
+        long warmupEnd = System.nanoTime() + Math.max(options.warmupNanos(), LATENCY_WARMUP_NANOS);
         long warmup = -1;
         for (long i = 1; warmup < 0 || i <= warmup + iterations; i++) {
             long start = System.nanoTime();
