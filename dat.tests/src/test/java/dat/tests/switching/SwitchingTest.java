@@ -48,6 +48,15 @@ class SwitchingTest {
     private final List<SwitchEvent> switches = new CopyOnWriteArrayList<>();
     private IaSwitcher<LoopbackTraffic.OnIa> switcher;
 
+    /**
+     * The n-th switch the listener was told of (0-based). The switcher publishes a session before
+     * it tells its listeners, so a test that saw the session may still wait for the event.
+     */
+    private SwitchEvent told(int n) throws InterruptedException {
+        assertThat(eventually(10_000, () -> switches.size() > n)).as("switch %d told to the listener: %s", n, switches).isTrue();
+        return switches.get(n);
+    }
+
     private static boolean eventually(long millis, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + millis * 1_000_000;
         while (!condition.getAsBoolean()) {
@@ -131,9 +140,9 @@ class SwitchingTest {
         assertThat(switcher.provider().orElseThrow().iaName()).as("the other provider").isEqualTo("sim0");
         trafficFlows(100);
 
+        SwitchEvent moved = told(1);
         assertThat(switches).hasSize(2);
         assertThat(switches.get(0).cause()).isEqualTo(SwitchCause.INITIAL);
-        SwitchEvent moved = switches.get(1);
         assertThat(moved.cause()).isEqualTo(SwitchCause.PROVIDER_LEFT);
         assertThat(moved.from().iaName()).isEqualTo("metered-sim0");
         assertThat(moved.to().iaName()).isEqualTo("sim0");
@@ -160,7 +169,7 @@ class SwitchingTest {
         assertThat(eventually(20_000, () -> switcher.generation() == 2 && switcher.session() != null))
                 .as("a session on the returning provider: %s", switcher).isTrue();
         trafficFlows(50);
-        SwitchEvent resumed = switches.get(1);
+        SwitchEvent resumed = told(1);
         assertThat(resumed.cause()).isEqualTo(SwitchCause.PROVIDER_LEFT);
         assertThat(resumed.from().iaName()).isEqualTo("metered-sim0");
         assertThat(resumed.to().iaName()).isEqualTo("metered-sim0");
@@ -182,7 +191,7 @@ class SwitchingTest {
         assertThat(eventually(20_000, () -> switcher.generation() >= 2 && switcher.session() != null))
                 .as("a session once sim is back: %s", switcher).isTrue();
         trafficFlows(50);
-        SwitchEvent resumed = switches.get(1);
+        SwitchEvent resumed = told(1);
         assertThat(resumed.cause()).isIn(SwitchCause.PROVIDER_LEFT, SwitchCause.IA_FAILED);
         assertThat(resumed.from().iaName()).isEqualTo("metered-sim0");
         assertEverythingAccounted(resumed);
