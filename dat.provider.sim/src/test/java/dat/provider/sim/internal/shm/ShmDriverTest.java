@@ -8,8 +8,6 @@ import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.EventNumber;
 import dat.api.LmrTriplet;
-import dat.api.PspFlag;
-import dat.api.Qos;
 import dat.provider.sim.internal.Fabric;
 import dat.provider.sim.internal.core.ProviderSettings;
 import dat.provider.sim.internal.core.SimEvd;
@@ -41,12 +39,7 @@ class ShmDriverTest {
     }
 
     private void connect() {
-        b.ia.createPublicServicePoint(100, b.crEvd, PspFlag.CONSUMER);
-        a.ep.connect(b.address(), 100, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
-        b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(b.ep, null);
-        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        assertThat(b.ia.query().iaAttributes().transportAttributes()).containsEntry("shm.established", "1");
+        ShmDtoTest.connectOverSharedMemory(a, b);
     }
 
     private static ShmDriver driverOf(Fabric.Side s) {

@@ -50,8 +50,13 @@ class ShmDtoTest {
         fb.close();
     }
 
-    /** Side b listens, side a connects: both ESTABLISHED, over shared memory (the transport says so). */
     private void connect() {
+        connectOverSharedMemory(a, b);
+        assertThat(RingFiles.mapped()).as("the connection's ring file is mapped").isNotEmpty();
+    }
+
+    /** Side b listens, side a connects: both ESTABLISHED, over shared memory (the transport says so). */
+    static void connectOverSharedMemory(Fabric.Side a, Fabric.Side b) {
         b.ia.createPublicServicePoint(100, b.crEvd, PspFlag.CONSUMER);
         a.ep.connect(b.address(), 100, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
         b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(b.ep, null);
@@ -59,7 +64,6 @@ class ShmDtoTest {
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         assertThat(a.ia.query().iaAttributes().transportAttributes()).containsEntry("shm.established", "1");
         assertThat(b.ia.query().iaAttributes().transportAttributes()).containsEntry("shm.established", "1");
-        assertThat(RingFiles.mapped()).as("the connection's ring file is mapped").isNotEmpty();
     }
 
     private static LmrTriplet[] iov(LmrTriplet... t) {
