@@ -18,6 +18,7 @@ import java.util.BitSet;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntUnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -97,38 +98,33 @@ class LocalConnectionLocksTest {
     /** Posts {@link #DTOS} sends from {@code s}, reaping as it goes, until each completed once. */
     private static void sends(Fabric.Side s) {
         LmrTriplet[] iov = {LmrTriplet.of(s.lmr, 4096, 8)};
-        BitSet done = new BitSet(DTOS);
-        DatEvent e = new DatEvent();
-        int posted = 0;
-        while (done.cardinality() < DTOS) {
-            if (posted < DTOS) {
-                int rc = s.ep.postSend(1, iov, posted, 0);
-                if (rc == DatReturn.SUCCESS) {
-                    posted++;
-                } else {
-                    assertThat(DatReturn.typeOf(rc)).isEqualTo(DatReturn.INSUFFICIENT_RESOURCES);
-                }
-            }
-            reap(s.reqEvd, e, done, posted < DTOS);
-        }
+        postEachOnce(cookie -> s.ep.postSend(1, iov, cookie, 0), s.reqEvd);
     }
 
     /** {@link #sends} for receives. */
     private static void receives(Fabric.Side s) {
         LmrTriplet[] iov = {LmrTriplet.of(s.lmr, 0, 8)};
+        postEachOnce(cookie -> s.ep.postRecv(1, iov, cookie, 0), s.recvEvd);
+    }
+
+    /**
+     * Posts {@link #DTOS} DTOs with cookies 0, 1, ... ({@code post}: cookie to return code), reaping
+     * {@code evd} as it goes, until each completed once; a post the queue has no room for is tried again.
+     */
+    private static void postEachOnce(IntUnaryOperator post, EventDispatcher evd) {
         BitSet done = new BitSet(DTOS);
         DatEvent e = new DatEvent();
         int posted = 0;
         while (done.cardinality() < DTOS) {
             if (posted < DTOS) {
-                int rc = s.ep.postRecv(1, iov, posted, 0);
+                int rc = post.applyAsInt(posted);
                 if (rc == DatReturn.SUCCESS) {
                     posted++;
                 } else {
                     assertThat(DatReturn.typeOf(rc)).isEqualTo(DatReturn.INSUFFICIENT_RESOURCES);
                 }
             }
-            reap(s.recvEvd, e, done, posted < DTOS);
+            reap(evd, e, done, posted < DTOS);
         }
     }
 
