@@ -7,6 +7,7 @@ import dat.provider.sim.internal.core.Adapter;
 import dat.provider.sim.internal.core.ConnectAttempt;
 import dat.provider.sim.internal.core.RemoteWindow;
 import dat.provider.sim.internal.core.SimLimits;
+import dat.provider.sim.internal.core.SnapshotArrays;
 import dat.provider.sim.internal.core.Transport;
 import dat.provider.sim.internal.shm.ShmMode;
 import dat.provider.sim.internal.shm.ShmPoller;
@@ -17,10 +18,8 @@ import java.net.StandardSocketOptions;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -51,7 +50,12 @@ public final class TcpTransport implements Transport.Bound {
     private final InetSocketAddress address;
     private final IoAgent agent;
     private SelectionKey serverKey;
-    final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
+    /**
+     * The live connections, replaced whole under {@link #connectionsLock} (copy on write): the
+     * agent's periodic sweep reads them without a lock and without allocating an iterator.
+     */
+    private volatile TcpConnection[] connections = new TcpConnection[0];
+    private final Object connectionsLock = new Object();
     private volatile boolean closed;
     final long timeoutNanos;
     /** Connections ended for a protocol violation (malformed or misplaced frame): what the fuzz test counts. */
@@ -86,7 +90,7 @@ public final class TcpTransport implements Transport.Bound {
                 server.configureBlocking(false);
                 address = (InetSocketAddress) server.getLocalAddress();
                 long period = Math.max(1_000_000, Math.min(100_000_000, timeoutNanos / 8));
-                agent = new IoAgent("dat-sim-tcp-" + adapterName, period, this::periodic, () -> connections.size() <= 1, this.shm);
+                agent = new IoAgent("dat-sim-tcp-" + adapterName, period, this::periodic, () -> connections.length <= 1, this.shm);
             } catch (IOException | RuntimeException e) {
                 server.close();
                 throw e;
@@ -238,7 +242,7 @@ public final class TcpTransport implements Transport.Bound {
             TcpConnection c;
             try {
                 c = new TcpConnection(this, ch, null);
-                connections.add(c);
+                track(c);
                 c.accepted();
             } catch (IOException | RuntimeException | Error e) {
                 // no memory for its buffers, or a class that could not be read (out of
@@ -296,7 +300,22 @@ public final class TcpTransport implements Transport.Bound {
 
     /** The agent is done with a closed connection. */
     void forget(TcpConnection c) {
-        connections.remove(c);
+        synchronized (connectionsLock) {
+            connections = SnapshotArrays.without(connections, c);
+        }
+    }
+
+    private void track(TcpConnection c) {
+        synchronized (connectionsLock) {
+            TcpConnection[] more = Arrays.copyOf(connections, connections.length + 1);
+            more[connections.length] = c;
+            connections = more;
+        }
+    }
+
+    /** The live connections now, for tests. */
+    List<TcpConnection> connections() {
+        return List.of(connections);
     }
 
     /**
@@ -311,11 +330,11 @@ public final class TcpTransport implements Transport.Bound {
         }
         TcpConnection c = new TcpConnection(this, null, attempt);
         attempt.link = c;
-        connections.add(c);
+        track(c);
         try {
             c.open();
         } catch (IOException e) {
-            connections.remove(c);
+            forget(c);
             c.close();
             throw new IllegalStateException("no socket for the connection: " + e.getMessage(), e);
         }
@@ -330,8 +349,7 @@ public final class TcpTransport implements Transport.Bound {
     public boolean close() {
         closed = true;
         TcpConnection.closeQuietly(server);
-        List<TcpConnection> open = new ArrayList<>(connections);
-        for (TcpConnection c : open) {
+        for (TcpConnection c : connections) {
             c.close();
         }
         try {

@@ -309,14 +309,14 @@ class TcpDtoTest {
     @Test
     void anEvdsDriverIsItsIasAgent_whichKeepsNoClosedConnection() {
         connectAndFeed();
-        TcpConnection connection = transport(b).connections.iterator().next();
+        TcpConnection connection = transport(b).connections().iterator().next();
         assertThat(((SimEvd) b.recvEvd).driver()).as("the receive EVD's driver").isInstanceOf(IoAgent.class);
         connection.close();
         for (long deadline = System.nanoTime() + 5_000_000_000L;
-                transport(b).connections.contains(connection) && System.nanoTime() < deadline;) {
+                transport(b).connections().contains(connection) && System.nanoTime() < deadline;) {
             Thread.onSpinWait();
         }
-        assertThat(transport(b).connections).as("the agent's connections after the close").doesNotContain(connection);
+        assertThat(transport(b).connections()).as("the agent's connections after the close").doesNotContain(connection);
         assertThat(((SimEvd) b.recvEvd).driver()).as("the receive EVD's driver after the close").isInstanceOf(IoAgent.class);
     }
 
@@ -416,7 +416,7 @@ class TcpDtoTest {
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         for (long deadline = System.nanoTime() + 5_000_000_000L;
-                !(transport(a).connections.isEmpty() && transport(b).connections.isEmpty()) && System.nanoTime() < deadline;) {
+                !(transport(a).connections().isEmpty() && transport(b).connections().isEmpty()) && System.nanoTime() < deadline;) {
             Thread.onSpinWait();
         }
         // the EVDs' driver is the agent, whose connections are all that it keeps
@@ -949,7 +949,7 @@ class TcpDtoTest {
         AGENT_LOG.addHandler(plantedDefectCapture);
         AGENT_LOG.setUseParentHandlers(false);
         fb.expectUnexpectedEnds(1);
-        Object owner = transport(b).connections.iterator().next();
+        Object owner = transport(b).connections().iterator().next();
         String[] names = path.split("\\.");
         for (int i = 0; i < names.length; i++) {
             java.lang.reflect.Field f = owner.getClass().getDeclaredField(names[i]);
@@ -1023,7 +1023,7 @@ class TcpDtoTest {
     @Test
     void aQueuedPipelineIsGatheredIntoWritesOfSeveralFrames_andArrivesIntactInOrder() throws Exception {
         connect(b.ep);
-        TcpConnection wire = transport(a).connections.iterator().next();
+        TcpConnection wire = transport(a).connections().iterator().next();
         fill(a.mem, 0, 20_000, 31);
         fill(b.mem, 60_000, 5 * 100, 32);
         int requests = 40;
@@ -1093,7 +1093,7 @@ class TcpDtoTest {
         Fabric.Side x = fa.new Side("tcpX", null, span + 8);
         Fabric.Side y = fb.new Side("tcpY", null, span + 8);
         connectLarge(x, y);
-        TcpConnection wire = transport(x).connections.iterator().next();
+        TcpConnection wire = transport(x).connections().iterator().next();
         fill(x.mem, 0, (int) span, 41);
         fill(y.mem, span, 8, 42);
         // the ACK must fall due while x's batch is on its way: y's write is read within microseconds,
@@ -1137,7 +1137,7 @@ class TcpDtoTest {
     @Test
     void aFrameWhoseMemoryWentAwayInAGatheredBatch_isTheOneThatCompletesLOCAL_PROTECTION() throws Exception {
         connect(b.ep);
-        TcpConnection wire = transport(a).connections.iterator().next();
+        TcpConnection wire = transport(a).connections().iterator().next();
         Arena doomedArena = Arena.ofShared();
         MemorySegment doomedMemory = doomedArena.allocate(4096);
         LocalMemoryRegion doomed = a.ia.registerMemory(doomedMemory, a.pz, MemPrivileges.ALL);
@@ -1191,7 +1191,7 @@ class TcpDtoTest {
     @Test
     void freedMemory_isNotKeptReachable_whenTheFreeFoundTheWriteLockTaken() throws Exception {
         connect(b.ep);
-        TcpConnection wire = transport(a).connections.iterator().next();
+        TcpConnection wire = transport(a).connections().iterator().next();
         java.lang.ref.WeakReference<MemorySegment.Scope> scope = new java.lang.ref.WeakReference<>(writtenFromAndFreed(wire));
         collectUntilCleared(scope);
         assertThat(scope.get()).as("the freed memory is reclaimed").isNull();
@@ -1324,7 +1324,7 @@ class TcpDtoTest {
         active.connect(b.address(), 101, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
         var request = b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest();
         // the accept after the passive side's early allocation, so that it has to grow it
-        TcpConnection wire = transport(b).connections.iterator().next();
+        TcpConnection wire = transport(b).connections().iterator().next();
         assertThat(awaitField(wire, "responses")).as("the data path allocated early").isNotNull();
         assertThat(awaitField(wire, "scratchRecvIov")).isEqualTo(8);
         request.accept(passive, null);
@@ -1532,7 +1532,7 @@ class TcpDtoTest {
     void aReadWithAFreedLocalSegment_failsLocalProtection_evenWhereNoByteReachesIt() {
         connect(b.ep);
         LocalMemoryRegion spare = a.ia.registerMemory(fa.memory(64), a.pz, MemPrivileges.ALL);
-        TcpConnection target = transport(b).connections.iterator().next();
+        TcpConnection target = transport(b).connections().iterator().next();
         target.output.lock.lock(); // b's output holds the response back until the LMR is freed
         try {
             ok(a.ep.postRdmaRead(2, iov(LmrTriplet.of(a.lmr, 0, 64), LmrTriplet.of(spare, 0, 64)), 7,

@@ -110,7 +110,7 @@ class TcpFaultTest {
     @Test
     void aWriteCallFailingOnMemoryGone_whileAFlushWaitsForIt_endsForTheFlush() throws Exception {
         connectToRaw(rawAcceptor());
-        TcpConnection wire = transport(a).connections.iterator().next();
+        TcpConnection wire = transport(a).connections().iterator().next();
         java.lang.foreign.Arena doomedArena = java.lang.foreign.Arena.ofShared();
         var doomed = a.ia.registerMemory(doomedArena.allocate(4096), a.pz, dat.api.MemPrivileges.ALL);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
@@ -748,10 +748,10 @@ class TcpFaultTest {
                     old.getOutputStream().flush();
                     TcpTransport t = transport(side);
                     long deadline = System.nanoTime() + 5_000_000_000L;
-                    while (t.connections.size() > 1 && System.nanoTime() - deadline < 0) {
+                    while (t.connections().size() > 1 && System.nanoTime() - deadline < 0) {
                         Thread.sleep(10); // the old connection refuses the write and closes
                     }
-                    assertThat(t.connections).as("the new connection alone").hasSize(1);
+                    assertThat(t.connections()).as("the new connection alone").hasSize(1);
                     assertThat(side.mem.asSlice(0, 8).toArray(ValueLayout.JAVA_BYTE)).containsOnly((byte) 0);
                     assertThat(side.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
                 }
@@ -890,7 +890,7 @@ class TcpFaultTest {
                 halved[i] = (byte) (i * 3 | 1);
             }
             SimEvd evd = (SimEvd) a.recvEvd;
-            TcpConnection connection = transport(a).connections.iterator().next();
+            TcpConnection connection = transport(a).connections().iterator().next();
             IoAgent agent = transport(a).agent();
             java.io.OutputStream out = s.getOutputStream();
             DatEvent got = new DatEvent();
@@ -1095,7 +1095,7 @@ class TcpFaultTest {
      * @return the frames the consumer read meanwhile
      */
     private static long framesReadByAWaitEndingOnTime(Fabric.Side side, Socket peer, byte[] frames) throws Exception {
-        TcpConnection connection = ((TcpTransport) ((SimIa) side.ia).adapter().transport()).connections.iterator().next();
+        TcpConnection connection = ((TcpTransport) ((SimIa) side.ia).adapter().transport()).connections().iterator().next();
         long readBefore = connection.framesReadByConsumers();
         long[] codeAndMs = {-1, -1};
         Thread waiter = Thread.ofPlatform().start(() -> {
@@ -1232,10 +1232,10 @@ class TcpFaultTest {
 
     private static void awaitNoConnection(TcpTransport t) throws InterruptedException {
         long deadline = System.nanoTime() + 5_000_000_000L;
-        while (!t.connections.isEmpty() && System.nanoTime() - deadline < 0) {
+        while (!t.connections().isEmpty() && System.nanoTime() - deadline < 0) {
             Thread.sleep(10);
         }
-        assertThat(t.connections).as("the IA's connections, 5 s after the peer fell silent (timeout 300 ms)").isEmpty();
+        assertThat(t.connections()).as("the IA's connections, 5 s after the peer fell silent (timeout 300 ms)").isEmpty();
     }
 
     /**

@@ -315,10 +315,10 @@ class TcpHostilePeerTest {
         // the good pair still works, the IA holds no hostile connection, no thread was left behind
         goodRound(1_000_000);
         assertThat(target.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
-        while (t.connections.size() > 1 && System.nanoTime() < deadline) {
+        while (t.connections().size() > 1 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertThat(t.connections).hasSize(1);
+        assertThat(t.connections()).hasSize(1);
         footprint.assertFlat(t, HOSTILE + " hostile frames");
     }
 
@@ -961,10 +961,10 @@ class TcpHostilePeerTest {
                 assertThat(target.mem.get(ValueLayout.JAVA_BYTE, k)).as("the good pair's byte %d", k).isZero();
             }
         }
-        for (long deadline = System.nanoTime() + 5_000_000_000L; transport().connections.size() > 1 && System.nanoTime() < deadline;) {
+        for (long deadline = System.nanoTime() + 5_000_000_000L; transport().connections().size() > 1 && System.nanoTime() < deadline;) {
             Thread.sleep(10);
         }
-        assertThat(transport().connections).as("connections the IA holds after the fuzz").hasSize(1);
+        assertThat(transport().connections()).as("connections the IA holds after the fuzz").hasSize(1);
         attack.dropLastEvent();
         footprint.assertFlat(transport(), tally.frames + " data-phase frames");
     }

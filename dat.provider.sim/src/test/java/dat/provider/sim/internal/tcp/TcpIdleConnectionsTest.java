@@ -71,10 +71,10 @@ class TcpIdleConnectionsTest {
             idle.add(new Socket(host, port));
         }
         for (long deadline = System.nanoTime() + 10_000_000_000L;
-                transport(b).connections.size() < IDLE + 1 && System.nanoTime() < deadline;) {
+                transport(b).connections().size() < IDLE + 1 && System.nanoTime() < deadline;) {
             Thread.sleep(5);
         }
-        assertThat(transport(b).connections).as("connections the IA accepted").hasSize(IDLE + 1);
+        assertThat(transport(b).connections()).as("connections the IA accepted").hasSize(IDLE + 1);
         int threadsWith = ManagementFactory.getThreadMXBean().getThreadCount();
         assertThat(threadsWith - threadsBefore).as("threads added by %d idle sockets", IDLE).isLessThanOrEqualTo(4);
 
@@ -85,7 +85,7 @@ class TcpIdleConnectionsTest {
         do {
             exchange(++rounds, 20);
             if (rounds == 1) {
-                heldDuringFirst = transport(b).connections.size();
+                heldDuringFirst = transport(b).connections().size();
             }
         } while ((System.nanoTime() - opened) / 1_000_000 < TIMEOUT_MS / 2);
         assertThat(heldDuringFirst).as("connections held while the pair exchanged").isEqualTo(IDLE + 1);
@@ -108,10 +108,10 @@ class TcpIdleConnectionsTest {
         long closedAfter = (System.nanoTime() - opened) / 1_000_000;
         assertThat(closedAfter).as("ms until every idle socket was closed").isGreaterThanOrEqualTo(TIMEOUT_MS);
         for (long deadline = System.nanoTime() + 5_000_000_000L;
-                transport(b).connections.size() > 1 && System.nanoTime() < deadline;) {
+                transport(b).connections().size() > 1 && System.nanoTime() < deadline;) {
             Thread.sleep(5);
         }
-        assertThat(transport(b).connections).as("connections left: the good one").hasSize(1);
+        assertThat(transport(b).connections()).as("connections left: the good one").hasSize(1);
         assertThat(transport(b).violations.get()).as("idle sockets closed by the timeout, counted").isEqualTo(IDLE);
         exchange(rounds + 1, 20);
         assertThat(ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore).as("threads added after all")
