@@ -13,6 +13,7 @@ import java.nio.channels.Selector;
 import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -113,7 +114,12 @@ final class IoAgent implements WaitDriver {
     /** Held by whoever runs the duty cycle: the agent's thread or a driving consumer. */
     private final ReentrantLock role = new ReentrantLock();
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
-    private final ConcurrentLinkedQueue<Output> flushes = new ConcurrentLinkedQueue<>();
+    /**
+     * The outputs to flush, a stack linked through {@link Output#nextFlush}: pushing one allocates
+     * nothing, and an output is in it at most once (its own flag admits one push until the agent's
+     * flush begins).
+     */
+    private final AtomicReference<Output> flushes = new AtomicReference<>();
     /** Work due at a time ({@link #at}); the role's holder only. */
     private final PriorityQueue<Timer> timers = new PriorityQueue<>();
     /** Flushes a driving consumer left for its next request to carry ({@link #defer}); the role's holder only. */
@@ -252,7 +258,11 @@ final class IoAgent implements WaitDriver {
 
     /** An output has bytes to write that its caller could not write itself: written in the next cycle. */
     void flushSoon(Output output) {
-        flushes.add(output);
+        Output top;
+        do {
+            top = flushes.get();
+            output.nextFlush = top;
+        } while (!flushes.compareAndSet(top, output));
         wake();
     }
 
@@ -348,7 +358,7 @@ final class IoAgent implements WaitDriver {
     }
 
     private boolean workQueued() {
-        return !commands.isEmpty() || !flushes.isEmpty();
+        return !commands.isEmpty() || flushes.get() != null;
     }
 
     private void parkInLease(long nanos) {
@@ -525,7 +535,10 @@ final class IoAgent implements WaitDriver {
     }
 
     private void runFlushes() {
-        for (Output o; (o = flushes.poll()) != null;) {
+        for (Output o = flushes.getAndSet(null), next; o != null; o = next) {
+            // read before the flush, which lets the output be pushed again
+            next = o.nextFlush;
+            o.nextFlush = null;
             try {
                 o.flushFromAgent();
             } catch (RuntimeException | Error e) {
@@ -680,7 +693,7 @@ final class IoAgent implements WaitDriver {
             }
         }
         runCommands();
-        flushes.clear();
+        flushes.set(null);
         try {
             selector.close();
         } catch (IOException e) {
