@@ -112,15 +112,23 @@ final class PerfRunner {
 
     // ---- baselines -------------------------------------------------------------------------
 
-    /** A raw two-thread spin ping-pong over two padded longs: the floor for an in-JVM round trip. */
+    /**
+     * A raw two-thread spin ping-pong over two padded longs: the floor for an in-JVM round trip.
+     * Warmed up as a latency figure is (a quarter of the round trips, and for the warm-up time and
+     * {@link #LATENCY_WARMUP_NANOS} at least), on the same two pinned CPUs: it runs first, while the
+     * JIT's compiler threads still compile the launch on those CPUs, and timed after a count of
+     * round trips alone it measured the interpreter and the compilers, up to 5× its settled value.
+     */
     private double spinPingPongHalfRoundTrip() {
         AtomicLong ping = new AtomicLong();
         AtomicLong pong = new AtomicLong();
         int iterations = options.latencyIterations();
-        int warmup = iterations / 4;
+        int minWarmup = Math.max(100, iterations / 4);
         long[] samples = new long[iterations];
+        // the round trips the peer answers: unknown until the warm-up ends, then set once
+        AtomicLong total = new AtomicLong(Long.MAX_VALUE);
         CompletableFuture<Void> peer = onPeerThread(() -> {
-            for (long i = 1; i <= warmup + iterations; i++) {
+            for (long i = 1; i <= total.get(); i++) {
                 while (ping.get() != i) {
                     Thread.onSpinWait();
                 }
@@ -128,14 +136,20 @@ final class PerfRunner {
             }
         });
         pin(0);
-        for (int i = 1; i <= warmup + iterations; i++) {
+        long warmupEnd = System.nanoTime() + Math.max(options.warmupNanos(), LATENCY_WARMUP_NANOS);
+        long warmup = -1;
+        for (long i = 1; warmup < 0 || i <= warmup + iterations; i++) {
             long start = System.nanoTime();
             ping.set(i);
             while (pong.get() != i) {
                 Thread.onSpinWait();
             }
-            if (i > warmup) {
-                samples[i - warmup - 1] = System.nanoTime() - start;
+            long elapsed = System.nanoTime() - start;
+            if (warmup >= 0) {
+                samples[(int) (i - warmup - 1)] = elapsed;
+            } else if (i >= minWarmup && System.nanoTime() - warmupEnd >= 0) {
+                warmup = i;
+                total.set(i + iterations);
             }
         }
         join(peer);
