@@ -44,6 +44,11 @@ final class EventQueue {
     private static final int COOKIE = 1;
     private static final int LENGTH = 2;
     private static final int KIND = 3;
+    /**
+     * In a DTO completion's status half of {@link #KIND}: a receive of its Endpoint's own ring
+     * completed, whose slot the dequeue so counts as free ({@link EpReceives#reaped()}).
+     */
+    private static final long OWN_RECEIVE = 1L << 31;
     private static final VarHandle WORD = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle HEAD = FieldHandles.of(MethodHandles.lookup(), EventQueue.class, "head", long.class);
     private static final VarHandle TAIL = FieldHandles.of(MethodHandles.lookup(), EventQueue.class, "tail", long.class);
@@ -133,14 +138,18 @@ final class EventQueue {
         return r.index(t);
     }
 
-    /** A DTO completion's fields; its Endpoint written only where the record held another. */
-    void putDto(int i, SimEndpoint ep, long cookie, int status, long length, SimSrq srq) {
+    /**
+     * A DTO completion's fields; its Endpoint written only where the record held another.
+     * {@code ownReceive}: it completes a receive of the Endpoint's own ring (not an SRQ buffer).
+     */
+    void putDto(int i, SimEndpoint ep, long cookie, int status, long length, SimSrq srq, boolean ownReceive) {
         Ring r = ring;
         long[] w = r.words;
         int at = i * WORDS;
         w[at + COOKIE] = cookie;
         w[at + LENGTH] = length;
-        w[at + KIND] = status & 0xFFFF_FFFFL; // the number follows in publish
+        // the number follows in publish; a DTO status is a small non-negative code
+        w[at + KIND] = (status & 0x7FFF_FFFFL) | (ownReceive ? OWN_RECEIVE : 0);
         Object[] refs = r.refs;
         if (refs[2 * i] != ep) {
             refs[2 * i] = ep;
@@ -248,6 +257,10 @@ final class EventQueue {
             Object second = refs[2 * i + 1];
             if (number == EventNumber.DTO_COMPLETION_EVENT || number == IbExtension.IB_DTO_EVENT) {
                 SimEndpoint ep = (SimEndpoint) first;
+                status &= 0x7FFF_FFFF;
+                if ((kind & OWN_RECEIVE) != 0 && ep != null) {
+                    ep.receives.reaped(); // after the acquire of the sequence: the slot's last reader is done with it
+                }
                 if (number == EventNumber.DTO_COMPLETION_EVENT) {
                     event.setDtoCompletion(evd, ep, cookie, status, w[at + LENGTH]);
                 } else {
