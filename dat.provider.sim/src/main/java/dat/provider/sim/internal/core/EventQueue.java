@@ -15,8 +15,10 @@ import java.net.InetSocketAddress;
  *
  * <p><b>A record is four longs</b> of one {@code long[]}: the sequence that publishes it, the
  * cookie (a connection request's qualifier), the length, and the event number with the status (an
- * async error's reason). Two records share a cache line, and the consumer only reads them: a line
- * moves to the consumer once and comes back to a producer only as an invalidation. The objects of
+ * async error's reason; a DTO completion's status carries a flag for a receive of its Endpoint's
+ * own ring, which the dequeue counts for the ring's posts). Two records share a cache line, and
+ * the consumer only reads them: a line moves to the consumer once and comes back to a producer
+ * only as an invalidation. The objects of
  * an event live in a parallel {@code Object[]} (two per record: the Endpoint, RMR, handle, service
  * point or software pointer; the SRQ, CR or private data); what a rare event needs beyond that
  * (a connection request's address, an extension completion's type and immediate data) in arrays
