@@ -84,14 +84,18 @@ final class EpReceives {
     private volatile long tail;
     /** The producers' copy of {@link #head}, read again only when it says the ring is full. */
     private long headCache;
+    @SuppressWarnings("unused")
+    private long p1, p2, p3, p4, p5, p6;
+    // the EVD consumer's line: most often the posting thread's own; a consumer on another thread
+    // writes it without taking the producers' line from them
     /**
      * The receives of this ring whose completions were dequeued ({@link #reaped()}): a head the
-     * slots are free up to, written by the EVD's consumer, which is most often the posting thread.
+     * slots are free up to.
      */
     @SuppressWarnings("unused") // through REAPED
     private long reaped;
     @SuppressWarnings("unused")
-    private long p1, p2, p3, p4, p5;
+    private long r1, r2, r3, r4, r5, r6, r7;
     /** 1 while a message waits for a receive of this ring (set by the consumer, seen by posts). */
     @SuppressWarnings("unused") // through STALLED
     private volatile long stalled; // a long, so that it lies between the paddings (see SpinLock)
