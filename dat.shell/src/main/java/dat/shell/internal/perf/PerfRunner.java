@@ -12,7 +12,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -31,11 +33,13 @@ final class PerfRunner {
     private static final long BUFFER = 16L << 20;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     /**
-     * The least warm-up of a latency figure: on two CPUs shared by two spinning threads the JIT
-     * takes a few hundred milliseconds to compile a post-and-complete path, and a figure measured
-     * before that times the interpreter (the first figure of a run read 3× its later value).
+     * The least warm-up of a latency figure, and of the first throughput figure of each kind (a
+     * copy, each operation's bandwidth, the message rate): on two CPUs shared by two spinning
+     * threads the JIT takes a few hundred milliseconds to compile a post-and-complete path, and a
+     * figure measured before that times the interpreter (the first figure of a run read 3× its
+     * later value).
      */
-    private static final long LATENCY_WARMUP_NANOS = 500_000_000L;
+    private static final long JIT_WARMUP_NANOS = 500_000_000L;
 
     private final DatRegistry registry;
     private final PerfOptions options;
@@ -43,6 +47,8 @@ final class PerfRunner {
     private final List<Figure> figures = new ArrayList<>();
     private boolean pinned;
     private int cpus;
+    /** The kinds of throughput figure measured so far: the first of each gets the JIT's warm-up. */
+    private final Set<String> warmedUp = new HashSet<>();
 
     PerfRunner(DatRegistry registry, PerfOptions options, PrintStream out) {
         this.registry = registry;
@@ -112,15 +118,23 @@ final class PerfRunner {
 
     // ---- baselines -------------------------------------------------------------------------
 
-    /** A raw two-thread spin ping-pong over two padded longs: the floor for an in-JVM round trip. */
+    /**
+     * A raw two-thread spin ping-pong over two padded longs: the floor for an in-JVM round trip.
+     * Warmed up as a latency figure is (a quarter of the round trips, and for the warm-up time and
+     * {@link #JIT_WARMUP_NANOS} at least), on the same two pinned CPUs: it runs first, while the
+     * JIT's compiler threads still compile the launch on those CPUs, and timed after a count of
+     * round trips alone it could time code not compiled yet, or share its CPUs with the compilers.
+     */
     private double spinPingPongHalfRoundTrip() {
         AtomicLong ping = new AtomicLong();
         AtomicLong pong = new AtomicLong();
         int iterations = options.latencyIterations();
-        int warmup = iterations / 4;
+        int minWarmup = Math.max(100, iterations / 4);
         long[] samples = new long[iterations];
+        // the round trips the peer answers: unknown until the warm-up ends, then set once
+        AtomicLong total = new AtomicLong(Long.MAX_VALUE);
         CompletableFuture<Void> peer = onPeerThread(() -> {
-            for (long i = 1; i <= warmup + iterations; i++) {
+            for (long i = 1; i <= total.get(); i++) {
                 while (ping.get() != i) {
                     Thread.onSpinWait();
                 }
@@ -128,14 +142,20 @@ final class PerfRunner {
             }
         });
         pin(0);
-        for (int i = 1; i <= warmup + iterations; i++) {
+        long warmupEnd = System.nanoTime() + Math.max(options.warmupNanos(), JIT_WARMUP_NANOS);
+        long warmup = -1;
+        for (long i = 1; warmup < 0 || i <= warmup + iterations; i++) {
             long start = System.nanoTime();
             ping.set(i);
             while (pong.get() != i) {
                 Thread.onSpinWait();
             }
-            if (i > warmup) {
-                samples[i - warmup - 1] = System.nanoTime() - start;
+            long elapsed = System.nanoTime() - start;
+            if (warmup >= 0) {
+                samples[(int) (i - warmup - 1)] = elapsed;
+            } else if (i >= minWarmup && System.nanoTime() - warmupEnd >= 0) {
+                warmup = i;
+                total.set(i + iterations);
             }
         }
         join(peer);
@@ -151,9 +171,17 @@ final class PerfRunner {
      */
     private double memcpyBandwidth(ConnectedPair pair, long size) {
         CopyStream copies = new CopyStream(pair.memoryA, pair.memoryB, size, window(pair, size));
-        copies.run(options.warmupNanos());
+        copies.run(throughputWarmupNanos("copy"));
         long[] bytesAndNanos = copies.run(options.measureNanos());
         return (double) bytesAndNanos[0] / bytesAndNanos[1];
+    }
+
+    /**
+     * The warm-up of a throughput figure of {@code kind}: the run's warm-up time, and
+     * {@link #JIT_WARMUP_NANOS} at least for the first figure of the kind.
+     */
+    private long throughputWarmupNanos(String kind) {
+        return warmedUp.add(kind) ? Math.max(options.warmupNanos(), JIT_WARMUP_NANOS) : options.warmupNanos();
     }
 
     /** Outstanding operations of a bandwidth run: the queue depth, as far as half the buffer holds. */
@@ -165,7 +193,7 @@ final class PerfRunner {
 
     private Figure latency(ConnectedPair pair, long size, boolean rdmaWrite, double spinHalfRtt) {
         int iterations = options.latencyIterations();
-        // warmed up for at least a quarter of the round trips and LATENCY_WARMUP_NANOS: the first
+        // warmed up for at least a quarter of the round trips and JIT_WARMUP_NANOS: the first
         // latency figure of a run otherwise times code the JIT has not compiled yet (its compiler
         // threads share the two CPUs with two spinning threads)
         int minWarmup = Math.max(100, iterations / 4);
@@ -217,7 +245,7 @@ final class PerfRunner {
         pin(0);
         DatEvent event = new DatEvent();
         DatEvent drained = new DatEvent();
-        long warmupEnd = System.nanoTime() + Math.max(options.warmupNanos(), LATENCY_WARMUP_NANOS);
+        long warmupEnd = System.nanoTime() + Math.max(options.warmupNanos(), JIT_WARMUP_NANOS);
         long warmup = -1;
         for (long i = 1; warmup < 0 || i <= warmup + iterations; i++) {
             long start = System.nanoTime();
@@ -303,7 +331,7 @@ final class PerfRunner {
         DatEvent event = new DatEvent();
         int outstanding = 0;
         long completed = 0;
-        long warmupEnd = System.nanoTime() + options.warmupNanos();
+        long warmupEnd = System.nanoTime() + throughputWarmupNanos(op.name());
         long end = warmupEnd + options.measureNanos();
         long start = 0;
         long completedAtStart = 0;
@@ -381,7 +409,7 @@ final class PerfRunner {
         pin(0);
         DatEvent event = new DatEvent();
         long deadline = System.nanoTime() + 60_000_000_000L;
-        long warmupEnd = System.nanoTime() + options.warmupNanos();
+        long warmupEnd = System.nanoTime() + throughputWarmupNanos("message rate");
         long end = warmupEnd + options.measureNanos();
         long posted = 0;
         long credits = 0; // the sender's copy of receivesPosted, read again only when it runs out

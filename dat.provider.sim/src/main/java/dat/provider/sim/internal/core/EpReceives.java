@@ -28,7 +28,11 @@ import java.lang.invoke.VarHandle;
  * transport's wire, a flush after the Endpoint left its wire). The consumer frees a slot by moving
  * the head when the receive completes. So a post does not contend with the peer's sends, and the
  * two sides meet only in the slots and the two indices, each side reading the other's index again
- * only when its cached copy says the ring is empty (full). A local wire is set and left with both
+ * only when its cached copy says the ring is empty (full). A post that finds the ring full by its
+ * copy first reads the count of receives whose completions the EVD's consumer dequeued
+ * ({@link #reaped()}): a consumer that keeps its ring full reposts as it dequeues, on its own
+ * thread, and so reads the head's line, which the sender writes for every message, only when
+ * that count frees no slot. A local wire is set and left with both
  * Endpoints' locks held, so the consumer's lock hands over between the two with the wire.
  *
  * <p>A post takes an Endpoint lock only for what needs the consumer side: the Endpoint is
@@ -48,6 +52,7 @@ final class EpReceives {
     private static final int OK = DatReturn.SUCCESS;
     private static final VarHandle HEAD = FieldHandles.of(MethodHandles.lookup(), EpReceives.class, "head", long.class);
     private static final VarHandle TAIL = FieldHandles.of(MethodHandles.lookup(), EpReceives.class, "tail", long.class);
+    private static final VarHandle REAPED = FieldHandles.of(MethodHandles.lookup(), EpReceives.class, "reaped", long.class);
     private static final VarHandle STALLED = FieldHandles.of(MethodHandles.lookup(), EpReceives.class, "stalled", long.class);
 
     private final SimEndpoint ep;
@@ -81,6 +86,16 @@ final class EpReceives {
     private long headCache;
     @SuppressWarnings("unused")
     private long p1, p2, p3, p4, p5, p6;
+    // the EVD consumer's line: most often the posting thread's own; a consumer on another thread
+    // writes it without taking the producers' line from them
+    /**
+     * The receives of this ring whose completions were dequeued ({@link #reaped()}): a head the
+     * slots are free up to.
+     */
+    @SuppressWarnings("unused") // through REAPED
+    private long reaped;
+    @SuppressWarnings("unused")
+    private long r1, r2, r3, r4, r5, r6, r7;
     /** 1 while a message waits for a receive of this ring (set by the consumer, seen by posts). */
     @SuppressWarnings("unused") // through STALLED
     private volatile long stalled; // a long, so that it lies between the paddings (see SpinLock)
@@ -142,7 +157,7 @@ final class EpReceives {
             Wr.Recv[] ring = recvs;
             long t = tail;
             if (t - headCache >= ring.length) {
-                headCache = (long) HEAD.getAcquire(this);
+                headCache = freedHead(t, ring.length);
                 if (t - headCache >= ring.length) {
                     return DatReturn.error(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_MEMORY);
                 }
@@ -174,6 +189,27 @@ final class EpReceives {
             ep.postBrokenEvent();
         }
         return OK;
+    }
+
+    /**
+     * The head for a post that found the ring full by its cached copy: the receives reaped, when
+     * they free a slot, else the consumer's head. Every receive of the ring is freed (the head
+     * moved past it) before its completion is published, so the count reaped never passes the
+     * head; a post that reads it leaves alone the head's line, which the peer's sender writes for
+     * every message.
+     */
+    private long freedHead(long t, int length) {
+        long r = (long) REAPED.getAcquire(this);
+        return t - r < length ? r : (long) HEAD.getAcquire(this);
+    }
+
+    /**
+     * A completion of a receive of this ring was dequeued (the EVD's consumer, after the acquire
+     * that read it). Two consumers of different EVDs may lose a count to each other: the count is a
+     * lower bound of the head, and a lost one only sends a post to read the head.
+     */
+    void reaped() {
+        REAPED.setRelease(this, (long) REAPED.getOpaque(this) + 1);
     }
 
     /**
@@ -392,7 +428,7 @@ final class EpReceives {
             releaseHead();
         }
         if (record >= 0) {
-            evd.publishDto(record, withImmediate ? IbExtension.IB_DTO_EVENT : EventNumber.DTO_COMPLETION_EVENT, ep, cookie, status,
+            evd.publishRecv(record, withImmediate ? IbExtension.IB_DTO_EVENT : EventNumber.DTO_COMPLETION_EVENT, ep, cookie, status,
                     len, notify, from, withImmediate ? IbExtension.RDMA_WRITE_IMMED_DATA : 0, immediate);
         } else if (evd == null && from != null) {
             from.reaped();
@@ -466,18 +502,20 @@ final class EpReceives {
         return most;
     }
 
-    /** dat_ep_modify(3DAT): a ring of {@code n} slots of {@code iov} segments, the receives posted at its front. With both locks held. */
+    /**
+     * dat_ep_modify(3DAT): a ring of {@code n} slots of {@code iov} segments, the receives posted
+     * in it at their sequences, which go on: completions queued on the EVD still count for
+     * {@link #reaped()} in the numbering they were freed in. With both locks held.
+     */
     void resize(int n, int iov) {
         Wr.Recv[] fresh = newRecvs(n, iov);
         long h = (long) HEAD.getVolatile(this);
-        int count = (int) ((long) TAIL.getVolatile(this) - h);
-        for (int i = 0; i < count; i++) {
-            fresh[i].copyFrom(slot(h + i));
+        long t = (long) TAIL.getVolatile(this);
+        for (long s = h; s != t; s++) {
+            fresh[(int) (s % n)].copyFrom(slot(s));
         }
         recvs = fresh;
-        HEAD.setVolatile(this, 0L);
-        TAIL.setVolatile(this, (long) count);
-        headCache = 0;
-        tailCache = count;
+        headCache = h;
+        tailCache = t;
     }
 }

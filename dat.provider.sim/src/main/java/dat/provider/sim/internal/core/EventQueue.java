@@ -15,8 +15,10 @@ import java.net.InetSocketAddress;
  *
  * <p><b>A record is four longs</b> of one {@code long[]}: the sequence that publishes it, the
  * cookie (a connection request's qualifier), the length, and the event number with the status (an
- * async error's reason). Two records share a cache line, and the consumer only reads them: a line
- * moves to the consumer once and comes back to a producer only as an invalidation. The objects of
+ * async error's reason; a DTO completion's status carries a flag for a receive of its Endpoint's
+ * own ring, which the dequeue counts for the ring's posts). Two records share a cache line, and
+ * the consumer only reads them: a line moves to the consumer once and comes back to a producer
+ * only as an invalidation. The objects of
  * an event live in a parallel {@code Object[]} (two per record: the Endpoint, RMR, handle, service
  * point or software pointer; the SRQ, CR or private data); what a rare event needs beyond that
  * (a connection request's address, an extension completion's type and immediate data) in arrays
@@ -44,6 +46,11 @@ final class EventQueue {
     private static final int COOKIE = 1;
     private static final int LENGTH = 2;
     private static final int KIND = 3;
+    /**
+     * In a DTO completion's status half of {@link #KIND}: a receive of its Endpoint's own ring
+     * completed, whose slot the dequeue so counts as free ({@link EpReceives#reaped()}).
+     */
+    private static final long OWN_RECEIVE = 1L << 31;
     private static final VarHandle WORD = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle HEAD = FieldHandles.of(MethodHandles.lookup(), EventQueue.class, "head", long.class);
     private static final VarHandle TAIL = FieldHandles.of(MethodHandles.lookup(), EventQueue.class, "tail", long.class);
@@ -133,14 +140,18 @@ final class EventQueue {
         return r.index(t);
     }
 
-    /** A DTO completion's fields; its Endpoint written only where the record held another. */
-    void putDto(int i, SimEndpoint ep, long cookie, int status, long length, SimSrq srq) {
+    /**
+     * A DTO completion's fields; its Endpoint written only where the record held another.
+     * {@code ownReceive}: it completes a receive of the Endpoint's own ring (not an SRQ buffer).
+     */
+    void putDto(int i, SimEndpoint ep, long cookie, int status, long length, SimSrq srq, boolean ownReceive) {
         Ring r = ring;
         long[] w = r.words;
         int at = i * WORDS;
         w[at + COOKIE] = cookie;
         w[at + LENGTH] = length;
-        w[at + KIND] = status & 0xFFFF_FFFFL; // the number follows in publish
+        // the number follows in publish; a DTO status is a small non-negative code
+        w[at + KIND] = (status & 0x7FFF_FFFFL) | (ownReceive ? OWN_RECEIVE : 0);
         Object[] refs = r.refs;
         if (refs[2 * i] != ep) {
             refs[2 * i] = ep;
@@ -248,6 +259,10 @@ final class EventQueue {
             Object second = refs[2 * i + 1];
             if (number == EventNumber.DTO_COMPLETION_EVENT || number == IbExtension.IB_DTO_EVENT) {
                 SimEndpoint ep = (SimEndpoint) first;
+                status &= 0x7FFF_FFFF;
+                if ((kind & OWN_RECEIVE) != 0 && ep != null) {
+                    ep.receives.reaped(); // after the acquire of the sequence: the slot's last reader is done with it
+                }
                 if (number == EventNumber.DTO_COMPLETION_EVENT) {
                     event.setDtoCompletion(evd, ep, cookie, status, w[at + LENGTH]);
                 } else {

@@ -121,7 +121,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
             int immediate) {
         int i = claimOrLose(srq);
         if (i >= 0) {
-            publishDto(i, number, ep, cookie, status, length, notify, srq, extensionType, immediate);
+            publishDto(i, number, ep, cookie, status, length, notify, srq, false, extensionType, immediate);
         }
     }
 
@@ -131,17 +131,26 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
      * line transfer so overlaps the record's instead of holding up the lock's atomic instruction.
      *
      * @param srq the SRQ of a receive completion's buffer, given back when the event is lost; or {@code null}
-     * @return the record's index for {@link #publishDto}, or -1 when the event is lost (nothing held)
+     * @return the record's index for {@link #publishRecv}, or -1 when the event is lost (nothing held)
      */
     int claimDto(SimSrq srq) {
         return claimOrLose(srq);
     }
 
-    /** The second half of {@link #postDto}: fills and publishes the record {@link #claimDto} gave, and lets go of the lock. */
-    void publishDto(int i, int number, SimEndpoint ep, long cookie, int status, long length, boolean notify, SimSrq srq,
+    /**
+     * The second half of {@link #postDto} for a receive completion: fills and publishes the record
+     * {@link #claimDto} gave, and lets go of the lock. A receive of the Endpoint's own ring (no
+     * {@code srq}) is counted as reaped when it is dequeued ({@link EpReceives#reaped()}).
+     */
+    void publishRecv(int i, int number, SimEndpoint ep, long cookie, int status, long length, boolean notify, SimSrq srq,
             int extensionType, int immediate) {
+        publishDto(i, number, ep, cookie, status, length, notify, srq, srq == null, extensionType, immediate);
+    }
+
+    private void publishDto(int i, int number, SimEndpoint ep, long cookie, int status, long length, boolean notify, SimSrq srq,
+            boolean ownReceive, int extensionType, int immediate) {
         counters.completed(status, length);
-        queue.putDto(i, ep, cookie, status, length, srq);
+        queue.putDto(i, ep, cookie, status, length, srq, ownReceive);
         if (number != EventNumber.DTO_COMPLETION_EVENT) {
             queue.putExtension(i, extensionType, immediate);
         }

@@ -233,6 +233,29 @@ class DtoTest {
         }
     }
 
+    /**
+     * A receive ring kept full (dat_ep_post_recv(3DAT): max_recv_dtos outstanding): a receive
+     * reposted once the completion of the first was dequeued takes the slot it freed, and the
+     * post after it is refused again; the messages land in the order their receives were posted.
+     */
+    @Test
+    void dat_ep_post_recv_aRepostAfterTheDequeueTakesTheFreedSlotAndNoMore() {
+        try (Fabric g = new Fabric()) {
+            Fabric.Pair q = g.new Pair(EpAttributes.builder().maxRecvDtos(3).build(), 4096);
+            for (int i = 0; i < 3; i++) {
+                ok(q.b.ep.postRecv(0, null, i, 0));
+            }
+            isType(q.b.ep.postRecv(0, null, 99, 0), DatReturn.INSUFFICIENT_RESOURCES);
+            for (int round = 0; round < 10; round++) {
+                ok(q.a.ep.postSend(0, null, round, CompletionFlags.SUPPRESS));
+                assertThat(q.b.expect(q.b.recvEvd, EventNumber.DTO_COMPLETION_EVENT).userCookie()).isEqualTo(round);
+                ok(q.b.ep.postRecv(0, null, 3 + round, 0));
+                isType(q.b.ep.postRecv(0, null, 99, 0), DatReturn.INSUFFICIENT_RESOURCES);
+            }
+            assertThat(q.b.ep.recvQuery().nbufsAllocated()).isEqualTo(3);
+        }
+    }
+
     @Test
     void dat_completion_SUPPRESS_dropsTheEventOfASuccessfulRequest() {
         ok(b.ep.postRecv(0, null, 1, 0));
