@@ -45,9 +45,9 @@ import java.util.logging.Logger;
  * <p><b>Shared-memory connections</b> ({@link ShmPoller}) have no socket that becomes ready when
  * data comes: every cycle polls their rings, and a cycle that finds nothing spins on them for
  * {@link #SPIN_NANOS} before it sleeps in its select with their doorbells armed (the peer then
- * sends a NOP after it publishes). While consumers poll them ({@link #poll}, on the consumer's
- * thread, without the role: a waiter's spin, a busy-polling dat_evd_dequeue), the agent's thread
- * leaves the rings to them: its cycle neither polls nor arms them, and looks again within a lease.
+ * sends a NOP after it publishes). While consumers busy-poll dat_evd_dequeue on EVDs these
+ * connections feed ({@link #poll}, on the consumer's thread, without the role), the cycle does not
+ * arm the doorbells and looks again within a lease.
  */
 final class IoAgent implements WaitDriver {
 
@@ -394,9 +394,7 @@ final class IoAgent implements WaitDriver {
             nextPeriod = now + periodNanos;
         }
         boolean shared = rings.any();
-        // a consumer polls the rings on its own thread: the agent's thread leaves them to it for a lease
-        boolean polledByConsumer = shared && Thread.currentThread() == thread && rings.consumersPolled();
-        int found = shared && !polledByConsumer ? rings.poll() : 0;
+        int found = shared ? rings.poll() : 0;
         long wait = Math.min(maxWaitNanos, nextPeriod - now);
         Timer next = timers.peek();
         if (next != null) {
@@ -412,8 +410,6 @@ final class IoAgent implements WaitDriver {
         boolean armed = false;
         if (found > 0) {
             wait = 0;
-        } else if (polledByConsumer) {
-            wait = Math.min(wait, LEASE_NANOS);
         } else if (shared && wait > 0) {
             // only polls during the spin say consumers busy-poll: a consumer that polled once and
             // then waits (a drain before dat_evd_wait) wants the doorbell
@@ -448,7 +444,7 @@ final class IoAgent implements WaitDriver {
         runCommands();
         runFlushes();
         runTimers();
-        if (shared && !polledByConsumer) {
+        if (shared) {
             rings.poll(); // what a doorbell announced, before the next select
         }
         cycles++;
