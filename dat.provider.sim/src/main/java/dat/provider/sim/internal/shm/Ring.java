@@ -5,38 +5,42 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 /**
- * One single-producer, single-consumer ring of records in shared memory, as Agrona's one-to-one
- * ring buffer: a control block and {@code capacity} bytes of records. The producer writes whole
- * records behind its position and publishes them with one ordered store of the position
- * ({@code setRelease}); the consumer reads the position with {@code getAcquire}, handles the
- * records up to it and publishes its own position the same way. Each position has one writer, so
- * nothing here is a CAS, and the two live on separate cache lines (128 bytes apart, against the
- * adjacent-line prefetcher).
+ * One single-producer, single-consumer ring of records in shared memory: a control block and
+ * {@code capacity} bytes of records. Each record carries its own publication mark, as in Agrona's
+ * ring buffers: the first 8 bytes of its header (length, opcode, flags; {@link ShmRecord#word}),
+ * written last with one ordered store ({@code setRelease}), while a zero there means "nothing
+ * yet". The consumer polls that word at its own position with {@code getAcquire}, so it finds a
+ * record in the one cache line the record starts, and never reads a producer position. The
+ * producer zeroes the word after each record it writes (the terminator) before it publishes, so
+ * the consumer stops there until the next record is published over it, whatever an earlier lap
+ * left in the ring. A batch of records is published with one ordered store: the mark of its first
+ * record, written last (the records behind it carry theirs in plain stores, reached only through
+ * it). The consumer publishes its position the same way, for the producer's flow control. Each
+ * word has one writer, so nothing here is a CAS.
  *
  * <p>Control block (4096 bytes, in the host's byte order):
  * <pre>
- *   0  8  producer position   written by the producer
- *   8  8  acknowledged        request rings: the producer side's acknowledgement of the other
+ *   0  8  acknowledged        request rings: the producer side's acknowledgement of the other
  *                             direction's requests (the sequence number after the last send or
- *                             write it completed); on the producer's line, so an answer and a
- *                             request travel in one cache line
- * 128  8  consumer position   written by the consumer
+ *                             write it completed), written by the producer side
+ * 128  8  consumer position   written by the consumer (128 bytes on: against the adjacent-line prefetcher)
  * </pre>
  * Positions count bytes from 0 and only grow; a record at position {@code p} lies at
  * {@code p mod capacity} and never wraps: one that does not fit before the end follows a PADDING
- * record that fills it.
+ * record that fills it. The producer keeps one line free behind its records for the terminator:
+ * it writes up to a capacity less 64 bytes ahead of the consumer's position.
  *
  * <p>One object is one process's side of the ring: the producer's or the consumer's (the other
- * fields are unused). The peer may write anything into the shared memory, so every position read
- * is checked (it never goes back, the producer's is never more than a capacity ahead of the
- * consumer's) and every record header validated before use; a check that fails sets
- * {@link #violation()}, and the caller breaks the connection. Callers hold the connection's
- * Endpoint lock; a ring whose mapping was closed throws {@link IllegalStateException}.
+ * fields are unused). The peer may write anything into the shared memory, so every word read
+ * is checked: the consumer's position never goes back nor passes the producer's; a record's mark
+ * must describe a record within the ring's end (a PADDING one: reaching it, from past offset 0),
+ * and its header is validated before use. A check that fails sets {@link #violation()}, and the
+ * caller breaks the connection. Callers hold the connection's Endpoint lock; a ring whose mapping
+ * was closed throws {@link IllegalStateException}.
  */
 final class Ring {
 
-    static final long PRODUCER = 0;
-    static final long ACKNOWLEDGED = 8;
+    static final long ACKNOWLEDGED = 0;
     static final long CONSUMER = 128;
     static final int CONTROL_BYTES = 4096;
 
@@ -44,9 +48,8 @@ final class Ring {
 
     // the reasons a position or record is refused
     static final String POSITION_BACK = "a ring position went back";
-    static final String POSITION_AHEAD = "a producer position more than a capacity ahead";
     static final String CONSUMER_AHEAD = "a consumer position ahead of the producer";
-    static final String RECORD_OUTSIDE = "a record beyond the published position or the ring's end";
+    static final String RECORD_OUTSIDE = "a record mark whose length is too short or passes the ring's end";
     static final String BAD_PADDING = "a padding record that does not reach the ring's end";
 
     private final MemorySegment control;
@@ -56,10 +59,13 @@ final class Ring {
     // the producer's side
     private long tail;
     private long headSeen;
+    /** The position of the first record not yet published, and its mark, withheld until {@link #publish}. */
     private long published;
+    private long withheld;
+    /** The mark of the record {@link #putHeader} wrote, for {@link #commit}. */
+    private long header;
     // the consumer's side
     private long head;
-    private long tailSeen;
     private long released;
     private String violation;
 
@@ -98,7 +104,7 @@ final class Ring {
 
     /**
      * Room for a record of {@code length} bytes at the producer's position, after a PADDING
-     * record if it would not fit before the ring's end.
+     * record if it would not fit before the ring's end, and a line behind it for the terminator.
      *
      * @return the record's position, or -1 when the ring is full (or the consumer's position is
      *     invalid: see {@link #violation()})
@@ -107,25 +113,14 @@ final class Ring {
         long needed = ShmRecord.aligned(length);
         long at = tail & mask;
         long pad = at + needed > capacity ? capacity - at : 0;
-        if (tail + pad + needed - headSeen > capacity && !consumerMoved(pad + needed)) {
+        long room = pad + needed + ShmRecord.ALIGNMENT;
+        if (tail + room - headSeen > capacity && !consumerMoved(room)) {
             return -1;
         }
         if (pad > 0) {
-            data.set(ValueLayout.JAVA_INT, at, (int) pad);
-            data.set(ValueLayout.JAVA_BYTE, at + ShmRecord.OPCODE, (byte) ShmRecord.PADDING);
-            tail += pad;
+            mark(ShmRecord.word((int) pad, ShmRecord.PADDING, 0), pad);
         }
         return tail;
-    }
-
-    /** Bytes a record could take now without waiting for the consumer, padding aside. */
-    long free() {
-        long f = capacity - (tail - headSeen);
-        if (f < capacity / 2) {
-            consumerMoved(capacity);
-            f = capacity - (tail - headSeen);
-        }
-        return f;
     }
 
     /** Reads the consumer's position; whether {@code needed} bytes are free now. */
@@ -143,19 +138,35 @@ final class Ring {
         return tail + needed - h <= capacity;
     }
 
-    /** The record claimed at {@link #claim} is written: the producer's position moves past it (not yet published). */
+    /**
+     * The record claimed at {@link #claim} is written (its header by {@link #putHeader}, then its
+     * payload): the producer's position moves past it; it is published with the others of its
+     * batch by {@link #publish}.
+     */
     void commit(int length) {
-        tail += ShmRecord.aligned(length);
+        mark(header, ShmRecord.aligned(length));
     }
 
-    /** Writes a record header at position {@code p}. */
+    /**
+     * Ends the record at the producer's position with its mark: the terminator behind it first,
+     * then the mark itself, withheld if it opens the batch.
+     */
+    private void mark(long word, long size) {
+        long p = tail;
+        data.set(ValueLayout.JAVA_LONG, (p + size) & mask, 0L);
+        if (p == published) {
+            withheld = word;
+        } else {
+            data.set(ValueLayout.JAVA_LONG, p & mask, word);
+        }
+        tail = p + size;
+    }
+
+    /** Writes a record header at position {@code p}, but for its mark, which {@link #commit} writes. */
     void putHeader(long p, int length, int opcode, int flags, int context, int aux, long seq, long address, long total) {
         long o = p & mask;
         MemorySegment d = data;
-        d.set(ValueLayout.JAVA_INT, o + ShmRecord.LENGTH, length);
-        d.set(ValueLayout.JAVA_BYTE, o + ShmRecord.OPCODE, (byte) opcode);
-        d.set(ValueLayout.JAVA_BYTE, o + ShmRecord.FLAGS, (byte) flags);
-        d.set(ValueLayout.JAVA_SHORT, o + ShmRecord.RESERVED, (short) 0);
+        header = ShmRecord.word(length, opcode, flags);
         d.set(ValueLayout.JAVA_INT, o + ShmRecord.CONTEXT, context);
         d.set(ValueLayout.JAVA_INT, o + ShmRecord.AUX, aux);
         d.set(ValueLayout.JAVA_LONG, o + ShmRecord.SEQ, seq);
@@ -168,11 +179,11 @@ final class Ring {
         return tail != published;
     }
 
-    /** Publishes the records committed: one ordered store. */
+    /** Publishes the records committed: one ordered store, the mark of the first. */
     void publish() {
         if (tail != published) {
+            LONG.setRelease(data, published & mask, withheld);
             published = tail;
-            LONG.setRelease(control, PRODUCER, tail);
         }
     }
 
@@ -196,52 +207,49 @@ final class Ring {
     }
 
     /**
-     * Whether a record may be waiting: the producer's position differs from the one last seen, or
-     * records seen are not handled yet. One plain read of shared memory when idle.
+     * Whether a record may be waiting: the mark at the consumer's position is not zero. One plain
+     * read of the line the next record starts.
      */
     boolean pending() {
-        return head != tailSeen || (long) LONG.getOpaque(control, PRODUCER) != tailSeen;
+        return (long) LONG.getOpaque(data, head & mask) != 0;
     }
 
     /**
      * Decodes the record at the consumer's position into {@code r}, skipping PADDING.
      *
      * @return whether a whole record is there; {@code false} with {@link #violation()} set when
-     *     the producer's position or the record is invalid
+     *     its mark is invalid
      */
     boolean next(ShmRecord r) {
         for (;;) {
-            if (head == tailSeen && !producerMoved()) {
+            long at = head & mask;
+            long word = (long) LONG.getAcquire(data, at);
+            if (word == 0) {
                 return false;
             }
-            long at = head & mask;
-            int length = data.get(ValueLayout.JAVA_INT, at);
-            int opcode = data.get(ValueLayout.JAVA_BYTE, at + ShmRecord.OPCODE) & 0xFF;
-            long space = Math.min(capacity - at, tailSeen - head);
+            int length = ShmRecord.length(word);
+            int opcode = ShmRecord.opcode(word);
             if (opcode == ShmRecord.PADDING) {
-                if (length != capacity - at || length > tailSeen - head) {
+                // never at offset 0: a padding there would send the consumer round the ring for ever
+                if (at == 0 || length != capacity - at) {
                     violation = BAD_PADDING;
                     return false;
                 }
                 head += length;
                 continue;
             }
-            if (length < ShmRecord.HEADER_BYTES || ShmRecord.aligned(length) > space) {
+            if (length < ShmRecord.HEADER_BYTES || ShmRecord.aligned(length) > capacity - at) {
                 violation = RECORD_OUTSIDE;
                 return false;
             }
             r.length = length;
-            r.opcode = opcode;
-            r.flags = data.get(ValueLayout.JAVA_BYTE, at + ShmRecord.FLAGS) & 0xFF;
-            short reserved = data.get(ValueLayout.JAVA_SHORT, at + ShmRecord.RESERVED);
+            r.opcode = ShmRecord.reserved(word) != 0 ? -1 : opcode; // refused by validate, as an unknown opcode
+            r.flags = ShmRecord.flags(word);
             r.context = data.get(ValueLayout.JAVA_INT, at + ShmRecord.CONTEXT);
             r.aux = data.get(ValueLayout.JAVA_INT, at + ShmRecord.AUX);
             r.seq = data.get(ValueLayout.JAVA_LONG, at + ShmRecord.SEQ);
             r.address = data.get(ValueLayout.JAVA_LONG, at + ShmRecord.ADDRESS);
             r.total = data.get(ValueLayout.JAVA_LONG, at + ShmRecord.TOTAL);
-            if (reserved != 0) {
-                r.opcode = -1; // refused by validate, as an unknown opcode
-            }
             return true;
         }
     }
@@ -268,23 +276,5 @@ final class Ring {
             return true;
         }
         return false;
-    }
-
-    /** Reads the producer's position; whether records came. */
-    private boolean producerMoved() {
-        long t = (long) LONG.getAcquire(control, PRODUCER);
-        if (t == tailSeen) {
-            return false;
-        }
-        if (t < tailSeen) {
-            violation = POSITION_BACK;
-            return false;
-        }
-        if (t - head > capacity) {
-            violation = POSITION_AHEAD;
-            return false;
-        }
-        tailSeen = t;
-        return true;
     }
 }

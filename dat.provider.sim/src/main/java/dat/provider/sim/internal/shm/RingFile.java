@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
  * <p>Layout (the host's byte order; see {@code docs/sim-provider.md}):
  * <pre>
  *    0  8  magic "DATSHM01"
- *    8  4  version 2
+ *    8  4  version 3
  *   12  4  ring capacity (a power of two)
  *   16 16  the active side's nonce
  *   32 16  the passive side's nonce (0 until the passive side mapped the file)
@@ -51,7 +51,7 @@ import java.util.regex.Pattern;
 final class RingFile {
 
     static final long MAGIC = 0x3130_4D48_5354_4144L; // "DATSHM01" in little-endian bytes
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     static final long H_MAGIC = 0;
     static final long H_VERSION = 8;
     static final long H_CAPACITY = 12;

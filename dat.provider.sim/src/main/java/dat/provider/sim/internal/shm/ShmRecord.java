@@ -9,10 +9,11 @@ package dat.provider.sim.internal.shm;
  *
  * <pre>
  * offset size field
- *  0     4    length   header + payload bytes of this record (the record occupies it rounded up to 64)
- *  4     1    opcode
- *  5     1    flags    {@link #MORE}, {@link #SOLICITED}, {@link #BY_REFERENCE}
- *  6     2    0
+ *  0     8    mark     the record's publication ({@link #word}), written last; 0: not published yet
+ *                  bits  0-31 length  header + payload bytes of this record (the record occupies it rounded up to 64)
+ *                  bits 32-39 opcode
+ *                  bits 40-47 flags   {@link #MORE}, {@link #SOLICITED}, {@link #BY_REFERENCE}
+ *                  bits 48-63 0
  *  8     4    context  RMR context of RDMA records; the file id of FILE records
  * 12     4    aux      per opcode: atomic operation, immediate data, status, file answer
  * 16     8    seq      the request's sequence number
@@ -21,7 +22,7 @@ package dat.provider.sim.internal.shm;
  * </pre>
  *
  * A consumer reads each field of a header once, into this object, and validates it completely
- * ({@link #decode}) before it acts on it: the peer may write anything, at any time, into a ring.
+ * ({@link #validate}) before it acts on it: the peer may write anything, at any time, into a ring.
  */
 final class ShmRecord {
 
@@ -34,10 +35,7 @@ final class ShmRecord {
     static final int ALIGNMENT = 64;
 
     // header offsets
-    static final long LENGTH = 0;
-    static final long OPCODE = 4;
-    static final long FLAGS = 5;
-    static final long RESERVED = 6;
+    static final long MARK = 0;
     static final long CONTEXT = 8;
     static final long AUX = 12;
     static final long SEQ = 16;
@@ -146,6 +144,28 @@ final class ShmRecord {
 
     boolean more() {
         return (flags & MORE) != 0;
+    }
+
+    /** A record's mark: its length, opcode and flags in one long, never 0 (a record has a length). */
+    static long word(int length, int opcode, int flags) {
+        return (length & 0xFFFF_FFFFL) | (long) (opcode & 0xFF) << 32 | (long) (flags & 0xFF) << 40;
+    }
+
+    static int length(long word) {
+        return (int) word;
+    }
+
+    static int opcode(long word) {
+        return (int) (word >>> 32) & 0xFF;
+    }
+
+    static int flags(long word) {
+        return (int) (word >>> 40) & 0xFF;
+    }
+
+    /** The mark's bits that must be 0. */
+    static int reserved(long word) {
+        return (int) (word >>> 48);
     }
 
     /** The space a record of {@code length} bytes occupies. */

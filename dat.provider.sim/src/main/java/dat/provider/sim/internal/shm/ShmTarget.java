@@ -170,7 +170,7 @@ final class ShmTarget {
      * before the responses (an initiator that meets a response ahead of its head request reads the
      * acknowledgement once more, and must find the requests before it acknowledged). The
      * acknowledgement of small sends and writes alone waits for this side's next publication
-     * ({@link #flushAcknowledgement}, its requests carry it in the same cache line) or the next
+     * ({@link #flushAcknowledgement}: the peer's round that finds those requests reads it too) or the next
      * round, whoever polls, unless the peer sleeps on its doorbell.
      *
      * @param mayDefer whether the acknowledgement may wait: it moved in this round (a round that

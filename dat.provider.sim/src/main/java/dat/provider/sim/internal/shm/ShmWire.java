@@ -306,7 +306,7 @@ final class ShmWire implements Wire {
             }
         } finally {
             if (wrote && !left) {
-                target.flushAcknowledgement(); // in the cache line of the position: the requests carry it
+                target.flushAcknowledgement(); // before the requests' mark: the peer's round that finds them reads it too
                 tx.publish();
                 published();
             }
