@@ -52,6 +52,8 @@ public final class TcpTransport implements Transport.Bound {
     private final IoAgent agent;
     private SelectionKey serverKey;
     final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
+    /** The sockets of ended active connections, for the next connect to the same IA. */
+    private final IdleSockets idle = new IdleSockets();
     private volatile boolean closed;
     final long timeoutNanos;
     /** Connections ended for a protocol violation (malformed or misplaced frame): what the fuzz test counts. */
@@ -86,7 +88,7 @@ public final class TcpTransport implements Transport.Bound {
                 server.configureBlocking(false);
                 address = (InetSocketAddress) server.getLocalAddress();
                 long period = Math.max(1_000_000, Math.min(100_000_000, timeoutNanos / 8));
-                agent = new IoAgent("dat-sim-tcp-" + adapterName, period, this::periodic, () -> connections.size() <= 1, this.shm);
+                agent = new IoAgent("dat-sim-tcp-" + adapterName, period, this::periodic, () -> connections.size() - idle.count() <= 1, this.shm);
             } catch (IOException | RuntimeException e) {
                 server.close();
                 throw e;
@@ -142,6 +144,15 @@ public final class TcpTransport implements Transport.Bound {
      */
     public long unexpectedEnds() {
         return agent.unexpectedEnds();
+    }
+
+    IdleSockets idleSockets() {
+        return idle;
+    }
+
+    /** Idle sockets kept for the next connect, for tests. */
+    int idleSocketCount() {
+        return idle.count();
     }
 
     ReceiveLowWater lowWater() {
@@ -287,7 +298,7 @@ public final class TcpTransport implements Transport.Bound {
     private void periodic(long now) {
         for (TcpConnection c : connections) {
             try {
-                c.periodic(now, timeoutNanos);
+                ConnectionChecks.periodic(c, now, timeoutNanos);
             } catch (RuntimeException | Error e) {
                 logQuietly(LOG, Level.WARNING, "liveness check of a connection failed", e);
             }
@@ -307,6 +318,12 @@ public final class TcpTransport implements Transport.Bound {
     public void connect(ConnectAttempt attempt) {
         if (closed) {
             attempt.fail(EventNumber.CONNECTION_EVENT_UNREACHABLE); // the IA's transport closed meanwhile
+            return;
+        }
+        TcpConnection reused = idle.take(attempt.remoteAddress);
+        if (reused != null) {
+            attempt.link = reused;
+            reused.reuse(attempt);
             return;
         }
         TcpConnection c = new TcpConnection(this, null, attempt);
@@ -330,6 +347,7 @@ public final class TcpTransport implements Transport.Bound {
     public boolean close() {
         closed = true;
         TcpConnection.closeQuietly(server);
+        idle.close(); // no socket is kept from now on; the idle ones close with the others
         List<TcpConnection> open = new ArrayList<>(connections);
         for (TcpConnection c : open) {
             c.close();
@@ -349,7 +367,7 @@ public final class TcpTransport implements Transport.Bound {
     @Override
     public void awaitCopiesThrough(RemoteWindow w) {
         for (TcpConnection c : connections) {
-            c.awaitCopiesThrough(w);
+            ConnectionFences.awaitCopiesThrough(c, w);
         }
         shm.awaitCopiesThrough(w);
     }
@@ -364,7 +382,7 @@ public final class TcpTransport implements Transport.Bound {
         long start = memory.address();
         long end = start + memory.byteSize();
         for (TcpConnection c : connections) {
-            c.fence(start, end);
+            ConnectionFences.fence(c, start, end);
         }
         shm.fence(memory);
     }
