@@ -202,6 +202,39 @@ final class Output {
         enqueue(LAST);
     }
 
+    /**
+     * The DISCONNECT of a connection whose socket is reused, its last frame: written by the
+     * calling thread when the output is idle and no answer is owed before it, and the output is
+     * then done; else, or for what the socket did not take, queued with the end's marker. Never blocks.
+     *
+     * @return whether it was written whole here (the caller tells {@link SocketReuse#endWritten})
+     */
+    boolean sendLast(ByteBuffer frame) {
+        if (lock.tryLock()) {
+            try {
+                Responses r = c.responses;
+                if (idle() && (r == null || !r.beforeEndPending())) {
+                    c.channel().write(frame);
+                    c.liveness.wrote();
+                    if (!frame.hasRemaining()) {
+                        ended = true;
+                        return true;
+                    }
+                    pending = frame;
+                    enqueue(LAST);
+                    return false;
+                }
+            } catch (IOException e) {
+                // queued instead: the agent meets the failure and ends the connection
+            } finally {
+                unlock();
+            }
+        }
+        enqueue(frame);
+        queueLast();
+        return false;
+    }
+
     /** Queues the FIN: the output shuts down after what is queued. */
     void queueFin() {
         finQueued = true;

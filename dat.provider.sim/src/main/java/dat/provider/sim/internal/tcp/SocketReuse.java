@@ -117,15 +117,15 @@ final class SocketReuse {
         }
     }
 
-    /** On the agent: this side's DISCONNECT is written whole. */
+    /** This side's DISCONNECT is written whole (by the agent, or inline by the thread that disconnects). */
     void endWritten() {
         boolean hand;
         synchronized (this) {
             endWritten = true;
             hand = handOver();
         }
-        if (hand) {
-            c.recycle();
+        if (hand && (c.agent().inAgent() || !c.agent().execute(c::recycle))) {
+            c.recycle(); // the socket changes hands on the agent, which reads it
         }
     }
 

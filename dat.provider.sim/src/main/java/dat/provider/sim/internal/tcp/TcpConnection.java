@@ -590,12 +590,15 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
             if (r != null) {
                 r.markEnd();
             }
-            output.enqueue(frame(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0, null));
-            if (fin) {
-                output.queueFin();
-            } else {
-                output.queueLast();
+            ByteBuffer disconnect = frame(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0, null);
+            if (!fin) {
+                if (output.sendLast(disconnect)) {
+                    reuse.endWritten();
+                }
+                return;
             }
+            output.enqueue(disconnect);
+            output.queueFin();
         }
     }
 

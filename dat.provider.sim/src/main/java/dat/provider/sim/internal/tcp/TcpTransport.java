@@ -54,6 +54,8 @@ public final class TcpTransport implements Transport.Bound {
     final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
     /** The sockets of ended active connections, for the next connect to the same IA. */
     private final IdleSockets idle = new IdleSockets();
+    /** Connection attempts that took an idle socket. */
+    private final AtomicLong reusedSockets = new AtomicLong();
     private volatile boolean closed;
     final long timeoutNanos;
     /** Connections ended for a protocol violation (malformed or misplaced frame): what the fuzz test counts. */
@@ -201,12 +203,14 @@ public final class TcpTransport implements Transport.Bound {
     /**
      * The shared-memory mode ({@code shm}: auto, on, off), and the connections established since
      * the transport started, by wire ({@code shm.established}, {@code tcp.established}), and the
-     * shared-memory ones open now ({@code shm.connections}).
+     * shared-memory ones open now ({@code shm.connections}), and the connection attempts that took
+     * the idle socket of an earlier connection ({@code tcp.reused}).
      */
     @Override
     public java.util.Map<String, String> attributes() {
         return java.util.Map.of("shm", shm.mode().value(), "shm.established", Long.toString(shm.sharedEstablished()),
-                "tcp.established", Long.toString(shm.tcpEstablished()), "shm.connections", Integer.toString(shm.live()));
+                "tcp.established", Long.toString(shm.tcpEstablished()), "shm.connections", Integer.toString(shm.live()),
+                "tcp.reused", Long.toString(reusedSockets.get()));
     }
 
     /** The IA's shared-memory connections. */
@@ -322,6 +326,7 @@ public final class TcpTransport implements Transport.Bound {
         }
         TcpConnection reused = idle.take(attempt.remoteAddress);
         if (reused != null) {
+            reusedSockets.incrementAndGet();
             attempt.link = reused;
             reused.reuse(attempt);
             return;

@@ -103,6 +103,7 @@ class TcpSocketReuseTest {
         b.ep.reset();
         connect(a.ep, b.ep);
         assertThat(transport(a).idleSocketCount()).as("the connect took the idle socket").isZero();
+        assertThat(a.ia.query().iaAttributes().transportAttributes()).containsEntry("tcp.reused", "1");
         assertThat(transport(a).connections).singleElement().satisfies(c -> assertThat(c.channel()).isSameAs(first));
         // the passive side ends it this time
         disconnectBoth(b.ep, b, a);
