@@ -1,7 +1,7 @@
 package dat.provider.sim.internal.tcp;
 
 import dat.provider.sim.internal.core.RemoteWindow;
-import java.util.concurrent.locks.ReentrantLock;
+import dat.provider.sim.internal.core.SpinLock;
 
 /**
  * The target side's answers to the peer's requests, in the order of the requests: ACKs of sends
@@ -40,7 +40,7 @@ final class Responses {
         long value;
     }
 
-    final ReentrantLock lock = new ReentrantLock();
+    private final SpinLock lock = new SpinLock();
     private final Response[] ring = new Response[CAPACITY];
     private int head;
     private int count;
@@ -98,32 +98,36 @@ final class Responses {
     boolean add(int op, long seq, int status, RemoteWindow window, long offset, long length, boolean breakAfter) {
         lock.lock();
         try {
-            owed = false;
-            if (op == TcpFrame.ACK && status == TcpFrame.STATUS_OK && !breakAfter && count > (headTaken ? 1 : 0)) {
-                Response tail = ring[(head + count - 1) % CAPACITY];
-                if (tail.op == TcpFrame.ACK && tail.status == TcpFrame.STATUS_OK && !tail.breakAfter && tail.seq + 1 == seq) {
-                    tail.seq = seq; // it now acknowledges both: one frame instead of two
-                    return true;
-                }
-            }
-            if (count == CAPACITY) {
-                return false;
-            }
-            Response r = ring[(head + count) % CAPACITY];
-            r.op = op;
-            r.seq = seq;
-            r.status = status;
-            r.window = window;
-            r.offset = offset;
-            r.length = length;
-            r.breakAfter = breakAfter;
-            r.atomic = false;
-            count++;
-            queued++;
-            return true;
+            return addLocked(op, seq, status, window, offset, length, breakAfter);
         } finally {
             lock.unlock();
         }
+    }
+
+    private boolean addLocked(int op, long seq, int status, RemoteWindow window, long offset, long length, boolean breakAfter) {
+        owed = false;
+        if (op == TcpFrame.ACK && status == TcpFrame.STATUS_OK && !breakAfter && count > (headTaken ? 1 : 0)) {
+            Response tail = ring[(head + count - 1) % CAPACITY];
+            if (tail.op == TcpFrame.ACK && tail.status == TcpFrame.STATUS_OK && !tail.breakAfter && tail.seq + 1 == seq) {
+                tail.seq = seq; // it now acknowledges both: one frame instead of two
+                return true;
+            }
+        }
+        if (count == CAPACITY) {
+            return false;
+        }
+        Response r = ring[(head + count) % CAPACITY];
+        r.op = op;
+        r.seq = seq;
+        r.status = status;
+        r.window = window;
+        r.offset = offset;
+        r.length = length;
+        r.breakAfter = breakAfter;
+        r.atomic = false;
+        count++;
+        queued++;
+        return true;
     }
 
     /**
@@ -136,7 +140,7 @@ final class Responses {
     boolean addAtomicResult(long seq, long value) {
         lock.lock();
         try {
-            if (!add(TcpFrame.RDMA_READ_RESPONSE, seq, TcpFrame.STATUS_OK, null, 0, TcpFrame.ATOMIC_RESULT_BYTES, false)) {
+            if (!addLocked(TcpFrame.RDMA_READ_RESPONSE, seq, TcpFrame.STATUS_OK, null, 0, TcpFrame.ATOMIC_RESULT_BYTES, false)) {
                 return false;
             }
             Response r = ring[(head + count - 1) % CAPACITY];
