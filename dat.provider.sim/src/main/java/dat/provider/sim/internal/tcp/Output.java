@@ -40,6 +40,8 @@ final class Output {
     private static final ByteBuffer FIN = ByteBuffer.allocate(0);
     /** The marker of a reused socket's end in the control queue: nothing follows, no FIN. */
     private static final ByteBuffer LAST = ByteBuffer.allocate(0);
+    /** The payload of an answer without one (an ACK): nothing to write, so no writer changes it. */
+    private static final ByteBuffer NO_PAYLOAD = ByteBuffer.allocateDirect(0);
     /** Frames no larger than this go out inline from a posting thread. */
     static final long INLINE_BYTES = 64 * 1024;
     /**
@@ -269,6 +271,17 @@ final class Output {
     // the agent's flush
     // ---------------------------------------------------------------------------------------------
 
+    /** {@link #lock} by spinning: its holder writes without blocking, and a waiting lock() allocates a queue node. */
+    private void lockWithoutQueueing() {
+        for (int spins = 0; !lock.tryLock(); spins++) {
+            if (spins < 200) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+    }
+
     /** On the agent's thread: a flush it was asked for, or the socket became writable. */
     void flushFromAgent() {
         flushQueued.set(false);
@@ -276,7 +289,7 @@ final class Output {
             return;
         }
         int r;
-        lock.lock();
+        lockWithoutQueueing();
         try {
             r = flush();
         } catch (IOException e) {
@@ -465,7 +478,7 @@ final class Output {
         header.clear();
         TcpFrame.encode(header, r.op, len, 0, status, r.seq, 0);
         headerAndPayload[0] = header.flip();
-        headerAndPayload[1] = data == null ? ByteBuffer.allocate(0) : data;
+        headerAndPayload[1] = data == null ? NO_PAYLOAD : data;
         answer = r;
         answerBreaks = breakAfter;
         return true;
