@@ -13,7 +13,6 @@ import java.nio.channels.Selector;
 import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -114,12 +113,7 @@ final class IoAgent implements WaitDriver {
     /** Held by whoever runs the duty cycle: the agent's thread or a driving consumer. */
     private final ReentrantLock role = new ReentrantLock();
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
-    /**
-     * The outputs to flush, a stack linked through {@link Output#nextFlush}: pushing one allocates
-     * nothing, and an output is in it at most once (its own flag admits one push until the agent's
-     * flush begins).
-     */
-    private final AtomicReference<Output> flushes = new AtomicReference<>();
+    private final ConcurrentLinkedQueue<Output> flushes = new ConcurrentLinkedQueue<>();
     /** Work due at a time ({@link #at}); the role's holder only. */
     private final PriorityQueue<Timer> timers = new PriorityQueue<>();
     /** Flushes a driving consumer left for its next request to carry ({@link #defer}); the role's holder only. */
@@ -258,11 +252,7 @@ final class IoAgent implements WaitDriver {
 
     /** An output has bytes to write that its caller could not write itself: written in the next cycle. */
     void flushSoon(Output output) {
-        Output top;
-        do {
-            top = flushes.get();
-            output.nextFlush = top;
-        } while (!flushes.compareAndSet(top, output));
+        flushes.add(output);
         wake();
     }
 
@@ -358,7 +348,7 @@ final class IoAgent implements WaitDriver {
     }
 
     private boolean workQueued() {
-        return !commands.isEmpty() || flushes.get() != null;
+        return !commands.isEmpty() || !flushes.isEmpty();
     }
 
     private void parkInLease(long nanos) {
@@ -535,10 +525,7 @@ final class IoAgent implements WaitDriver {
     }
 
     private void runFlushes() {
-        for (Output o = flushes.getAndSet(null), next; o != null; o = next) {
-            // read before the flush, which lets the output be pushed again
-            next = o.nextFlush;
-            o.nextFlush = null;
+        for (Output o; (o = flushes.poll()) != null;) {
             try {
                 o.flushFromAgent();
             } catch (RuntimeException | Error e) {
@@ -693,7 +680,7 @@ final class IoAgent implements WaitDriver {
             }
         }
         runCommands();
-        flushes.set(null);
+        flushes.clear();
         try {
             selector.close();
         } catch (IOException e) {

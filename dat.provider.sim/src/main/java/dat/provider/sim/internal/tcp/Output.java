@@ -59,8 +59,6 @@ final class Output {
     final ReentrantLock lock = new ReentrantLock();
     private final ConcurrentLinkedQueue<ByteBuffer> control = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean flushQueued = new AtomicBoolean();
-    /** The next output in the agent's stack of flushes ({@link IoAgent#flushSoon}); the agent's. */
-    Output nextFlush;
     /** A buffer a write left unfinished (a control frame, an ACK, an inline frame: copies). */
     private ByteBuffer pending;
     /** The answer being written, with the buffers of its gathering write. */
