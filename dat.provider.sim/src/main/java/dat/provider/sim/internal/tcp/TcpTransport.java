@@ -239,7 +239,7 @@ public final class TcpTransport implements Transport.Bound {
                 acceptFailing = false;
                 return;
             }
-            TcpConnection c;
+            TcpConnection c = null;
             try {
                 c = new TcpConnection(this, ch, null);
                 track(c);
@@ -248,6 +248,9 @@ public final class TcpTransport implements Transport.Bound {
                 // no memory for its buffers, or a class that could not be read (out of
                 // descriptors): this request is lost, not the IA
                 warnQuietly("sim TCP IA " + address + " cannot serve a connection", e);
+                if (c != null) {
+                    forget(c); // not left for the handshake timeout to close and count as a violation
+                }
                 TcpConnection.closeQuietly(ch);
                 pauseAccepting();
                 return;
