@@ -128,13 +128,9 @@ final class PerfRunner {
     private double spinPingPongHalfRoundTrip() {
         AtomicLong ping = new AtomicLong();
         AtomicLong pong = new AtomicLong();
-        int iterations = options.latencyIterations();
-        int minWarmup = Math.max(100, iterations / 4);
-        long[] samples = new long[iterations];
-        // the round trips the peer answers: unknown until the warm-up ends, then set once
-        AtomicLong total = new AtomicLong(Long.MAX_VALUE);
+        LatencySamples samples = new LatencySamples(options.latencyIterations());
         CompletableFuture<Void> peer = onPeerThread(() -> {
-            for (long i = 1; i <= total.get(); i++) {
+            for (long i = 1; i <= samples.peerRoundTrips(); i++) {
                 while (ping.get() != i) {
                     Thread.onSpinWait();
                 }
@@ -142,25 +138,17 @@ final class PerfRunner {
             }
         });
         pin(0);
-        long warmupEnd = System.nanoTime() + Math.max(options.warmupNanos(), JIT_WARMUP_NANOS);
-        long warmup = -1;
-        for (long i = 1; warmup < 0 || i <= warmup + iterations; i++) {
+        samples.start(Math.max(options.warmupNanos(), JIT_WARMUP_NANOS));
+        for (long i = 1; samples.more(i); i++) {
             long start = System.nanoTime();
             ping.set(i);
             while (pong.get() != i) {
                 Thread.onSpinWait();
             }
-            long elapsed = System.nanoTime() - start;
-            if (warmup >= 0) {
-                samples[(int) (i - warmup - 1)] = elapsed;
-            } else if (i >= minWarmup && System.nanoTime() - warmupEnd >= 0) {
-                warmup = i;
-                total.set(i + iterations);
-            }
+            samples.took(i, System.nanoTime() - start);
         }
         join(peer);
-        Stats stats = Stats.of(samples, iterations, 0.5e-3);
-        return stats.median();
+        return samples.stats().median();
     }
 
     /**
@@ -192,12 +180,10 @@ final class PerfRunner {
     // ---- latency ---------------------------------------------------------------------------
 
     private Figure latency(ConnectedPair pair, long size, boolean rdmaWrite, double spinHalfRtt) {
-        int iterations = options.latencyIterations();
         // warmed up for at least a quarter of the round trips and JIT_WARMUP_NANOS: the first
         // latency figure of a run otherwise times code the JIT has not compiled yet (its compiler
         // threads share the two CPUs with two spinning threads)
-        int minWarmup = Math.max(100, iterations / 4);
-        long[] samples = new long[iterations];
+        LatencySamples samples = new LatencySamples(options.latencyIterations());
         long deadline = System.nanoTime() + 60_000_000_000L;
         int requestFlags = pair.suppressSupported ? CompletionFlags.SUPPRESS : CompletionFlags.DEFAULT;
         LmrTriplet[] ivA = {LmrTriplet.of(pair.lmrA, 0, size)};
@@ -208,8 +194,6 @@ final class PerfRunner {
         long inbox = BUFFER / 4;
         RmrTriplet toB = RmrTriplet.of(pair.lmrB, inbox, size);
         RmrTriplet toA = RmrTriplet.of(pair.lmrA, inbox, size);
-        // the round trips the peer answers: unknown until the warm-up ends, then set once
-        AtomicLong total = new AtomicLong(Long.MAX_VALUE);
         pair.memoryA.asSlice(0, size).fill((byte) 0);
         pair.memoryB.asSlice(0, size).fill((byte) 0);
         pair.memoryA.asSlice(inbox, size).fill((byte) 0);
@@ -225,7 +209,7 @@ final class PerfRunner {
         CompletableFuture<Void> peer = onPeerThread(() -> {
             DatEvent event = new DatEvent();
             DatEvent drained = new DatEvent();
-            for (long i = 1; i <= total.get(); i++) {
+            for (long i = 1; i <= samples.peerRoundTrips(); i++) {
                 if (rdmaWrite) {
                     while ((long) LONG.getVolatile(pair.memoryB, inboxSeq) != i) {
                         Thread.onSpinWait();
@@ -245,9 +229,8 @@ final class PerfRunner {
         pin(0);
         DatEvent event = new DatEvent();
         DatEvent drained = new DatEvent();
-        long warmupEnd = System.nanoTime() + Math.max(options.warmupNanos(), JIT_WARMUP_NANOS);
-        long warmup = -1;
-        for (long i = 1; warmup < 0 || i <= warmup + iterations; i++) {
+        samples.start(Math.max(options.warmupNanos(), JIT_WARMUP_NANOS));
+        for (long i = 1; samples.more(i); i++) {
             long start = System.nanoTime();
             if (rdmaWrite) {
                 pair.memoryA.set(ValueLayout.JAVA_LONG, seqOffset, i);
@@ -260,13 +243,7 @@ final class PerfRunner {
                 Spin.completion(pair.recvA, event, deadline);
                 Spin.check(pair.epA.postRecv(1, recvA, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
             }
-            long elapsed = System.nanoTime() - start;
-            if (warmup >= 0) {
-                samples[(int) (i - warmup - 1)] = elapsed;
-            } else if (i >= minWarmup && System.nanoTime() - warmupEnd >= 0) {
-                warmup = i;
-                total.set(i + iterations);
-            }
+            samples.took(i, System.nanoTime() - start);
             if (!pair.suppressSupported) {
                 Spin.drain(pair.requestA, drained);
             }
@@ -275,7 +252,7 @@ final class PerfRunner {
         if (!rdmaWrite) {
             flushReceives(pair);
         }
-        Stats stats = Stats.of(samples, iterations, 0.5e-3);
+        Stats stats = samples.stats();
         return new Figure(rdmaWrite ? "RDMA write latency" : "send/recv latency", size, "us", stats.median(), stats,
                 "spin ping-pong", spinHalfRtt, false);
     }
