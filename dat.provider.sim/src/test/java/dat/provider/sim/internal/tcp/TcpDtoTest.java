@@ -1015,12 +1015,6 @@ class TcpDtoTest {
     }
 
     /**
-     * A pipeline queued for the writer thread (held back here by holding the connection's write
-     * lock while posting) leaves in gathering writes of several frames, headers and payload
-     * segments straight from consumer memory: 40 requests, RDMA writes of one to three segments,
-     * sends of two and RDMA reads, arrive intact and complete in order.
-     */
-    /**
      * The consumer that waited last holds the agent's lease: the requests of a deep pipeline it
      * posts then wake nobody and wait for its next wait. Whether it waits again (its drive writes
      * them) or only polls from then on (the agent's thread writes them once the lease ends), every
@@ -1059,6 +1053,12 @@ class TcpDtoTest {
         assertThat(a.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
     }
 
+    /**
+     * A pipeline queued for the writer thread (held back here by holding the connection's write
+     * lock while posting) leaves in gathering writes of several frames, headers and payload
+     * segments straight from consumer memory: 40 requests, RDMA writes of one to three segments,
+     * sends of two and RDMA reads, arrive intact and complete in order.
+     */
     @Test
     void aQueuedPipelineIsGatheredIntoWritesOfSeveralFrames_andArrivesIntactInOrder() throws Exception {
         connect(b.ep);
