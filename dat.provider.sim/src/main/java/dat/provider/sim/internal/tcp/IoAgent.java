@@ -136,6 +136,13 @@ final class IoAgent implements WaitDriver {
     private volatile Thread driver;
     /** Until then ({@link System#nanoTime}) the agent's thread leaves the role to the consumer that drove last. */
     private volatile long lease;
+    /** The consumer that drove last and holds the {@link #lease}, or {@code null}. */
+    private volatile Thread leaseHolder;
+    /**
+     * The flushes queued are the lease holder's own: its next drive writes them, else the agent's
+     * thread once the lease ends (see {@link #flushSoon}).
+     */
+    private volatile boolean flushesHeldForLease;
     /** Drives begun: the agent's thread tells one long drive from several short ones. */
     private volatile long drivesBegun;
     /** The agent's thread parks until the driver leaves (set before it looks once more; the driver unparks it). */
@@ -250,9 +257,21 @@ final class IoAgent implements WaitDriver {
         return !closed || !commands.remove(command);
     }
 
-    /** An output has bytes to write that its caller could not write itself: written in the next cycle. */
+    /**
+     * An output has bytes to write that its caller could not write itself: written in the next
+     * cycle. The consumer that holds the lease (it drove last, and comes back to its next wait)
+     * wakes nobody: its next drive writes what it queued, all its requests posted meanwhile in one
+     * gathering write, or the agent's thread once the lease ends. So a consumer that keeps a deep
+     * pipeline full costs no wake-up of the agent's thread per batch, and no contention with it
+     * for its Endpoint.
+     */
     void flushSoon(Output output) {
         flushes.add(output);
+        if (leaseHolder == Thread.currentThread() && lease - System.nanoTime() > 0) {
+            flushesHeldForLease = true;
+            return;
+        }
+        flushesHeldForLease = false; // another thread's flush: the agent's thread writes it now
         wake();
     }
 
@@ -316,7 +335,7 @@ final class IoAgent implements WaitDriver {
                 long left;
                 try {
                     left = lease - System.nanoTime();
-                    if (left <= 0 || workQueued()) {
+                    if (left <= 0 || workForAgentThread()) {
                         roleWanted = false;
                         cycle(Long.MAX_VALUE);
                         left = 0;
@@ -325,6 +344,7 @@ final class IoAgent implements WaitDriver {
                     role.unlock();
                 }
                 if (roleWanted) {
+                    leaseHolder = null;
                     lease = System.nanoTime() + LEASE_NANOS; // a consumer takes the role: it finds it free
                 }
                 wakeRefused(); // a consumer that found the role taken meanwhile takes it now
@@ -351,10 +371,15 @@ final class IoAgent implements WaitDriver {
         return !commands.isEmpty() || !flushes.isEmpty();
     }
 
+    /** Work the agent's thread runs within a lease: all but the flushes the lease holder queued for its next drive. */
+    private boolean workForAgentThread() {
+        return !commands.isEmpty() || !flushes.isEmpty() && !flushesHeldForLease;
+    }
+
     private void parkInLease(long nanos) {
         parkedInLease = true;
         try {
-            if (!workQueued() && !closed) { // after the flag: work queued before it is seen here, after it unparks
+            if (!workForAgentThread() && !closed) { // after the flag: work queued before it is seen here, after it unparks
                 LockSupport.parkNanos(this, nanos);
             }
         } finally {
@@ -525,6 +550,7 @@ final class IoAgent implements WaitDriver {
     }
 
     private void runFlushes() {
+        flushesHeldForLease = false;
         for (Output o; (o = flushes.poll()) != null;) {
             try {
                 o.flushFromAgent();
@@ -619,6 +645,7 @@ final class IoAgent implements WaitDriver {
             driver = null;
             // the rest of the wait parked, or other connections to serve: the agent's thread serves them now
             boolean now = restParked || !single.getAsBoolean();
+            leaseHolder = now ? null : me;
             lease = now ? 0 : System.nanoTime() + LEASE_NANOS;
             role.unlock();
             if (now || parkedForDriver) {

@@ -1015,6 +1015,45 @@ class TcpDtoTest {
     }
 
     /**
+     * The consumer that waited last holds the agent's lease: the requests of a deep pipeline it
+     * posts then wake nobody and wait for its next wait. Whether it waits again (its drive writes
+     * them) or only polls from then on (the agent's thread writes them once the lease ends), every
+     * request completes, in order, its bytes intact.
+     */
+    @Test
+    void aDeepPipelinePostedByTheConsumerThatWaitedLast_goesOut_whetherItWaitsAgainOrOnlyPolls() {
+        connect(b.ep);
+        fill(a.mem, 0, 40 * 256, 51);
+        for (boolean waitsAgain : new boolean[] {true, false}) {
+            int base = waitsAgain ? 0 : 20;
+            // a waits (drives) for one write: it then holds the lease
+            ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(a.lmr, base * 256L, 256)), base, RmrTriplet.of(b.lmr, 20_000 + base * 256L, 256), 0));
+            assertThat(dto(a, false).userCookie()).isEqualTo(base);
+            for (int i = base + 1; i < base + 20; i++) {
+                ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(a.lmr, i * 256L, 256)), i, RmrTriplet.of(b.lmr, 20_000 + i * 256L, 256), 0));
+            }
+            for (int i = base + 1; i < base + 20; i++) {
+                DatEvent d;
+                if (waitsAgain) {
+                    d = dto(a, false);
+                } else {
+                    long giveUp = System.nanoTime() + 60_000_000_000L; // a hang guard, not a timed assertion
+                    while (a.reqEvd.dequeue(a.event) != dat.api.DatReturn.SUCCESS) {
+                        assertThat(System.nanoTime() - giveUp).as("write " + i + " completed for a consumer that only polls").isNegative();
+                        Thread.onSpinWait(); // polls: never drives the agent
+                    }
+                    d = a.event;
+                }
+                assertThat(d.eventNumber()).isEqualTo(EventNumber.DTO_COMPLETION_EVENT);
+                assertThat(d.userCookie()).isEqualTo(i);
+                assertThat(d.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            }
+        }
+        assertThat(b.mem.asSlice(20_000, 40 * 256).mismatch(a.mem.asSlice(0, 40 * 256))).isEqualTo(-1);
+        assertThat(a.ep.getStatus().state()).isEqualTo(EpState.CONNECTED);
+    }
+
+    /**
      * A pipeline queued for the writer thread (held back here by holding the connection's write
      * lock while posting) leaves in gathering writes of several frames, headers and payload
      * segments straight from consumer memory: 40 requests, RDMA writes of one to three segments,
