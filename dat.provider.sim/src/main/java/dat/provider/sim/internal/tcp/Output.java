@@ -33,9 +33,13 @@ final class Output {
     static final int BLOCKED = 1;
     /** The output is shut down (the FIN, or a refusal after which the connection ends). */
     static final int END = 2;
+    /** The output wrote the last frame of a connection whose socket is reused. */
+    static final int LAST_WRITTEN = 3;
 
     /** The marker of the FIN in the control queue. */
     private static final ByteBuffer FIN = ByteBuffer.allocate(0);
+    /** The marker of a reused socket's end in the control queue: nothing follows, no FIN. */
+    private static final ByteBuffer LAST = ByteBuffer.allocate(0);
     /** The payload of an answer without one (an ACK): nothing to write, so no writer changes it. */
     private static final ByteBuffer NO_PAYLOAD = ByteBuffer.allocateDirect(0);
     /** Frames no larger than this go out inline from a posting thread. */
@@ -192,6 +196,47 @@ final class Output {
         kick();
     }
 
+    /**
+     * Queues the end of a connection whose socket is reused: the output writes nothing after what
+     * is queued, and tells the connection once that is written ({@link SocketReuse#endWritten}).
+     */
+    void queueLast() {
+        enqueue(LAST);
+    }
+
+    /**
+     * The DISCONNECT of a connection whose socket is reused, its last frame: written by the
+     * calling thread when the output is idle and no answer is owed before it, and the output is
+     * then done; else, or for what the socket did not take, queued with the end's marker. Never blocks.
+     *
+     * @return whether it was written whole here (the caller tells {@link SocketReuse#endWritten})
+     */
+    boolean sendLast(ByteBuffer frame) {
+        if (lock.tryLock()) {
+            try {
+                Responses r = c.responses;
+                if (idle() && (r == null || !r.beforeEndPending())) {
+                    c.channel().write(frame);
+                    c.liveness.wrote();
+                    if (!frame.hasRemaining()) {
+                        ended = true;
+                        return true;
+                    }
+                    pending = frame;
+                    enqueue(LAST);
+                    return false;
+                }
+            } catch (IOException e) {
+                // queued instead: the agent meets the failure and ends the connection
+            } finally {
+                unlock();
+            }
+        }
+        enqueue(frame);
+        queueLast();
+        return false;
+    }
+
     /** Queues the FIN: the output shuts down after what is queued. */
     void queueFin() {
         finQueued = true;
@@ -271,6 +316,8 @@ final class Output {
         }
         if (r == END) {
             c.outputEnded();
+        } else if (r == LAST_WRITTEN) {
+            c.reuse.endWritten();
         }
     }
 
@@ -320,6 +367,10 @@ final class Output {
                 ch.shutdownOutput();
                 ended = true;
                 return END;
+            }
+            if (b == LAST) {
+                ended = true;
+                return LAST_WRITTEN;
             }
             if (b != null) {
                 pending = b;
