@@ -38,8 +38,6 @@ final class Output {
 
     /** The marker of the FIN in the control queue. */
     private static final ByteBuffer FIN = ByteBuffer.allocate(0);
-    /** The marker of a reused socket's end in the control queue: nothing follows, no FIN. */
-    private static final ByteBuffer LAST = ByteBuffer.allocate(0);
     /** The payload of an answer without one (an ACK): nothing to write, so no writer changes it. */
     private static final ByteBuffer NO_PAYLOAD = ByteBuffer.allocateDirect(0);
     /** Frames no larger than this go out inline from a posting thread. */
@@ -61,6 +59,8 @@ final class Output {
     private final AtomicBoolean flushQueued = new AtomicBoolean();
     /** A buffer a write left unfinished (a control frame, an ACK, an inline frame: copies). */
     private ByteBuffer pending;
+    /** A reused socket's last frame (its DISCONNECT): once written whole, the output is done. */
+    private volatile ByteBuffer lastFrame;
     /** The answer being written, with the buffers of its gathering write. */
     private Responses.Response answer;
     private final ByteBuffer[] headerAndPayload = new ByteBuffer[2];
@@ -197,17 +197,11 @@ final class Output {
     }
 
     /**
-     * Queues the end of a connection whose socket is reused: the output writes nothing after what
-     * is queued, and tells the connection once that is written ({@link SocketReuse#endWritten}).
-     */
-    void queueLast() {
-        enqueue(LAST);
-    }
-
-    /**
      * The DISCONNECT of a connection whose socket is reused, its last frame: written by the
      * calling thread when the output is idle and no answer is owed before it, and the output is
-     * then done; else, or for what the socket did not take, queued with the end's marker. Never blocks.
+     * then done; else, or for what the socket did not take, left to the agent as one entry that
+     * ends the output the moment it is written whole ({@link #lastFrame}): nothing can come
+     * between the frame and the end, and nothing follows. Never blocks.
      *
      * @return whether it was written whole here (the caller tells {@link SocketReuse#endWritten})
      */
@@ -222,8 +216,9 @@ final class Output {
                         ended = true;
                         return true;
                     }
+                    lastFrame = frame;
                     pending = frame;
-                    enqueue(LAST);
+                    kick();
                     return false;
                 }
             } catch (IOException e) {
@@ -232,8 +227,8 @@ final class Output {
                 unlock();
             }
         }
+        lastFrame = frame;
         enqueue(frame);
-        queueLast();
         return false;
     }
 
@@ -332,7 +327,12 @@ final class Output {
                 if (!writeWhole(ch, pending)) {
                     return BLOCKED;
                 }
+                boolean last = pending == lastFrame;
                 pending = null;
+                if (last) {
+                    ended = true;
+                    return LAST_WRITTEN;
+                }
                 continue;
             }
             if (answer != null) {
@@ -367,10 +367,6 @@ final class Output {
                 ch.shutdownOutput();
                 ended = true;
                 return END;
-            }
-            if (b == LAST) {
-                ended = true;
-                return LAST_WRITTEN;
             }
             if (b != null) {
                 pending = b;
