@@ -322,6 +322,11 @@ final class Receiver {
     private String onReadRequest(TcpWire w) {
         TcpFrame f = reader.frame;
         long len = Integer.toUnsignedLong(f.aux);
+        if (c.reuse.ending()) {
+            // sent before the peer read this side's DISCONNECT, which flushes it there: unanswered,
+            // and reading goes on to the peer's DISCONNECT, the socket's hand-over
+            return null;
+        }
         RemoteWindow win = w.remoteWindow(f.context, f.address, len, false);
         if (win == null) {
             respond(TcpFrame.RDMA_READ_RESPONSE, f.seq, TcpFrame.STATUS_REMOTE_ACCESS, null, 0, 0, true);
