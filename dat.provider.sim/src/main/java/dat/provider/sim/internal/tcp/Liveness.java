@@ -105,7 +105,9 @@ final class Liveness {
         if (finQueued) {
             if (finSeenAt == 0) {
                 finSeenAt = System.nanoTime();
-            } else if (now - finSeenAt > timeout && now - readSeenAt > timeout) {
+            } else if (now - finSeenAt > timeout && (now - readSeenAt > timeout || now - finSeenAt > 2 * timeout)) {
+                // a peer that keeps sending (NOPs) after this side's last frame holds the socket
+                // for twice the timeout at most
                 return Verdict.NOT_CLOSING;
             }
             return Verdict.ALIVE;
