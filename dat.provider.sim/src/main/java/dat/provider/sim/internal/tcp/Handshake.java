@@ -86,6 +86,11 @@ final class Handshake {
         c.prepare(a.active()); // while the peer answers
     }
 
+    /** Whether the active side waits for its answer and has read no byte of it. */
+    boolean awaitsAnswer() {
+        return phase == Phase.ANSWER && !reader.holdsBytes();
+    }
+
     /**
      * The consumer's thread in dat_ep_connect (under the CM lock): the attempt took this idle
      * socket, connected already; the request goes at once.
@@ -230,6 +235,9 @@ final class Handshake {
     private int onAnswer(int s) {
         ConnectAttempt a = c.attempt();
         if (s != TcpFrameReader.READY) {
+            if (s == TcpFrameReader.EOF && reader.error() == null && c.reuse.retryFresh(a)) {
+                return ENDED; // the reused socket was dead: the attempt goes on over a fresh one
+            }
             c.protocolEnd(s == TcpFrameReader.MALFORMED ? reader.error() : "closed before answering");
             c.failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
             c.close();

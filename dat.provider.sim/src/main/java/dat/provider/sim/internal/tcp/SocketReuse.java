@@ -2,7 +2,10 @@ package dat.provider.sim.internal.tcp;
 
 import dat.api.EventNumber;
 import dat.provider.sim.internal.core.ConnectAttempt;
+import dat.provider.sim.internal.core.SimProvider;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 
 /**
  * Whether one connection's socket outlives it, to carry the next connection between the same two
@@ -38,6 +41,8 @@ final class SocketReuse {
     private boolean handedOver;
     /** Since when the recycled socket waits (idle, or for its request). */
     private final long since = System.nanoTime();
+    /** The byte {@link #usable} reads; it never comes. */
+    private final ByteBuffer probe = ByteBuffer.allocate(1);
 
     SocketReuse(TcpConnection c, SocketReuse from) {
         this.c = c;
@@ -156,6 +161,57 @@ final class SocketReuse {
     /** The active side's next dat_ep_connect to the same IA took the idle socket. */
     InetSocketAddress peer() {
         return peer;
+    }
+
+    /**
+     * dat_ep_connect took this idle socket (under the CM lock, on the consumer's thread): whether it
+     * can carry the request. One non-blocking read of a byte proves it: nothing read ahead and
+     * nothing in the socket (an idle socket brings nothing: a byte there would be taken for the
+     * answer), no end of stream and no reset (the peer closed it, or its process is gone).
+     */
+    boolean usable() {
+        if (c.reader.holdsBytes()) {
+            return false;
+        }
+        try {
+            return c.channel().read(probe.clear()) == 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The attempt on this reused socket met the socket's end (an end of stream, a reset, a failed
+     * write) before any byte of the answer: the socket was dead, closed by a peer that had not
+     * read the request (its idle timeout) or by the peer's process ending. The attempt goes on
+     * over a fresh socket, as if none had idled: a uDAPL consumer sees the connect that a fresh
+     * socket gives, never a rejection that comes of the reuse. On the agent, or on the thread
+     * whose write failed.
+     *
+     * @return whether the attempt went on over a fresh socket (this connection then closes); {@code
+     *     false}: it fails as on a fresh socket
+     */
+    boolean retryFresh(ConnectAttempt a) {
+        if (!recycled || !c.active() || a == null || a.active() == null || !c.handshake.awaitsAnswer()) {
+            return false;
+        }
+        SimProvider provider = c.transport().adapter().provider;
+        provider.cmLock.lock();
+        try {
+            if (!a.live() || a.link != c) {
+                return false;
+            }
+            a.reached = false;
+            try {
+                c.transport().connectFresh(a);
+            } catch (IOException | RuntimeException e) {
+                a.fail(EventNumber.CONNECTION_EVENT_UNREACHABLE); // no socket, or the IA closes
+            }
+        } finally {
+            provider.cmLock.unlock();
+        }
+        c.close();
+        return true;
     }
 
     /** On the agent: an idle socket became readable (its peer closed it): closed, unless a connect took it first. */

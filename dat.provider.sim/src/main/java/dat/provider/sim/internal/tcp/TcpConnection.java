@@ -56,8 +56,9 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
     private volatile Wire joined;
     /** The local Endpoint on this connection, once established. */
     private volatile SimEndpoint endpoint;
-    private final TcpFrameReader reader;
-    private final Handshake handshake;
+    /** Package-private: {@link SocketReuse} looks at what was read ahead, and whether an answer began. */
+    final TcpFrameReader reader;
+    final Handshake handshake;
     private final Landing landing;
     private final Receiver receiver;
     /** Whether the socket outlives the connection, for the next one between the two IAs. */
@@ -295,11 +296,11 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
     private void lostOnTheWay() {
         ConnectAttempt a = attempt;
         if (wire == null && a != null) {
-            if (a.active() != null) {
+            if (a.active() != null && !reuse.retryFresh(a)) {
                 // the connection reset before the answer: the remote host was not unreachable, so
                 // by dat_ep_connect(3DAT) a transport error, NON_PEER_REJECTED
                 failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
-            } else {
+            } else if (a.active() == null) {
                 SimProvider provider = transport.adapter().provider;
                 provider.cmLock.lock();
                 try {
@@ -360,10 +361,10 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
         close();
     }
 
-    /** A write failed (the peer is gone or stopped reading until the socket was closed). */
+    /** A write failed (the peer is gone or stopped reading until the socket was closed): as a reset read. */
     void writeFailed(IOException e) {
         if (!closed) {
-            lost(EventNumber.CONNECTION_EVENT_BROKEN);
+            lostOnTheWay();
         }
     }
 

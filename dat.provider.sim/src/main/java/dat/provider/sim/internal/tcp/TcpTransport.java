@@ -347,12 +347,31 @@ public final class TcpTransport implements Transport.Bound {
             attempt.fail(EventNumber.CONNECTION_EVENT_UNREACHABLE); // the IA's transport closed meanwhile
             return;
         }
-        TcpConnection reused = idle.take(attempt.remoteAddress);
-        if (reused != null) {
-            reusedSockets.incrementAndGet();
-            attempt.link = reused;
-            reused.reuse(attempt);
-            return;
+        for (TcpConnection reused; (reused = idle.take(attempt.remoteAddress)) != null;) {
+            if (reused.reuse.usable()) {
+                reusedSockets.incrementAndGet();
+                attempt.link = reused;
+                reused.reuse(attempt);
+                return;
+            }
+            reused.close(); // the peer closed it, reset it, or sent on it: the next one, or a fresh socket
+        }
+        try {
+            connectFresh(attempt);
+        } catch (IOException e) {
+            throw new IllegalStateException("no socket for the connection: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The attempt over a fresh socket (under the CM lock): from dat_ep_connect, or for an attempt
+     * whose reused socket turned out dead ({@link SocketReuse#retryFresh}).
+     *
+     * @throws IOException when no socket can be opened
+     */
+    void connectFresh(ConnectAttempt attempt) throws IOException {
+        if (closed) {
+            throw new IOException("the transport closed");
         }
         TcpConnection c = new TcpConnection(this, null, attempt);
         attempt.link = c;
@@ -362,7 +381,7 @@ public final class TcpTransport implements Transport.Bound {
         } catch (IOException e) {
             forget(c);
             c.close();
-            throw new IllegalStateException("no socket for the connection: " + e.getMessage(), e);
+            throw e;
         }
     }
 
