@@ -11,7 +11,8 @@ package dat.provider.sim.internal.tcp;
  * without FIN or RST, a peer that stopped writing), or whose output makes no progress for
  * {@code T} (a peer that stopped reading), breaks. An accepted socket whose connection request
  * has not come whole within {@code T} is closed; so is a connection whose peer, after this
- * side's last frame and FIN, neither closes nor sends anything for {@code T}.
+ * side's last frame and FIN, neither closes nor sends anything for {@code T}, or has not closed
+ * within {@code 2T} however much it sends.
  */
 final class Liveness {
 

@@ -22,6 +22,9 @@ import java.nio.ByteBuffer;
  * <p>An idle socket the peer closes, or one that idles for half the liveness timeout, is closed;
  * the passive side closes a recycled socket that brings no request within the timeout (the
  * active side closed its end long before). A connection that breaks closes its socket as any does.
+ * A connect never fails for the reuse: it takes an idle socket only when a read finds it clean
+ * ({@link #usable}), and goes on over a fresh socket when the reused one ends before the answer
+ * ({@link #retryFresh}).
  */
 final class SocketReuse {
 
