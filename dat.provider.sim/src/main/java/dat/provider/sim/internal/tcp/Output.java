@@ -61,6 +61,8 @@ final class Output {
     private ByteBuffer pending;
     /** A reused socket's last frame (its DISCONNECT): once written whole, the output is done. */
     private volatile ByteBuffer lastFrame;
+    /** A test's seam: runs once {@link #sendLast} left the frame to the agent; a no-op in production. */
+    Runnable lastLeft = () -> { };
     /** The answer being written, with the buffers of its gathering write. */
     private Responses.Response answer;
     private final ByteBuffer[] headerAndPayload = new ByteBuffer[2];
@@ -206,6 +208,7 @@ final class Output {
      * @return whether it was written whole here (the caller tells {@link SocketReuse#endWritten})
      */
     boolean sendLast(ByteBuffer frame) {
+        lastFrame = frame;
         if (lock.tryLock()) {
             try {
                 Responses r = c.responses;
@@ -216,9 +219,9 @@ final class Output {
                         ended = true;
                         return true;
                     }
-                    lastFrame = frame;
                     pending = frame;
                     kick();
+                    lastLeft.run();
                     return false;
                 }
             } catch (IOException e) {
@@ -227,8 +230,8 @@ final class Output {
                 unlock();
             }
         }
-        lastFrame = frame;
         enqueue(frame);
+        lastLeft.run();
         return false;
     }
 

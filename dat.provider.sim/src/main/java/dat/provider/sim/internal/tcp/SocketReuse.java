@@ -37,8 +37,9 @@ final class SocketReuse {
     private volatile boolean offered;
     /** Both sides agreed: the connection ends by the exchange of DISCONNECTs. */
     private volatile boolean agreed;
-    // the end, guarded by this
-    private boolean endQueued;
+    /** This side queued its DISCONNECT: written under this object's lock, read without it for every RDMA read request. */
+    private volatile boolean endQueued;
+    // the rest of the end, guarded by this
     private boolean endWritten;
     private boolean peerEnded;
     private boolean handedOver;
@@ -91,7 +92,7 @@ final class SocketReuse {
     // ---------------------------------------------------------------------------------------------
 
     /** Whether this side queued its DISCONNECT: it sends nothing more on the connection. */
-    synchronized boolean ending() {
+    boolean ending() {
         return endQueued;
     }
 

@@ -152,12 +152,19 @@ class TcpSocketReuseFaultTest {
      * @return the peer's end of the idle socket
      */
     private Socket idleSocketToPlainPeer(ServerSocket listener) throws Exception {
+        return idleSocketToPlainPeer(listener, new byte[0]);
+    }
+
+    /** As {@link #idleSocketToPlainPeer(ServerSocket)}, the peer's DISCONNECT followed by {@code after} in the same write. */
+    private Socket idleSocketToPlainPeer(ServerSocket listener, byte[] after) throws Exception {
         connectA(listener);
         Socket s = serve(listener, TcpFrame.ACCEPT, TcpFrame.ACCEPT_REUSE);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         a.ep.disconnect(CloseFlag.ABRUPT);
         assertThat(read(s).op()).isEqualTo(TcpFrame.DISCONNECT);
-        write(s, TcpFrame.DISCONNECT, 0, 0, 0, 0);
+        ByteBuffer b = ByteBuffer.allocate(TcpFrame.HEADER_BYTES + after.length);
+        TcpFrame.encode(b, TcpFrame.DISCONNECT, 0, 0, 0, 0, 0);
+        s.getOutputStream().write(b.put(after).array()); // one write: one segment on the loopback
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         for (long deadline = System.nanoTime() + Fabric.WAIT * 1_000; transport(a).idleSocketCount() != 1;) {
             assertThat(System.nanoTime() - deadline).as("the socket idles").isNegative();
@@ -240,7 +247,9 @@ class TcpSocketReuseFaultTest {
     /**
      * A DISCONNECT that finds the output busy is queued as the connection's last frame: what the
      * passive side owed before it (an ACK) goes first, and nothing of the connection follows it,
-     * not even answers to the requests the peer sent meanwhile.
+     * not even answers to the requests the peer sent meanwhile, nor a NOP the liveness check
+     * queues the moment the DISCONNECT was left to the agent ({@link Output#lastLeft}): a frame
+     * and an end marker queued in two steps let that NOP in between them, onto the next connection.
      */
     @Test
     void aDisconnectQueuedBehindABusyOutput_isTheLastFrameOfItsConnection() throws Exception {
@@ -267,6 +276,9 @@ class TcpSocketReuseFaultTest {
                 }
             });
             held.await();
+            ByteBuffer nop = ByteBuffer.allocate(TcpFrame.HEADER_BYTES);
+            TcpFrame.encode(nop, TcpFrame.NOP, 0, 0, 0, 0, 0);
+            c.output.lastLeft = () -> c.output.enqueue(nop.flip()); // as ConnectionChecks' SEND_NOP
             b.ep.disconnect(CloseFlag.ABRUPT); // the output is busy: queued for the agent
             b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
             write(s, TcpFrame.SEND, 0, 0, 1, 0, new byte[8]); // after the end: dropped, unanswered
@@ -366,6 +378,44 @@ class TcpSocketReuseFaultTest {
             }
             assertThat(read(first)).as("the stale socket closed").isNull();
             first.close();
+        }
+    }
+
+    /**
+     * An idle socket whose write fails though the read before it finds nothing wrong (this side's
+     * output is shut): the failed write of the request gives way to a fresh socket instead of
+     * leaving the connect pending. The peer waits {@link #PEER_WAIT_MS} for that socket.
+     */
+    @Test
+    void anIdleSocketWhoseWriteFails_givesWayToAFreshSocket() throws Exception {
+        try (ServerSocket l = listener()) {
+            Socket first = idleSocketToPlainPeer(l); // closed by the test: its end is what the test is about
+            TcpConnection idle = transport(a).connections().getFirst();
+            connectWhileTheAgentLooksAway(l, () -> idle.channel().shutdownOutput());
+            try (Socket fresh = serve(l, TcpFrame.ACCEPT, TcpFrame.ACCEPT_REUSE)) {
+                a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+                endsOn(fresh);
+            }
+            first.close();
+        }
+    }
+
+    /**
+     * Bytes that came with the peer's DISCONNECT, in the same read, are held by the reader, not
+     * in the socket: an idle socket holding them (an ACCEPT) is closed, never read for the next
+     * connect's answer, and the connect goes over a fresh socket, whose rejection is reported.
+     */
+    @Test
+    void bytesReadWithThePeersDisconnect_areNeverTakenForTheAnswer() throws Exception {
+        ByteBuffer accept = ByteBuffer.allocate(TcpFrame.HEADER_BYTES);
+        TcpFrame.encode(accept, TcpFrame.ACCEPT, 0, 0, TcpFrame.ACCEPT_REUSE, 0, 0);
+        try (ServerSocket l = listener(); Socket first = idleSocketToPlainPeer(l, accept.array())) {
+            connectA(l);
+            try (Socket fresh = serve(l, TcpFrame.REJECT, TcpFrame.REJECT_PEER)) {
+                a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_PEER_REJECTED);
+                assertThat(read(fresh)).as("the rejected attempt's socket closed").isNull();
+            }
+            assertThat(read(first)).as("the socket holding bytes closed").isNull();
         }
     }
 
