@@ -2,9 +2,7 @@ package dat.provider.sim.internal.tcp;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -69,13 +67,13 @@ final class IdleSockets {
         return count;
     }
 
-    /** The IA closes: every idle socket is claimed, for the caller to close; none is kept from now on. */
-    synchronized List<TcpConnection> close() {
+    /**
+     * The IA closes: none is kept from now on, and every idle socket is claimed (no connect takes
+     * it); they close as the IA closes all its connections, idle ones included.
+     */
+    synchronized void close() {
         closed = true;
-        List<TcpConnection> all = new ArrayList<>();
-        byPeer.values().forEach(all::addAll);
         byPeer.clear();
         count = 0;
-        return all;
     }
 }

@@ -177,7 +177,11 @@ class TcpSocketReuseFaultTest {
     /**
      * Runs {@code beforeConnect} while A's I/O agent is held in a task of the test's, then A's
      * dat_ep_connect to the plain peer from that task: the agent cannot have looked at the idle
-     * socket since, so the connect meets what {@code beforeConnect} did to it.
+     * socket since, so the connect meets what {@code beforeConnect} did to it. Production never
+     * connects on the agent's thread (a consumer's thread does, while the agent runs): here the
+     * connect does the same work (the CM lock, the read of the idle socket, the request's write),
+     * except that an idle socket it closes is forgotten at once instead of by a task of the
+     * agent's, and what it leaves to the agent (a failed write, the readiness) runs after it.
      */
     private void connectWhileTheAgentLooksAway(ServerSocket listener, ThrowingRunnable beforeConnect) throws Exception {
         CountDownLatch held = new CountDownLatch(1);
