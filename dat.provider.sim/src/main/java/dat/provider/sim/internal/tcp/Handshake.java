@@ -31,11 +31,13 @@ final class Handshake {
     static final int ESTABLISHED = 1;
     static final int ENDED = 2;
 
-    private enum Phase { CONNECTING, ANSWER, ANSWER_DATA, REQUEST, REQUEST_DATA, DECIDING, DONE }
+    /** IDLE: an active socket of an ended connection, waiting for the next attempt ({@link SocketReuse}). */
+    private enum Phase { IDLE, CONNECTING, ANSWER, ANSWER_DATA, REQUEST, REQUEST_DATA, DECIDING, DONE }
 
     private final TcpConnection c;
     private final TcpFrameReader reader;
-    private Phase phase;
+    /** Volatile: a connect on an idle socket sets it from the consumer's thread. */
+    private volatile Phase phase;
     /** A CM frame's payload being read, and the header fields of a CONNECT_REQUEST read. */
     private byte[] data;
     private ByteBuffer dataBuffer;
@@ -46,10 +48,11 @@ final class Handshake {
     /** The active side: the ACCEPT read took the shared-memory offer. */
     private boolean acceptedShm;
 
-    Handshake(TcpConnection connection, TcpFrameReader reader, boolean active) {
+    /** @param recycled the socket is an ended connection's: the active side's idles, the passive side's waits for a request */
+    Handshake(TcpConnection connection, TcpFrameReader reader, boolean active, boolean recycled) {
         this.c = connection;
         this.reader = reader;
-        this.phase = active ? Phase.CONNECTING : Phase.REQUEST;
+        this.phase = active ? (recycled ? Phase.IDLE : Phase.CONNECTING) : Phase.REQUEST;
     }
 
     /** Whether the connection is established (its frames are the receiver's). */
@@ -83,6 +86,21 @@ final class Handshake {
         c.prepare(a.active()); // while the peer answers
     }
 
+    /** Whether the active side waits for its answer and has read no byte of it. */
+    boolean awaitsAnswer() {
+        return phase == Phase.ANSWER && !reader.holdsBytes();
+    }
+
+    /**
+     * The consumer's thread in dat_ep_connect (under the CM lock): the attempt took this idle
+     * socket, connected already; the request goes at once.
+     */
+    void reused(ConnectAttempt a) {
+        a.reached = true;
+        phase = Phase.ANSWER; // before the request: the agent reads the answer as one
+        c.output.sendControl(connectRequest(a));
+    }
+
     /**
      * The CONNECT_REQUEST of an attempt: its private data, then its Endpoint's attributes, then
      * the shared-memory offer when the connection makes one.
@@ -91,7 +109,8 @@ final class Handshake {
         byte[] pd = a.privateData;
         EpAttributes attrs = a.activeAttributes;
         ShmSession offer = c.sharedMemory();
-        int context = a.qos | (attrs == null ? 0 : TcpFrame.WITH_ATTRIBUTES) | (offer == null ? 0 : TcpFrame.WITH_SHM);
+        int context = a.qos | (attrs == null ? 0 : TcpFrame.WITH_ATTRIBUTES) | (offer == null ? 0 : TcpFrame.WITH_SHM)
+                | c.reuse.offer(a);
         int len = pd.length + TcpFrame.requestExtra(context);
         ByteBuffer b = ByteBuffer.allocate(TcpFrame.HEADER_BYTES + len).order(ByteOrder.BIG_ENDIAN);
         TcpFrame.encode(b, TcpFrame.CONNECT_REQUEST, len, context, c.transport().address().getPort(), a.activePortQual, a.remoteQual);
@@ -167,6 +186,11 @@ final class Handshake {
                     }
                     return decided(s);
                 }
+                case IDLE -> {
+                    // the peer closed the idle socket (or sent what it must not): it goes, unless a
+                    // connect took it first (whose request then meets the same end)
+                    return c.reuse.idleEnds() ? ENDED : WAITING;
+                }
                 default -> {
                     return WAITING; // connecting: the socket is not readable before
                 }
@@ -211,6 +235,9 @@ final class Handshake {
     private int onAnswer(int s) {
         ConnectAttempt a = c.attempt();
         if (s != TcpFrameReader.READY) {
+            if (s == TcpFrameReader.EOF && reader.error() == null && c.reuse.retryFresh(a)) {
+                return ENDED; // the reused socket was dead: the attempt goes on over a fresh one
+            }
             c.protocolEnd(s == TcpFrameReader.MALFORMED ? reader.error() : "closed before answering");
             c.failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
             c.close();
@@ -219,7 +246,12 @@ final class Handshake {
         TcpFrame f = reader.frame;
         switch (f.opcode) {
             case TcpFrame.ACCEPT -> {
-                acceptedShm = f.aux == TcpFrame.ACCEPT_SHM;
+                acceptedShm = (f.aux & TcpFrame.ACCEPT_SHM) != 0;
+                if (!c.reuse.answered(f.aux)) {
+                    c.protocolEnd("socket reuse accepted that was not offered");
+                    c.failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+                    return ENDED;
+                }
                 startData();
                 phase = Phase.ANSWER_DATA;
                 return WAITING;
@@ -285,6 +317,7 @@ final class Handshake {
         if ((requestContext & TcpFrame.WITH_ATTRIBUTES) != 0) {
             activeAttributes = TcpFrame.getAttributes(extra);
         }
+        c.reuse.requested(requestContext);
         boolean offered = (requestContext & TcpFrame.WITH_SHM) != 0;
         if (offered) {
             c.shm.take(extra);
@@ -292,7 +325,7 @@ final class Handshake {
         pd = Arrays.copyOf(pd, pdLength);
         InetSocketAddress peer = (InetSocketAddress) c.channel().getRemoteAddress();
         ConnectAttempt a = new ConnectAttempt(null, new InetSocketAddress(peer.getAddress(), requestAux), requestSeq,
-                c.transport().address(), requestAddress, pd, requestContext & ~(TcpFrame.WITH_ATTRIBUTES | TcpFrame.WITH_SHM),
+                c.transport().address(), requestAddress, pd, requestContext & ~(TcpFrame.WITH_ATTRIBUTES | TcpFrame.WITH_SHM | TcpFrame.WITH_REUSE),
                 activeAttributes);
         a.link = c;
         phase = Phase.DECIDING;

@@ -11,7 +11,8 @@ package dat.provider.sim.internal.tcp;
  * without FIN or RST, a peer that stopped writing), or whose output makes no progress for
  * {@code T} (a peer that stopped reading), breaks. An accepted socket whose connection request
  * has not come whole within {@code T} is closed; so is a connection whose peer, after this
- * side's last frame and FIN, neither closes nor sends anything for {@code T}.
+ * side's last frame and FIN, neither closes nor sends anything for {@code T}, or has not closed
+ * within {@code 2T} however much it sends.
  */
 final class Liveness {
 
@@ -105,7 +106,9 @@ final class Liveness {
         if (finQueued) {
             if (finSeenAt == 0) {
                 finSeenAt = System.nanoTime();
-            } else if (now - finSeenAt > timeout && now - readSeenAt > timeout) {
+            } else if (now - finSeenAt > timeout && (now - readSeenAt > timeout || now - finSeenAt > 2 * timeout)) {
+                // a peer that keeps sending (NOPs) after this side's last frame holds the socket
+                // for twice the timeout at most
                 return Verdict.NOT_CLOSING;
             }
             return Verdict.ALIVE;

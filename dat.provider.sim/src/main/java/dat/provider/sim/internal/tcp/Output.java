@@ -33,6 +33,8 @@ final class Output {
     static final int BLOCKED = 1;
     /** The output is shut down (the FIN, or a refusal after which the connection ends). */
     static final int END = 2;
+    /** The output wrote the last frame of a connection whose socket is reused. */
+    static final int LAST_WRITTEN = 3;
 
     /** The marker of the FIN in the control queue. */
     private static final ByteBuffer FIN = ByteBuffer.allocate(0);
@@ -57,6 +59,10 @@ final class Output {
     private final AtomicBoolean flushQueued = new AtomicBoolean();
     /** A buffer a write left unfinished (a control frame, an ACK, an inline frame: copies). */
     private ByteBuffer pending;
+    /** A reused socket's last frame (its DISCONNECT): once written whole, the output is done. */
+    private volatile ByteBuffer lastFrame;
+    /** A test's seam: runs once {@link #sendLast} left the frame to the agent; a no-op in production. */
+    Runnable lastLeft = () -> { };
     /** The answer being written, with the buffers of its gathering write. */
     private Responses.Response answer;
     private final ByteBuffer[] headerAndPayload = new ByteBuffer[2];
@@ -192,6 +198,43 @@ final class Output {
         kick();
     }
 
+    /**
+     * The DISCONNECT of a connection whose socket is reused, its last frame: written by the
+     * calling thread when the output is idle and no answer is owed before it, and the output is
+     * then done; else, or for what the socket did not take, left to the agent as one entry that
+     * ends the output the moment it is written whole ({@link #lastFrame}): nothing can come
+     * between the frame and the end, and nothing follows. Never blocks.
+     *
+     * @return whether it was written whole here (the caller tells {@link SocketReuse#endWritten})
+     */
+    boolean sendLast(ByteBuffer frame) {
+        lastFrame = frame;
+        if (lock.tryLock()) {
+            try {
+                Responses r = c.responses;
+                if (idle() && (r == null || !r.beforeEndPending())) {
+                    c.channel().write(frame);
+                    c.liveness.wrote();
+                    if (!frame.hasRemaining()) {
+                        ended = true;
+                        return true;
+                    }
+                    pending = frame;
+                    kick();
+                    lastLeft.run();
+                    return false;
+                }
+            } catch (IOException e) {
+                // queued instead: the agent meets the failure and ends the connection
+            } finally {
+                unlock();
+            }
+        }
+        enqueue(frame);
+        lastLeft.run();
+        return false;
+    }
+
     /** Queues the FIN: the output shuts down after what is queued. */
     void queueFin() {
         finQueued = true;
@@ -271,6 +314,8 @@ final class Output {
         }
         if (r == END) {
             c.outputEnded();
+        } else if (r == LAST_WRITTEN) {
+            c.reuse.endWritten();
         }
     }
 
@@ -285,7 +330,12 @@ final class Output {
                 if (!writeWhole(ch, pending)) {
                     return BLOCKED;
                 }
+                boolean last = pending == lastFrame;
                 pending = null;
+                if (last) {
+                    ended = true;
+                    return LAST_WRITTEN;
+                }
                 continue;
             }
             if (answer != null) {

@@ -168,7 +168,7 @@ final class Receiver {
     private boolean handle(int s) {
         if (s == TcpFrameReader.EOF) {
             c.protocolEnd(reader.error()); // a header cut short; none between frames
-            c.lost(c.output.finQueued() ? EventNumber.CONNECTION_EVENT_DISCONNECTED : EventNumber.CONNECTION_EVENT_BROKEN);
+            c.lost(c.endSaid() ? EventNumber.CONNECTION_EVENT_DISCONNECTED : EventNumber.CONNECTION_EVENT_BROKEN);
             return false;
         }
         if (s == TcpFrameReader.MALFORMED) {
@@ -190,7 +190,7 @@ final class Receiver {
         TcpWire w = c.wire();
         String why = switch (opcode) {
             case TcpFrame.DISCONNECT -> {
-                c.lost(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+                c.peerDisconnected();
                 yield ENDED;
             }
             case TcpFrame.SEND -> onSend(w);
@@ -322,6 +322,11 @@ final class Receiver {
     private String onReadRequest(TcpWire w) {
         TcpFrame f = reader.frame;
         long len = Integer.toUnsignedLong(f.aux);
+        if (c.reuse.ending()) {
+            // sent before the peer read this side's DISCONNECT, which flushes it there: unanswered,
+            // and reading goes on to the peer's DISCONNECT, the socket's hand-over
+            return null;
+        }
         RemoteWindow win = w.remoteWindow(f.context, f.address, len, false);
         if (win == null) {
             respond(TcpFrame.RDMA_READ_RESPONSE, f.seq, TcpFrame.STATUS_REMOTE_ACCESS, null, 0, 0, true);
@@ -544,6 +549,13 @@ final class Receiver {
 
     /** The refused frame's payload is skipped: the refusal goes out. */
     private void refusalSkipped() {
+        if (c.reuse.ending()) {
+            // sent before the peer read this side's DISCONNECT, which flushes it there: unanswered,
+            // and reading goes on to the peer's DISCONNECT, the socket's hand-over
+            landing.end();
+            frameOp = 0;
+            return;
+        }
         respond(refusalOp, frameSeq, refusalStatus, null, 0, 0, true);
         refused();
     }

@@ -3,7 +3,6 @@ package dat.provider.sim.internal.tcp;
 import dat.api.EventNumber;
 import dat.provider.sim.internal.core.AttemptLink;
 import dat.provider.sim.internal.core.ConnectAttempt;
-import dat.provider.sim.internal.core.RemoteWindow;
 import dat.provider.sim.internal.core.SimEndpoint;
 import dat.provider.sim.internal.core.SimProvider;
 import dat.provider.sim.internal.core.Wire;
@@ -41,13 +40,6 @@ import java.util.logging.Logger;
 final class TcpConnection implements AttemptLink, IoAgent.Handler {
 
     private static final Logger LOG = Logger.getLogger(TcpConnection.class.getName());
-    private static final ByteBuffer NOP_FRAME = frame(TcpFrame.NOP, 0, 0, 0, 0, 0, null);
-    /** How long a refused access's answer may take to go out before the connection ends anyway. */
-    private static final long REFUSAL_PATIENCE_NANOS = 2_000_000_000L;
-    /** How long the socket's low-water mark stays up without a read: a trickling peer is still read. */
-    private static final long LOW_WATER_PATIENCE_NANOS = 100_000_000L;
-    /** How long dat_lmr_free waits for a frame that sends from the freed memory before it cuts the connection. */
-    private static final long FENCE_PATIENCE_NANOS = 50_000_000L;
 
     private final TcpTransport transport;
     private final IoAgent agent;
@@ -64,10 +56,13 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
     private volatile Wire joined;
     /** The local Endpoint on this connection, once established. */
     private volatile SimEndpoint endpoint;
-    private final TcpFrameReader reader = new TcpFrameReader(TcpFrame.Limits.WIRE);
-    private final Handshake handshake;
-    private final Landing landing = new Landing(reader);
-    private final Receiver receiver = new Receiver(this, reader, landing);
+    /** Package-private: {@link SocketReuse} looks at what was read ahead, and whether an answer began. */
+    final TcpFrameReader reader;
+    final Handshake handshake;
+    private final Landing landing;
+    private final Receiver receiver;
+    /** Whether the socket outlives the connection, for the next one between the two IAs. */
+    final SocketReuse reuse;
     final Liveness liveness = new Liveness();
     final Output output = new Output(this);
     final Transmitter transmitter = new Transmitter();
@@ -88,12 +83,27 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
      * @param attempt the attempt (active), or {@code null}
      */
     TcpConnection(TcpTransport transport, SocketChannel accepted, ConnectAttempt attempt) {
+        this(transport, accepted, null, attempt, accepted == null, new TcpFrameReader(TcpFrame.Limits.WIRE), null);
+    }
+
+    /** A connection on the socket of {@code from}, which ended ({@link #recycle}): same key, same reader (with what it read ahead). */
+    private TcpConnection(TcpConnection from) {
+        this(from.transport, from.channel, from.key, null, from.active, from.reader, from.reuse);
+    }
+
+    private TcpConnection(TcpTransport transport, SocketChannel channel, SelectionKey key, ConnectAttempt attempt, boolean active,
+            TcpFrameReader reader, SocketReuse from) {
         this.transport = transport;
         this.agent = transport.agent();
-        this.channel = accepted;
+        this.channel = channel;
+        this.key = key;
         this.attempt = attempt;
-        this.active = accepted == null;
-        this.handshake = new Handshake(this, reader, active);
+        this.active = active;
+        this.reader = reader;
+        this.landing = new Landing(reader);
+        this.receiver = new Receiver(this, reader, landing);
+        this.reuse = new SocketReuse(this, from);
+        this.handshake = new Handshake(this, reader, active, from != null);
     }
 
     TcpTransport transport() {
@@ -133,6 +143,18 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
 
     boolean isClosed() {
         return closed;
+    }
+
+    Landing landing() {
+        return landing;
+    }
+
+    Receiver receiver() {
+        return receiver;
+    }
+
+    boolean active() {
+        return active;
     }
 
     /** Frames the writer gathered into its largest batch, for tests and statistics. */
@@ -274,11 +296,11 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
     private void lostOnTheWay() {
         ConnectAttempt a = attempt;
         if (wire == null && a != null) {
-            if (a.active() != null) {
+            if (a.active() != null && !reuse.retryFresh(a)) {
                 // the connection reset before the answer: the remote host was not unreachable, so
                 // by dat_ep_connect(3DAT) a transport error, NON_PEER_REJECTED
                 failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
-            } else {
+            } else if (a.active() == null) {
                 SimProvider provider = transport.adapter().provider;
                 provider.cmLock.lock();
                 try {
@@ -339,10 +361,10 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
         close();
     }
 
-    /** A write failed (the peer is gone or stopped reading until the socket was closed). */
+    /** A write failed (the peer is gone or stopped reading until the socket was closed): as a reset read. */
     void writeFailed(IOException e) {
         if (!closed) {
-            lost(EventNumber.CONNECTION_EVENT_BROKEN);
+            lostOnTheWay();
         }
     }
 
@@ -415,7 +437,8 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
         Wire w = s != null ? s.join(passive) : tw;
         passive.connectionManager().acceptedAcross(a, w);
         byte[] pd = shm.acceptPayload(acceptData == null ? new byte[0] : acceptData);
-        output.sendControl(frame(TcpFrame.ACCEPT, pd.length, 0, s != null ? TcpFrame.ACCEPT_SHM : 0, 0, 0, pd)); // before the wire: see establishActive
+        int aux = (s != null ? TcpFrame.ACCEPT_SHM : 0) | reuse.accept();
+        output.sendControl(frame(TcpFrame.ACCEPT, pd.length, 0, aux, 0, 0, pd)); // before the wire: see establishActive
         wire = tw;
         endpoint = passive;
         joined = w;
@@ -549,16 +572,82 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
         return landing.abandon() ? receiver.receive() : null;
     }
 
-    /** The local Endpoint disconnects: the DISCONNECT and the FIN go to the peer. */
+    /**
+     * The local Endpoint disconnects: the DISCONNECT goes to the peer, then the FIN, or, when the
+     * socket is reused, the peer's DISCONNECT is awaited instead ({@link SocketReuse}).
+     */
     void disconnect() {
+        if (reuse.agreed()) {
+            reuse.disconnect();
+        } else {
+            queueDisconnect(true);
+        }
+    }
+
+    /** The DISCONNECT after the answers owed, then the FIN ({@code fin}) or the socket's hand-over once written. */
+    void queueDisconnect(boolean fin) {
         if (!closed && !breaking) {
             Responses r = responses;
             if (r != null) {
                 r.markEnd();
             }
-            output.enqueue(frame(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0, null));
+            ByteBuffer disconnect = frame(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0, null);
+            if (!fin) {
+                if (output.sendLast(disconnect)) {
+                    reuse.endWritten();
+                }
+                return;
+            }
+            output.enqueue(disconnect);
             output.queueFin();
         }
+    }
+
+    /** On the agent: the peer's DISCONNECT came. */
+    void peerDisconnected() {
+        if (reuse.agreed() && !breaking) {
+            reuse.peerDisconnected();
+        } else {
+            lost(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        }
+    }
+
+    /** Whether this side said its last: its FIN, or its DISCONNECT on a reused socket. */
+    boolean endSaid() {
+        return output.finQueued() || reuse.ending();
+    }
+
+    /**
+     * On the agent: the connection ended by the exchange of DISCONNECTs and the socket goes to a
+     * fresh connection ({@link SocketReuse}); this one is closed without closing the socket.
+     */
+    void recycle() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        TcpConnection next = new TcpConnection(this);
+        transport.track(next);
+        key.attach(next);
+        forgotten();
+        next.reuse.reopened(active);
+    }
+
+    /** On the agent: a recycled passive socket reads what came ahead (the request may have). */
+    void readRecycled() {
+        readNow(false);
+    }
+
+    /**
+     * The active side's dat_ep_connect on an idle socket it took from the IA's idle sockets (under
+     * the CM lock): the CONNECT_REQUEST goes at once, from this thread.
+     */
+    void reuse(ConnectAttempt a) {
+        attempt = a;
+        handshake.reused(a);
+        prepare(a.active()); // while the peer answers
     }
 
     /**
@@ -589,6 +678,12 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
         if (eventNumber == EventNumber.CONNECTION_EVENT_BROKEN) {
             breaking = true;
         }
+        endpointLeaves(eventNumber);
+        close();
+    }
+
+    /** The local Endpoint, if still on the connection, gets the event. */
+    void endpointLeaves(int eventNumber) {
         Wire w = joined;
         if (w != null) {
             ShmSession s = shm.session();
@@ -597,7 +692,6 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
             }
             endpoint.connectionManager().wireLost(w, eventNumber);
         }
-        close();
     }
 
     /** A connection ended for a protocol violation is counted; {@code null}: the peer closed between frames. */
@@ -611,7 +705,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
         }
     }
 
-    private String describe() {
+    String describe() {
         SocketChannel ch = channel;
         try {
             return ch == null ? "(unconnected)" : ch.getLocalAddress() + " <-> " + ch.getRemoteAddress();
@@ -665,39 +759,6 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
     // the transport's calls
     // ---------------------------------------------------------------------------------------------
 
-    /** The agent's periodic look: liveness, a low-water mark up too long, a refusal that cannot go out. */
-    void periodic(long now, long timeout) {
-        if (closed) {
-            return;
-        }
-        if (receiver.lowWaterSince() != 0 && now - receiver.lowWaterSince() > Math.min(LOW_WATER_PATIENCE_NANOS, timeout / 8)) {
-            receiver.lowerLowWater(channel); // a peer that trickles its payload is still read, and alive
-        }
-        if (receiver.refusing() && now - receiver.refusingSince() > REFUSAL_PATIENCE_NANOS) {
-            // the refusal could not go out (the peer reads nothing): the Endpoint must not stay on a dead wire
-            lost(EventNumber.CONNECTION_EVENT_BROKEN);
-            return;
-        }
-        switch (liveness.check(now, timeout, attempt != null, joined != null, output.finQueued())) {
-            case NO_REQUEST -> {
-                protocolEnd("no CONNECT_REQUEST within " + timeout / 1_000_000 + " ms");
-                close();
-            }
-            case NOT_CLOSING -> close();
-            case NO_WRITE_PROGRESS -> {
-                protocolEnd("no write progress for " + timeout / 1_000_000 + " ms: the peer stopped reading");
-                lost(EventNumber.CONNECTION_EVENT_BROKEN);
-            }
-            case NO_READS -> {
-                protocolEnd("nothing read for " + timeout / 1_000_000 + " ms: the peer is gone");
-                lost(EventNumber.CONNECTION_EVENT_BROKEN);
-            }
-            case SEND_NOP -> output.enqueue(NOP_FRAME.duplicate());
-            default -> {
-            }
-        }
-    }
-
     /**
      * This connection completed work into {@code evd}: a consumer waiting on it runs the agent's
      * duty cycle itself ({@link IoAgent#drive}).
@@ -723,42 +784,6 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
         SelectionKey k = key;
         ReceiveLowWater lw = lowWater();
         return lw != null && k != null && k.isValid() && lw.set(ch, bytes);
-    }
-
-    /**
-     * dat_lmr_free: returns once nothing of this connection moves bytes of [start, end) (the LMR
-     * was marked freed first). The receiver's copy in progress is all it waits for on the input;
-     * on the output it waits for the frames that send from the memory, and cuts the connection
-     * after {@link #FENCE_PATIENCE_NANOS} (a peer that stopped reading), as a verbs QP fails an
-     * access to a deregistered region.
-     */
-    void fence(long start, long end) {
-        long began = System.nanoTime();
-        boolean cut = false;
-        while (landing.copyingInto(start, end) || output.sendsFrom(start, end)) {
-            long waited = System.nanoTime() - began;
-            if (!cut && waited > FENCE_PATIENCE_NANOS) {
-                cut = true;
-                lost(EventNumber.CONNECTION_EVENT_BROKEN); // the Endpoint breaks, its requests complete
-            } else if (waited > 100 * FENCE_PATIENCE_NANOS) {
-                LOG.warning("sim TCP connection " + describe() + " still moves bytes of a freed LMR after 5 s");
-                return;
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(20_000);
-        }
-        // the views of consumer memory each part caches go: freed memory of an automatic arena is
-        // reclaimed only once nothing refers to it
-        landing.viewStale();
-        output.viewsStale();
-        agent.execute(landing::dropViewIfStale); // between frames, on the agent: not only before the next one
-    }
-
-    /** A revoked window: returns once neither side of this connection copies through it. */
-    void awaitCopiesThrough(RemoteWindow w) {
-        landing.awaitCopiesThrough(w);
-        for (int spins = 0; output.respondingFrom(w); spins++) {
-            Landing.backOff(spins);
-        }
     }
 
     /** A whole control frame as one buffer (the control path may allocate). */

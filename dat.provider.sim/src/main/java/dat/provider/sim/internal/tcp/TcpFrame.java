@@ -57,6 +57,12 @@ final class TcpFrame {
      * file in {@code /dev/shm}), which a passive side on the same host may take.
      */
     static final int WITH_SHM = 1 << 30;
+    /**
+     * {@code context} bit of a CONNECT_REQUEST: the active side offers to keep the socket for the
+     * next connection between the two IAs ({@link #ACCEPT_REUSE}); no payload. It makes no
+     * shared-memory offer with it.
+     */
+    static final int WITH_REUSE = 1 << 29;
     /** The shared-memory offer of a CONNECT_REQUEST. */
     static final int SHM_OFFER_BYTES = dat.provider.sim.internal.shm.ShmSession.OFFER_BYTES;
     /**
@@ -65,8 +71,14 @@ final class TcpFrame {
      * {@link #SHM_ANSWER_BYTES}-byte nonce), else 0.
      */
     static final int ACCEPT = 2;
-    /** {@code aux} of an ACCEPT that takes the shared-memory offer. */
+    /** {@code aux} bit of an ACCEPT that takes the shared-memory offer. */
     static final int ACCEPT_SHM = 1;
+    /**
+     * {@code aux} bit of an ACCEPT that takes the offer of {@link #WITH_REUSE}: the connection ends
+     * with a DISCONNECT from each side and no FIN, and the socket then carries the active side's
+     * next CONNECT_REQUEST to the same IA.
+     */
+    static final int ACCEPT_REUSE = 2;
     /** The passive side's nonce an ACCEPT_SHM carries. */
     static final int SHM_ANSWER_BYTES = dat.provider.sim.internal.shm.ShmSession.ANSWER_BYTES;
     /** Passive to active: rejected; {@code aux} = {@link #REJECT_PEER} or {@link #REJECT_NON_PEER}. */
@@ -251,7 +263,8 @@ final class TcpFrame {
         return switch (op) {
             case CONNECT_REQUEST -> aux < 0 || aux > 0xFFFF ? BAD_AUX : privateData(requestExtra(context), limits);
             case ACCEPT -> context != 0 || address != 0 || seq != 0 ? NONZERO_UNUSED
-                    : aux != 0 && aux != ACCEPT_SHM ? BAD_AUX : privateData(aux == ACCEPT_SHM ? SHM_ANSWER_BYTES : 0, limits);
+                    : (aux & ~(ACCEPT_SHM | ACCEPT_REUSE)) != 0 ? BAD_AUX
+                    : privateData((aux & ACCEPT_SHM) != 0 ? SHM_ANSWER_BYTES : 0, limits);
             case DISCONNECT, NOP, READY_TO_USE, ACK_REQUEST -> (context | aux) != 0 || address != 0 || seq != 0 ? NONZERO_UNUSED : null;
             case SEND -> context != 0 || address != 0 ? NONZERO_UNUSED : (aux & ~(SOLICITED | ACK_DEFERRABLE)) != 0 ? BAD_AUX : null;
             case REJECT -> (context != 0 || seq != 0 || address != 0) ? NONZERO_UNUSED

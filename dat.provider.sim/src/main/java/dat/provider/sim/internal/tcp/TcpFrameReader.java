@@ -60,6 +60,11 @@ final class TcpFrameReader {
         return error;
     }
 
+    /** Whether bytes read from the socket wait here, not yet taken as a frame. */
+    boolean holdsBytes() {
+        return readAhead.hasRemaining() || held || payloadLeft != 0;
+    }
+
     /** Payload bytes of the current frame not read yet. */
     long payloadLeft() {
         return payloadLeft;

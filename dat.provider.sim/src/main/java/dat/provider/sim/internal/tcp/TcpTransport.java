@@ -56,6 +56,10 @@ public final class TcpTransport implements Transport.Bound {
      */
     private volatile TcpConnection[] connections = new TcpConnection[0];
     private final Object connectionsLock = new Object();
+    /** The sockets of ended active connections, for the next connect to the same IA. */
+    private final IdleSockets idle = new IdleSockets();
+    /** Connection attempts that took an idle socket. */
+    private final AtomicLong reusedSockets = new AtomicLong();
     private volatile boolean closed;
     final long timeoutNanos;
     /** Connections ended for a protocol violation (malformed or misplaced frame): what the fuzz test counts. */
@@ -90,7 +94,7 @@ public final class TcpTransport implements Transport.Bound {
                 server.configureBlocking(false);
                 address = (InetSocketAddress) server.getLocalAddress();
                 long period = Math.max(1_000_000, Math.min(100_000_000, timeoutNanos / 8));
-                agent = new IoAgent("dat-sim-tcp-" + adapterName, period, this::periodic, () -> connections.length <= 1, this.shm);
+                agent = new IoAgent("dat-sim-tcp-" + adapterName, period, this::periodic, () -> connections.length - idle.count() <= 1, this.shm);
             } catch (IOException | RuntimeException e) {
                 server.close();
                 throw e;
@@ -148,6 +152,15 @@ public final class TcpTransport implements Transport.Bound {
         return agent.unexpectedEnds();
     }
 
+    IdleSockets idleSockets() {
+        return idle;
+    }
+
+    /** Idle sockets kept for the next connect, for tests. */
+    int idleSocketCount() {
+        return idle.count();
+    }
+
     ReceiveLowWater lowWater() {
         return lowWater;
     }
@@ -194,12 +207,14 @@ public final class TcpTransport implements Transport.Bound {
     /**
      * The shared-memory mode ({@code shm}: auto, on, off), and the connections established since
      * the transport started, by wire ({@code shm.established}, {@code tcp.established}), and the
-     * shared-memory ones open now ({@code shm.connections}).
+     * shared-memory ones open now ({@code shm.connections}), and the connection attempts that took
+     * the idle socket of an earlier connection ({@code tcp.reused}).
      */
     @Override
     public java.util.Map<String, String> attributes() {
         return java.util.Map.of("shm", shm.mode().value(), "shm.established", Long.toString(shm.sharedEstablished()),
-                "tcp.established", Long.toString(shm.tcpEstablished()), "shm.connections", Integer.toString(shm.live()));
+                "tcp.established", Long.toString(shm.tcpEstablished()), "shm.connections", Integer.toString(shm.live()),
+                "tcp.reused", Long.toString(reusedSockets.get()));
     }
 
     /** The IA's shared-memory connections. */
@@ -294,7 +309,7 @@ public final class TcpTransport implements Transport.Bound {
     private void periodic(long now) {
         for (TcpConnection c : connections) {
             try {
-                c.periodic(now, timeoutNanos);
+                ConnectionChecks.periodic(c, now, timeoutNanos);
             } catch (RuntimeException | Error e) {
                 logQuietly(LOG, Level.WARNING, "liveness check of a connection failed", e);
             }
@@ -308,7 +323,8 @@ public final class TcpTransport implements Transport.Bound {
         }
     }
 
-    private void track(TcpConnection c) {
+    /** A connection the agent is to look after (its liveness, its fences, its end). */
+    void track(TcpConnection c) {
         synchronized (connectionsLock) {
             TcpConnection[] more = Arrays.copyOf(connections, connections.length + 1);
             more[connections.length] = c;
@@ -331,6 +347,32 @@ public final class TcpTransport implements Transport.Bound {
             attempt.fail(EventNumber.CONNECTION_EVENT_UNREACHABLE); // the IA's transport closed meanwhile
             return;
         }
+        for (TcpConnection reused; (reused = idle.take(attempt.remoteAddress)) != null;) {
+            if (reused.reuse.usable()) {
+                reusedSockets.incrementAndGet();
+                attempt.link = reused;
+                reused.reuse(attempt);
+                return;
+            }
+            reused.close(); // the peer closed it, reset it, or sent on it: the next one, or a fresh socket
+        }
+        try {
+            connectFresh(attempt);
+        } catch (IOException e) {
+            throw new IllegalStateException("no socket for the connection: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The attempt over a fresh socket (under the CM lock): from dat_ep_connect, or for an attempt
+     * whose reused socket turned out dead ({@link SocketReuse#retryFresh}).
+     *
+     * @throws IOException when no socket can be opened
+     */
+    void connectFresh(ConnectAttempt attempt) throws IOException {
+        if (closed) {
+            throw new IOException("the transport closed");
+        }
         TcpConnection c = new TcpConnection(this, null, attempt);
         attempt.link = c;
         track(c);
@@ -339,7 +381,7 @@ public final class TcpTransport implements Transport.Bound {
         } catch (IOException e) {
             forget(c);
             c.close();
-            throw new IllegalStateException("no socket for the connection: " + e.getMessage(), e);
+            throw e;
         }
     }
 
@@ -352,6 +394,7 @@ public final class TcpTransport implements Transport.Bound {
     public boolean close() {
         closed = true;
         TcpConnection.closeQuietly(server);
+        idle.close(); // no socket is kept from now on; the idle ones close with the others
         for (TcpConnection c : connections) {
             c.close();
         }
@@ -370,7 +413,7 @@ public final class TcpTransport implements Transport.Bound {
     @Override
     public void awaitCopiesThrough(RemoteWindow w) {
         for (TcpConnection c : connections) {
-            c.awaitCopiesThrough(w);
+            ConnectionFences.awaitCopiesThrough(c, w);
         }
         shm.awaitCopiesThrough(w);
     }
@@ -385,7 +428,7 @@ public final class TcpTransport implements Transport.Bound {
         long start = memory.address();
         long end = start + memory.byteSize();
         for (TcpConnection c : connections) {
-            c.fence(start, end);
+            ConnectionFences.fence(c, start, end);
         }
         shm.fence(memory);
     }
