@@ -82,12 +82,51 @@ public final class Fabric implements AutoCloseable {
 
     @Override
     public void close() {
-        assertThat(factory.shutdown()).as("the provider thread ends").isTrue();
+        // an interrupt of the test thread would cut the waits for the provider's threads short: it is
+        // taken off for the shutdown and reported after it
+        boolean interrupted = Thread.interrupted();
+        boolean ended = factory.shutdown();
+        assertThat(ended).as("the provider thread ends; the provider's threads left:%n%s", ended ? "" : providerThreads()).isTrue();
         arena.close();
         // through the IAs' close too: a channel closed while its agent serves it is no defect
         assertThat(tcp.stream().mapToLong(dat.provider.sim.internal.tcp.TcpTransport::unexpectedEnds).sum())
                 .as("TCP connections that ended on an unexpected exception (the I/O agent's log says which)")
                 .isEqualTo(unexpectedEndsExpected);
+        assertThat(interrupted).as("the test thread was interrupted during the test (a provider never interrupts a consumer's thread)")
+                .isFalse();
+    }
+
+    /** Closes every fabric, each even when one before it fails (its threads would outlive the test): the first failure is thrown. */
+    public static void closeAll(Fabric... fabrics) {
+        AssertionError first = null;
+        for (Fabric f : fabrics) {
+            try {
+                f.close();
+            } catch (AssertionError e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /** The stacks of the provider's threads still alive, for a failure that says where they are. */
+    private static String providerThreads() {
+        StringBuilder b = new StringBuilder();
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            if (t.getName().startsWith("dat-sim")) {
+                b.append(t.getName()).append(' ').append(t.getState()).append('\n');
+                for (StackTraceElement e : stack) {
+                    b.append("    at ").append(e).append('\n');
+                }
+            }
+        });
+        return b.toString();
     }
 
     /** One side: IA, PZ, EVDs, an Endpoint and a registered buffer. */

@@ -28,17 +28,24 @@ public final class RingFiles {
      * its own thread), no ring file stays mapped: waits for that, as long as a completion may take.
      */
     public static void assertNoneMapped() {
-        long deadline = System.nanoTime() + Fabric.WAIT * 1000;
+        long start = System.nanoTime();
+        long startMillis = System.currentTimeMillis();
+        long deadline = start + Fabric.WAIT * 1000;
+        boolean interrupted = false;
         List<String> left = mapped();
         while (!left.isEmpty() && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(10);
             } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
+                interrupted = true; // a stray interrupt does not cut the wait short; the flag is restored below
             }
             left = mapped();
         }
-        assertThat(left).as("ring files still mapped after the connection ended").isEmpty();
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        assertThat(left).as("ring files still mapped after the connection ended (waited %d ms by the monotonic clock,"
+                + " %d ms by the wall clock%s)", (System.nanoTime() - start) / 1_000_000, System.currentTimeMillis() - startMillis,
+                interrupted ? "; the waiting thread was interrupted" : "").isEmpty();
     }
 }

@@ -34,8 +34,7 @@ class ShmDriverTest {
 
     @AfterEach
     void close() {
-        fa.close();
-        fb.close();
+        Fabric.closeAll(fa, fb);
     }
 
     private void connect() {

@@ -46,8 +46,7 @@ class ShmDtoTest {
 
     @AfterEach
     void close() {
-        fa.close();
-        fb.close();
+        Fabric.closeAll(fa, fb);
     }
 
     private void connect() {

@@ -43,8 +43,7 @@ class TcpConnectionTest {
 
     @AfterEach
     void close() {
-        fa.close();
-        fb.close();
+        Fabric.closeAll(fa, fb);
         // the I/O agents are platform threads named after their IA; all must be gone
         assertThat(Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName))
                 .noneMatch(n -> n.startsWith("dat-sim-tcp-tcp"));

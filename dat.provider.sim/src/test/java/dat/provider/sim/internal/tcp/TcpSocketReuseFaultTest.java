@@ -266,20 +266,8 @@ class TcpSocketReuseFaultTest {
             TcpConnection c = transport(b).connections().getFirst();
             write(s, TcpFrame.SEND, 0, 0, 0, 0, new byte[8]);
             assertThat(b.next(b.recvEvd).userCookie()).isEqualTo(1);
-            CountDownLatch held = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
-            Thread holder = Thread.ofPlatform().start(() -> {
-                c.output.lock.lock();
-                try {
-                    held.countDown();
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } finally {
-                    c.output.lock.unlock();
-                }
-            });
-            held.await();
+            Thread holder = WireHooks.holdingTheWriteLock(c, release);
             ByteBuffer nop = ByteBuffer.allocate(TcpFrame.HEADER_BYTES);
             TcpFrame.encode(nop, TcpFrame.NOP, 0, 0, 0, 0, 0);
             c.output.lastLeft = () -> c.output.enqueue(nop.flip()); // as ConnectionChecks' SEND_NOP
