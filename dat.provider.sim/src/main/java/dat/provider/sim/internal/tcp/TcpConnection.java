@@ -296,11 +296,13 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
     private void lostOnTheWay() {
         ConnectAttempt a = attempt;
         if (wire == null && a != null) {
-            if (a.active() != null && !reuse.retryFresh(a)) {
-                // the connection reset before the answer: the remote host was not unreachable, so
-                // by dat_ep_connect(3DAT) a transport error, NON_PEER_REJECTED
-                failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
-            } else if (a.active() == null) {
+            if (a.active() != null) {
+                if (!reuse.retryFresh(a)) {
+                    // the connection reset before the answer: the remote host was not unreachable, so
+                    // by dat_ep_connect(3DAT) a transport error, NON_PEER_REJECTED
+                    failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+                }
+            } else {
                 SimProvider provider = transport.adapter().provider;
                 provider.cmLock.lock();
                 try {

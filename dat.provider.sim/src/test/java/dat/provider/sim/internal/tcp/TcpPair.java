@@ -36,10 +36,6 @@ final class TcpPair implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            fa.close();
-        } finally {
-            fb.close();
-        }
+        Fabric.closeAll(fa, fb);
     }
 }

@@ -221,6 +221,10 @@ class TcpSocketReuseFaultTest {
         void run() throws Exception;
     }
 
+    private interface PeerSocketAction {
+        void on(Socket peerEnd) throws Exception;
+    }
+
     // ---------------------------------------------------------------------------------------------
     // the passive side's end
     // ---------------------------------------------------------------------------------------------
@@ -325,14 +329,7 @@ class TcpSocketReuseFaultTest {
     /** An idle socket whose peer closed it, not yet noticed: the connect goes over a fresh socket and succeeds. */
     @Test
     void anIdleSocketThePeerClosed_givesWayToAFreshSocket() throws Exception {
-        try (ServerSocket l = listener()) {
-            Socket first = idleSocketToPlainPeer(l); // closed by the test: its end is what the test is about
-            connectWhileTheAgentLooksAway(l, first::close);
-            try (Socket fresh = serve(l, TcpFrame.ACCEPT, TcpFrame.ACCEPT_REUSE)) {
-                a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-                endsOn(fresh);
-            }
-        }
+        aFreshSocketSucceedsAfter(Socket::close);
     }
 
     /**
@@ -341,17 +338,10 @@ class TcpSocketReuseFaultTest {
      */
     @Test
     void anIdleSocketThePeerReset_givesWayToAFreshSocket() throws Exception {
-        try (ServerSocket l = listener()) {
-            Socket first = idleSocketToPlainPeer(l); // closed by the test: its end is what the test is about
-            connectWhileTheAgentLooksAway(l, () -> {
-                first.setSoLinger(true, 0);
-                first.close();
-            });
-            try (Socket fresh = serve(l, TcpFrame.ACCEPT, TcpFrame.ACCEPT_REUSE)) {
-                a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-                endsOn(fresh);
-            }
-        }
+        aFreshSocketSucceedsAfter(first -> {
+            first.setSoLinger(true, 0);
+            first.close();
+        });
     }
 
     /**
@@ -380,10 +370,17 @@ class TcpSocketReuseFaultTest {
      */
     @Test
     void anIdleSocketWhoseWriteFails_givesWayToAFreshSocket() throws Exception {
+        aFreshSocketSucceedsAfter(first -> transport(a).connections().getFirst().channel().shutdownOutput());
+    }
+
+    /**
+     * A's idle socket to a plain peer, damaged by {@code damage} (given the peer's end) while A's
+     * agent cannot notice: A's connect goes over a fresh socket, is ESTABLISHED, and ends there.
+     */
+    private void aFreshSocketSucceedsAfter(PeerSocketAction damage) throws Exception {
         try (ServerSocket l = listener()) {
             Socket first = idleSocketToPlainPeer(l); // closed by the test: its end is what the test is about
-            TcpConnection idle = transport(a).connections().getFirst();
-            connectWhileTheAgentLooksAway(l, () -> idle.channel().shutdownOutput());
+            connectWhileTheAgentLooksAway(l, () -> damage.on(first));
             try (Socket fresh = serve(l, TcpFrame.ACCEPT, TcpFrame.ACCEPT_REUSE)) {
                 a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
                 endsOn(fresh);
