@@ -266,8 +266,9 @@ final class RingFile {
     }
 
     /**
-     * Unlinks and unmaps: this side's mapping leaves {@code /proc/self/maps}. A thread still
-     * reading a ring then meets an {@link IllegalStateException}.
+     * Unlinks and unmaps: this side's mapping leaves {@code /proc/self/maps}. Only once no thread
+     * reads the rings ({@link MappingUsers}): one that did would meet an exception and have its
+     * interrupt status set.
      */
     void close() {
         unlink();

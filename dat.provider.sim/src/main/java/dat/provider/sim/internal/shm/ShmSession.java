@@ -22,7 +22,9 @@ import java.util.logging.Logger;
  * <p>Whoever polls the connection ({@link #poll}: a consumer waiting in dat_evd_wait, on its
  * own thread ({@link ShmDriver}); the IA's I/O agent, or a consumer that drives it; a consumer
  * busy-polling dat_evd_dequeue) takes the Endpoint's lock
- * for the round; a poll that finds another poller at work returns at once.
+ * for the round; a poll that finds another poller at work returns at once. Every thread that
+ * touches the mappings is counted in ({@link MappingUsers}): when the connection is over, they go
+ * once the last such thread has left.
  */
 public final class ShmSession {
 
@@ -41,10 +43,11 @@ public final class ShmSession {
     private final Fences fences = new Fences();
     private final PeerFiles peerFiles;
     private final AtomicBoolean polling = new AtomicBoolean();
+    /** The threads inside the mappings: they go when the connection is over and the last one has left. */
+    private final MappingUsers users;
     /** The nonce this side put in the file: the offer's (active) or the answer's (passive). */
     private final byte[] nonce;
     private volatile ShmWire wire;
-    private volatile boolean retired;
     /** A violation found by a call the core made with the lock held, reported by the next poll. */
     private volatile String later;
 
@@ -54,6 +57,7 @@ public final class ShmSession {
         this.control = control;
         this.sources = sources;
         this.peerFiles = new PeerFiles(file.arena());
+        this.users = new MappingUsers(file::close);
     }
 
     /**
@@ -104,7 +108,14 @@ public final class ShmSession {
      * nonce its ACCEPT carries). The file's name goes either way.
      */
     public boolean confirm(byte[] answer) {
-        return file.confirm(answer);
+        if (!users.enter()) {
+            return false;
+        }
+        try {
+            return file.confirm(answer);
+        } finally {
+            users.exit();
+        }
     }
 
     RingFile file() {
@@ -123,9 +134,23 @@ public final class ShmSession {
         return control;
     }
 
-    /** Whether the rings are still mapped. */
+    /** Whether the connection still uses its rings (the mappings may outlive it until the last thread inside leaves). */
     boolean alive() {
-        return !retired;
+        return !users.retired();
+    }
+
+    /**
+     * Before a thread touches the mappings (the wire's calls from the core, with the Endpoint's lock).
+     *
+     * @return {@code false} when the connection is over: nothing may be touched
+     */
+    boolean enter() {
+        return users.enter();
+    }
+
+    /** After a thread that {@link #enter}ed is done with the mappings. */
+    void exit() {
+        users.exit();
     }
 
     /** The ring file's name, for tests and logs. */
@@ -162,9 +187,17 @@ public final class ShmSession {
      */
     public int poll() {
         ShmWire w = wire;
-        if (w == null) {
+        if (w == null || !users.enter()) {
             return 0;
         }
+        try {
+            return round(w);
+        } finally {
+            users.exit();
+        }
+    }
+
+    private int round(ShmWire w) {
         String found = later;
         if (found != null) {
             later = null;
@@ -174,8 +207,8 @@ public final class ShmSession {
             if (!w.pending()) {
                 return 0;
             }
-        } catch (IllegalStateException | InternalError e) {
-            return 0; // unmapped: the connection ends; or cut short: the next round's copy meets it
+        } catch (InternalError e) {
+            return 0; // the file cut short by the peer: the next round's copy meets it
         }
         if (!polling.compareAndSet(false, true)) {
             return 0;
@@ -189,8 +222,6 @@ public final class ShmSession {
                 work = w.process(BUDGET);
                 why = w.takeViolation();
                 doorbell = w.takeDoorbell();
-            } catch (IllegalStateException e) {
-                // the rings were unmapped under the round: the connection is ending
             } catch (InternalError e) {
                 why = "the ring file was cut short"; // a fault in a mapping cut short (truncated by the peer)
                 if (w.ep.connectedThrough(w)) {
@@ -214,15 +245,25 @@ public final class ShmSession {
     /** Whether this side waits for the peer to make room in a ring (the peer rings the doorbell when it makes room). */
     public boolean waitingForSpace() {
         ShmWire w = wire;
-        return w != null && w.waitingForSpace();
+        if (w == null || !users.enter()) {
+            return false;
+        }
+        try {
+            return w.waitingForSpace();
+        } finally {
+            users.exit();
+        }
     }
 
     /** {@code true}: this side's consumer sleeps, the peer rings the doorbell after publishing; {@code false}: it polls. */
     public void wantDoorbell(boolean want) {
+        if (!users.enter()) {
+            return;
+        }
         try {
             file.wantDoorbell(want);
-        } catch (IllegalStateException e) {
-            // unmapped: the connection is ending
+        } finally {
+            users.exit();
         }
     }
 
@@ -239,23 +280,27 @@ public final class ShmSession {
      */
     public void drain() {
         ShmWire w = wire;
-        if (w == null || retired) {
+        if (w == null || !users.enter()) {
             return;
         }
         SpinLock l = w.ep.acquire();
         try {
             w.drain();
-        } catch (IllegalStateException | InternalError e) {
-            // unmapped or cut short: the flush that follows completes the rest
+        } catch (InternalError e) {
+            // cut short: the flush that follows completes the rest
         } finally {
             l.unlock();
+            users.exit();
         }
     }
 
-    /** The connection is over: the file's name and both mappings go (idempotent). */
+    /**
+     * The connection is over: the file's name goes now, the mappings once no thread is inside
+     * them (at once, or as the last one leaves); idempotent.
+     */
     public void retire() {
-        retired = true;
-        file.close();
+        file.unlink();
+        users.retire();
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -177,20 +177,16 @@ final class ShmTarget {
      *     finds one owed publishes it), and this side does not break
      */
     private void finish(boolean mayDefer) {
-        try {
-            boolean owed = ack != ackPublished;
-            boolean defer = owed && mayDefer && !answers.unpublished() && !session.file().peerSleeps();
-            // room made in the request ring counts: a producer waiting for it may sleep armed
-            boolean any = requests.release() | answers.unpublished() || owed && !defer;
-            if (!defer) {
-                flushAcknowledgement();
-            }
-            answers.publish();
-            if (any) {
-                wire.published();
-            }
-        } catch (IllegalStateException e) {
-            // unmapped: the connection is ending
+        boolean owed = ack != ackPublished;
+        boolean defer = owed && mayDefer && !answers.unpublished() && !session.file().peerSleeps();
+        // room made in the request ring counts: a producer waiting for it may sleep armed
+        boolean any = requests.release() | answers.unpublished() || owed && !defer;
+        if (!defer) {
+            flushAcknowledgement();
+        }
+        answers.publish();
+        if (any) {
+            wire.published();
         }
     }
 

@@ -94,12 +94,15 @@ final class ShmWire implements Wire {
 
     @Override
     public boolean requestsQueued(SimEndpoint e, boolean posted) {
+        if (!session.enter()) {
+            return false; // the connection is over, and its end flushes the request
+        }
         try {
             pump();
-        } catch (IllegalStateException x) {
-            return false; // unmapped: the connection is ending, and its end flushes the request
         } catch (InternalError x) {
             fail("the ring file was cut short");
+        } finally {
+            session.exit();
         }
         afterCoreCall();
         if (!doorbellDue) {
@@ -120,15 +123,15 @@ final class ShmWire implements Wire {
 
     @Override
     public void receivesAvailable(SimEndpoint e) {
-        if (!target.stalled()) {
+        if (!target.stalled() || !session.enter()) {
             return;
         }
         try {
             target.process(Integer.MAX_VALUE); // a send or write with immediate data waits for this receive
-        } catch (IllegalStateException x) {
-            return;
         } catch (InternalError x) {
             fail("the ring file was cut short");
+        } finally {
+            session.exit();
         }
         afterCoreCall();
         if (doorbellDue) {
@@ -154,10 +157,12 @@ final class ShmWire implements Wire {
 
     @Override
     public Wr.Recv leave(SimEndpoint e, boolean broken) {
-        try {
-            target.flushAcknowledgement(); // the sends that landed complete at the peer as given
-        } catch (IllegalStateException x) {
-            // unmapped: the connection ended already
+        if (session.enter()) {
+            try {
+                target.flushAcknowledgement(); // the sends that landed complete at the peer as given
+            } finally {
+                session.exit();
+            }
         }
         left = true;
         txCount = 0;
@@ -183,7 +188,7 @@ final class ShmWire implements Wire {
         return !left && ep.connectedThrough(this) && (s == EpState.CONNECTED || s == EpState.DISCONNECT_PENDING);
     }
 
-    /** Whether anything may be waiting: a record, an acknowledgement, room for what waits. No lock; may throw if unmapped. */
+    /** Whether anything may be waiting: a record, an acknowledgement, room for what waits. No lock; inside the mappings ({@link MappingUsers}). */
     boolean pending() {
         return responses.pending() || peerRequests.pending() || peerRequests.acknowledged() != acked || blocked
                 || target.waiting() || target.acknowledgementOwed();

@@ -28,12 +28,20 @@ public final class RingFiles {
      * its own thread), no ring file stays mapped: waits for that, as long as a completion may take.
      */
     public static void assertNoneMapped() {
+        assertMappedOnly(List.of());
+    }
+
+    /**
+     * Waits, as long as a completion may take, until what is mapped is {@code expected} (lines of
+     * {@link #mapped()}): the connections that ended let go of their ring files.
+     */
+    public static void assertMappedOnly(List<String> expected) {
         long start = System.nanoTime();
         long startMillis = System.currentTimeMillis();
         long deadline = start + Fabric.WAIT * 1000;
         boolean interrupted = false;
         List<String> left = mapped();
-        while (!left.isEmpty() && System.nanoTime() < deadline) {
+        while (!left.equals(expected) && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(10);
             } catch (InterruptedException e) {
@@ -44,8 +52,8 @@ public final class RingFiles {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
-        assertThat(left).as("ring files still mapped after the connection ended (waited %d ms by the monotonic clock,"
+        assertThat(left).as("ring files mapped after the connections ended (waited %d ms by the monotonic clock,"
                 + " %d ms by the wall clock%s)", (System.nanoTime() - start) / 1_000_000, System.currentTimeMillis() - startMillis,
-                interrupted ? "; the waiting thread was interrupted" : "").isEmpty();
+                interrupted ? "; the waiting thread was interrupted" : "").isEqualTo(expected);
     }
 }
