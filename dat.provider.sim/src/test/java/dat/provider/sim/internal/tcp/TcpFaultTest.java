@@ -877,59 +877,63 @@ class TcpFaultTest {
      */
     @Test
     void aDrivingConsumer_landsWhatTheSocketHolds_withoutWaitingForTheRest() throws Exception {
-        try (Socket s = rawActivePeer()) {
-            rawPeer = s;
-            feedReceiveEvd(s);
-            int length = 48 << 10; // beyond the read-ahead
-            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, length)}, 2, 0));
-            ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, length, length)}, 3, 0));
-            byte[] whole = header(TcpFrame.SEND, length, 0, 0, 1, 0);
-            byte[] halved = header(TcpFrame.SEND, length, 0, 0, 2, 0);
-            for (int i = TcpFrame.HEADER_BYTES; i < whole.length; i++) {
-                whole[i] = (byte) (i | 1);
-                halved[i] = (byte) (i * 3 | 1);
-            }
-            SimEvd evd = (SimEvd) a.recvEvd;
-            TcpConnection connection = transport(a).connections().iterator().next();
-            IoAgent agent = transport(a).agent();
-            java.io.OutputStream out = s.getOutputStream();
-            DatEvent got = new DatEvent();
-            long readBefore = connection.framesReadByConsumers();
-            agent.role().lock();
-            try {
-                out.write(whole);
-                out.flush();
-                awaitReceived(connection, whole.length);
-                assertThat(agent.drive(evd, false, System.nanoTime() - 1)).as("drove").isTrue();
-                ok(a.recvEvd.dequeue(got));
-                assertThat(got.userCookie()).isEqualTo(2);
-                assertThat(got.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
-                assertThat(got.transferredLength()).isEqualTo(length);
-                assertThat(connection.framesReadByConsumers()).as("frames read by consumers").isEqualTo(readBefore + 1);
+        // its own IA: the raw peer is silent between its frames, and no pause of the test may reach the liveness timeout
+        try (Fabric f = new Fabric(ProviderSettings.defaults().limits(), "tcp=127.0.0.1:0 tcp_timeout_ms=3600000")) {
+            Fabric.Side a = f.new Side("tcpD", null, 1 << 20);
+            try (Socket s = rawActivePeer(a)) {
+                rawPeer = s;
+                feedReceiveEvd(a, s);
+                int length = 48 << 10; // beyond the read-ahead
+                ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, length)}, 2, 0));
+                ok(a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, length, length)}, 3, 0));
+                byte[] whole = header(TcpFrame.SEND, length, 0, 0, 1, 0);
+                byte[] halved = header(TcpFrame.SEND, length, 0, 0, 2, 0);
+                for (int i = TcpFrame.HEADER_BYTES; i < whole.length; i++) {
+                    whole[i] = (byte) (i | 1);
+                    halved[i] = (byte) (i * 3 | 1);
+                }
+                SimEvd evd = (SimEvd) a.recvEvd;
+                TcpConnection connection = transport(a).connections().iterator().next();
+                IoAgent agent = transport(a).agent();
+                java.io.OutputStream out = s.getOutputStream();
+                DatEvent got = new DatEvent();
+                long readBefore = connection.framesReadByConsumers();
+                agent.role().lock();
+                try {
+                    out.write(whole);
+                    out.flush();
+                    awaitReceived(connection, whole.length);
+                    assertThat(agent.drive(evd, false, System.nanoTime() - 1)).as("drove").isTrue();
+                    ok(a.recvEvd.dequeue(got));
+                    assertThat(got.userCookie()).isEqualTo(2);
+                    assertThat(got.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+                    assertThat(got.transferredLength()).isEqualTo(length);
+                    assertThat(connection.framesReadByConsumers()).as("frames read by consumers").isEqualTo(readBefore + 1);
 
-                out.write(halved, 0, TcpFrame.HEADER_BYTES + length / 2);
+                    out.write(halved, 0, TcpFrame.HEADER_BYTES + length / 2);
+                    out.flush();
+                    awaitReceived(connection, TcpFrame.HEADER_BYTES + length / 2);
+                    assertThat(agent.drive(evd, false, System.nanoTime() - 1)).as("drove").isTrue();
+                    assertThat(a.recvEvd.dequeue(got)).as("no completion yet").isNotEqualTo(DatReturn.SUCCESS);
+                    assertThat(connection.framesReadByConsumers()).as("frames read by consumers").isEqualTo(readBefore + 2);
+                    assertThat(a.mem.get(ValueLayout.JAVA_BYTE, length)).as("the half received landed")
+                            .isEqualTo(halved[TcpFrame.HEADER_BYTES]);
+                } finally {
+                    agent.role().unlock();
+                    agent.roleReleased();
+                }
+                out.write(halved, TcpFrame.HEADER_BYTES + length / 2, length - length / 2);
                 out.flush();
-                awaitReceived(connection, TcpFrame.HEADER_BYTES + length / 2);
-                assertThat(agent.drive(evd, false, System.nanoTime() - 1)).as("drove").isTrue();
-                assertThat(a.recvEvd.dequeue(got)).as("no completion yet").isNotEqualTo(DatReturn.SUCCESS);
-                assertThat(connection.framesReadByConsumers()).as("frames read by consumers").isEqualTo(readBefore + 2);
-                assertThat(a.mem.get(ValueLayout.JAVA_BYTE, length)).as("the half received landed")
-                        .isEqualTo(halved[TcpFrame.HEADER_BYTES]);
-            } finally {
-                agent.role().unlock();
-                agent.roleReleased();
+                DatEvent r = a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT);
+                assertThat(r.userCookie()).isEqualTo(3);
+                assertThat(r.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+                assertThat(r.transferredLength()).isEqualTo(length);
+                for (int i = 0; i < length; i++) {
+                    assertThat(a.mem.get(ValueLayout.JAVA_BYTE, i)).isEqualTo(whole[TcpFrame.HEADER_BYTES + i]);
+                    assertThat(a.mem.get(ValueLayout.JAVA_BYTE, length + i)).isEqualTo(halved[TcpFrame.HEADER_BYTES + i]);
+                }
+                assertThat(a.connEvd.dequeue(a.event)).as("no connection event").isNotZero();
             }
-            out.write(halved, TcpFrame.HEADER_BYTES + length / 2, length - length / 2);
-            out.flush();
-            DatEvent r = a.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT);
-            assertThat(r.userCookie()).isEqualTo(3);
-            assertThat(r.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
-            assertThat(r.transferredLength()).isEqualTo(length);
-            for (int i = 0; i < length; i++) {
-                assertThat(a.mem.get(ValueLayout.JAVA_BYTE, i)).isEqualTo(whole[TcpFrame.HEADER_BYTES + i]);
-                assertThat(a.mem.get(ValueLayout.JAVA_BYTE, length + i)).isEqualTo(halved[TcpFrame.HEADER_BYTES + i]);
-            }
-            assertThat(a.connEvd.dequeue(a.event)).as("no connection event").isNotZero();
         }
     }
 
