@@ -375,8 +375,8 @@ final class Handshake {
                 return ENDED;
             }
             c.transport().shm().counted(c.sharedMemory());
+            c.established(); // before the event: a consumer that waits once it sees it polls the rings itself
             c.endpoint().connectionManager().readyToUse(w);
-            c.established();
             phase = Phase.DONE;
             return ESTABLISHED;
         } finally {

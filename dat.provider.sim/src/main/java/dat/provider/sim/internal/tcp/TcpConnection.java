@@ -401,8 +401,8 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
             endpoint = a.active();
             joined = w;
             transport.shm().counted(s);
+            established(); // before the event: a consumer that waits once it sees it polls the rings itself
             a.active().connectionManager().acceptedByRemote(a, w, acceptData);
-            established();
             return true;
         } finally {
             provider.cmLock.unlock();
