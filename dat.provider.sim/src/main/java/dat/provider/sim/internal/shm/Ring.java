@@ -35,8 +35,9 @@ import java.lang.invoke.VarHandle;
  * is checked: the consumer's position never goes back nor passes the producer's; a record's mark
  * must describe a record within the ring's end (a PADDING one: reaching it, from past offset 0),
  * and its header is validated before use. A check that fails sets {@link #violation()}, and the
- * caller breaks the connection. Callers hold the connection's Endpoint lock, and are inside the
- * connection's {@link MappingUsers}, so the mapping stays while they read.
+ * caller breaks the connection. Callers hold the connection's Endpoint lock (but for the look
+ * whether anything is pending, which only reads), and are inside the connection's
+ * {@link MappingUsers}, so the mapping stays while they read.
  */
 final class Ring {
 

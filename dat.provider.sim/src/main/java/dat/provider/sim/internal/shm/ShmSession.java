@@ -245,14 +245,7 @@ public final class ShmSession {
     /** Whether this side waits for the peer to make room in a ring (the peer rings the doorbell when it makes room). */
     public boolean waitingForSpace() {
         ShmWire w = wire;
-        if (w == null || !users.enter()) {
-            return false;
-        }
-        try {
-            return w.waitingForSpace();
-        } finally {
-            users.exit();
-        }
+        return w != null && w.waitingForSpace(); // the wire's own state: nothing mapped is read
     }
 
     /** {@code true}: this side's consumer sleeps, the peer rings the doorbell after publishing; {@code false}: it polls. */
