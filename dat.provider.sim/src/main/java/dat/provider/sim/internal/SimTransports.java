@@ -20,8 +20,8 @@ final class SimTransports implements Transport.Factory {
     }
 
     @Override
-    public Transport.Bound tcp(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs, String shm) {
+    public Transport.Bound tcp(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs, long spinMicros, String shm) {
         return new TcpTransport(bind, limits, adapterName, timeoutMs == 0 ? TcpTransport.DEFAULT_TIMEOUT_MS : timeoutMs,
-                ShmMode.parse(shm));
+                spinMicros < 0 ? TcpTransport.DEFAULT_SPIN_MICROS : spinMicros, ShmMode.parse(shm));
     }
 }

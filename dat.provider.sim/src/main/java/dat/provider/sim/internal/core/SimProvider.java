@@ -108,16 +108,18 @@ public final class SimProvider {
         Map<String, String> params = SimLimits.parse(iaParams);
         String tcpBind = params.remove("tcp");
         String tcpTimeout = params.remove("tcp_timeout_ms");
+        String tcpSpin = params.remove("tcp_spin_us");
         String shm = params.remove("shm");
         StringBuilder rest = new StringBuilder();
         params.forEach((k, v) -> rest.append(k).append('=').append(v).append(' '));
         SimLimits limits = settings.limits().withParams(rest.toString());
         if (tcpBind != null) {
-            return tcpAdapter(name, limits, tcpBind, tcpTimeout == null ? 0 : parseTimeout(tcpTimeout), shm);
+            return tcpAdapter(name, limits, tcpBind, tcpTimeout == null ? 0 : parseTimeout(tcpTimeout),
+                    tcpSpin == null ? -1 : parseSpin(tcpSpin), shm);
         }
-        if (tcpTimeout != null || shm != null) {
+        if (tcpTimeout != null || tcpSpin != null || shm != null) {
             throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
-                    (tcpTimeout != null ? "tcp_timeout_ms" : "shm") + " needs tcp=");
+                    (tcpTimeout != null ? "tcp_timeout_ms" : tcpSpin != null ? "tcp_spin_us" : "shm") + " needs tcp=");
         }
         InetSocketAddress address = limits.address();
         if (address == null) {
@@ -156,12 +158,25 @@ public final class SimProvider {
                 "tcp_timeout_ms must be 10..3600000, was '" + text + "'");
     }
 
+    private static long parseSpin(String text) {
+        try {
+            long us = Long.parseLong(text);
+            if (us >= 0 && us <= 10_000) {
+                return us;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
+                "tcp_spin_us must be 0..10000, was '" + text + "'");
+    }
+
     /**
      * An adapter with a TCP transport: its address is the listening socket's bound address (the
      * {@code tcp} parameter: {@code host:port}, port 0 for any; an {@code addr} parameter is
      * refused, the socket decides the address).
      */
-    private Adapter tcpAdapter(String name, SimLimits limits, String tcpBind, long timeoutMs, String shm) {
+    private Adapter tcpAdapter(String name, SimLimits limits, String tcpBind, long timeoutMs, long spinMicros, String shm) {
         if (limits.address() != null) {
             throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
                     "addr and tcp exclude each other: a TCP IA's address is its socket's");
@@ -170,7 +185,7 @@ public final class SimProvider {
         requireAtMost2GiB(limits.maxRdmaSize(), "max_rdma_size");
         InetSocketAddress bind = SimLimits.parseAddress(tcpBind);
         // the transport needs the adapter and the adapter the bound address: bind first, then build
-        Transport.Bound transport = transports.tcp(bind, limits, name, timeoutMs, shm);
+        Transport.Bound transport = transports.tcp(bind, limits, name, timeoutMs, spinMicros, shm);
         Adapter adapter = new Adapter(this, name, limits.withAddress(transport.address()), transport, true);
         adapters.put(name, adapter);
         fabric.put(adapter.address, adapter);

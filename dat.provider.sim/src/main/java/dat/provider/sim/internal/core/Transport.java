@@ -91,11 +91,12 @@ public interface Transport {
          * @param limits the IA's limits
          * @param adapterName the IA name, for thread names
          * @param timeoutMs the liveness timeout, or 0 for the default
+         * @param spinMicros how long a consumer waiting on this IA's EVDs polls its sockets before it sleeps, or -1 for the default
          * @param shm the {@code shm} key of the {@code ia_params} (shared memory between IAs on one host), or {@code null}
          * @return the transport
          * @throws dat.api.DatException {@code DAT_INVALID_PARAMETER} when the address cannot be bound, or
          *     {@code shm} is not a mode
          */
-        Bound tcp(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs, String shm);
+        Bound tcp(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs, long spinMicros, String shm);
     }
 }

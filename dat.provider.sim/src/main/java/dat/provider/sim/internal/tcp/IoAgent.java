@@ -30,7 +30,11 @@ import java.util.logging.Logger;
  * <p><b>Who runs the cycle.</b> Whoever holds the agent's role ({@link #role}): its own platform
  * thread, or a consumer blocked in dat_evd_wait(3DAT) on an EVD this IA's connections feed
  * ({@link #drive}, the invoker mode of Aeron's agents), so that a message wakes one thread, the
- * consumer's, as a plain socket does, instead of the agent's and then the consumer's. While a
+ * consumer's, as a plain socket does, instead of the agent's and then the consumer's. A driver
+ * whose cycle finds nothing looks at the sockets without sleeping for a while
+ * ({@link #driverSpinNanos}, the IA's {@code tcp_spin_us}) before its select waits: an answer
+ * that comes meanwhile (a ping-pong's reply, the ACK a full window waits for) then wakes no thread
+ * at all. While a
  * consumer drove last, on an IA with one connection, the agent's thread stays parked for a short
  * lease and the consumer, back for its next wait (a ping-pong), finds the role free without
  * waking anyone; when the lease ends with no consumer driving, the agent's thread serves the
@@ -70,6 +74,8 @@ final class IoAgent implements WaitDriver {
      * arms their doorbells and sleeps: a peer that answers within this costs no doorbell.
      */
     static final long SPIN_NANOS = 50_000;
+    /** {@code tcp_spin_us}'s default: how long a driving consumer polls its sockets before it sleeps. */
+    static final long DEFAULT_DRIVER_SPIN_MICROS = 50;
 
     /** What a selection key's attachment does when its channel is ready. */
     interface Handler {
@@ -158,6 +164,17 @@ final class IoAgent implements WaitDriver {
     private volatile long drivenCycles;
     /** The agent's thread's looks while consumers drove, for tests. */
     private volatile long looksWhileDriven;
+    /**
+     * How long a driving consumer whose cycle found nothing looks at its sockets without sleeping
+     * (selects that do not wait) before it sleeps in a select that waits: an answer that comes
+     * within this wakes no thread, where a sleeping thread's wake-up costs from a few to some thirty
+     * microseconds on a virtual machine. The agent's own thread never spins on sockets.
+     */
+    private final long driverSpinNanos;
+    /** Driving consumers' spins that something ended (a key ready, work queued, the wait over), for tests. */
+    private volatile long spinsAnswered;
+    /** Selects without waiting during driving consumers' spins, for tests. */
+    private volatile long spinLooks;
     /** The ready keys' handlers, without allocating a selected-key set per select. */
     private final Consumer<SelectionKey> dispatch = this::dispatch;
     /** The IA's shared-memory connections, polled every cycle. */
@@ -176,10 +193,12 @@ final class IoAgent implements WaitDriver {
      * @param periodic the periodic work
      * @param single whether the IA has at most one connection (see {@link #single})
      * @param rings the IA's shared-memory connections
+     * @param driverSpinMicros how long a driving consumer polls its sockets before it sleeps ({@link #driverSpinNanos}), 0 for not at all
      * @throws IOException when no selector can be opened
      */
-    IoAgent(String name, long periodNanos, Periodic periodic, java.util.function.BooleanSupplier single, ShmPoller rings)
-            throws IOException {
+    IoAgent(String name, long periodNanos, Periodic periodic, java.util.function.BooleanSupplier single, ShmPoller rings,
+            long driverSpinMicros) throws IOException {
+        this.driverSpinNanos = driverSpinMicros * 1_000;
         this.selector = Selector.open();
         this.rings = rings;
         this.periodNanos = periodNanos;
@@ -217,6 +236,14 @@ final class IoAgent implements WaitDriver {
 
     long looksWhileDriven() {
         return looksWhileDriven;
+    }
+
+    long spinsAnswered() {
+        return spinsAnswered;
+    }
+
+    long spinLooks() {
+        return spinLooks;
     }
 
     /** The role, for tests that hold it as the agent's thread would. */
@@ -413,6 +440,14 @@ final class IoAgent implements WaitDriver {
      * the ready keys, the queued commands and flushes, the timers due.
      */
     private void cycle(long maxWaitNanos) throws IOException {
+        cycle(maxWaitNanos, null);
+    }
+
+    /**
+     * One duty cycle; that of a driving consumer ({@code driven}: its EVD) looks at the sockets for
+     * {@link #driverSpinNanos} before a select that would wait.
+     */
+    private void cycle(long maxWaitNanos, SimEvd driven) throws IOException {
         long now = System.nanoTime();
         if (now - nextPeriod >= 0) {
             runPeriodic(now);
@@ -460,7 +495,22 @@ final class IoAgent implements WaitDriver {
             selector.selectNow(dispatch);
         } else {
             // whole milliseconds, rounded up: a timer or the period may run up to a millisecond late
-            selector.select(dispatch, Math.max(1, (wait + 999_999) / 1_000_000));
+            long millis = (wait + 999_999) / 1_000_000;
+            if (driven != null && !shared && driverSpinNanos > 0) { // with rings, their spin above was the look
+                long spun = spinOnSockets(driven, wait);
+                if (spun < 0) {
+                    millis = -1; // something came while the driver looked
+                } else if (wait == maxWaitNanos) {
+                    millis = (wait - spun) / 1_000_000; // the driver's deadline (whole milliseconds): never past it
+                } else {
+                    millis = Math.max(1, (wait - spun + 999_999) / 1_000_000);
+                }
+            }
+            if (millis > 0) {
+                selector.select(dispatch, millis);
+            } else if (millis == 0) {
+                selector.selectNow(dispatch);
+            }
             selecting.set(false);
         }
         if (armed) {
@@ -490,6 +540,27 @@ final class IoAgent implements WaitDriver {
             Thread.onSpinWait();
         } while (System.nanoTime() - until < 0);
         return false;
+    }
+
+    /**
+     * A driving consumer's selects that do not wait, for {@link #driverSpinNanos} and at most
+     * {@code wait}, until a key was ready, work was queued or its wait is over.
+     *
+     * @return -1 when something came, else the nanoseconds spun (the caller selects, and may sleep)
+     */
+    private long spinOnSockets(SimEvd driven, long wait) throws IOException {
+        long start = System.nanoTime();
+        long now;
+        do {
+            spinLooks++;
+            if (selector.selectNow(dispatch) > 0 || workQueued() || closed || driven.waitOver()) {
+                spinsAnswered++;
+                return -1;
+            }
+            Thread.onSpinWait();
+            now = System.nanoTime();
+        } while (now - start < Math.min(wait, driverSpinNanos));
+        return now - start;
     }
 
     private void dispatch(SelectionKey key) {
@@ -635,7 +706,7 @@ final class IoAgent implements WaitDriver {
                     restParked = true;
                     return false;
                 }
-                cycle(infinite ? Long.MAX_VALUE : left / SELECT_GRAIN_NANOS * SELECT_GRAIN_NANOS); // never past the deadline
+                cycle(infinite ? Long.MAX_VALUE : left / SELECT_GRAIN_NANOS * SELECT_GRAIN_NANOS, evd); // never past the deadline
                 drivenCycles++;
             }
         } catch (IOException e) {

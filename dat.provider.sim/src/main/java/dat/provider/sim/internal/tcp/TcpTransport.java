@@ -37,6 +37,8 @@ public final class TcpTransport implements Transport.Bound {
     private static final Logger LOG = Logger.getLogger(TcpTransport.class.getName());
     /** Liveness: a connection that shows no life (no frame, no write progress) this long breaks. */
     public static final long DEFAULT_TIMEOUT_MS = 10_000;
+    /** {@code tcp_spin_us}'s default. */
+    public static final long DEFAULT_SPIN_MICROS = IoAgent.DEFAULT_DRIVER_SPIN_MICROS;
     /** How long the agent stops accepting after a failed accept (out of descriptors, for now). */
     private static final long ACCEPT_RETRY_NANOS = 50_000_000L;
 
@@ -78,10 +80,11 @@ public final class TcpTransport implements Transport.Bound {
      * @param limits the IA's limits (its default IOV sizes; frames are checked against {@link TcpFrame.Limits#WIRE})
      * @param adapterName for the agent's thread name
      * @param timeoutMs the liveness timeout
+     * @param spinMicros how long a consumer driving the I/O agent from its wait polls the sockets before it sleeps
      * @param shm whether connections to IAs on this host move their data through shared memory
      * @throws DatException {@link DatReturn#INVALID_PARAMETER} when the address cannot be bound
      */
-    public TcpTransport(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs, ShmMode shm) {
+    public TcpTransport(InetSocketAddress bind, SimLimits limits, String adapterName, long timeoutMs, long spinMicros, ShmMode shm) {
         this.timeoutNanos = timeoutMs * 1_000_000;
         this.shm = new ShmPoller(shm);
         this.defaultIov = limits.defaultIov();
@@ -94,7 +97,8 @@ public final class TcpTransport implements Transport.Bound {
                 server.configureBlocking(false);
                 address = (InetSocketAddress) server.getLocalAddress();
                 long period = Math.max(1_000_000, Math.min(100_000_000, timeoutNanos / 8));
-                agent = new IoAgent("dat-sim-tcp-" + adapterName, period, this::periodic, () -> connections.length - idle.count() <= 1, this.shm);
+                agent = new IoAgent("dat-sim-tcp-" + adapterName, period, this::periodic, () -> connections.length - idle.count() <= 1, this.shm,
+                        spinMicros);
             } catch (IOException | RuntimeException e) {
                 server.close();
                 throw e;
@@ -192,6 +196,16 @@ public final class TcpTransport implements Transport.Bound {
     /** Drives begun by waiting consumers, for tests. */
     long drivesBegun() {
         return agent.drivesBegun();
+    }
+
+    /** Waiting consumers' spins on the sockets that something ended, for tests. */
+    long spinsAnswered() {
+        return agent.spinsAnswered();
+    }
+
+    /** Selects without waiting in waiting consumers' spins, for tests. */
+    long spinLooks() {
+        return agent.spinLooks();
     }
 
     /** The agent's thread's looks while consumers drove, for tests. */

@@ -608,6 +608,20 @@ class TcpConnectionTest {
         }
     }
 
+    /** {@code tcp_spin_us}: 0 to 10 000, and only on a TCP IA. */
+    @Test
+    void aTcpIaRefusesASpinOutOfRange_andAnIaWithoutTcpRefusesAny() {
+        refusedAtOpen("spinHigh", "tcp=127.0.0.1:0 tcp_spin_us=10001");
+        refusedAtOpen("spinNegative", "tcp=127.0.0.1:0 tcp_spin_us=-1");
+        refusedAtOpen("spinText", "tcp=127.0.0.1:0 tcp_spin_us=fast");
+        refusedAtOpen("spinInJvm", "tcp_spin_us=50");
+        for (String spin : new String[] {"0", "10000"}) {
+            try (var ia = fa.factory.openIa(new dat.api.spi.IaOpenRequest("spin" + spin, 64, null, "tcp=127.0.0.1:0 tcp_spin_us=" + spin))) {
+                assertThat(ia.query().iaAttributes()).isNotNull();
+            }
+        }
+    }
+
     private void refusedAtOpen(String name, String iaParams) {
         throwsCode(() -> fa.factory.openIa(new dat.api.spi.IaOpenRequest(name, 64, null, iaParams)),
                 DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
