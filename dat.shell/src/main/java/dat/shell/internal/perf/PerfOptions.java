@@ -79,9 +79,9 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
                 + " bandwidth point (default 4, at most 100); each stream's figure is its median round, the ratio that of the medians")
         Integer rounds;
         @Option(names = "--depth", paramLabel = "N", converter = Positive.class, description = "outstanding operations per Endpoint"
-                + " queue (default 32): in one JVM the bandwidth window and the queues of both Endpoints; with --client the RDMA"
+                + " queue: in one JVM the bandwidth window and the queues of both Endpoints (default 32); with --client the RDMA"
                 + " write window and the queues of this side's Endpoints and of the server's, which takes each client's depth"
-                + " (not an option of --server)")
+                + " (default 128, as perftest's ib_write_bw; not an option of --server)")
         Integer depth;
         @Option(names = "--connections", paramLabel = "N", converter = Positive.class,
                 description = "connections for the setup rate (default 200), timed in four batches")
@@ -167,7 +167,7 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
                 a.iterations != null ? a.iterations : a.quick ? 5_000 : 20_000,
                 a.quick ? 20_000_000L : 50_000_000L,
                 a.time != null ? a.time * 1_000_000L : a.quick ? 80_000_000L : 200_000_000L,
-                a.depth != null ? a.depth : PerfServer.DEFAULT_DEPTH,
+                a.depth != null ? a.depth : a.client != null ? PerfServer.CLIENT_DEPTH : PerfServer.DEFAULT_DEPTH,
                 a.connections != null ? a.connections : a.quick ? 50 : 200,
                 a.rounds != null ? a.rounds : DEFAULT_ROUNDS,
                 a.json, a.plot, a.server, a.client,

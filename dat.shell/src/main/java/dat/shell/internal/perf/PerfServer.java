@@ -66,9 +66,16 @@ final class PerfServer implements AutoCloseable {
     static final long BUFFER = 16L << 20;
     /**
      * The queue depth of a client that sends none (one from before the request carried it), and
-     * {@code --depth}'s default.
+     * {@code --depth}'s default in one JVM.
      */
     static final int DEFAULT_DEPTH = 32;
+    /**
+     * {@code --depth}'s default with {@code --client}: the RDMA write window between two processes,
+     * as perftest's {@code ib_write_bw} keeps 128 writes in flight. The window must cover a round
+     * trip to the peer's thread and back (its wake-ups included) for the stream not to wait on
+     * acknowledgements; in one JVM a deeper window only spreads the copies over more cache.
+     */
+    static final int CLIENT_DEPTH = 128;
 
     static final byte ECHO = 'E';
     static final byte QUIET = 'Q';

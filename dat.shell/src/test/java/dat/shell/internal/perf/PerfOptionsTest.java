@@ -48,7 +48,8 @@ class PerfOptionsTest {
 
     @Test
     void theDepthReachesAClient_andTheUsageSaysWhereItApplies() {
-        assertThat(PerfOptions.parse(List.of("tcpA", "--client", "127.0.0.1:7700"), "sim0").depth()).isEqualTo(PerfServer.DEFAULT_DEPTH);
+        assertThat(PerfOptions.parse(List.of("tcpA", "--client", "127.0.0.1:7700"), "sim0").depth()).isEqualTo(PerfServer.CLIENT_DEPTH);
+        assertThat(PerfOptions.parse(List.of("sim0"), "sim0").depth()).isEqualTo(PerfServer.DEFAULT_DEPTH);
         assertThat(PerfOptions.parse(List.of("tcpA", "--client", "127.0.0.1:7700", "--depth", "8"), "sim0").depth()).isEqualTo(8);
         assertThat(PerfOptions.parse(List.of("sim0", "--depth", "4"), "sim0").depth()).isEqualTo(4);
         assertThat(PerfOptions.usage().replaceAll("\\s+", " ")).contains("with --client the RDMA", "not an option of --server");
