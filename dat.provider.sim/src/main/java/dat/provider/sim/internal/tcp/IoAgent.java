@@ -32,7 +32,7 @@ import java.util.logging.Logger;
  * ({@link #drive}, the invoker mode of Aeron's agents), so that a message wakes one thread, the
  * consumer's, as a plain socket does, instead of the agent's and then the consumer's. A driver
  * whose cycle finds nothing looks at the sockets without sleeping for a while
- * ({@link #driverSpinNanos}, the IA's {@code tcp_spin_us}) before its select waits: an answer
+ * ({@link SocketSpin}, the IA's {@code tcp_spin_us}) before its select waits: an answer
  * that comes meanwhile (a ping-pong's reply, the ACK a full window waits for) then wakes no thread
  * at all. While a
  * consumer drove last, on an IA with one connection, the agent's thread stays parked for a short
@@ -74,8 +74,6 @@ final class IoAgent implements WaitDriver {
      * arms their doorbells and sleeps: a peer that answers within this costs no doorbell.
      */
     static final long SPIN_NANOS = 50_000;
-    /** {@code tcp_spin_us}'s default: how long a driving consumer polls its sockets before it sleeps. */
-    static final long DEFAULT_DRIVER_SPIN_MICROS = 50;
 
     /** What a selection key's attachment does when its channel is ready. */
     interface Handler {
@@ -164,17 +162,8 @@ final class IoAgent implements WaitDriver {
     private volatile long drivenCycles;
     /** The agent's thread's looks while consumers drove, for tests. */
     private volatile long looksWhileDriven;
-    /**
-     * How long a driving consumer whose cycle found nothing looks at its sockets without sleeping
-     * (selects that do not wait) before it sleeps in a select that waits: an answer that comes
-     * within this wakes no thread, where a sleeping thread's wake-up costs from a few to some thirty
-     * microseconds on a virtual machine. The agent's own thread never spins on sockets.
-     */
-    private final long driverSpinNanos;
-    /** Driving consumers' spins that something ended (a key ready, work queued, the wait over), for tests. */
-    private volatile long spinsAnswered;
-    /** Selects without waiting during driving consumers' spins, for tests. */
-    private volatile long spinLooks;
+    /** A driving consumer's look at the sockets before its select waits. */
+    private final SocketSpin socketSpin;
     /** The ready keys' handlers, without allocating a selected-key set per select. */
     private final Consumer<SelectionKey> dispatch = this::dispatch;
     /** The IA's shared-memory connections, polled every cycle. */
@@ -193,12 +182,12 @@ final class IoAgent implements WaitDriver {
      * @param periodic the periodic work
      * @param single whether the IA has at most one connection (see {@link #single})
      * @param rings the IA's shared-memory connections
-     * @param driverSpinMicros how long a driving consumer polls its sockets before it sleeps ({@link #driverSpinNanos}), 0 for not at all
+     * @param driverSpinMicros how long a driving consumer looks at the sockets before it sleeps ({@link SocketSpin}), 0 for not at all
      * @throws IOException when no selector can be opened
      */
     IoAgent(String name, long periodNanos, Periodic periodic, java.util.function.BooleanSupplier single, ShmPoller rings,
             long driverSpinMicros) throws IOException {
-        this.driverSpinNanos = driverSpinMicros * 1_000;
+        this.socketSpin = new SocketSpin(driverSpinMicros);
         this.selector = Selector.open();
         this.rings = rings;
         this.periodNanos = periodNanos;
@@ -238,12 +227,8 @@ final class IoAgent implements WaitDriver {
         return looksWhileDriven;
     }
 
-    long spinsAnswered() {
-        return spinsAnswered;
-    }
-
-    long spinLooks() {
-        return spinLooks;
+    SocketSpin socketSpin() {
+        return socketSpin;
     }
 
     /** The role, for tests that hold it as the agent's thread would. */
@@ -444,10 +429,13 @@ final class IoAgent implements WaitDriver {
     }
 
     /**
-     * One duty cycle; that of a driving consumer ({@code driven}: its EVD) looks at the sockets for
-     * {@link #driverSpinNanos} before a select that would wait.
+     * One duty cycle; that of a driving consumer given {@code spinFor} (its EVD) looks at the
+     * sockets for a while ({@link SocketSpin}) before a select that would wait.
+     *
+     * @return {@code false} when the cycle waited (spun, or slept in its select) and nothing came
+     *     for a socket or ring: a driver's next cycle then does not spin
      */
-    private void cycle(long maxWaitNanos, SimEvd driven) throws IOException {
+    private boolean cycle(long maxWaitNanos, SimEvd spinFor) throws IOException {
         long now = System.nanoTime();
         if (now - nextPeriod >= 0) {
             runPeriodic(now);
@@ -488,30 +476,32 @@ final class IoAgent implements WaitDriver {
                 wait = 0;
             }
         }
-        selecting.set(true);
-        // after the flag: a command queued before it is seen here, one queued after it wakes the select
-        if (workQueued() || wait <= 0 || closed) {
-            selecting.set(false);
-            selector.selectNow(dispatch);
-        } else {
-            // whole milliseconds, rounded up: a timer or the period may run up to a millisecond late
-            long millis = (wait + 999_999) / 1_000_000;
-            if (driven != null && !shared && driverSpinNanos > 0) { // with rings, their spin above was the look
-                long spun = spinOnSockets(driven, wait);
-                if (spun < 0) {
-                    millis = -1; // something came while the driver looked
-                } else if (wait == maxWaitNanos) {
-                    millis = (wait - spun) / 1_000_000; // the driver's deadline (whole milliseconds): never past it
-                } else {
-                    millis = Math.max(1, (wait - spun + 999_999) / 1_000_000);
-                }
+        // whole milliseconds, rounded up: a timer or the period may run up to a millisecond late
+        long millis = wait <= 0 ? 0 : (wait + 999_999) / 1_000_000;
+        boolean waited = false;
+        if (spinFor != null && millis > 0 && !shared && socketSpin.enabled() && !spinEnds(spinFor)) {
+            // the spin looks for queued work itself: selecting stays false, so no thread wakes it
+            // (with rings, their spin above was the look)
+            long spun = socketSpin.run(selector, dispatch, this, spinFor, wait);
+            waited = true;
+            if (spun < 0) {
+                found++;
+                millis = -1; // something came while the driver looked: no select
+            } else {
+                millis = SocketSpin.millisAfter(wait, spun, maxWaitNanos);
             }
-            if (millis > 0) {
-                selector.select(dispatch, millis);
-            } else if (millis == 0) {
-                selector.selectNow(dispatch);
+        }
+        if (millis >= 0) {
+            selecting.set(true);
+            // after the flag: a command queued before it is seen here, one queued after it wakes the select
+            if (workQueued() || millis == 0 || closed) {
+                selecting.set(false);
+                found += selector.selectNow(dispatch);
+            } else {
+                found += selector.select(dispatch, millis);
+                selecting.set(false);
+                waited = true;
             }
-            selecting.set(false);
         }
         if (armed) {
             rings.disarm();
@@ -520,9 +510,10 @@ final class IoAgent implements WaitDriver {
         runFlushes();
         runTimers();
         if (shared) {
-            rings.poll(); // what a doorbell announced, before the next select
+            found += rings.poll(); // what a doorbell announced, before the next select
         }
         cycles++;
+        return found > 0 || !waited;
     }
 
     /**
@@ -542,25 +533,9 @@ final class IoAgent implements WaitDriver {
         return false;
     }
 
-    /**
-     * A driving consumer's selects that do not wait, for {@link #driverSpinNanos} and at most
-     * {@code wait}, until a key was ready, work was queued or its wait is over.
-     *
-     * @return -1 when something came, else the nanoseconds spun (the caller selects, and may sleep)
-     */
-    private long spinOnSockets(SimEvd driven, long wait) throws IOException {
-        long start = System.nanoTime();
-        long now;
-        do {
-            spinLooks++;
-            if (selector.selectNow(dispatch) > 0 || workQueued() || closed || driven.waitOver()) {
-                spinsAnswered++;
-                return -1;
-            }
-            Thread.onSpinWait();
-            now = System.nanoTime();
-        } while (now - start < Math.min(wait, driverSpinNanos));
-        return now - start;
+    /** Whether a driving consumer's spin ends: work queued, the agent closed, its wait over, or its thread interrupted. */
+    boolean spinEnds(SimEvd driven) {
+        return workQueued() || closed || driven.waitOver() || Thread.currentThread().isInterrupted();
     }
 
     private void dispatch(SelectionKey key) {
@@ -686,6 +661,7 @@ final class IoAgent implements WaitDriver {
         evd.drivenBy(this);
         boolean restParked = false;
         try {
+            boolean spin = true;
             for (boolean first = true;; first = false) {
                 if (closed || evd.waitOver() || me.isInterrupted()) {
                     return true;
@@ -706,7 +682,9 @@ final class IoAgent implements WaitDriver {
                     restParked = true;
                     return false;
                 }
-                cycle(infinite ? Long.MAX_VALUE : left / SELECT_GRAIN_NANOS * SELECT_GRAIN_NANOS, evd); // never past the deadline
+                // a spin on the wait's first cycle, and after a cycle that did not wait or served
+                // something: a wait that finds nothing sleeps in its selects, as if it had not spun
+                spin = cycle(infinite ? Long.MAX_VALUE : left / SELECT_GRAIN_NANOS * SELECT_GRAIN_NANOS, spin ? evd : null); // never past the deadline
                 drivenCycles++;
             }
         } catch (IOException e) {

@@ -38,7 +38,7 @@ public final class TcpTransport implements Transport.Bound {
     /** Liveness: a connection that shows no life (no frame, no write progress) this long breaks. */
     public static final long DEFAULT_TIMEOUT_MS = 10_000;
     /** {@code tcp_spin_us}'s default. */
-    public static final long DEFAULT_SPIN_MICROS = IoAgent.DEFAULT_DRIVER_SPIN_MICROS;
+    public static final long DEFAULT_SPIN_MICROS = SocketSpin.DEFAULT_MICROS;
     /** How long the agent stops accepting after a failed accept (out of descriptors, for now). */
     private static final long ACCEPT_RETRY_NANOS = 50_000_000L;
 
@@ -198,14 +198,9 @@ public final class TcpTransport implements Transport.Bound {
         return agent.drivesBegun();
     }
 
-    /** Waiting consumers' spins on the sockets that something ended, for tests. */
-    long spinsAnswered() {
-        return agent.spinsAnswered();
-    }
-
-    /** Selects without waiting in waiting consumers' spins, for tests. */
-    long spinLooks() {
-        return agent.spinLooks();
+    /** Waiting consumers' spins on the sockets, for tests. */
+    SocketSpin spin() {
+        return agent.socketSpin();
     }
 
     /** The agent's thread's looks while consumers drove, for tests. */

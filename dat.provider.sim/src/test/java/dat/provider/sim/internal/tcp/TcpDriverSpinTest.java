@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Timeout;
  * A consumer waiting in dat_evd_wait(3DAT) on a TCP IA's EVD drives the I/O agent; when its cycle
  * finds nothing it looks at the sockets without sleeping for {@code tcp_spin_us} before its select
  * waits. The spin changes who sleeps, never what completes: these cases check that the answers a
- * spin takes are the right ones, that the spin ends with the wait's deadline, and that
- * {@code tcp_spin_us=0} never spins.
+ * spin takes are the right ones, that a wait that finds nothing spins once and times out, that the
+ * select after a spin never passes the wait's deadline, and that {@code tcp_spin_us=0} never spins.
  */
 @Timeout(60)
 class TcpDriverSpinTest {
@@ -40,8 +40,8 @@ class TcpDriverSpinTest {
             assertThat(wait(a.recvEvd, new DatEvent()).userCookie()).isZero();
             assertThat(wait(b.reqEvd, new DatEvent()).userCookie()).isZero();
             TcpTransport t = transport(a);
-            long looks = t.spinLooks();
-            long answered = t.spinsAnswered();
+            long looks = t.spin().looks();
+            long answered = t.spin().answered();
             SimEvd receives = (SimEvd) a.recvEvd;
             for (int round = 1; round <= ROUNDS; round++) {
                 long at = 4096 + 64L * round;
@@ -62,8 +62,8 @@ class TcpDriverSpinTest {
                 assertThat(a.mem.asSlice(at, 32).mismatch(b.mem.asSlice(0, 32))).isEqualTo(-1);
                 assertThat(wait(b.reqEvd, new DatEvent()).userCookie()).isEqualTo(round);
             }
-            assertThat(t.spinLooks()).as("a's waits looked at the sockets without sleeping").isGreaterThan(looks);
-            assertThat(t.spinsAnswered()).as("a's spins that a message ended").isGreaterThan(answered);
+            assertThat(t.spin().looks()).as("a's waits looked at the sockets without sleeping").isGreaterThan(looks);
+            assertThat(t.spin().answered()).as("a's spins that ended before their time").isGreaterThan(answered);
         }
     }
 
@@ -73,34 +73,58 @@ class TcpDriverSpinTest {
             p.connect(32, p.b.ep);
             pingPong(p);
             assertThat(transport(p.a).drivesBegun()).as("a's waits drove the agent").isPositive();
-            assertThat(transport(p.a).spinLooks()).isZero();
-            assertThat(transport(p.b).spinLooks()).isZero();
+            assertThat(transport(p.a).spin().looks()).isZero();
+            assertThat(transport(p.b).spin().looks()).isZero();
         }
     }
 
     @Test
-    void aSpinLongerThanTheWait_endsWithTheWait() {
-        try (TcpPair p = new TcpPair("tcp=127.0.0.1:0 tcp_timeout_ms=3600000 tcp_spin_us=10000", "shortA", "shortB", 1 << 16)) {
+    void aWaitThatFindsNothing_spinsOnce_andTimesOut_andTheReceiveStaysForTheNextMessage() {
+        try (TcpPair p = new TcpPair("tcp=127.0.0.1:0 tcp_timeout_ms=3600000 tcp_spin_us=50", "idleA", "idleB", 1 << 16)) {
             p.connect(33, p.b.ep);
             // a first message makes the connection's I/O agent the driver of a's receive EVD
             ok(p.a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(p.a.lmr, 0, 64)}, 1, 0));
             ok(p.a.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(p.a.lmr, 0, 64)}, 2, 0));
             ok(p.b.ep.postSend(1, new LmrTriplet[] {LmrTriplet.of(p.b.lmr, 0, 8)}, 1, 0));
             assertThat(wait(p.a.recvEvd, new DatEvent()).userCookie()).isEqualTo(1);
-            long spins = transport(p.a).spinLooks();
+            SocketSpin spin = transport(p.a).spin();
+            long spins = spin.spins();
             long drives = transport(p.a).drivesBegun();
             DatEvent event = new DatEvent();
-            // 3 ms: a drive (more than a select's grain) whose spin is cut to what the wait leaves; nothing comes
-            for (int i = 0; i < 5; i++) {
-                isType(p.a.recvEvd.await(3_000, 1, event), DatReturn.TIMEOUT_EXPIRED);
+            // 5 ms each, nothing comes: a drive of several selects, of which only the first spins
+            int waits = 5;
+            for (int i = 0; i < waits; i++) {
+                isType(p.a.recvEvd.await(5_000, 1, event), DatReturn.TIMEOUT_EXPIRED);
             }
             assertThat(transport(p.a).drivesBegun()).isGreaterThan(drives);
-            assertThat(transport(p.a).spinLooks()).isGreaterThan(spins);
-            // the receive is still there for the next message
+            assertThat(spin.spins() - spins).as("spins in %d waits that found nothing", waits).isBetween(1L, (long) waits);
             ok(p.b.ep.postSend(1, new LmrTriplet[] {LmrTriplet.of(p.b.lmr, 0, 16)}, 2, 0));
             DatEvent got = wait(p.a.recvEvd, event);
             assertThat(got.userCookie()).isEqualTo(2);
             assertThat(got.transferredLength()).isEqualTo(16);
+        }
+    }
+
+    @Test
+    void theSelectAfterASpin_waitsWhatIsLeft_neverPastTheDeadline() {
+        long ms = 1_000_000;
+        // the driver's deadline (4 ms) bounds the wait: 4 ms less a 50 µs spin is 3 whole ms, not 4
+        assertThat(SocketSpin.millisAfter(4 * ms, 50_000, 4 * ms)).isEqualTo(3);
+        // a timer or the period bounds it (unbounded wait): rounded up, as every select
+        assertThat(SocketSpin.millisAfter(2_500_000, 50_000, Long.MAX_VALUE)).isEqualTo(3);
+        // a timer due within the spin: a select that does not wait
+        assertThat(SocketSpin.millisAfter(30_000, 50_000, 4 * ms)).isZero();
+        assertThat(SocketSpin.millisAfter(50_000, 50_000, Long.MAX_VALUE)).isZero();
+        // a timer before the deadline: rounded up, yet within the deadline
+        assertThat(SocketSpin.millisAfter(3 * ms, 500_000, 4 * ms)).isEqualTo(3);
+        for (long max = ms; max <= 6 * ms; max += ms) {
+            for (long wait = 1; wait <= max; wait += 37_000) {
+                for (long spun = 0; spun <= Math.min(wait, 2 * ms); spun += 13_000) {
+                    long millis = SocketSpin.millisAfter(wait, spun, max);
+                    assertThat(spun + millis * ms).as("wait %d, spun %d, deadline %d", wait, spun, max).isLessThanOrEqualTo(max);
+                    assertThat(millis * ms).as("wait %d, spun %d", wait, spun).isGreaterThanOrEqualTo(Math.min(wait - spun, max - spun - ms + 1));
+                }
+            }
         }
     }
 
