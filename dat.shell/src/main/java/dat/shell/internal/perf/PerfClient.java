@@ -115,6 +115,10 @@ final class PerfClient {
                             measured.nio().median(), false));
                     besideShmSpin(size, dat);
                     besideLibfabric(size, measured);
+                } else {
+                    out.printf("(send/recv latency of %d B not measured: the server echoes from %d slots of %d B each;"
+                            + " a smaller --depth gives larger slots)%n", size, serverDepth,
+                            Math.min(limits.maxMessageSize(), BUFFER / 2 / serverDepth));
                 }
             }
             boolean firstBandwidthPoint = true;
