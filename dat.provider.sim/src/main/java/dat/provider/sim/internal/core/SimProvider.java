@@ -114,8 +114,8 @@ public final class SimProvider {
         params.forEach((k, v) -> rest.append(k).append('=').append(v).append(' '));
         SimLimits limits = settings.limits().withParams(rest.toString());
         if (tcpBind != null) {
-            return tcpAdapter(name, limits, tcpBind, tcpTimeout == null ? 0 : parseTimeout(tcpTimeout),
-                    tcpSpin == null ? -1 : parseSpin(tcpSpin), shm);
+            return tcpAdapter(name, limits, tcpBind, tcpTimeout == null ? 0 : parseWithin("tcp_timeout_ms", tcpTimeout, 10, 3_600_000),
+                    tcpSpin == null ? -1 : parseWithin("tcp_spin_us", tcpSpin, 0, 10_000), shm);
         }
         if (tcpTimeout != null || tcpSpin != null || shm != null) {
             throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
@@ -145,30 +145,22 @@ public final class SimProvider {
         }
     }
 
-    private static long parseTimeout(String text) {
+    /**
+     * An {@code ia_params} number within {@code [min, max]}.
+     *
+     * @throws DatException {@code DAT_INVALID_PARAMETER} ({@code ia_params}) naming the key and its range
+     */
+    private static long parseWithin(String key, String text, long min, long max) {
         try {
-            long ms = Long.parseLong(text);
-            if (ms >= 10 && ms <= 3_600_000) {
-                return ms;
+            long value = Long.parseLong(text);
+            if (value >= min && value <= max) {
+                return value;
             }
         } catch (NumberFormatException e) {
             // reported below
         }
         throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
-                "tcp_timeout_ms must be 10..3600000, was '" + text + "'");
-    }
-
-    private static long parseSpin(String text) {
-        try {
-            long us = Long.parseLong(text);
-            if (us >= 0 && us <= 10_000) {
-                return us;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "ia_params",
-                "tcp_spin_us must be 0..10000, was '" + text + "'");
+                key + " must be " + min + ".." + max + ", was '" + text + "'");
     }
 
     /**

@@ -683,8 +683,10 @@ final class IoAgent implements WaitDriver {
                     return false;
                 }
                 // a spin on the wait's first cycle, and after a cycle that did not wait or served
-                // something: a wait that finds nothing sleeps in its selects, as if it had not spun
-                spin = cycle(infinite ? Long.MAX_VALUE : left / SELECT_GRAIN_NANOS * SELECT_GRAIN_NANOS, spin ? evd : null); // never past the deadline
+                // something: a wait that finds nothing sleeps in its selects, as if it had not spun;
+                // whole milliseconds, never past the deadline
+                long maxWait = infinite ? Long.MAX_VALUE : left / SELECT_GRAIN_NANOS * SELECT_GRAIN_NANOS;
+                spin = cycle(maxWait, spin ? evd : null);
                 drivenCycles++;
             }
         } catch (IOException e) {
