@@ -1,5 +1,6 @@
 package dat.provider.sim.internal.tcp;
 
+import static dat.provider.sim.internal.tcp.TcpPair.transport;
 import dat.provider.sim.internal.Codes;
 import dat.provider.sim.internal.Fabric;
 import dat.provider.sim.internal.ThreadLimit;
@@ -49,9 +50,6 @@ class TcpConnectionTest {
                 .noneMatch(n -> n.startsWith("dat-sim-tcp-tcp"));
     }
 
-    private static TcpTransport transport(Fabric.Side side) {
-        return ((TcpTransport) ((SimIa) side.ia).adapter().transport());
-    }
 
     /**
      * dat_ia_open of a TCP IA starts its I/O agent's thread on the consumer's thread: it takes none

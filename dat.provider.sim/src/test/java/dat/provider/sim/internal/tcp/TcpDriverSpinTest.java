@@ -1,5 +1,6 @@
 package dat.provider.sim.internal.tcp;
 
+import static dat.provider.sim.internal.tcp.TcpPair.transport;
 import static dat.provider.sim.internal.Codes.isType;
 import static dat.provider.sim.internal.Codes.ok;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,7 +11,6 @@ import dat.api.DtoCompletionStatus;
 import dat.api.LmrTriplet;
 import dat.provider.sim.internal.Fabric;
 import dat.provider.sim.internal.core.SimEvd;
-import dat.provider.sim.internal.core.SimIa;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -142,7 +142,4 @@ class TcpDriverSpinTest {
         return event;
     }
 
-    private static TcpTransport transport(Fabric.Side s) {
-        return (TcpTransport) ((SimIa) s.ia).adapter().transport();
-    }
 }

@@ -1,5 +1,6 @@
 package dat.provider.sim.internal.tcp;
 
+import static dat.provider.sim.internal.tcp.TcpPair.transport;
 import dat.provider.sim.internal.Fabric;
 import dat.provider.sim.internal.PingPongAllocation;
 import dat.provider.sim.internal.core.*;
@@ -394,9 +395,6 @@ class TcpDtoTest {
     // a consumer waiting on an EVD runs its IA's I/O agent (IoAgent.drive)
     // ---------------------------------------------------------------------------------------------
 
-    private static TcpTransport transport(Fabric.Side s) {
-        return ((TcpTransport) ((SimIa) s.ia).adapter().transport());
-    }
 
     /** The first send makes b's I/O agent b's receive EVD's driver: b's next waits run it themselves. */
     private void connectAndFeed() {

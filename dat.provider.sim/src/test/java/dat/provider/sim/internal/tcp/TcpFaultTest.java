@@ -1,5 +1,6 @@
 package dat.provider.sim.internal.tcp;
 
+import static dat.provider.sim.internal.tcp.TcpPair.transport;
 import dat.provider.sim.internal.Codes;
 import dat.provider.sim.internal.Fabric;
 import dat.provider.sim.internal.core.*;
@@ -1230,9 +1231,6 @@ class TcpFaultTest {
         }
     }
 
-    private static TcpTransport transport(Fabric.Side s) {
-        return ((TcpTransport) ((SimIa) s.ia).adapter().transport());
-    }
 
     private static void awaitNoConnection(TcpTransport t) throws InterruptedException {
         long deadline = System.nanoTime() + 5_000_000_000L;

@@ -1,5 +1,6 @@
 package dat.provider.sim.internal.tcp;
 
+import static dat.provider.sim.internal.tcp.TcpPair.transport;
 import static dat.provider.sim.internal.Codes.ok;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,7 +12,6 @@ import dat.api.PspFlag;
 import dat.api.Qos;
 import dat.api.RmrTriplet;
 import dat.provider.sim.internal.Fabric;
-import dat.provider.sim.internal.core.SimIa;
 import java.io.IOException;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
@@ -50,9 +50,6 @@ class TcpIdleConnectionsTest {
         pair.close();
     }
 
-    private static TcpTransport transport(Fabric.Side s) {
-        return (TcpTransport) ((SimIa) s.ia).adapter().transport();
-    }
 
     @Test
     void aThousandIdleSockets_costNoThread_andTheHandshakeTimeoutClosesThem_whileAPeerExchangesData() throws Exception {

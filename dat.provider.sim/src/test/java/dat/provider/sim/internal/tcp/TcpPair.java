@@ -6,6 +6,7 @@ import dat.api.PspFlag;
 import dat.api.Qos;
 import dat.provider.sim.internal.Fabric;
 import dat.provider.sim.internal.core.ProviderSettings;
+import dat.provider.sim.internal.core.SimIa;
 
 /**
  * The two ends of a TCP test: two providers (as two processes would have), each with one TCP IA
@@ -32,6 +33,11 @@ final class TcpPair implements AutoCloseable {
         b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(passive, null);
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    /** The TCP transport of a side's IA. */
+    static TcpTransport transport(Fabric.Side side) {
+        return (TcpTransport) ((SimIa) side.ia).adapter().transport();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dat.provider.sim.internal.tcp;
 
+import static dat.provider.sim.internal.tcp.TcpPair.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.CloseFlag;
@@ -12,7 +13,6 @@ import dat.api.PspFlag;
 import dat.api.Qos;
 import dat.provider.sim.internal.Fabric;
 import dat.provider.sim.internal.core.ProviderSettings;
-import dat.provider.sim.internal.core.SimIa;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -52,9 +52,6 @@ class TcpSocketReuseFaultTest {
         }
     }
 
-    private static TcpTransport transport(Fabric.Side side) {
-        return (TcpTransport) ((SimIa) side.ia).adapter().transport();
-    }
 
     // ---------------------------------------------------------------------------------------------
     // the plain peer

@@ -1,5 +1,6 @@
 package dat.provider.sim.internal.tcp;
 
+import static dat.provider.sim.internal.tcp.TcpPair.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.CloseFlag;
@@ -14,7 +15,6 @@ import dat.api.PspFlag;
 import dat.api.Qos;
 import dat.provider.sim.internal.Fabric;
 import dat.provider.sim.internal.core.ProviderSettings;
-import dat.provider.sim.internal.core.SimIa;
 import java.lang.foreign.ValueLayout;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
@@ -52,9 +52,6 @@ class TcpSocketReuseTest {
         }
     }
 
-    private static TcpTransport transport(Fabric.Side side) {
-        return (TcpTransport) ((SimIa) side.ia).adapter().transport();
-    }
 
     /** Waits, up to the fabric's wait, for {@code condition}; whether it came. */
     private static boolean eventually(BooleanSupplier condition) throws InterruptedException {
