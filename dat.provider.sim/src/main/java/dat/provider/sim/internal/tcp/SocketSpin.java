@@ -15,9 +15,6 @@ import java.util.function.Consumer;
  */
 final class SocketSpin {
 
-    /** {@code tcp_spin_us}'s default. */
-    static final long DEFAULT_MICROS = 50;
-
     private final long spinNanos;
     /** Spins, those that something ended, and selects made while spinning, for tests. */
     private volatile long spins;

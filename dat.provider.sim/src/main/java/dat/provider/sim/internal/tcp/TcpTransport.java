@@ -38,7 +38,7 @@ public final class TcpTransport implements Transport.Bound {
     /** Liveness: a connection that shows no life (no frame, no write progress) this long breaks. */
     public static final long DEFAULT_TIMEOUT_MS = 10_000;
     /** {@code tcp_spin_us}'s default. */
-    public static final long DEFAULT_SPIN_MICROS = SocketSpin.DEFAULT_MICROS;
+    public static final long DEFAULT_SPIN_MICROS = 50;
     /** How long the agent stops accepting after a failed accept (out of descriptors, for now). */
     private static final long ACCEPT_RETRY_NANOS = 50_000_000L;
 
