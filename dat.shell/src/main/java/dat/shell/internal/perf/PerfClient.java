@@ -105,9 +105,10 @@ final class PerfClient {
             out.println(PerfReport.HEADER);
             out.flush();
             boolean firstLatencyPoint = true;
+            // the server echoes from one of its depth's slots of half its buffer
+            long echoSlot = Math.min(limits.maxMessageSize(), BUFFER / 2 / serverDepth);
             for (long size : options.latencySizes()) {
-                // the server echoes from one of its depth's slots of half its buffer
-                if (size <= Math.min(limits.maxMessageSize(), BUFFER / 2 / serverDepth)) {
+                if (size <= echoSlot) {
                     PingPongs measured = pingPongs(size, firstLatencyPoint);
                     firstLatencyPoint = false;
                     Stats dat = measured.dat();
@@ -117,8 +118,7 @@ final class PerfClient {
                     besideLibfabric(size, measured);
                 } else {
                     out.printf("(send/recv latency of %d B not measured: the server echoes from %d slots of %d B each;"
-                            + " a smaller --depth gives larger slots)%n", size, serverDepth,
-                            Math.min(limits.maxMessageSize(), BUFFER / 2 / serverDepth));
+                            + " a smaller --depth gives larger slots)%n", size, serverDepth, echoSlot);
                 }
             }
             boolean firstBandwidthPoint = true;
