@@ -577,15 +577,10 @@ final class PerfClient {
 
     private Figure connectionRate() {
         int connections = options.connections();
-        // untimed first, as the other figures: as many connections as are measured, and for
-        // CONNECTION_WARMUP_NANOS at least; cold, the JIT took a quarter of a core in each process
-        // while the measured connections ran, on this machine's two
-        long warmedUp = System.nanoTime() + CONNECTION_WARMUP_NANOS;
-        int warmups = 0;
-        while (warmups < connections || System.nanoTime() - warmedUp < 0) {
-            connectAndDisconnect();
-            warmups++;
-        }
+        // untimed first, as the other figures: as many connections as are measured, for
+        // CONNECTION_WARMUP_NANOS at least, and on until the JIT settled (JitWarmUp)
+        JitWarmUp.run(this::connectAndDisconnect, connections, CONNECTION_WARMUP_NANOS,
+                options.quick() ? CONNECTION_WARMUP_NANOS : JitWarmUp.LIMIT_NANOS);
         return ConnectionBatches.time(connections, this::connectAndDisconnect)
                 .figure("connection setup, 2 processes (create, connect, accept, established, disconnect)");
     }

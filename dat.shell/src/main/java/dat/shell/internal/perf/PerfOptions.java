@@ -33,10 +33,11 @@ import picocli.CommandLine.TypeConversionException;
  * @param client the IA address of a {@code --server} to measure against, or {@code null} for a run in one JVM
  * @param qualifier the connection qualifier of the server's PSP: the one a server listens on, or a client connects to
  * @param nioPort the port of a server's NIO baselines, 0 for any free one
+ * @param quick whether this is a short run ({@code --quick}): the connection setup's warm-up does not wait for the JIT to settle
  */
 record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthSizes, int latencyIterations, long warmupNanos,
         long measureNanos, int depth, int connections, int rounds, Path json, Path plot, boolean server, InetSocketAddress client,
-        long qualifier, int nioPort) {
+        long qualifier, int nioPort, boolean quick) {
 
     /** Bandwidth rounds of a {@code --client} run unless {@code --rounds} says otherwise. */
     static final int DEFAULT_ROUNDS = 4;
@@ -60,7 +61,7 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
     static final class Arguments {
         @Parameters(arity = "0..1", paramLabel = "IA", description = "the IA to measure (default: sim0, else the first provider listed)")
         String ia;
-        @Option(names = "--quick", description = "a short run: fewer sizes, shorter measurements")
+        @Option(names = "--quick", description = "a short run: fewer sizes, shorter measurements and warm-ups")
         boolean quick;
         @Option(names = "--sizes", paramLabel = "SIZE", split = ",", converter = Size.class,
                 description = "bandwidth sizes, e.g. 64,4K,1M (default 64 B to 4 MiB by powers of 4)")
@@ -84,7 +85,8 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
                 + " (default 128, as perftest's ib_write_bw; not an option of --server)")
         Integer depth;
         @Option(names = "--connections", paramLabel = "N", converter = Positive.class,
-                description = "connections for the setup rate (default 200), timed in four batches")
+                description = "connections for the setup rate (default 200), timed in four batches after a warm-up of as many, 2 s"
+                        + " at least, and (unless --quick) until the JIT settled, 12 s at most")
         Integer connections;
         @Option(names = "--json", paramLabel = "FILE", description = "write the figures as JSON")
         Path json;
@@ -172,7 +174,7 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
                 a.rounds != null ? a.rounds : DEFAULT_ROUNDS,
                 a.json, a.plot, a.server, a.client,
                 a.qualifier != null ? a.qualifier : PerfServer.QUALIFIER,
-                a.nioPort != null ? a.nioPort : PerfServer.NIO_PORT);
+                a.nioPort != null ? a.nioPort : PerfServer.NIO_PORT, a.quick);
     }
 
     /**

@@ -482,11 +482,10 @@ final class PerfRunner {
 
     private Figure connectionRate(ConnectedPair pair) {
         int connections = options.connections();
-        // untimed first, as the latencies are: a quarter as many connections, and the warm-up time
-        long warmupEnd = System.nanoTime() + options.warmupNanos();
-        for (int i = 0; i < connections / 4 || System.nanoTime() - warmupEnd < 0; i++) {
-            connectAndDisconnect(pair);
-        }
+        // untimed first, as the latencies are: a quarter as many connections, the warm-up time, and
+        // (unless --quick) on until the JIT settled
+        JitWarmUp.run(() -> connectAndDisconnect(pair), connections / 4, options.warmupNanos(),
+                options.quick() ? options.warmupNanos() : JitWarmUp.LIMIT_NANOS);
         return ConnectionBatches.time(connections, () -> connectAndDisconnect(pair))
                 .figure("connection setup (create, connect, accept, established, disconnect)");
     }

@@ -40,7 +40,7 @@ class PerfClientServerTest {
                 try {
                     PerfOptions options = PerfOptions.parse(List.of("shmA", "--client", "127.0.0.1:" + server.iaAddress().getPort(), "--depth",
                             "4", "--latency-sizes", "8", "--iterations", "200", "--sizes", "64K", "--time", "40", "--rounds", "3",
-                            "--connections", "2"), "shmA");
+                            "--connections", "2", "--quick"), "shmA");
                     List<Figure> figures = new PerfClient(registry, options, out).run();
 
                     Figure write = figures.stream().filter(f -> f.series().equals("RDMA write bandwidth, 2 processes")).findFirst().orElseThrow();
@@ -98,7 +98,7 @@ class PerfClientServerTest {
             try {
                 InetSocketAddress address = server.iaAddress();
                 PerfOptions options = PerfOptions.parse(List.of("tcpA", "--client", "127.0.0.1:" + address.getPort(), "--depth", "4",
-                        "--latency-sizes", "8", "--iterations", "200", "--sizes", "64K", "--time", "40", "--rounds", "3", "--connections", "8"), "tcpA");
+                        "--latency-sizes", "8", "--iterations", "200", "--sizes", "64K", "--time", "40", "--rounds", "3", "--connections", "8", "--quick"), "tcpA");
                 PerfClient client = new PerfClient(registry, options, out);
                 List<Figure> figures = client.run();
 

@@ -1,0 +1,62 @@
+package dat.shell.internal.perf;
+
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+
+/**
+ * A warm-up that lasts until the JIT has settled. Code that runs once per operation (a
+ * connection's setup and end) is compiled by C2 only after thousands of operations, and while the
+ * compiler threads of both processes work they take CPUs from the threads being measured: on a
+ * two-CPU machine, a figure timed right after a fixed warm-up measured the compilers as much as
+ * the connections. So after its fixed part the warm-up goes on, slice after slice, until a slice
+ * passes in which this JVM's compilers worked for less than {@link #SETTLED_SHARE} of it, or
+ * {@code atMostNanos} has passed. A peer process compiles the same paths at the same rate.
+ */
+final class JitWarmUp {
+
+    /** One look at the compilers' work. */
+    static final long SLICE_NANOS = 500_000_000L;
+    /** The compilers' share of a slice below which the JIT counts as settled. */
+    static final double SETTLED_SHARE = 0.05;
+    /**
+     * The longest warm-up, the JIT settled or not: on this project's two-CPU VM the compilers of
+     * both processes worked on the connection path for 4 to 5 s of connections over TCP.
+     */
+    static final long LIMIT_NANOS = 12_000_000_000L;
+
+    private JitWarmUp() {
+    }
+
+    /**
+     * Runs {@code operation} at least {@code atLeastOperations} times and for {@code atLeastNanos},
+     * then until the JIT has settled, or until {@code atMostNanos} have passed in all.
+     *
+     * @return how many operations ran
+     */
+    static long run(Runnable operation, long atLeastOperations, long atLeastNanos, long atMostNanos) {
+        long start = System.nanoTime();
+        long operations = 0;
+        while (operations < atLeastOperations || System.nanoTime() - start < atLeastNanos) {
+            operation.run();
+            operations++;
+        }
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            return operations;
+        }
+        while (System.nanoTime() - start < atMostNanos) {
+            long compiledMillis = jit.getTotalCompilationTime();
+            long sliceStart = System.nanoTime();
+            long now;
+            do {
+                operation.run();
+                operations++;
+                now = System.nanoTime();
+            } while (now - sliceStart < SLICE_NANOS);
+            if ((jit.getTotalCompilationTime() - compiledMillis) * 1e6 < SETTLED_SHARE * (now - sliceStart)) {
+                break;
+            }
+        }
+        return operations;
+    }
+}
