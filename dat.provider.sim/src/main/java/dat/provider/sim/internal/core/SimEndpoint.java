@@ -179,6 +179,11 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
         return requestEvd;
     }
 
+    /** The EVD the Endpoint's connection events go to, or {@code null}. */
+    public SimEvd connectEvd() {
+        return connectEvd;
+    }
+
     /** The wire while connected, else {@code null}. */
     public Wire wire() {
         return wire;

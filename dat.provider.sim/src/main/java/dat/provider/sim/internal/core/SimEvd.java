@@ -60,8 +60,9 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
     private volatile Thread waiter;
     private volatile int waitThreshold = 1;
     /**
-     * The transport work that last fed a completion here: a waiter does it itself instead of
-     * parking ({@link WaitDriver#drive}), so a message wakes one thread instead of two.
+     * The transport work that last fed a completion here, or that will bring the answer to a
+     * dat_ep_connect (until a connection event comes): a waiter does it itself instead of parking
+     * ({@link WaitDriver#drive}), so a message wakes one thread instead of two.
      */
     private volatile WaitDriver driver;
     /** The driver the waiter drives now: a post from another thread wakes it there. */
@@ -250,6 +251,13 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         }
         queue.put(i, ep, privateData, 0, 0);
         publish(i, number, true);
+        // the answer to the dat_ep_connect whose wait drove the transport (noted at the connect):
+        // a later wait here (for the peer's disconnect, all a connection long) parks instead of
+        // holding the transport's role; a DTO completion that comes here notes its driver again
+        WaitDriver d = driver;
+        if (d != null) {
+            DRIVER.compareAndSet(this, d, null);
+        }
     }
 
     void postAsync(int number, DatHandle handle, int reason) {

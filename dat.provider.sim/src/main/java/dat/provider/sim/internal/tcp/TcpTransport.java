@@ -6,6 +6,7 @@ import dat.api.EventNumber;
 import dat.provider.sim.internal.core.Adapter;
 import dat.provider.sim.internal.core.ConnectAttempt;
 import dat.provider.sim.internal.core.RemoteWindow;
+import dat.provider.sim.internal.core.SimEvd;
 import dat.provider.sim.internal.core.SimLimits;
 import dat.provider.sim.internal.core.SnapshotArrays;
 import dat.provider.sim.internal.core.Transport;
@@ -355,6 +356,12 @@ public final class TcpTransport implements Transport.Bound {
         if (closed) {
             attempt.fail(EventNumber.CONNECTION_EVENT_UNREACHABLE); // the IA's transport closed meanwhile
             return;
+        }
+        SimEvd events = attempt.active().connectEvd();
+        if (events != null) {
+            // the consumer that waits for the answer reads it itself (IoAgent#drive), until a
+            // connection event comes there (SimEvd#postConnection)
+            events.noteDriver(agent);
         }
         for (TcpConnection reused; (reused = idle.take(attempt.remoteAddress)) != null;) {
             if (reused.reuse.usable()) {

@@ -87,6 +87,9 @@ final class TcpWire implements Wire {
         if (broken) {
             connection.breakOff();
         } else {
+            // the consumer that waits for the DISCONNECTED event reads the peer's answer itself
+            // (IoAgent#drive), until a connection event comes there (SimEvd#postConnection)
+            connection.noteDriver(e.connectEvd());
             connection.disconnect();
         }
         // no payload lands any more in a receive or read the reader holds
