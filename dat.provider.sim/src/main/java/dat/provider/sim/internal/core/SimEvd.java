@@ -254,10 +254,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         // the answer to the dat_ep_connect whose wait drove the transport (noted at the connect):
         // a later wait here (for the peer's disconnect, all a connection long) parks instead of
         // holding the transport's role; a DTO completion that comes here notes its driver again
-        WaitDriver d = driver;
-        if (d != null) {
-            DRIVER.compareAndSet(this, d, null);
-        }
+        forgetDriver(driver);
     }
 
     void postAsync(int number, DatHandle handle, int reason) {
@@ -483,9 +480,12 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         return driver;
     }
 
-    /** A driver that closed: the EVD no longer holds it (nor its Endpoint and buffers). */
-    public void forgetDriver(WaitDriver closed) {
-        DRIVER.compareAndSet(this, closed, null);
+    /**
+     * The EVD no longer holds {@code d}, if it still holds it: a driver that closed (nor its
+     * Endpoint and buffers), or the one a connect or disconnect noted, once a connection event came.
+     */
+    public void forgetDriver(WaitDriver d) {
+        DRIVER.compareAndSet(this, d, null);
     }
 
     /** The waiter drives {@code d} now ({@code null}: no longer); a post from another thread wakes it there. */
