@@ -25,11 +25,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * cycle finds nothing it spins a while, then arms the doorbells ({@link #arm}: each connection's
  * flag tells the peer to send a NOP on the control connection after it publishes) and sleeps in
  * its select. A consumer that busy-polls dat_evd_dequeue polls the connections itself
- * ({@link #pollFromConsumer}); while consumers poll, the agent does not arm (a doorbell per
- * message would cost the peer a system call and this side a wake-up), and looks once a
- * millisecond whether they still do; a consumer that finds the doorbells armed takes them back
- * and wakes the agent. So a record that comes just after the consumers stopped polling waits one
- * millisecond at most for the agent.
+ * ({@link #pollFromConsumer}); while consumers poll, the agent's thread leaves the rings to them:
+ * it neither polls them (it would race the consumers for each record, and a record it took would
+ * reach the waiting consumer through the EVD, from another core) nor arms (a doorbell per message
+ * would cost the peer a system call and this side a wake-up), and looks once a millisecond
+ * whether they still do; a consumer that finds the doorbells armed takes them back and wakes the
+ * agent. So a record that comes just after the consumers stopped polling waits one millisecond at
+ * most for the agent. A consumer's round publishes the acknowledgement it owes at its end, as
+ * nothing says its thread will poll again soon; only the agent's rounds let it wait for the next.
  */
 public final class ShmPoller {
 
@@ -173,11 +176,16 @@ public final class ShmPoller {
     // polling and doorbells
     // ---------------------------------------------------------------------------------------------
 
-    /** One round over every connection; the records handled. Allocates nothing. */
-    public int poll() {
+    /**
+     * One round over every connection; the records handled. Allocates nothing.
+     *
+     * @param byAgent whether the I/O agent's own thread polls: only its rounds let an
+     *     acknowledgement wait for the next round ({@link ShmTarget#process})
+     */
+    public int poll(boolean byAgent) {
         int work = 0;
         for (ShmSession s : sessions) {
-            work += s.poll();
+            work += s.poll(byAgent);
         }
         return work;
     }
@@ -194,7 +202,7 @@ public final class ShmPoller {
         if (wasArmed) {
             disarm();
         }
-        poll();
+        poll(false);
         return wasArmed;
     }
 
@@ -211,16 +219,17 @@ public final class ShmPoller {
     /**
      * The agent, before it sleeps: asks every peer for a doorbell, then looks once more.
      *
+     * @param byAgent whether the agent's own thread arms (a driving consumer may: see {@link #poll})
      * @return whether it may sleep (nothing came meanwhile); else it disarmed again
      */
-    public boolean arm() {
+    public boolean arm(boolean byAgent) {
         armed = true;
         for (ShmSession s : sessions) {
             s.wantDoorbell(true);
         }
         // after the flags (a volatile store each): a record published before them is seen here,
         // one published after them finds a flag set
-        if (poll() > 0) {
+        if (poll(byAgent) > 0) {
             disarm();
             return false;
         }

@@ -183,21 +183,22 @@ public final class ShmSession {
      * One round over the connection: the peer's answers, its requests, what this side can send.
      * Never blocks (a poller at work makes it return at once); allocates nothing.
      *
+     * @param byAgent whether the I/O agent's thread polls (see {@link ShmTarget#process})
      * @return the records handled and written; 0 when there was nothing (or another poller was at work)
      */
-    public int poll() {
+    public int poll(boolean byAgent) {
         ShmWire w = wire;
         if (w == null || !users.enter()) {
             return 0;
         }
         try {
-            return round(w);
+            return round(w, byAgent);
         } finally {
             users.exit();
         }
     }
 
-    private int round(ShmWire w) {
+    private int round(ShmWire w, boolean byAgent) {
         String found = later;
         if (found != null) {
             later = null;
@@ -219,7 +220,7 @@ public final class ShmSession {
         try {
             SpinLock l = w.ep.acquire();
             try {
-                work = w.process(BUDGET);
+                work = w.process(BUDGET, byAgent);
                 why = w.takeViolation();
                 doorbell = w.takeDoorbell();
             } catch (InternalError e) {
@@ -311,7 +312,7 @@ public final class ShmSession {
         boolean cut = false;
         for (int spins = 0; fences.copying(start, end) || fences.sharing(start, end); spins++) {
             if (fences.sharing(start, end)) {
-                poll();
+                poll(false); // a consumer's dat_lmr_free
             }
             long waited = System.nanoTime() - began;
             if (!cut && waited > FENCE_PATIENCE_NANOS) {

@@ -118,9 +118,12 @@ final class ShmTarget {
     /**
      * Handles the peer's requests: at most {@code budget} records.
      *
+     * @param deferAck whether the acknowledgement of small requests may wait for this side's next
+     *     publication or round ({@link #finish}): only on the I/O agent's thread, which polls again
+     *     before it sleeps; a consumer's round publishes it, since its thread may not poll again soon
      * @return the records handled and answers written
      */
-    int process(int budget) {
+    int process(int budget, boolean deferAck) {
         stalled = false;
         stalledForRoom = false;
         long ackBefore = ack;
@@ -160,7 +163,7 @@ final class ShmTarget {
                 work++;
             }
         } finally {
-            finish(ack != ackBefore); // an acknowledgement owed from an earlier round goes now
+            finish(deferAck && ack != ackBefore); // an acknowledgement owed from an earlier round goes now
         }
         return work;
     }

@@ -127,7 +127,7 @@ final class ShmWire implements Wire {
             return;
         }
         try {
-            target.process(Integer.MAX_VALUE); // a send or write with immediate data waits for this receive
+            target.process(Integer.MAX_VALUE, false); // a send or write with immediate data waits for this receive
         } catch (InternalError x) {
             fail("the ring file was cut short");
         } finally {
@@ -205,13 +205,13 @@ final class ShmWire implements Wire {
      *
      * @return the records handled and written, 0 when there was nothing
      */
-    int process(int budget) {
+    int process(int budget, boolean deferAck) {
         if (!live()) {
             return 0;
         }
         int work = answers();
         if (violation == null && live()) {
-            work += target.process(budget);
+            work += target.process(budget, deferAck);
         }
         if (violation == null && live() && (blocked || txCount < ep.requestCount())) {
             long before = tx.tail();

@@ -47,11 +47,10 @@ import java.util.logging.Logger;
  * costs no system call).
  *
  * <p><b>Shared-memory connections</b> ({@link ShmPoller}) have no socket that becomes ready when
- * data comes: every cycle polls their rings, and a cycle that finds nothing spins on them for
- * {@link #SPIN_NANOS} before it sleeps in its select with their doorbells armed (the peer then
- * sends a NOP after it publishes). While consumers busy-poll dat_evd_dequeue on EVDs these
- * connections feed ({@link #poll}, on the consumer's thread, without the role), the cycle does not
- * arm the doorbells and looks again within a lease.
+ * data comes: the cycles poll their rings ({@link AgentRings}), and a cycle that finds nothing
+ * spins on them before it sleeps in its select with their doorbells armed (the peer then sends a
+ * NOP after it publishes). While consumers poll them ({@link #poll}, on the consumer's thread,
+ * without the role), the agent's thread leaves the rings to them and looks again within a lease.
  */
 final class IoAgent implements WaitDriver {
 
@@ -69,11 +68,6 @@ final class IoAgent implements WaitDriver {
     private static final int LOOKS_BEFORE_LONG_PARK = 4;
     /** A select times whole milliseconds: a driver with less left gives the role back and parks precisely. */
     private static final long SELECT_GRAIN_NANOS = 1_000_000;
-    /**
-     * How long a cycle that found nothing in the shared-memory rings keeps polling them before it
-     * arms their doorbells and sleeps: a peer that answers within this costs no doorbell.
-     */
-    static final long SPIN_NANOS = 50_000;
 
     /** What a selection key's attachment does when its channel is ready. */
     interface Handler {
@@ -166,8 +160,12 @@ final class IoAgent implements WaitDriver {
     private final SocketSpin socketSpin;
     /** The ready keys' handlers, without allocating a selected-key set per select. */
     private final Consumer<SelectionKey> dispatch = this::dispatch;
-    /** The IA's shared-memory connections, polled every cycle. */
+    /** The IA's shared-memory connections. */
     private final ShmPoller rings;
+    /** Their rings as the cycles serve them. */
+    private final AgentRings agentRings;
+    /** Whether something came for the cycle itself, which ends a spin on the rings. */
+    private final java.util.function.BooleanSupplier workForCycle = () -> workQueued() || closed;
     /**
      * Connections that ended through {@link #dispatch}'s catch-all (a defect: a peer's frame must
      * end its connection through the wire's checks), for tests.
@@ -194,6 +192,7 @@ final class IoAgent implements WaitDriver {
         this.periodic = periodic;
         this.single = single;
         this.thread = ProviderThreads.unstarted(name, this::run);
+        this.agentRings = new AgentRings(rings, thread, LEASE_NANOS);
         // loaded now, not when first needed: a process out of descriptors cannot read a class file
         timers.add(new Timer(0, 0, () -> {
         }));
@@ -225,6 +224,10 @@ final class IoAgent implements WaitDriver {
 
     long looksWhileDriven() {
         return looksWhileDriven;
+    }
+
+    long ringRecordsOnAgentThread() {
+        return agentRings.recordsOnAgentThread();
     }
 
     SocketSpin socketSpin() {
@@ -441,8 +444,8 @@ final class IoAgent implements WaitDriver {
             runPeriodic(now);
             nextPeriod = now + periodNanos;
         }
-        boolean shared = rings.any();
-        int found = shared ? rings.poll() : 0;
+        boolean shared = agentRings.any();
+        int found = shared ? agentRings.begin() : 0;
         long wait = Math.min(maxWaitNanos, nextPeriod - now);
         Timer next = timers.peek();
         if (next != null) {
@@ -455,26 +458,10 @@ final class IoAgent implements WaitDriver {
                 wait = Math.min(wait, deferredUntil - now);
             }
         }
-        boolean armed = false;
         if (found > 0) {
             wait = 0;
-        } else if (shared && wait > 0) {
-            // only polls during the spin say consumers busy-poll: a consumer that polled once and
-            // then waits (a drain before dat_evd_wait) wants the doorbell
-            rings.consumersPolled();
-            if (spin()) {
-                wait = 0;
-            } else if (rings.consumersPolled()) {
-                wait = Math.min(wait, LEASE_NANOS); // they move the records: look again soon
-            } else if (rings.arm()) {
-                armed = true;
-                if (rings.waitingForSpace()) {
-                    // the peer rings when it makes room too; a lease at most, should it not
-                    wait = Math.min(wait, LEASE_NANOS);
-                }
-            } else {
-                wait = 0;
-            }
+        } else if (shared) {
+            wait = agentRings.beforeWait(wait, workForCycle);
         }
         // whole milliseconds, rounded up: a timer or the period may run up to a millisecond late
         long millis = wait <= 0 ? 0 : (wait + 999_999) / 1_000_000;
@@ -503,34 +490,17 @@ final class IoAgent implements WaitDriver {
                 waited = true;
             }
         }
-        if (armed) {
-            rings.disarm();
+        if (shared) {
+            agentRings.afterWait();
         }
         runCommands();
         runFlushes();
         runTimers();
         if (shared) {
-            found += rings.poll(); // what a doorbell announced, before the next select
+            found += agentRings.end(); // what a doorbell announced, before the next select
         }
         cycles++;
         return found > 0 || !waited;
-    }
-
-    /**
-     * Polls the shared-memory rings for {@link #SPIN_NANOS}, or until something comes for them or
-     * for the cycle.
-     *
-     * @return whether something came
-     */
-    private boolean spin() {
-        long until = System.nanoTime() + SPIN_NANOS;
-        do {
-            if (rings.poll() > 0 || workQueued() || closed) {
-                return true;
-            }
-            Thread.onSpinWait();
-        } while (System.nanoTime() - until < 0);
-        return false;
     }
 
     /** Whether a driving consumer's spin ends: work queued, the agent closed, its wait over, or its thread interrupted. */

@@ -194,6 +194,11 @@ public final class TcpTransport implements Transport.Bound {
         return agent.drivenCycles();
     }
 
+    /** Shared-memory records the I/O agent's own thread read, for tests. */
+    long ringRecordsOnAgentThread() {
+        return agent.ringRecordsOnAgentThread();
+    }
+
     /** Drives begun by waiting consumers, for tests. */
     long drivesBegun() {
         return agent.drivesBegun();
