@@ -239,6 +239,22 @@ final class IoAgent implements WaitDriver {
         return role;
     }
 
+    /**
+     * For a test that holds the role as the agent's thread would: takes it as a refused consumer
+     * does, asking the holder to leave it free after its cycle. A plain {@code role().lock()} can
+     * wait for seconds, since the agent's thread takes the role again between its cycles before
+     * the parked locker runs.
+     */
+    void lockRoleForTest() {
+        while (!role.tryLock()) {
+            roleWanted = true;
+            if (selecting.get() && selecting.compareAndSet(true, false)) {
+                selector.wakeup();
+            }
+            Thread.onSpinWait();
+        }
+    }
+
     /** After a test let go of the role it held: a consumer refused meanwhile takes it, as after the agent's cycle. */
     void roleReleased() {
         wakeRefused();

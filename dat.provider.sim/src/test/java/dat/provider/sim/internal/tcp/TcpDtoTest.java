@@ -335,7 +335,7 @@ class TcpDtoTest {
         DatEvent got = new DatEvent();
         int rc;
         int drives = 0;
-        agent.role().lock();
+        agent.lockRoleForTest();
         try {
             ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 0, 0));
             // ends as soon as the message is read; the bound only stops a drive that never reads it
@@ -832,7 +832,7 @@ class TcpDtoTest {
         DatEvent got = new DatEvent();
         int[] rc = {-1};
         Thread waiter;
-        agent.role().lock(); // as the agent's thread in its cycle
+        agent.lockRoleForTest(); // as the agent's thread in its cycle
         try {
             waiter = Thread.ofPlatform().start(() -> rc[0] = b.recvEvd.await(Fabric.WAIT, 1, got));
             Thread.sleep(100);

@@ -899,7 +899,7 @@ class TcpFaultTest {
                 java.io.OutputStream out = s.getOutputStream();
                 DatEvent got = new DatEvent();
                 long readBefore = connection.framesReadByConsumers();
-                agent.role().lock();
+                agent.lockRoleForTest();
                 try {
                     out.write(whole);
                     out.flush();
