@@ -247,11 +247,16 @@ final class IoAgent implements WaitDriver {
      */
     void lockRoleForTest() {
         while (!role.tryLock()) {
-            roleWanted = true;
-            if (selecting.get() && selecting.compareAndSet(true, false)) {
-                selector.wakeup();
-            }
+            askForRole();
             Thread.onSpinWait();
+        }
+    }
+
+    /** Asks the role's holder to hand it over after its cycle, waking its select. */
+    private void askForRole() {
+        roleWanted = true;
+        if (selecting.get() && selecting.compareAndSet(true, false)) {
+            selector.wakeup();
         }
     }
 
@@ -633,10 +638,7 @@ final class IoAgent implements WaitDriver {
         if (!role.tryLock()) {
             // the agent's thread holds it: it hands it over after its cycle, and wakes this waiter
             refused = evd;
-            roleWanted = true;
-            if (selecting.get() && selecting.compareAndSet(true, false)) {
-                selector.wakeup();
-            }
+            askForRole();
             if (!role.tryLock()) {
                 return false;
             }
