@@ -156,6 +156,8 @@ final class IoAgent implements WaitDriver {
     private volatile long drivenCycles;
     /** The agent's thread's looks while consumers drove, for tests. */
     private volatile long looksWhileDriven;
+    /** Leases the agent's thread gave a consumer that asked for the role, for tests. */
+    private volatile long leasesForRequests;
     /** A driving consumer's look at the sockets before its select waits. */
     private final SocketSpin socketSpin;
     /** The ready keys' handlers, without allocating a selected-key set per select. */
@@ -224,6 +226,10 @@ final class IoAgent implements WaitDriver {
 
     long looksWhileDriven() {
         return looksWhileDriven;
+    }
+
+    long leasesForRequests() {
+        return leasesForRequests;
     }
 
     long ringRecordsOnAgentThread() {
@@ -369,17 +375,23 @@ final class IoAgent implements WaitDriver {
                     continue;
                 }
                 long left;
+                boolean cycled = false;
                 try {
                     left = lease - System.nanoTime();
                     if (left <= 0 || workForAgentThread()) {
                         roleWanted = false;
                         cycle(Long.MAX_VALUE);
+                        cycled = true;
                         left = 0;
                     }
                 } finally {
                     role.unlock();
                 }
-                if (roleWanted) {
+                // a request made during the cycle is answered with a lease; one older than the
+                // cycle's start, or one a consumer has had answered since (it took the role
+                // meanwhile), is not: renewed at every look, it would keep the sockets unserved
+                if (cycled && roleWanted) {
+                    leasesForRequests++;
                     leaseHolder = null;
                     lease = System.nanoTime() + LEASE_NANOS; // a consumer takes the role: it finds it free
                 }

@@ -848,6 +848,50 @@ class TcpDtoTest {
         assertThat(got.userCookie()).isEqualTo(7);
     }
 
+    /**
+     * A consumer refused the role that takes it on its next try has had its request answered: once
+     * it lets go, the agent's thread gives no lease for that request, and serves the sockets when
+     * the consumer's own lease ends. A request left standing renewed the lease at the thread's
+     * looks, each time past the end of its park; under a stream of connections a frame that came
+     * while nobody waited then waited up to half a second for other work to reach the agent. Twenty
+     * rounds, since whether the thread looks within the lease depends on its park.
+     */
+    @Test
+    void aRequestForTheRoleThatWasAnswered_leavesTheSocketsToTheAgentsThread() throws Exception {
+        connectAndFeed();
+        IoAgent agent = transport(b).agent();
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 11, 0));
+        int rounds = 20;
+        Thread.sleep(5); // the feeding consumer's lease is over
+        long leases = agent.leasesForRequests();
+        long cycles = agent.cycles() - agent.drivenCycles();
+        for (int round = 0; round < rounds; round++) {
+            agent.lockRoleForTest(); // refused or not, then taken: a consumer's request answered
+            try {
+                // that consumer's drive, over at once (its wait ended), leaves it the lease
+                assertThat(agent.drive((SimEvd) b.recvEvd, false, System.nanoTime() - 1)).as("drove").isTrue();
+            } finally {
+                agent.role().unlock();
+                agent.roleReleased();
+            }
+            Thread.sleep(5); // the consumer's lease (1 ms) ends: the agent's thread takes the sockets back
+        }
+        // a lease answers a request made during one of the thread's cycles: one at most per cycle
+        long given = agent.leasesForRequests() - leases;
+        assertThat(given).as("leases the agent's thread gave for %d requests", rounds)
+                .isLessThanOrEqualTo(agent.cycles() - agent.drivenCycles() - cycles);
+        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 0, 0));
+        // nobody waits on the EVD: only the agent's thread reads the socket
+        DatEvent got = new DatEvent();
+        int rc;
+        long end = System.nanoTime() + 20_000_000_000L;
+        while ((rc = b.recvEvd.dequeue(got)) != dat.api.DatReturn.SUCCESS && System.nanoTime() < end) {
+            Thread.sleep(1);
+        }
+        ok(rc);
+        assertThat(got.userCookie()).isEqualTo(11);
+    }
+
     @Test
     void thePeerDisconnectingWhileAConsumerReads_flushesItsReceiveToIt() throws Exception {
         connectAndFeed();
