@@ -2,6 +2,7 @@ package dat.shell.internal.perf;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
+import java.util.function.LongSupplier;
 
 /**
  * A warm-up that lasts until the JIT has settled. Code that runs once per operation (a
@@ -34,26 +35,41 @@ final class JitWarmUp {
      * @return how many operations ran
      */
     static long run(Runnable operation, long atLeastOperations, long atLeastNanos, long atMostNanos) {
-        long start = System.nanoTime();
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        LongSupplier compiledMillis = jit == null || !jit.isCompilationTimeMonitoringSupported() ? null : jit::getTotalCompilationTime;
+        return run(operation, atLeastOperations, atLeastNanos, atMostNanos, System::nanoTime, compiledMillis);
+    }
+
+    /**
+     * {@link #run(Runnable, long, long, long)} against a clock and a compilers' account of its
+     * caller's (tests give their own, so that they assert what ran, not how long it took).
+     *
+     * @param clock nanoseconds, as {@link System#nanoTime}
+     * @param compiledMillis the compilers' total time so far in milliseconds, as
+     *     {@link CompilationMXBean#getTotalCompilationTime}; {@code null} where the JVM does not
+     *     account it (the warm-up then ends after its fixed part)
+     */
+    static long run(Runnable operation, long atLeastOperations, long atLeastNanos, long atMostNanos, LongSupplier clock,
+            LongSupplier compiledMillis) {
+        long start = clock.getAsLong();
         long operations = 0;
-        while (operations < atLeastOperations || System.nanoTime() - start < atLeastNanos) {
+        while (operations < atLeastOperations || clock.getAsLong() - start < atLeastNanos) {
             operation.run();
             operations++;
         }
-        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+        if (compiledMillis == null) {
             return operations;
         }
-        while (System.nanoTime() - start < atMostNanos) {
-            long compiledMillis = jit.getTotalCompilationTime();
-            long sliceStart = System.nanoTime();
+        while (clock.getAsLong() - start < atMostNanos) {
+            long compiled = compiledMillis.getAsLong();
+            long sliceStart = clock.getAsLong();
             long now;
             do {
                 operation.run();
                 operations++;
-                now = System.nanoTime();
+                now = clock.getAsLong();
             } while (now - sliceStart < SLICE_NANOS);
-            if ((jit.getTotalCompilationTime() - compiledMillis) * 1e6 < SETTLED_SHARE * (now - sliceStart)) {
+            if ((compiledMillis.getAsLong() - compiled) * 1e6 < SETTLED_SHARE * (now - sliceStart)) {
                 break;
             }
         }
