@@ -387,9 +387,9 @@ final class IoAgent implements WaitDriver {
                 } finally {
                     role.unlock();
                 }
-                // a request made during the cycle is answered with a lease; one older than the
-                // cycle's start, or one a consumer has had answered since (it took the role
-                // meanwhile), is not: renewed at every look, it would keep the sockets unserved
+                // a request made during this thread's cycle is answered with a lease; one left
+                // standing by a consumer that took the role since is not: renewed at every look,
+                // it would leave the sockets unserved until other work came
                 if (cycled && roleWanted) {
                     leasesForRequests++;
                     leaseHolder = null;
