@@ -28,6 +28,16 @@ class JitWarmUpTest {
         clock.addAndGet(OPERATION_NANOS);
     }
 
+    /** An operation after which, every {@code operations} operations, the compilers have worked 1 ms more. */
+    private Runnable compilingOneMillisecondIn(int operations) {
+        return () -> {
+            operation();
+            if (this.operations.get() % operations == 0) {
+                compiled.incrementAndGet();
+            }
+        };
+    }
+
     @Test
     void theFixedPartRuns_itsCountOrItsTimeWhicheverIsLonger() {
         long ran = JitWarmUp.run(this::operation, 1_000, 50 * OPERATION_NANOS, 0, clock::get, compiled::get);
@@ -40,24 +50,14 @@ class JitWarmUpTest {
     @Test
     void aSliceInWhichTheCompilersWorkedLittle_endsTheWarmUp() {
         // the compilers keep a slice busy 1 ms of every 100 (1%, under the settled share): one slice
-        long ran = JitWarmUp.run(() -> {
-            operation();
-            if (operations.get() % 100 == 0) {
-                compiled.incrementAndGet();
-            }
-        }, 10, 0, 60_000 * OPERATION_NANOS, clock::get, compiled::get);
+        long ran = JitWarmUp.run(compilingOneMillisecondIn(100), 10, 0, 60_000 * OPERATION_NANOS, clock::get, compiled::get);
         assertThat(ran).isEqualTo(10 + SLICE);
     }
 
     @Test
     void whileTheCompilersWork_slicesGoOnUntilTheBound_andTheSliceThatPassesItEnds() {
         // busy a tenth of each slice (over the settled share): slices until 2 s, the bound, have passed
-        long ran = JitWarmUp.run(() -> {
-            operation();
-            if (operations.get() % 10 == 0) {
-                compiled.incrementAndGet();
-            }
-        }, 100, 0, 2_000 * OPERATION_NANOS, clock::get, compiled::get);
+        long ran = JitWarmUp.run(compilingOneMillisecondIn(10), 100, 0, 2_000 * OPERATION_NANOS, clock::get, compiled::get);
         assertThat(ran).isEqualTo(100 + 4 * SLICE); // 100 ms, then slices ending at 0.6, 1.1, 1.6 and 2.1 s
     }
 
