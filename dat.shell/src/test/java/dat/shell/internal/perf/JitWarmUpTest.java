@@ -28,11 +28,11 @@ class JitWarmUpTest {
         clock.addAndGet(OPERATION_NANOS);
     }
 
-    /** An operation after which, every {@code operations} operations, the compilers have worked 1 ms more. */
-    private Runnable compilingOneMillisecondIn(int operations) {
+    /** An operation after which, every {@code every} operations, the compilers have worked 1 ms more. */
+    private Runnable compilingOneMillisecondIn(int every) {
         return () -> {
             operation();
-            if (this.operations.get() % operations == 0) {
+            if (operations.get() % every == 0) {
                 compiled.incrementAndGet();
             }
         };
