@@ -40,10 +40,17 @@ import org.openjdk.jmh.infra.Control;
 @Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class PingPongBenchmark {
 
-    /** Per benchmark thread: pins it once, the ping side to CPU 0, the pong side to CPU 1. */
+    /**
+     * Per benchmark thread: pins it once, the ping side to CPU 0, the pong side to CPU 1; and what
+     * that thread alone writes (its event, the ping's outstanding flag), created on that thread, so
+     * that neither thread's writes share a cache line with what the other reads.
+     */
     @State(Scope.Thread)
     public static class Pin {
         boolean done;
+        final DatEvent event = new DatEvent();
+        /** The ping side: a ping is in flight (one that measurement interrupted is awaited next). */
+        boolean awaitingReply;
 
         void once(int cpu) {
             if (!done) {
@@ -56,13 +63,10 @@ public class PingPongBenchmark {
     static final int RECVS = 64;
 
     SimRig rig;
-    volatile boolean awaitingReply;
     final LmrTriplet[] pingIov = {new LmrTriplet()};
     final LmrTriplet[] pongIov = {new LmrTriplet()};
     final LmrTriplet[] pingRecv = {new LmrTriplet()};
     final LmrTriplet[] pongRecv = {new LmrTriplet()};
-    final DatEvent pingEvent = new DatEvent();
-    final DatEvent pongEvent = new DatEvent();
     final AtomicLong raw = new AtomicLong();
     long rawSeq;
 
@@ -89,17 +93,17 @@ public class PingPongBenchmark {
     @GroupThreads(1)
     public void ping(Control control, Pin pin) {
         pin.once(0);
-        if (!awaitingReply) {
+        if (!pin.awaitingReply) {
             check(rig.a.ep.postSend(1, pingIov, 1, CompletionFlags.SUPPRESS));
-            awaitingReply = true;
+            pin.awaitingReply = true;
         }
-        while (rig.a.recvEvd.dequeue(pingEvent) != DatReturn.SUCCESS) {
+        while (rig.a.recvEvd.dequeue(pin.event) != DatReturn.SUCCESS) {
             if (control.stopMeasurement) {
                 return;
             }
             Thread.onSpinWait();
         }
-        awaitingReply = false;
+        pin.awaitingReply = false;
         check(rig.a.ep.postRecv(1, pingRecv, 2, 0));
     }
 
@@ -108,7 +112,7 @@ public class PingPongBenchmark {
     @GroupThreads(1)
     public void pong(Control control, Pin pin) {
         pin.once(1);
-        while (rig.b.recvEvd.dequeue(pongEvent) != DatReturn.SUCCESS) {
+        while (rig.b.recvEvd.dequeue(pin.event) != DatReturn.SUCCESS) {
             if (control.stopMeasurement) {
                 return;
             }

@@ -10,7 +10,9 @@ import java.lang.invoke.VarHandle;
  * to it, an EVD the completions delivered to it. Each count is written only under one lock of its
  * owner's (an Endpoint's: its lock for requests, its receive ring's lock for receives; the SRQ's,
  * the EVD's producers'), so a count is a plain increment published with an opaque store: no atomic
- * instruction, no cache line shared with another object's counts. Read
+ * instruction. The counts lie between a cache line of padding on each side, so that no
+ * count shares a line with whatever the JVM places beside the array (an Endpoint's own fields, which
+ * the peer's sender reads for every message). Read
  * at any time by {@link Statistics#snapshot}.
  */
 final class DtoCounters {
@@ -28,10 +30,14 @@ final class DtoCounters {
     private static final int ERRORS = COMPLETED_BYTES + 1;
     private static final int SIZE = ERRORS + STATUS_SLOTS + 1;
 
-    private final long[] counts = new long[SIZE];
+    /** The longs of padding before the counts and after them: a cache line's. */
+    private static final int PAD = 8;
+
+    private final long[] counts = new long[PAD + SIZE + PAD];
 
     private void add(int index, long n) {
-        LONGS.setOpaque(counts, index, (long) LONGS.getOpaque(counts, index) + n);
+        int at = PAD + index;
+        LONGS.setOpaque(counts, at, (long) LONGS.getOpaque(counts, at) + n);
     }
 
     /** A post of {@code operation} carrying {@code bytes} succeeded; under the owner's lock. */
@@ -55,7 +61,7 @@ final class DtoCounters {
     /** Adds these counts into {@code into} (a sum being made, or the counts of objects gone). */
     void addTo(long[] into) {
         for (int i = 0; i < SIZE; i++) {
-            into[i] += (long) LONGS.getOpaque(counts, i);
+            into[i] += (long) LONGS.getOpaque(counts, PAD + i);
         }
     }
 

@@ -60,6 +60,10 @@ final class EpReceives {
     final SpinLock ringLock = new SpinLock();
     /** The slots; replaced only with both locks held (dat_ep_modify). */
     Wr.Recv[] recvs;
+    // a line of padding: the head's line is not the object's first, which it would share with the
+    // end of whatever object the JVM places before this one
+    @SuppressWarnings("unused")
+    private long e1, e2, e3, e4, e5, e6, e7;
     // the head's line: written under the consumer's lock, read by posts that find the ring full
     /** The sequence of the first receive not yet completed; its slot is free once it moves past. */
     @SuppressWarnings("unused") // through HEAD

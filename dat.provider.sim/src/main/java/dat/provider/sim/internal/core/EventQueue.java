@@ -61,7 +61,11 @@ final class EventQueue {
     private final SpinLock consumers = new SpinLock();
     /** The ring; replaced (with the arrays below) only with both locks held, by {@link #resize}. */
     private Ring ring;
-    // head is the consumer's, tail and the rest the producers': padding keeps them on separate lines
+    // head is the consumer's, tail and the rest the producers': padding keeps them on separate lines,
+    // and keeps head off the line of the object's first field, which the JVM fills with a reference
+    // (the producers' lock) that every producer reads
+    @SuppressWarnings("unused")
+    private long g1, g2, g3, g4, g5, g6, g7;
     @SuppressWarnings("unused") // through HEAD
     private long head;
     @SuppressWarnings("unused")

@@ -286,6 +286,32 @@ class EvdCnoTest {
         isType(evd.postSoftwareEvent(1), DatReturn.INVALID_HANDLE);
     }
 
+    /**
+     * A queue length that is not a power of two (the ring has four slots for three events): the
+     * queue is full at exactly three events through many turns of the ring, and the events come
+     * out in the order they went in.
+     */
+    @Test
+    void dat_evd_post_se_QUEUE_FULL_atTheQueueLength_throughEveryTurnOfTheRing() {
+        EventDispatcher evd = software(3);
+        long next = 0;
+        long expected = 0;
+        for (int i = 0; i < 3; i++) {
+            ok(evd.postSoftwareEvent(next++));
+        }
+        for (int round = 0; round < 10; round++) {
+            isType(evd.postSoftwareEvent(-1), DatReturn.QUEUE_FULL);
+            ok(evd.dequeue(event));
+            assertThat(event.softwarePointer()).isEqualTo(expected++);
+            ok(evd.postSoftwareEvent(next++));
+        }
+        for (int i = 0; i < 3; i++) {
+            ok(evd.dequeue(event));
+            assertThat(event.softwarePointer()).isEqualTo(expected++);
+        }
+        isType(evd.dequeue(event), DatReturn.QUEUE_EMPTY);
+    }
+
     @Test
     void dat_evd_query_reportsQlenStateCnoFlags_and_INVALID_PARAMETER() {
         ConsumerNotificationObject cno = ia.createNotificationObject(null);
