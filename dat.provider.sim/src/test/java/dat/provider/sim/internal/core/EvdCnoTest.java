@@ -287,9 +287,8 @@ class EvdCnoTest {
     }
 
     /**
-     * A queue length that is not a power of two (the ring has four slots for three events): the
-     * queue is full at exactly three events through many turns of the ring, and the events come
-     * out in the order they went in.
+     * A queue of three events, a length no mask could index: it is full at exactly three events
+     * through ten turns of its ring, and the events come out in the order they went in.
      */
     @Test
     void dat_evd_post_se_QUEUE_FULL_atTheQueueLength_throughEveryTurnOfTheRing() {
