@@ -1,7 +1,5 @@
 package dat.shell.internal.perf;
 
-import java.lang.management.CompilationMXBean;
-import java.lang.management.ManagementFactory;
 import java.util.function.LongSupplier;
 
 /**
@@ -9,16 +7,12 @@ import java.util.function.LongSupplier;
  * connection's setup and end) is compiled by C2 only after thousands of operations, and while the
  * compiler threads of both processes work they take CPUs from the threads being measured: on a
  * two-CPU machine, a figure timed right after a fixed warm-up measured the compilers as much as
- * the connections. So after its fixed part the warm-up goes on, slice after slice, until a slice
- * passes in which this JVM's compilers worked for less than {@link #SETTLED_SHARE} of it, or
- * {@code atMostNanos} has passed. A peer process compiles the same paths at the same rate.
+ * the connections. So after its fixed part the warm-up goes on until {@link JitSettle} finds the
+ * JIT settled, or {@code atMostNanos} has passed. A peer process compiles the same paths at the
+ * same rate.
  */
 final class JitWarmUp {
 
-    /** One look at the compilers' work. */
-    static final long SLICE_NANOS = 500_000_000L;
-    /** The compilers' share of a slice below which the JIT counts as settled. */
-    static final double SETTLED_SHARE = 0.05;
     /**
      * The longest warm-up, the JIT settled or not: on this project's two-CPU VM the compilers of
      * both processes worked on the connection path for 4 to 5 s of connections over TCP.
@@ -35,9 +29,7 @@ final class JitWarmUp {
      * @return how many operations ran
      */
     static long run(Runnable operation, long atLeastOperations, long atLeastNanos, long atMostNanos) {
-        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        LongSupplier compiledMillis = jit == null || !jit.isCompilationTimeMonitoringSupported() ? null : jit::getTotalCompilationTime;
-        return run(operation, atLeastOperations, atLeastNanos, atMostNanos, System::nanoTime, compiledMillis);
+        return run(operation, atLeastOperations, atLeastNanos, atMostNanos, System::nanoTime, JitSettle.jvmCompiledMillis());
     }
 
     /**
@@ -45,9 +37,8 @@ final class JitWarmUp {
      * caller's (tests give their own, so that they assert what ran, not how long it took).
      *
      * @param clock nanoseconds, as {@link System#nanoTime}
-     * @param compiledMillis the compilers' total time so far in milliseconds, as
-     *     {@link CompilationMXBean#getTotalCompilationTime}; {@code null} where the JVM does not
-     *     account it (the warm-up then ends after its fixed part)
+     * @param compiledMillis the compilers' total time so far in milliseconds (see {@link JitSettle});
+     *     {@code null} where the JVM does not account it (the warm-up then ends after its fixed part)
      */
     static long run(Runnable operation, long atLeastOperations, long atLeastNanos, long atMostNanos, LongSupplier clock,
             LongSupplier compiledMillis) {
@@ -57,21 +48,10 @@ final class JitWarmUp {
             operation.run();
             operations++;
         }
-        if (compiledMillis == null) {
-            return operations;
-        }
-        while (clock.getAsLong() - start < atMostNanos) {
-            long compiled = compiledMillis.getAsLong();
-            long sliceStart = clock.getAsLong();
-            long now;
-            do {
-                operation.run();
-                operations++;
-                now = clock.getAsLong();
-            } while (now - sliceStart < SLICE_NANOS);
-            if ((compiledMillis.getAsLong() - compiled) * 1e6 < SETTLED_SHARE * (now - sliceStart)) {
-                break;
-            }
+        JitSettle settle = new JitSettle(start, atMostNanos, compiledMillis);
+        while (!settle.settledAt(clock.getAsLong())) {
+            operation.run();
+            operations++;
         }
         return operations;
     }

@@ -4,8 +4,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The round trips of a latency ping-pong: untimed ones until the warm-up ends (a quarter of the
- * timed count, and the warm-up time, at least), then {@code iterations} timed ones. The thread
- * that times them owns this; the peer reads only {@link #peerRoundTrips}.
+ * timed count, and the warm-up time, at least; then until the JIT settled, {@link JitSettle}, where
+ * the caller asks for it), then {@code iterations} timed ones. The thread that times them owns
+ * this; the peer reads only {@link #peerRoundTrips}.
  */
 final class LatencySamples {
 
@@ -15,6 +16,7 @@ final class LatencySamples {
     /** The round trips the peer answers: unknown until the warm-up ends, then set once. */
     private final AtomicLong total = new AtomicLong(Long.MAX_VALUE);
     private long warmupEnd;
+    private JitSettle settle;
     /** The last untimed round trip, or -1 during the warm-up. */
     private long warmup = -1;
 
@@ -24,9 +26,15 @@ final class LatencySamples {
         this.samples = new long[iterations];
     }
 
-    /** Starts the warm-up's clock, just before the first round trip: it lasts {@code warmupNanos} at least. */
-    void start(long warmupNanos) {
-        warmupEnd = System.nanoTime() + warmupNanos;
+    /**
+     * Starts the warm-up's clock, just before the first round trip: it lasts {@code warmupNanos} at
+     * least, then until the JIT settled or {@code settleAtMostNanos} passed since this call (0: no
+     * wait for the JIT).
+     */
+    void start(long warmupNanos, long settleAtMostNanos) {
+        long now = System.nanoTime();
+        warmupEnd = now + warmupNanos;
+        settle = new JitSettle(now, settleAtMostNanos, JitSettle.jvmCompiledMillis());
     }
 
     /** The round trips the peer answers, read again by its loop each round. */
@@ -43,9 +51,12 @@ final class LatencySamples {
     void took(long i, long elapsed) {
         if (warmup >= 0) {
             samples[(int) (i - warmup - 1)] = elapsed;
-        } else if (i >= minWarmup && System.nanoTime() - warmupEnd >= 0) {
-            warmup = i;
-            total.set(i + iterations);
+        } else if (i >= minWarmup) {
+            long now = System.nanoTime();
+            if (now - warmupEnd >= 0 && settle.settledAt(now)) {
+                warmup = i;
+                total.set(i + iterations);
+            }
         }
     }
 

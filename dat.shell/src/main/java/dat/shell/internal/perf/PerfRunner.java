@@ -40,6 +40,12 @@ final class PerfRunner {
      * later value).
      */
     private static final long JIT_WARMUP_NANOS = 500_000_000L;
+    /**
+     * The longest warm-up of a figure that waits for the JIT to settle after its fixed part
+     * ({@link JitSettle}; every figure but a {@code --quick} run's and later throughput figures of
+     * a kind), settled or not.
+     */
+    private static final long JIT_SETTLE_LIMIT_NANOS = 5_000_000_000L;
 
     private final DatRegistry registry;
     private final PerfOptions options;
@@ -124,9 +130,10 @@ final class PerfRunner {
      * in-JVM round trip (six alternating runs of a standalone test, unpinned, on this project's
      * 2-core VM: 136–199 ns per half round trip on two lines, 63–203 ns on one).
      * Warmed up as a latency figure is (a quarter of the round trips, and for the warm-up time and
-     * {@link #JIT_WARMUP_NANOS} at least), on the same two pinned CPUs: it runs first, while the
-     * JIT's compiler threads still compile the launch on those CPUs, and timed after a count of
-     * round trips alone it could time code not compiled yet, or share its CPUs with the compilers.
+     * {@link #JIT_WARMUP_NANOS} at least, then until the JIT settled), on the same two pinned
+     * CPUs: it runs first, while the JIT's compiler threads still compile the launch on those
+     * CPUs, and timed after a count of round trips alone it could time code not compiled yet, or
+     * share its CPUs with the compilers.
      */
     private double spinPingPongHalfRoundTrip() {
         AtomicLong ping = new AtomicLong();
@@ -141,7 +148,7 @@ final class PerfRunner {
             }
         });
         pin(0);
-        samples.start(Math.max(options.warmupNanos(), JIT_WARMUP_NANOS));
+        samples.start(Math.max(options.warmupNanos(), JIT_WARMUP_NANOS), settleLimitNanos());
         for (long i = 1; samples.more(i); i++) {
             long start = System.nanoTime();
             ping.set(i);
@@ -175,6 +182,31 @@ final class PerfRunner {
         return warmedUp.add(kind) ? Math.max(options.warmupNanos(), JIT_WARMUP_NANOS) : options.warmupNanos();
     }
 
+    /**
+     * The warm-up of a throughput figure of {@code kind}, from now on: {@link #throughputWarmupNanos},
+     * and for the first figure of the kind on until the JIT settled.
+     */
+    private ThroughputWarmUp throughputWarmUp(String kind) {
+        boolean first = !warmedUp.contains(kind);
+        long now = System.nanoTime();
+        long fixed = throughputWarmupNanos(kind);
+        return new ThroughputWarmUp(now + fixed, new JitSettle(now, first ? settleLimitNanos() : 0, JitSettle.jvmCompiledMillis()));
+    }
+
+    /** How long a figure's warm-up may wait for the JIT to settle: not at all in a {@code --quick} run. */
+    private long settleLimitNanos() {
+        return options.quick() ? 0 : JIT_SETTLE_LIMIT_NANOS;
+    }
+
+    /** A throughput figure's warm-up: until {@code fixedEnd}, then until {@code settle} says so. */
+    private record ThroughputWarmUp(long fixedEnd, JitSettle settle) {
+
+        /** Whether the warm-up is over at clock reading {@code now}; asked after each operation. */
+        boolean overAt(long now) {
+            return now - fixedEnd >= 0 && settle.settledAt(now);
+        }
+    }
+
     /** Outstanding operations of a bandwidth run: the queue depth, as far as half the buffer holds. */
     private static int window(ConnectedPair pair, long size) {
         return (int) Math.max(1, Math.min(pair.depth, BUFFER / 2 / size));
@@ -183,9 +215,10 @@ final class PerfRunner {
     // ---- latency ---------------------------------------------------------------------------
 
     private Figure latency(ConnectedPair pair, long size, boolean rdmaWrite, double spinHalfRtt) {
-        // warmed up for at least a quarter of the round trips and JIT_WARMUP_NANOS: the first
-        // latency figure of a run otherwise times code the JIT has not compiled yet (its compiler
-        // threads share the two CPUs with two spinning threads)
+        // warmed up for at least a quarter of the round trips and JIT_WARMUP_NANOS, then until the
+        // JIT settled: a figure otherwise times code the JIT has not compiled yet (its compiler
+        // threads share the two CPUs with two spinning threads), the first of a run, or the first
+        // whose path the compiled code had not seen
         LatencySamples samples = new LatencySamples(options.latencyIterations());
         long deadline = System.nanoTime() + 60_000_000_000L;
         int requestFlags = pair.suppressSupported ? CompletionFlags.SUPPRESS : CompletionFlags.DEFAULT;
@@ -232,7 +265,7 @@ final class PerfRunner {
         pin(0);
         DatEvent event = new DatEvent();
         DatEvent drained = new DatEvent();
-        samples.start(Math.max(options.warmupNanos(), JIT_WARMUP_NANOS));
+        samples.start(Math.max(options.warmupNanos(), JIT_WARMUP_NANOS), settleLimitNanos());
         for (long i = 1; samples.more(i); i++) {
             long start = System.nanoTime();
             if (rdmaWrite) {
@@ -311,8 +344,8 @@ final class PerfRunner {
         DatEvent event = new DatEvent();
         int outstanding = 0;
         long completed = 0;
-        long warmupEnd = System.nanoTime() + throughputWarmupNanos(op.name());
-        long end = warmupEnd + options.measureNanos();
+        ThroughputWarmUp warmUp = throughputWarmUp(op.name());
+        long end = Long.MAX_VALUE;
         long start = 0;
         long completedAtStart = 0;
         int nextSlot = 0;
@@ -348,8 +381,9 @@ final class PerfRunner {
             outstanding--;
             completed++;
             now = System.nanoTime();
-            if (start == 0 && now >= warmupEnd) {
+            if (start == 0 && warmUp.overAt(now)) {
                 start = now;
+                end = now + options.measureNanos();
                 completedAtStart = completed;
             }
             if (now >= end) {
@@ -389,8 +423,8 @@ final class PerfRunner {
         pin(0);
         DatEvent event = new DatEvent();
         long deadline = System.nanoTime() + 60_000_000_000L;
-        long warmupEnd = System.nanoTime() + throughputWarmupNanos("message rate");
-        long end = warmupEnd + options.measureNanos();
+        ThroughputWarmUp warmUp = throughputWarmUp("message rate");
+        long end = Long.MAX_VALUE;
         long posted = 0;
         long credits = 0; // the sender's copy of receivesPosted, read again only when it runs out
         long unacknowledged = 0;
@@ -418,8 +452,9 @@ final class PerfRunner {
                 Thread.onSpinWait(); // waiting for credits
             }
             now = System.nanoTime();
-            if (start == 0 && now >= warmupEnd) {
+            if (start == 0 && warmUp.overAt(now)) {
                 start = now;
+                end = now + options.measureNanos();
                 postedAtStart = posted;
             }
             if (now >= end) {

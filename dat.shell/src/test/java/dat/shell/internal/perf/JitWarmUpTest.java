@@ -15,7 +15,7 @@ class JitWarmUpTest {
 
     private static final long OPERATION_NANOS = 1_000_000L;
     /** Operations in one slice of the warm-up. */
-    private static final long SLICE = JitWarmUp.SLICE_NANOS / OPERATION_NANOS;
+    private static final long SLICE = JitSettle.SLICE_NANOS / OPERATION_NANOS;
 
     /** A clock that each operation advances, and the operations counted. */
     private final AtomicLong clock = new AtomicLong(5_000_000_000L);
