@@ -544,7 +544,9 @@ final class PerfClient {
         }
 
         /**
-         * Keeps the window full for {@code nanos}, then lets it drain.
+         * Keeps the window full for {@code nanos}, then lets it drain. A full window waits for one
+         * completion, then takes every completion already queued before it posts again, so that
+         * posts go out in batches.
          *
          * @return the bytes completed until the last completion counted, and the nanoseconds
          *     from the first post to it
@@ -563,8 +565,9 @@ final class PerfClient {
                     outstanding++;
                 }
                 await(requestEvd, event);
-                outstanding--;
-                completed++;
+                int reaped = 1 + Spin.drain(requestEvd, event);
+                outstanding -= reaped;
+                completed += reaped;
                 now = System.nanoTime();
             } while (now < end);
             while (outstanding > 0) {
