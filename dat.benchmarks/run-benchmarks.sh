@@ -59,6 +59,10 @@ rate_rx, _ = primary(find("send64B", "true"))
 WIRES = [("JVM", "in-JVM"), ("TCP", "TCP"), ("SHM", "shm")]
 alloc = {(w, op): secondary(find(name, wire=w), "gc.alloc.rate.norm")[0]
          for w, _ in WIRES for op, name in (("send", "sendRecvPostAndDequeue"), ("rdma", "rdmaWritePostAndDequeue"))}
+# what the posting and polling thread itself allocated, summed over an iteration (the profiler's
+# figure counts every thread, JMH's own and the last iteration's teardown of the rig among them)
+own = {(w, op): secondary(find(name, wire=w), "benchmarkThreadBytes")
+       for w, _ in WIRES for op, name in (("send", "sendRecvPostAndDequeue"), ("rdma", "rdmaWritePostAndDequeue"))}
 print()
 print("medians over the measurement iterations; ranges are min..max")
 print("%-46s %16s   %-30s %8s  %s" % ("figure", "value", "baseline (same run)", "ratio", "goal"))
@@ -72,6 +76,10 @@ for i, (w, label) in enumerate(WIRES):
           alloc[(w, "send")], "-", "-", "0 B/op"))
     print("%-46s %11.1f B/op   %-30s %8s  %s" % ("  post + dequeue allocation, RDMA write, " + label, alloc[(w, "rdma")],
           "-", "-", "0 B/op"))
+    for op, what in (("send", "send/recv"), ("rdma", "RDMA write")):
+        m, (lo, hi) = own[(w, op)]
+        print("%-46s %10.0f B/iter   %-30s %8s  %s" % ("    its own thread, " + what + " (" + label + ")", m,
+              "range %.0f..%.0f" % (lo, hi), "-", "0"))
 print("%-46s %9.2f Mmsg/s   %-30s %8s  %s" % ("4 64 B sends, 1 completion per 16", rate / 1e6, "-", "-", ">= 5"))
 print("%-46s %9.2f Mmsg/s   %-30s %8s  %s" % ("  same, receiver reaps its 16 completions", rate_rx / 1e6, "-", "-", ""))
 PY

@@ -4,10 +4,13 @@ import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.LmrTriplet;
 import dat.api.RmrTriplet;
+import java.lang.management.ManagementFactory;
 import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -22,8 +25,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * Figure 3: the allocation of the data path, with {@code -prof gc}: a receive, a send and the
  * dequeue of both completions; and an RDMA write and the dequeue of its completion; over each of
  * the sim provider's wires ({@link SimRig.Wire}: the in-JVM fabric, TCP over loopback, and shared
- * memory, the last two between two provider instances in the benchmark's JVM). Goal: 0 B/op. The
- * profiler counts what every thread of the JVM allocated, the providers' own threads too.
+ * memory, the last two between two provider instances in the benchmark's JVM). Goal: 0 B/op.
+ *
+ * <p>The profiler counts what every thread of the JVM allocated: the providers' own threads, JMH's
+ * (its main thread, a few KB per second), and in the last iteration of a trial the trial's
+ * teardown, which closes the rig. So each operation also counts what its own thread allocated
+ * ({@code benchmarkThreadBytes}, summed over the iteration): the data path's allocation on the
+ * posting and polling thread, 0 when it allocates nothing.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -35,6 +43,22 @@ public class PostDequeueBenchmark {
 
     @Param({"JVM", "TCP", "SHM"})
     public SimRig.Wire wire;
+
+    private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    /** What the benchmark thread allocated while it posted and dequeued, reported beside the time. */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.EVENTS)
+    public static class Allocation {
+        /** Bytes the benchmark thread allocated in the iteration's operations. */
+        public long benchmarkThreadBytes;
+
+        /** Counts per iteration. */
+        @Setup(Level.Iteration)
+        public void reset() {
+            benchmarkThreadBytes = 0;
+        }
+    }
 
     SimRig rig;
     final DatEvent event = new DatEvent();
@@ -56,23 +80,27 @@ public class PostDequeueBenchmark {
     }
 
     @Benchmark
-    public int sendRecvPostAndDequeue() {
+    public int sendRecvPostAndDequeue(Allocation allocation) {
+        long before = THREADS.getCurrentThreadAllocatedBytes();
         int rc = rig.b.ep.postRecv(1, recv, 1, 0) | rig.a.ep.postSend(1, send, 2, 0);
         if (rc != DatReturn.SUCCESS) {
             throw new IllegalStateException(DatReturn.describe(rc));
         }
         SimRig.reap(rig.a.reqEvd, event);
         SimRig.reap(rig.b.recvEvd, event);
+        allocation.benchmarkThreadBytes += THREADS.getCurrentThreadAllocatedBytes() - before;
         return event.status();
     }
 
     @Benchmark
-    public int rdmaWritePostAndDequeue() {
+    public int rdmaWritePostAndDequeue(Allocation allocation) {
+        long before = THREADS.getCurrentThreadAllocatedBytes();
         int rc = rig.a.ep.postRdmaWrite(1, send, 3, remote, 0);
         if (rc != DatReturn.SUCCESS) {
             throw new IllegalStateException(DatReturn.describe(rc));
         }
         SimRig.reap(rig.a.reqEvd, event);
+        allocation.benchmarkThreadBytes += THREADS.getCurrentThreadAllocatedBytes() - before;
         return event.status();
     }
 }
