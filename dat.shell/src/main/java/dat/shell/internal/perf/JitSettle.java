@@ -5,8 +5,8 @@ import java.lang.management.ManagementFactory;
 import java.util.function.LongSupplier;
 
 /**
- * Whether this JVM's JIT has settled, judged while a warm-up runs: slice after slice of
- * {@link #SLICE_NANOS}, until a slice passes in which the compilers worked for less than
+ * When a warm-up that waits for the JIT may end: after its fixed part, slice after slice of
+ * {@link #SLICE_NANOS}, until a slice passes in which this JVM's compilers worked for less than
  * {@link #SETTLED_SHARE} of it, or until a bound has passed. The compilers' work is their account
  * of it ({@link CompilationMXBean#getTotalCompilationTime}), read once per slice; the warm-up asks
  * after each of its operations ({@link #settledAt}) and ends at the first {@code true}.
@@ -26,6 +26,7 @@ final class JitSettle {
     static final double SETTLED_SHARE = 0.05;
 
     private final long startNanos;
+    private final long fixedNanos;
     private final long atMostNanos;
     private final LongSupplier compiledMillis;
     private boolean slicing;
@@ -34,14 +35,16 @@ final class JitSettle {
 
     /**
      * @param startNanos the warm-up's start, by the clock whose readings {@link #settledAt} gets
+     * @param fixedNanos the warm-up's fixed part, which runs whatever the JIT does
      * @param atMostNanos how long after {@code startNanos} the JIT counts as settled, settled or
      *     not; checked when a slice ends, so a warm-up outlasts it by one slice at most
      * @param compiledMillis the compilers' total time so far in milliseconds, as
      *     {@link CompilationMXBean#getTotalCompilationTime}; {@code null} where the JVM does not
-     *     account it (settled at once)
+     *     account it (settled once the fixed part has passed)
      */
-    JitSettle(long startNanos, long atMostNanos, LongSupplier compiledMillis) {
+    JitSettle(long startNanos, long fixedNanos, long atMostNanos, LongSupplier compiledMillis) {
         this.startNanos = startNanos;
+        this.fixedNanos = fixedNanos;
         this.atMostNanos = atMostNanos;
         this.compiledMillis = compiledMillis;
     }
@@ -53,11 +56,14 @@ final class JitSettle {
     }
 
     /**
-     * Whether the warm-up may end, at clock reading {@code now}: the first call starts the first
-     * slice (unless the bound has passed already); later calls answer {@code false} until a slice
-     * has passed, then judge it.
+     * Whether the warm-up may end, at clock reading {@code now}: {@code false} during the fixed
+     * part; the first call after it starts the first slice (unless the bound has passed already);
+     * later calls answer {@code false} until a slice has passed, then judge it.
      */
     boolean settledAt(long now) {
+        if (now - startNanos < fixedNanos) {
+            return false;
+        }
         if (compiledMillis == null) {
             return true;
         }

@@ -42,14 +42,9 @@ final class JitWarmUp {
      */
     static long run(Runnable operation, long atLeastOperations, long atLeastNanos, long atMostNanos, LongSupplier clock,
             LongSupplier compiledMillis) {
-        long start = clock.getAsLong();
+        JitSettle settle = new JitSettle(clock.getAsLong(), atLeastNanos, atMostNanos, compiledMillis);
         long operations = 0;
-        while (operations < atLeastOperations || clock.getAsLong() - start < atLeastNanos) {
-            operation.run();
-            operations++;
-        }
-        JitSettle settle = new JitSettle(start, atMostNanos, compiledMillis);
-        while (!settle.settledAt(clock.getAsLong())) {
+        while (operations < atLeastOperations || !settle.settledAt(clock.getAsLong())) {
             operation.run();
             operations++;
         }

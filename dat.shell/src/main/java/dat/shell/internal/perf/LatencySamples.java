@@ -15,7 +15,6 @@ final class LatencySamples {
     private final long[] samples;
     /** The round trips the peer answers: unknown until the warm-up ends, then set once. */
     private final AtomicLong total = new AtomicLong(Long.MAX_VALUE);
-    private long warmupEnd;
     private JitSettle settle;
     /** The last untimed round trip, or -1 during the warm-up. */
     private long warmup = -1;
@@ -32,9 +31,7 @@ final class LatencySamples {
      * wait for the JIT).
      */
     void start(long warmupNanos, long settleAtMostNanos) {
-        long now = System.nanoTime();
-        warmupEnd = now + warmupNanos;
-        settle = new JitSettle(now, settleAtMostNanos, JitSettle.jvmCompiledMillis());
+        settle = new JitSettle(System.nanoTime(), warmupNanos, settleAtMostNanos, JitSettle.jvmCompiledMillis());
     }
 
     /** The round trips the peer answers, read again by its loop each round. */
@@ -51,12 +48,9 @@ final class LatencySamples {
     void took(long i, long elapsed) {
         if (warmup >= 0) {
             samples[(int) (i - warmup - 1)] = elapsed;
-        } else if (i >= minWarmup) {
-            long now = System.nanoTime();
-            if (now - warmupEnd >= 0 && settle.settledAt(now)) {
-                warmup = i;
-                total.set(i + iterations);
-            }
+        } else if (i >= minWarmup && settle.settledAt(System.nanoTime())) {
+            warmup = i;
+            total.set(i + iterations);
         }
     }
 

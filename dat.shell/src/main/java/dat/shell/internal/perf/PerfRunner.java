@@ -186,25 +186,14 @@ final class PerfRunner {
      * The warm-up of a throughput figure of {@code kind}, from now on: {@link #throughputWarmupNanos},
      * and for the first figure of the kind on until the JIT settled.
      */
-    private ThroughputWarmUp throughputWarmUp(String kind) {
+    private JitSettle throughputWarmUp(String kind) {
         boolean first = !warmedUp.contains(kind);
-        long now = System.nanoTime();
-        long fixed = throughputWarmupNanos(kind);
-        return new ThroughputWarmUp(now + fixed, new JitSettle(now, first ? settleLimitNanos() : 0, JitSettle.jvmCompiledMillis()));
+        return new JitSettle(System.nanoTime(), throughputWarmupNanos(kind), first ? settleLimitNanos() : 0, JitSettle.jvmCompiledMillis());
     }
 
     /** How long a figure's warm-up may wait for the JIT to settle: not at all in a {@code --quick} run. */
     private long settleLimitNanos() {
         return options.quick() ? 0 : JIT_SETTLE_LIMIT_NANOS;
-    }
-
-    /** A throughput figure's warm-up: until {@code fixedEnd}, then until {@code settle} says so. */
-    private record ThroughputWarmUp(long fixedEnd, JitSettle settle) {
-
-        /** Whether the warm-up is over at clock reading {@code now}; asked after each operation. */
-        boolean overAt(long now) {
-            return now - fixedEnd >= 0 && settle.settledAt(now);
-        }
     }
 
     /** Outstanding operations of a bandwidth run: the queue depth, as far as half the buffer holds. */
@@ -344,7 +333,7 @@ final class PerfRunner {
         DatEvent event = new DatEvent();
         int outstanding = 0;
         long completed = 0;
-        ThroughputWarmUp warmUp = throughputWarmUp(op.name());
+        JitSettle warmUp = throughputWarmUp(op.name());
         long end = Long.MAX_VALUE;
         long start = 0;
         long completedAtStart = 0;
@@ -381,7 +370,7 @@ final class PerfRunner {
             outstanding--;
             completed++;
             now = System.nanoTime();
-            if (start == 0 && warmUp.overAt(now)) {
+            if (start == 0 && warmUp.settledAt(now)) {
                 start = now;
                 end = now + options.measureNanos();
                 completedAtStart = completed;
@@ -423,7 +412,7 @@ final class PerfRunner {
         pin(0);
         DatEvent event = new DatEvent();
         long deadline = System.nanoTime() + 60_000_000_000L;
-        ThroughputWarmUp warmUp = throughputWarmUp("message rate");
+        JitSettle warmUp = throughputWarmUp("message rate");
         long end = Long.MAX_VALUE;
         long posted = 0;
         long credits = 0; // the sender's copy of receivesPosted, read again only when it runs out
@@ -452,7 +441,7 @@ final class PerfRunner {
                 Thread.onSpinWait(); // waiting for credits
             }
             now = System.nanoTime();
-            if (start == 0 && warmUp.overAt(now)) {
+            if (start == 0 && warmUp.settledAt(now)) {
                 start = now;
                 end = now + options.measureNanos();
                 postedAtStart = posted;
