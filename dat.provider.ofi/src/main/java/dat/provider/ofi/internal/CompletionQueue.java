@@ -224,6 +224,10 @@ final class CompletionQueue {
             return false;
         }
         int slot = slots.lookup(token);
+        if (slot >= 0 && success && slots.confirming[slot]) {
+            // tcp delivers in order: the silent writes posted before this DTO are done
+            slots.confirmBefore(slot);
+        }
         if (slot >= 0 && ((success && slots.suppress[slot]) || slots.kinds[slot] == WorkSlots.WRITE_PART)) {
             if (slots.release(token)) {
                 ia.consumedFrom(token);

@@ -38,12 +38,10 @@ final class NativeEndpoint {
         MemorySegment created = Ops.endpoint(ia.domain.domain, info);
         try {
             Ops.bind(created, ia.domain.eq, 0);
-            if (sendCq.equals(recvCq)) {
-                Ops.bind(created, sendCq, Fi.TRANSMIT | Fi.RECV);
-            } else {
-                Ops.bind(created, sendCq, Fi.TRANSMIT);
-                Ops.bind(created, recvCq, Fi.RECV);
-            }
+            // requests complete only when posted with FI_COMPLETION: a suppressed RDMA write can
+            // ask for none (Posting); every receive completes
+            Ops.bind(created, sendCq, Fi.TRANSMIT | Fi.SELECTIVE_COMPLETION);
+            Ops.bind(created, recvCq, Fi.RECV);
             if (!srx.equals(MemorySegment.NULL)) {
                 Ops.bind(created, srx, 0);
             }

@@ -223,6 +223,11 @@ final class Posting {
                     return injected;
                 }
             }
+            if (slots.hasSilent()) {
+                // its completion then covers the silent writes before it: a consumer that writes
+                // suppressed and then sends has every write confirmed once the send completes
+                flags |= Fi.DELIVERY_COMPLETE;
+            }
             return send(slots, cookie, total, WorkSlots.SEND, suppress, 0, segments, 0, flags);
         }
         rmaIov.set(JAVA_LONG, Structs.RMA_IOV_ADDR, remote.targetAddress());
@@ -233,8 +238,12 @@ final class Posting {
         }
         // the write completes when the target has placed it (libfabric's tcp provider otherwise
         // completes it once its bytes are in the socket): as on RC hardware, a completed RDMA Write
-        // is in the remote memory, and a refused one is not reported as done
+        // is in the remote memory, and a refused one is not reported as done. A suppressed write
+        // asks for no completion at all: the next confirming DTO's completion covers it (WorkSlots)
         if (kind == WorkSlots.RDMA_WRITE) {
+            if (suppress && (flags & Fi.FENCE) == 0 && slots.maySilence()) {
+                return silentWrite(slots, cookie, total, segments);
+            }
             return rma(connection.writemsg, slots, cookie, total, kind, suppress, segments, flags | Fi.DELIVERY_COMPLETE);
         }
         if (slots.capacity() - slots.outstanding() < 2) {
@@ -316,6 +325,7 @@ final class Posting {
             return Codes.INSUFFICIENT_RESOURCES;
         }
         describe(slots, slot, cookie, total, kind, suppress, immediate);
+        slots.confirming[slot] = (flags & Fi.DELIVERY_COMPLETE) != 0;
         sendMsg.set(JAVA_LONG, Structs.MSG_IOV_COUNT, segments);
         sendMsg.set(JAVA_LONG, Structs.MSG_CONTEXT, slots.token(slot));
         sendMsg.set(JAVA_LONG, Structs.MSG_DATA, data);
@@ -336,6 +346,8 @@ final class Posting {
             return Codes.INSUFFICIENT_RESOURCES;
         }
         describe(slots, slot, cookie, total, kind, suppress, 0);
+        // a read's data comes back after the target took everything sent before the request
+        slots.confirming[slot] = (flags & Fi.DELIVERY_COMPLETE) != 0 || kind == WorkSlots.RDMA_READ;
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_IOV_COUNT, segments);
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_CONTEXT, slots.token(slot));
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_DATA, 0);
@@ -346,10 +358,27 @@ final class Posting {
             slots.abandon(slot);
             return Codes.INTERNAL_ERROR;
         }
-        return posted(slots, slot, result);
+        int code = posted(slots, slot, result);
+        if (code == Codes.SUCCESS && (flags & Fi.COMPLETION) == 0) {
+            slots.markSilent(slot);
+        }
+        return code;
+    }
+
+    /**
+     * A suppressed RDMA write without {@code FI_COMPLETION} (the request CQ is bound with
+     * {@code FI_SELECTIVE_COMPLETION}): libfabric reports it only if it fails, and its slot waits
+     * for a later confirming completion. On tcp the write carries no request for an
+     * acknowledgement, which the target would otherwise send and the initiator read for each
+     * write. A write the target refuses closes the connection there, as a delivery-complete one
+     * does, and the teardown flushes it.
+     */
+    private int silentWrite(WorkSlots slots, long cookie, long total, int segments) {
+        return rma(connection.writemsg, slots, cookie, total, WorkSlots.RDMA_WRITE, true, segments, 0L);
     }
 
     private static void describe(WorkSlots slots, int slot, long cookie, long total, byte kind, boolean suppress, int immediate) {
+        slots.confirming[slot] = false;
         slots.cookies[slot] = cookie;
         slots.lengths[slot] = total;
         slots.kinds[slot] = kind;

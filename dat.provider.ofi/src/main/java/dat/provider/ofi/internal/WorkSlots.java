@@ -21,6 +21,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * in an EVD's ring). Tearing a connection down flushes exactly the posted ones. Acquiring and
  * releasing a slot allocates nothing; the monitor is taken by the poster, by the EVD that reaps the
  * completion, and by a teardown.
+ *
+ * <p><b>Silent writes.</b> A request queue may post a suppressed RDMA write without asking
+ * libfabric for a completion ({@link #markSilent}): its slot stays posted, in a FIFO of its own,
+ * until a later DTO of the queue whose completion means that the target processed everything
+ * before it ({@link #confirming}) completes successfully ({@link #confirmBefore}), or until a
+ * teardown flushes it. At most half the queue is silent at
+ * once, so that a confirming DTO always has room.
  */
 final class WorkSlots {
 
@@ -68,6 +75,8 @@ final class WorkSlots {
     final long[] lengths;
     final byte[] kinds;
     final boolean[] suppress;
+    /** Whether a DTO's success means that the target processed every DTO posted before it ({@link #confirmBefore}). */
+    final boolean[] confirming;
     final int[] immediates;
     private final long[] tokens;
     private final byte[] states;
@@ -81,6 +90,10 @@ final class WorkSlots {
     private final int[] free;
     private int freeTop;
     private final long tokenBase;
+    /** The tokens of the silent writes, in posting order (entries whose slot moved on are skipped). */
+    private final long[] silent;
+    private int silentHead;
+    private int silentCount;
 
     // receive IOV copies, maxIov per slot (empty for request queues)
     final int maxIov;
@@ -103,6 +116,7 @@ final class WorkSlots {
         lengths = new long[capacity];
         kinds = new byte[capacity];
         suppress = new boolean[capacity];
+        confirming = new boolean[capacity];
         immediates = new int[capacity];
         tokens = new long[capacity];
         states = new byte[capacity];
@@ -113,6 +127,7 @@ final class WorkSlots {
             free[i] = capacity - 1 - i;
         }
         freeTop = capacity;
+        silent = new long[recvQueue ? 0 : capacity];
         tokenBase = ((long) ownerId << 32) | (recvQueue ? RECV_QUEUE : 0);
         this.maxIov = maxIov;
         iovAddresses = new long[capacity * maxIov];
@@ -199,6 +214,49 @@ final class WorkSlots {
         return true;
     }
 
+    /** @return whether one more RDMA write may go silent: fewer than half the queue's slots are */
+    synchronized boolean maySilence() {
+        return silentCount < silent.length / 2;
+    }
+
+    /** @return whether silent writes wait for a confirming completion */
+    synchronized boolean hasSilent() {
+        return silentCount > 0;
+    }
+
+    /** The suppressed RDMA write just posted in {@code slot} asked libfabric for no completion. */
+    synchronized void markSilent(int slot) {
+        silent[(silentHead + silentCount) % silent.length] = tokens[slot];
+        silentCount++;
+    }
+
+    /**
+     * The DTO in {@code slot} completed successfully, and its completion means that the target
+     * processed every DTO posted on the connection before it: the silent writes posted before it
+     * are done, and their slots come back.
+     *
+     * @return how many slots came back
+     */
+    synchronized int confirmBefore(int slot) {
+        long order = postOrder[slot];
+        int released = 0;
+        while (silentCount > 0) {
+            long token = silent[silentHead];
+            int at = slot(token);
+            if (states[at] == POSTED && tokens[at] == token) {
+                if (postOrder[at] > order) {
+                    break;
+                }
+                freeSlot(at);
+                released++;
+            }
+            // a write whose error completion was read, or that a teardown took, leaves as it is
+            silentHead = (silentHead + 1) % silent.length;
+            silentCount--;
+        }
+        return released;
+    }
+
     /** Gives back a slot whose post failed before libfabric took it. */
     synchronized void abandon(int slot) {
         if (states[slot] != FREE) {
@@ -236,6 +294,8 @@ final class WorkSlots {
         for (int i = 0; i < n; i++) {
             freeSlot(out[i]);
         }
+        silentHead = 0;
+        silentCount = 0;
         return n;
     }
 

@@ -60,4 +60,33 @@ class WorkSlotsTest {
         assertThat(second.get()).as("no count attached").isZero();
         assertThat(slots.posted()).isEqualTo(2);
     }
+
+    @Test
+    void aConfirmingCompletionGivesBackTheSilentWritesBeforeItAndNoOthers() {
+        WorkSlots slots = new WorkSlots(8, 1, false, 0);
+        AtomicInteger cq = new AtomicInteger();
+        slots.countIn(cq);
+        int first = slots.acquire();
+        slots.markSilent(first);
+        int refused = slots.acquire();
+        slots.markSilent(refused);
+        int signalled = slots.acquire();
+        int later = slots.acquire();
+        slots.markSilent(later);
+        assertThat(slots.maySilence()).as("three of eight silent").isTrue();
+        assertThat(slots.markQueued(slots.token(refused))).as("the error completion of a silent write, read").isTrue();
+
+        assertThat(slots.confirmBefore(signalled)).as("the silent write before it still posted").isEqualTo(1);
+        assertThat(slots.lookup(slots.token(first))).isEqualTo(-1);
+        assertThat(slots.lookup(slots.token(refused))).as("its error is still to report").isEqualTo(refused);
+        assertThat(slots.lookup(slots.token(later))).as("posted after the confirming DTO").isEqualTo(later);
+        assertThat(cq.get()).as("the signalled and the later write are in libfabric").isEqualTo(2);
+
+        int[] out = new int[slots.capacity()];
+        assertThat(slots.takePosted(out)).as("the teardown flushes the unconfirmed silent write").isEqualTo(2);
+        for (int i = 0; i < 4; i++) {
+            slots.markSilent(slots.acquire());
+        }
+        assertThat(slots.maySilence()).as("half the queue silent").isFalse();
+    }
 }
