@@ -102,6 +102,12 @@ final class PerfClient {
                 out.printf("(--depth %d: this side takes %d, the server %d, as far as their IAs allow; a server from before"
                         + " the request carried the depth takes %d)%n", options.depth(), depth, serverDepth, PerfServer.DEFAULT_DEPTH);
             }
+            if (options.signalEvery() > 1) {
+                boolean suppress = (ia.query().providerAttributes().completionFlagsSupported() & CompletionFlags.SUPPRESS) != 0;
+                out.printf(suppress ? "(--signal-every %d: one RDMA write in %d of each write stream asks for a completion, at least one"
+                        + " per window)%n" : "(--signal-every %d: the IA cannot suppress a completion, so every RDMA write asks for one)%n",
+                        options.signalEvery(), options.signalEvery());
+            }
             out.println(PerfReport.HEADER);
             out.flush();
             boolean firstLatencyPoint = true;
@@ -521,11 +527,18 @@ final class PerfClient {
         return (int) Math.max(1, Math.min(depth, BUFFER / 2 / size));
     }
 
-    /** A window of RDMA writes of one size, each to its own slot of the server's buffer, over one connection. */
+    /**
+     * A window of RDMA writes of one size, each to its own slot of the server's buffer, over one
+     * connection. With {@code --signal-every N} only every Nth write asks for a completion
+     * ({@code DAT_COMPLETION_SUPPRESS_FLAG} on the others, where the provider has it), as
+     * perftest's {@code --cq-mod}: a connection's RDMA writes complete in order, so a signalled
+     * write's completion says that the writes before it are done too.
+     */
     private final class WriteStream {
         private final Endpoint ep;
         private final long size;
         private final int window;
+        private final int signalEvery;
         private final LmrTriplet[][] local;
         private final RmrTriplet[] remote;
         private final DatEvent event = new DatEvent();
@@ -534,6 +547,8 @@ final class PerfClient {
             this.ep = ep;
             this.size = size;
             window = window(size);
+            boolean suppress = (ia.query().providerAttributes().completionFlagsSupported() & CompletionFlags.SUPPRESS) != 0;
+            signalEvery = suppress ? Math.min(options.signalEvery(), window) : 1;
             local = new LmrTriplet[window][];
             remote = new RmrTriplet[window];
             RmrTriplet serverBuffer = accepted.buffer();
@@ -546,7 +561,8 @@ final class PerfClient {
         /**
          * Keeps the window full for {@code nanos}, then lets it drain. A full window waits for one
          * completion, then takes every completion already queued before it posts again, so that
-         * posts go out in batches.
+         * posts go out in batches. The writes after the last signalled one when the time is up are
+         * covered by one more signalled write.
          *
          * @return the bytes completed until the last completion counted, and the nanoseconds
          *     from the first post to it
@@ -554,27 +570,46 @@ final class PerfClient {
         long[] run(long nanos) {
             long start = System.nanoTime();
             long end = start + nanos;
+            long posted = 0;
             long completed = 0;
-            int outstanding = 0;
-            int next = 0;
             long now;
             do {
-                while (outstanding < window) {
-                    Spin.check(ep.postRdmaWrite(1, local[next], next, remote[next], CompletionFlags.DEFAULT), "dat_ep_post_rdma_write");
-                    next = (next + 1) % window;
-                    outstanding++;
+                while (posted - completed < window) {
+                    post(posted, posted % signalEvery == signalEvery - 1);
+                    posted++;
                 }
-                await(requestEvd, event);
-                int reaped = 1 + Spin.drain(requestEvd, event);
-                outstanding -= reaped;
-                completed += reaped;
+                completed = reap(completed);
                 now = System.nanoTime();
             } while (now < end);
-            while (outstanding > 0) {
-                await(requestEvd, event);
-                outstanding--;
+            long signalled = posted - posted % signalEvery;
+            while (completed < signalled) {
+                completed = reap(completed);
             }
+            if (completed < posted) {
+                post(posted, true);
+                posted++;
+                while (completed < posted) {
+                    completed = reap(completed);
+                }
+            }
+            now = System.nanoTime();
             return new long[] {completed * size, now - start};
+        }
+
+        private void post(long sequence, boolean signalled) {
+            int slot = (int) (sequence % window);
+            Spin.check(ep.postRdmaWrite(1, local[slot], sequence, remote[slot], signalled ? CompletionFlags.DEFAULT
+                    : CompletionFlags.SUPPRESS), "dat_ep_post_rdma_write");
+        }
+
+        /** Waits for one completion and takes every one queued after it: the writes done, counted from 0. */
+        private long reap(long completed) {
+            await(requestEvd, event);
+            long done = Math.max(completed, event.userCookie() + 1);
+            while (Spin.dequeue(requestEvd, event)) {
+                done = Math.max(done, event.userCookie() + 1);
+            }
+            return done;
         }
     }
 

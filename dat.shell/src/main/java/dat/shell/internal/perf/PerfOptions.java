@@ -27,6 +27,7 @@ import picocli.CommandLine.TypeConversionException;
  * @param depth outstanding operations per Endpoint queue (with {@code client}: also the server's Endpoints')
  * @param connections connections set up for the connection rate
  * @param rounds alternating rounds of each bandwidth point with {@code client} (each stream's figure is its median round)
+ * @param signalEvery with {@code client}: one RDMA write in this many of the write stream asks for a completion
  * @param json where to write the figures as JSON, or {@code null}
  * @param plot where to draw latency and bandwidth against size as PNG, or {@code null}
  * @param server whether to serve {@code --client} runs of other processes instead of measuring
@@ -36,7 +37,7 @@ import picocli.CommandLine.TypeConversionException;
  * @param quick whether this is a short run ({@code --quick}): the connection setup's warm-up does not wait for the JIT to settle
  */
 record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthSizes, int latencyIterations, long warmupNanos,
-        long measureNanos, int depth, int connections, int rounds, Path json, Path plot, boolean server, InetSocketAddress client,
+        long measureNanos, int depth, int connections, int rounds, int signalEvery, Path json, Path plot, boolean server, InetSocketAddress client,
         long qualifier, int nioPort, boolean quick) {
 
     /** Bandwidth rounds of a {@code --client} run unless {@code --rounds} says otherwise. */
@@ -47,7 +48,7 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
 
     /** The options that say what to measure: the client's, or a one-process run's; not the server's. */
     private static final Set<String> MEASURING = Set.of("--quick", "--sizes", "--latency-sizes", "--iterations", "--time", "--rounds",
-            "--depth", "--connections", "--json", "--plot");
+            "--signal-every", "--depth", "--connections", "--json", "--plot");
 
     /** What {@code dat perf} takes, as picocli reads it. */
     @Command(name = "perf", sortOptions = false, description = {
@@ -79,6 +80,10 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         @Option(names = "--rounds", paramLabel = "N", converter = Positive.class, description = "with --client: alternating rounds per"
                 + " bandwidth point (default 4, at most 100); each stream's figure is its median round, the ratio that of the medians")
         Integer rounds;
+        @Option(names = "--signal-every", paramLabel = "N", converter = Positive.class, description = "with --client: one RDMA write"
+                + " in N of the write stream asks for a completion, the others are posted with DAT_COMPLETION_SUPPRESS_FLAG, as"
+                + " perftest's --cq-mod (default 1: every write; at most the window, and 1 where the provider cannot suppress)")
+        Integer signalEvery;
         @Option(names = "--depth", paramLabel = "N", converter = Positive.class, description = "outstanding operations per Endpoint"
                 + " queue: in one JVM the bandwidth window and the queues of both Endpoints (default 32); with --client the RDMA"
                 + " write window and the queues of this side's Endpoints and of the server's, which takes each client's depth"
@@ -152,6 +157,9 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         if (a.rounds != null && a.rounds > MAX_ROUNDS) {
             throw Cli.error(cli, "--rounds takes at most " + MAX_ROUNDS + ", not " + a.rounds);
         }
+        if (a.signalEvery != null && a.client == null) {
+            throw Cli.error(cli, "--signal-every is an option of --client: a run in one JVM signals every write of its streams");
+        }
         if (a.nioPort != null && !a.server) {
             throw Cli.error(cli, "--nio-port is an option of --server: a client learns the server's port as it connects");
         }
@@ -172,6 +180,7 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
                 a.depth != null ? a.depth : a.client != null ? PerfServer.CLIENT_DEPTH : PerfServer.DEFAULT_DEPTH,
                 a.connections != null ? a.connections : a.quick ? 50 : 200,
                 a.rounds != null ? a.rounds : DEFAULT_ROUNDS,
+                a.signalEvery != null ? a.signalEvery : 1,
                 a.json, a.plot, a.server, a.client,
                 a.qualifier != null ? a.qualifier : PerfServer.QUALIFIER,
                 a.nioPort != null ? a.nioPort : PerfServer.NIO_PORT, a.quick);

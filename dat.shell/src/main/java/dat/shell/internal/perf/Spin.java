@@ -42,6 +42,23 @@ final class Spin {
         return event.userCookie();
     }
 
+    /**
+     * Takes one completion already queued on {@code evd}, without waiting.
+     *
+     * @return whether there was one; a failed DTO fails the run
+     */
+    static boolean dequeue(EventDispatcher evd, DatEvent event) {
+        int code = evd.dequeue(event);
+        if (code == DatReturn.SUCCESS) {
+            successCookie(event);
+            return true;
+        }
+        if (DatReturn.typeOf(code) != DatReturn.QUEUE_EMPTY) {
+            throw new DatException(code, "dat_evd_dequeue");
+        }
+        return false;
+    }
+
     /** Takes every completion already queued on {@code evd}; returns how many. A failed DTO fails the run. */
     static int drain(EventDispatcher evd, DatEvent event) {
         return drain(evd, event, false);

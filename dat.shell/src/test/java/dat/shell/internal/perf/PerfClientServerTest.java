@@ -40,7 +40,7 @@ class PerfClientServerTest {
                 try {
                     PerfOptions options = PerfOptions.parse(List.of("shmA", "--client", "127.0.0.1:" + server.iaAddress().getPort(), "--depth",
                             "4", "--latency-sizes", "8", "--iterations", "200", "--sizes", "64K", "--time", "40", "--rounds", "3",
-                            "--connections", "2", "--quick"), "shmA");
+                            "--connections", "2", "--signal-every", "3", "--quick"), "shmA");
                     List<Figure> figures = new PerfClient(registry, options, out).run();
 
                     Figure write = figures.stream().filter(f -> f.series().equals("RDMA write bandwidth, 2 processes")).findFirst().orElseThrow();
@@ -55,7 +55,8 @@ class PerfClientServerTest {
                     assertThat(rounds.baselineMin()).isPositive().isLessThanOrEqualTo(besideCopy.baseline())
                             .isLessThanOrEqualTo(rounds.baselineMax());
                     String text = printed.toString(StandardCharsets.UTF_8);
-                    assertThat(text).contains("this side's buffer: a shared mapping of " + SharedBuffer.DIRECTORY + "/" + SharedBuffer.PREFIX)
+                    assertThat(text).contains("(--signal-every 3: one RDMA write in 3 of each write stream asks for a completion")
+                            .contains("this side's buffer: a shared mapping of " + SharedBuffer.DIRECTORY + "/" + SharedBuffer.PREFIX)
                             .containsPattern("this IA's connections so far: [1-9][0-9]* over shared memory, 0 over TCP");
                     try (var left = Files.list(SharedBuffer.DIRECTORY)) {
                         assertThat(left.map(f -> f.getFileName().toString()))

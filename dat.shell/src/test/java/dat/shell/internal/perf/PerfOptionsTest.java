@@ -73,6 +73,20 @@ class PerfOptionsTest {
     }
 
     @Test
+    void theSignalIntervalReachesAClient_andNothingElseTakesIt() {
+        String client = "127.0.0.1:7700";
+        assertThat(PerfOptions.parse(List.of("tcpA", "--client", client), "sim0").signalEvery()).as("every write").isEqualTo(1);
+        assertThat(PerfOptions.parse(List.of("tcpA", "--client", client, "--signal-every", "32"), "sim0").signalEvery()).isEqualTo(32);
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("tcpA", "--client", client, "--signal-every", "0"), "sim0"))
+                .hasMessage("Invalid value for option '--signal-every': needs a positive number, not '0'");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("sim0", "--signal-every", "8"), "sim0"))
+                .hasMessageStartingWith("--signal-every is an option of --client");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("tcpB", "--server", "--signal-every", "8"), "sim0"))
+                .hasMessageStartingWith("--signal-every is not an option of --server");
+        assertThat(PerfOptions.usage().replaceAll("\\s+", " ")).contains("--signal-every=N", "--cq-mod");
+    }
+
+    @Test
     void aServerRefusesTheDepth_itTakesEachClients() {
         assertThat(PerfOptions.parse(List.of("tcpB", "--server"), "sim0").depth()).isEqualTo(PerfServer.DEFAULT_DEPTH);
         assertThatThrownBy(() -> PerfOptions.parse(List.of("tcpB", "--server", "--depth", "8"), "sim0"))
