@@ -12,7 +12,9 @@
  *       alternating rounds of MILLIS (default 500) of each stream, ROUNDS (default 4) of each:
  *       RDMA writes of SIZE bytes, WINDOW (default 128) in flight, each posted with
  *       COMPLETION (delivery: FI_DELIVERY_COMPLETE, the default; transmit: FI_TRANSMIT_COMPLETE;
- *       none: no completion flag), to rotating offsets of the server's buffer; then blocking
+ *       none: no completion flag; deliveryN, e.g. delivery32: one write in N with
+ *       FI_DELIVERY_COMPLETE | FI_COMPLETION, the others with neither, as a DAT provider posts
+ *       suppressed writes), to rotating offsets of the server's buffer; then blocking
  *       write(2)s of SIZE-byte chunks on the TCP connection. WAIT is the wait object of the
  *       client's CQ: none (the default), fd (FI_WAIT_FD) or pollfd (FI_WAIT_POLLFD).
  *       Prints each round, then "median GB/s: write W stream S ratio R".
@@ -87,7 +89,8 @@ static void open_endpoint(struct conn *c, struct fi_info *info, enum fi_wait_obj
     CHECK(fi_cq_open(c->domain, &cq_attr, &c->cq, NULL));
     CHECK(fi_endpoint(c->domain, info, &c->ep, NULL));
     CHECK(fi_ep_bind(c->ep, &c->eq->fid, 0));
-    CHECK(fi_ep_bind(c->ep, &c->cq->fid, FI_TRANSMIT | FI_RECV));
+    CHECK(fi_ep_bind(c->ep, &c->cq->fid, FI_TRANSMIT | FI_SELECTIVE_COMPLETION));
+    CHECK(fi_ep_bind(c->ep, &c->cq->fid, FI_RECV));
     CHECK(fi_enable(c->ep));
     if (posix_memalign((void **) &c->buffer, 4096, BUFFER) != 0) {
         die("posix_memalign", 0);
@@ -215,31 +218,32 @@ static int reap(struct fid_cq *cq) {
     return (int) n;
 }
 
-static double write_round(struct conn *c, struct target t, size_t size, int window, uint64_t flags, double seconds) {
+/* every: one write in this many asks for a completion, which then counts them all */
+static double write_round(struct conn *c, struct target t, size_t size, int window, uint64_t flags, int every, double seconds) {
     size_t slots = BUFFER / size < (size_t) window ? BUFFER / size : (size_t) window;
     void *desc = fi_mr_desc(c->mr);
     long posted = 0;
     long completed = 0;
     double start = now_seconds();
     double end = start + seconds;
-    while (now_seconds() < end) {
+    while (now_seconds() < end || posted % every != 0) {
         while (posted - completed < window) {
             size_t slot = posted % slots;
             struct iovec iov = {c->buffer + slot * size, size};
             struct fi_rma_iov rma = {t.address + slot * size, size, t.key};
             struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .rma_iov = &rma, .rma_iov_count = 1};
-            ssize_t rc = fi_writemsg(c->ep, &msg, flags);
+            ssize_t rc = fi_writemsg(c->ep, &msg, posted % every == every - 1 ? flags | FI_COMPLETION : 0);
             if (rc == -FI_EAGAIN) {
                 break;
             }
             CHECK(rc);
             posted++;
         }
-        completed += reap(c->cq);
+        completed += (long) reap(c->cq) * every;
     }
     double elapsed = now_seconds() - start;
     while (completed < posted) {
-        completed += reap(c->cq);
+        completed += (long) reap(c->cq) * every;
     }
     return completed * (double) size / elapsed / 1e9;
 }
@@ -289,13 +293,13 @@ static int client(int argc, char **argv) {
     int window = argc > 8 ? atoi(argv[8]) : 128;
     const char *completion = argc > 9 ? argv[9] : "delivery";
     const char *wait = argc > 10 ? argv[10] : "none";
-    uint64_t flags = strcmp(completion, "delivery") == 0 ? FI_DELIVERY_COMPLETE
+    int every = strncmp(completion, "delivery", 8) == 0 && completion[8] ? atoi(completion + 8) : 1;
+    uint64_t flags = strncmp(completion, "delivery", 8) == 0 ? FI_DELIVERY_COMPLETE
             : strcmp(completion, "transmit") == 0 ? FI_TRANSMIT_COMPLETE : 0;
-    if (size == 0 || size > BUFFER || rounds < 1 || rounds > 100 || window < 1) {
-        fprintf(stderr, "fi_write_stream: SIZE 1..64M, ROUNDS 1..100, WINDOW 1 or more\n");
+    if (size == 0 || size > BUFFER || rounds < 1 || rounds > 100 || window < 1 || every < 1 || window % every != 0) {
+        fprintf(stderr, "fi_write_stream: SIZE 1..64M, ROUNDS 1..100, WINDOW 1 or more, deliveryN with N dividing WINDOW\n");
         return 2;
     }
-    flags |= FI_COMPLETION;
 
     struct fi_info *info = info_for(provider, host, port, 0);
     struct conn c = {0};
@@ -317,11 +321,11 @@ static int client(int argc, char **argv) {
         return 1;
     }
 
-    write_round(&c, t, size, window, flags, seconds); /* warm-ups */
+    write_round(&c, t, size, window, flags, every, seconds); /* warm-ups */
     stream_round(fd, c.buffer, size, seconds);
     double writes[100], streams[100];
     for (int r = 0; r < rounds; r++) {
-        writes[r] = write_round(&c, t, size, window, flags, seconds);
+        writes[r] = write_round(&c, t, size, window, flags, every, seconds);
         streams[r] = stream_round(fd, c.buffer, size, seconds);
         printf("round %d: write %.3f GB/s, stream %.3f GB/s\n", r + 1, writes[r], streams[r]);
     }

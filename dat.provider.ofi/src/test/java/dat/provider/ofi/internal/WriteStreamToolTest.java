@@ -51,16 +51,20 @@ class WriteStreamToolTest {
         try {
             BufferedReader serverOut = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
             assertThat(serverOut.readLine()).startsWith("serving tcp on 127.0.0.1:" + port);
-            Process client = new ProcessBuilder(binary.toString(), "client", "tcp", "127.0.0.1", Integer.toString(port), "64K", "100", "2",
-                    "8").redirectErrorStream(true).start();
-            String out = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(client.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            assertThat(client.exitValue()).as(out).isZero();
-            assertThat(out.lines().filter(l -> l.startsWith("round ")).count()).as(out).isEqualTo(2);
-            Matcher m = RESULT.matcher(out);
-            assertThat(m.find()).as(out).isTrue();
-            assertThat(Double.parseDouble(m.group(1))).as("the RDMA-write stream's GB/s").isPositive();
-            assertThat(Double.parseDouble(m.group(2))).as("the TCP stream's GB/s").isPositive();
+            // every write with delivery completion, then one in four (the others without completion)
+            for (String completion : new String[] {"delivery", "delivery4"}) {
+                Process client = new ProcessBuilder(binary.toString(), "client", "tcp", "127.0.0.1", Integer.toString(port), "64K", "100",
+                        "2", "8", completion).redirectErrorStream(true).start();
+                String out = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertThat(client.waitFor(60, TimeUnit.SECONDS)).isTrue();
+                assertThat(client.exitValue()).as(out).isZero();
+                assertThat(out.lines().filter(l -> l.startsWith("round ")).count()).as(out).isEqualTo(2);
+                Matcher m = RESULT.matcher(out);
+                assertThat(m.find()).as(out).isTrue();
+                assertThat(out).contains(completion + " completion");
+                assertThat(Double.parseDouble(m.group(1))).as("the RDMA-write stream's GB/s").isPositive();
+                assertThat(Double.parseDouble(m.group(2))).as("the TCP stream's GB/s").isPositive();
+            }
 
             Process usage = new ProcessBuilder(binary.toString(), "client", "tcp").redirectErrorStream(true).start();
             String usageOut = new String(usage.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
