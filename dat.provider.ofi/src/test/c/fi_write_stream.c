@@ -346,6 +346,6 @@ int main(int argc, char **argv) {
         return client(argc, argv);
     }
     fprintf(stderr, "usage: fi_write_stream server PROVIDER PORT\n"
-                    "       fi_write_stream client PROVIDER HOST PORT SIZE [MILLIS [ROUNDS [WINDOW [delivery|transmit|none [none|fd|pollfd]]]]]\n");
+                    "       fi_write_stream client PROVIDER HOST PORT SIZE [MILLIS [ROUNDS [WINDOW [delivery[N]|transmit|none [none|fd|pollfd]]]]]\n");
     return 2;
 }
