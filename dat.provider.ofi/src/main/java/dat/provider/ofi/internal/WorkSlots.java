@@ -26,8 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * libfabric for a completion ({@link #markSilent}): its slot stays posted, in a FIFO of its own,
  * until a later DTO of the queue whose completion means that the target processed everything
  * before it ({@link #confirming}) completes successfully ({@link #confirmBefore}), or until a
- * teardown flushes it. At most half the queue is silent at
- * once, so that a confirming DTO always has room.
+ * teardown flushes it. At most half the queue is silent at once, so that a confirming DTO always
+ * has room.
  */
 final class WorkSlots {
 

@@ -37,8 +37,8 @@ import picocli.CommandLine.TypeConversionException;
  * @param quick whether this is a short run ({@code --quick}): the connection setup's warm-up does not wait for the JIT to settle
  */
 record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthSizes, int latencyIterations, long warmupNanos,
-        long measureNanos, int depth, int connections, int rounds, int signalEvery, Path json, Path plot, boolean server, InetSocketAddress client,
-        long qualifier, int nioPort, boolean quick) {
+        long measureNanos, int depth, int connections, int rounds, int signalEvery, Path json, Path plot, boolean server,
+        InetSocketAddress client, long qualifier, int nioPort, boolean quick) {
 
     /** Bandwidth rounds of a {@code --client} run unless {@code --rounds} says otherwise. */
     static final int DEFAULT_ROUNDS = 4;
