@@ -211,7 +211,9 @@ final class Posting {
             return Codes.INVALID_STATE;
         }
         WorkSlots slots = ep.sendSlots;
-        boolean suppress = (completionFlags & (CompletionFlags.SUPPRESS | CompletionFlags.UNSIGNALLED)) != 0;
+        // UNSIGNALLED still queues the event (dat_ep_post_send(3DAT): a non-notification
+        // completion); only SUPPRESS drops a success
+        boolean suppress = (completionFlags & CompletionFlags.SUPPRESS) != 0;
         long flags = Fi.COMPLETION;
         if ((completionFlags & CompletionFlags.BARRIER_FENCE) != 0 && (ep.ia.limits.caps() & Fi.FENCE) != 0) {
             flags |= Fi.FENCE;

@@ -10,6 +10,7 @@ import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
+import dat.api.EpAttributes;
 import dat.api.EpState;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
@@ -375,6 +376,37 @@ class OfiTcpTest {
             assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_DISCONNECTED);
         }
         assertThat(DatReturn.typeOf(dtoEvd.dequeue(event))).as("no write flushed").isEqualTo(DatReturn.QUEUE_EMPTY);
+    }
+
+    /**
+     * DAT_COMPLETION_UNSIGNALLED_FLAG asks for a completion without notification, not for none:
+     * the send's and the RDMA write's events are queued.
+     */
+    @Test
+    void unsignalledRequestsStillQueueTheirCompletions() {
+        PublicServicePoint psp = ia.createPublicServicePointAny(crEvd, PspFlag.CONSUMER);
+        EventDispatcher requests = ia.createEventDispatcher(16, null, EvdFlags.DTO);
+        Endpoint active = ia.createEndpoint(pz, dtoEvd, requests, connEvd,
+                EpAttributes.builder().requestCompletionFlags(CompletionFlags.UNSIGNALLED).build());
+        Endpoint passive = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        active.connect(address(), psp.connQual(), WAIT, null, 0, 0);
+        await(crEvd).connectionRequest().accept(passive, null);
+        for (int established = 0; established < 2; established++) {
+            assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        }
+        psp.close();
+        LocalMemoryRegion local = lmr(4096, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        LocalMemoryRegion remote = lmr(4096, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE | MemPrivileges.REMOTE_WRITE);
+        assertThat(passive.postRecv(1, new LmrTriplet[] {LmrTriplet.of(remote, 2048, 64)}, 1, CompletionFlags.DEFAULT))
+                .isEqualTo(DatReturn.SUCCESS);
+        assertThat(active.postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(local, 0, 256)}, 2, RmrTriplet.of(remote, 0, 256),
+                CompletionFlags.UNSIGNALLED)).isEqualTo(DatReturn.SUCCESS);
+        assertThat(active.postSend(1, new LmrTriplet[] {LmrTriplet.of(local, 0, 8)}, 3, CompletionFlags.UNSIGNALLED))
+                .isEqualTo(DatReturn.SUCCESS);
+        assertThat(await(dtoEvd).userCookie()).as("the receive").isEqualTo(1);
+        long[] cookies = {await(requests).userCookie(), await(requests).userCookie()};
+        assertThat(cookies).as("the write's and the send's completions").containsExactlyInAnyOrder(2, 3);
+        assertThat(event.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
     }
 
     /**
