@@ -72,6 +72,8 @@ final class PerfClient {
     private EventDispatcher recvEvd;
     private EventDispatcher requestEvd;
     private EventDispatcher connectEvd;
+    /** Whether the IA can suppress a successful completion ({@code DAT_COMPLETION_SUPPRESS_FLAG}): --signal-every needs it. */
+    private boolean suppressSupported;
     /** Outstanding operations per queue of this side's Endpoints, and most RDMA writes in flight: --depth, as far as the IA allows. */
     private int depth;
     /** What the server's last accept said: its buffer, its NIO port, the depth its Endpoint took. */
@@ -102,9 +104,9 @@ final class PerfClient {
                 out.printf("(--depth %d: this side takes %d, the server %d, as far as their IAs allow; a server from before"
                         + " the request carried the depth takes %d)%n", options.depth(), depth, serverDepth, PerfServer.DEFAULT_DEPTH);
             }
+            suppressSupported = (ia.query().providerAttributes().completionFlagsSupported() & CompletionFlags.SUPPRESS) != 0;
             if (options.signalEvery() > 1) {
-                boolean suppress = (ia.query().providerAttributes().completionFlagsSupported() & CompletionFlags.SUPPRESS) != 0;
-                out.printf(suppress ? "(--signal-every %d: one RDMA write in %d of each write stream asks for a completion, at least one"
+                out.printf(suppressSupported ? "(--signal-every %d: one RDMA write in %d of each write stream asks for a completion, at least one"
                         + " per window)%n" : "(--signal-every %d: the IA cannot suppress a completion, so every RDMA write asks for one)%n",
                         options.signalEvery(), options.signalEvery());
             }
@@ -547,8 +549,7 @@ final class PerfClient {
             this.ep = ep;
             this.size = size;
             window = window(size);
-            boolean suppress = (ia.query().providerAttributes().completionFlagsSupported() & CompletionFlags.SUPPRESS) != 0;
-            signalEvery = suppress ? Math.min(options.signalEvery(), window) : 1;
+            signalEvery = suppressSupported ? Math.min(options.signalEvery(), window) : 1;
             local = new LmrTriplet[window][];
             remote = new RmrTriplet[window];
             RmrTriplet serverBuffer = accepted.buffer();

@@ -20,12 +20,8 @@ final class Spin {
     static long completion(EventDispatcher evd, DatEvent event, long deadlineNanos) {
         int spins = 0;
         while (true) {
-            int code = evd.dequeue(event);
-            if (code == DatReturn.SUCCESS) {
-                return successCookie(event);
-            }
-            if (DatReturn.typeOf(code) != DatReturn.QUEUE_EMPTY) {
-                throw new DatException(code, "dat_evd_dequeue");
+            if (dequeue(evd, event)) {
+                return event.userCookie();
             }
             if ((++spins & 0x3FF) == 0 && System.nanoTime() > deadlineNanos) {
                 throw new IllegalStateException("no completion within the benchmark's deadline");
