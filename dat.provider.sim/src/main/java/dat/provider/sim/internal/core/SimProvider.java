@@ -74,15 +74,6 @@ public final class SimProvider {
         return fabric.get(address);
     }
 
-    /**
-     * Runs a step of connection management on the provider's thread.
-     *
-     * @return whether it was queued ({@code false} once the provider stopped)
-     */
-    public boolean submit(Runnable step) {
-        return conductor.submit(step);
-    }
-
     /** Whether the provider stopped (the hot swap). */
     public boolean isClosed() {
         return closed;

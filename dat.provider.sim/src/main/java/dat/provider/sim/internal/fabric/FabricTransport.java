@@ -10,8 +10,8 @@ import dat.provider.sim.internal.core.SimProvider;
 import dat.provider.sim.internal.core.Transport;
 
 /**
- * The in-JVM fabric of one provider: a connection request travels on the provider's thread to the
- * IA that holds the remote address (one of this provider's, in this JVM), and an accepted
+ * The in-JVM fabric of one provider: a connection request goes, on the thread of its
+ * dat_ep_connect, to the IA that holds the remote address (one of this provider's, in this JVM), and an accepted
  * connection joins the two Endpoints with a {@link FabricWire}. An address that no IA of the
  * provider holds is unreachable.
  */
@@ -32,28 +32,13 @@ public final class FabricTransport implements Transport, AttemptLink {
     public void connect(ConnectAttempt attempt) {
         attempt.link = this;
         attempt.reached = true; // no host to reach in one JVM: a silent passive side times out
-        // on the provider's thread, as a request travels: dat_ep_connect returns before the
-        // passive side sees it
-        if (!provider.submit(() -> deliver(attempt))) {
+        // on the connecting thread, under the CM lock dat_ep_connect holds: no other thread is
+        // woken to carry the request, and the passive side's consumer finds it queued at once
+        Adapter remote = provider.isClosed() ? null : provider.resolveLocal(attempt.remoteAddress);
+        if (remote == null) {
             attempt.fail(EventNumber.CONNECTION_EVENT_UNREACHABLE);
-        }
-    }
-
-    /** On the provider's thread: the request reaches the remote IA, or nobody holds its address. */
-    private void deliver(ConnectAttempt attempt) {
-        provider.cmLock.lock();
-        try {
-            if (!attempt.live()) {
-                return;
-            }
-            Adapter remote = provider.resolveLocal(attempt.remoteAddress);
-            if (remote == null) {
-                attempt.fail(EventNumber.CONNECTION_EVENT_UNREACHABLE);
-            } else {
-                remote.deliver(attempt);
-            }
-        } finally {
-            provider.cmLock.unlock();
+        } else {
+            remote.deliver(attempt);
         }
     }
 
