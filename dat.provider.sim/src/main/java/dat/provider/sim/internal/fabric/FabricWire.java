@@ -166,8 +166,11 @@ final class FabricWire implements Wire {
         }
         long len = wr.total;
         boolean solicited = (wr.flags & CompletionFlags.SOLICITED_WAIT) != 0;
-        p.completeRecv(rv, DtoCompletionStatus.SUCCESS, len, solicited);
+        // the request's completion first: the receive's record lies on a line the receiving
+        // thread polls, and the request EVD's lock (a locked instruction, which waits for the
+        // stores before it) would otherwise wait for that line to come over
         ep.completeHead(DtoCompletionStatus.SUCCESS, len);
+        p.completeRecv(rv, DtoCompletionStatus.SUCCESS, len, solicited);
         return DONE;
     }
 
