@@ -38,9 +38,11 @@ class ShmAgentLeavesRingsTest {
             long byAgents = TcpPair.transport(p.a).ringRecordsOnAgentThread() - agentA
                     + TcpPair.transport(p.b).ringRecordsOnAgentThread() - agentB;
             // a record the agents read is one no consumer polled for during a whole look (a
-            // millisecond): a pause of the test's thread; far fewer than one in a hundred
+            // millisecond): a pause of the test's thread (a collection, a compilation, a vCPU the
+            // host took away), which on a busy two-CPU host left 200-400 of the 40,000 records to
+            // the agents; an agent that took the rings from the consumers would read most of them
             assertThat(byAgents).as("records the agents' threads read, of %d messages and their acknowledgements", MESSAGES)
-                    .isLessThan(MESSAGES / 100);
+                    .isLessThan(2 * MESSAGES / 20);
         }
     }
 }
