@@ -11,9 +11,9 @@ import dat.provider.sim.internal.core.Transport;
 
 /**
  * The in-JVM fabric of one provider: a connection request goes, on the thread of its
- * dat_ep_connect, to the IA that holds the remote address (one of this provider's, in this JVM), and an accepted
- * connection joins the two Endpoints with a {@link FabricWire}. An address that no IA of the
- * provider holds is unreachable.
+ * dat_ep_connect, to the IA that holds the remote address (one of this provider's, in this JVM),
+ * and an accepted connection joins the two Endpoints with a {@link FabricWire}. An address that no
+ * IA of the provider holds is unreachable.
  */
 public final class FabricTransport implements Transport, AttemptLink {
 
