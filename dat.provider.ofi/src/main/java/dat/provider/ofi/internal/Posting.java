@@ -293,7 +293,7 @@ final class Posting {
             if (slot < 0) {
                 return NOT_INJECTED;
             }
-            describe(slots, slot, cookie, total, WorkSlots.SEND, suppress, 0);
+            describe(slots, slot, cookie, total, WorkSlots.SEND, suppress, 0, false);
             long buffer = total == 0 ? 0 : sendIov.get(JAVA_LONG, Structs.IOV_BASE);
             long result;
             try {
@@ -326,8 +326,7 @@ final class Posting {
         if (slot < 0) {
             return Codes.INSUFFICIENT_RESOURCES;
         }
-        describe(slots, slot, cookie, total, kind, suppress, immediate);
-        slots.confirming[slot] = (flags & Fi.DELIVERY_COMPLETE) != 0;
+        describe(slots, slot, cookie, total, kind, suppress, immediate, (flags & Fi.DELIVERY_COMPLETE) != 0);
         sendMsg.set(JAVA_LONG, Structs.MSG_IOV_COUNT, segments);
         sendMsg.set(JAVA_LONG, Structs.MSG_CONTEXT, slots.token(slot));
         sendMsg.set(JAVA_LONG, Structs.MSG_DATA, data);
@@ -347,9 +346,8 @@ final class Posting {
         if (slot < 0) {
             return Codes.INSUFFICIENT_RESOURCES;
         }
-        describe(slots, slot, cookie, total, kind, suppress, 0);
         // a read's data comes back after the target took everything sent before the request
-        slots.confirming[slot] = (flags & Fi.DELIVERY_COMPLETE) != 0 || kind == WorkSlots.RDMA_READ;
+        describe(slots, slot, cookie, total, kind, suppress, 0, (flags & Fi.DELIVERY_COMPLETE) != 0 || kind == WorkSlots.RDMA_READ);
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_IOV_COUNT, segments);
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_CONTEXT, slots.token(slot));
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_DATA, 0);
@@ -379,8 +377,9 @@ final class Posting {
         return rma(connection.writemsg, slots, cookie, total, WorkSlots.RDMA_WRITE, true, segments, 0L);
     }
 
-    private static void describe(WorkSlots slots, int slot, long cookie, long total, byte kind, boolean suppress, int immediate) {
-        slots.confirming[slot] = false;
+    private static void describe(WorkSlots slots, int slot, long cookie, long total, byte kind, boolean suppress, int immediate,
+            boolean confirming) {
+        slots.confirming[slot] = confirming;
         slots.cookies[slot] = cookie;
         slots.lengths[slot] = total;
         slots.kinds[slot] = kind;
@@ -428,7 +427,7 @@ final class Posting {
         if (slot < 0) {
             return Codes.INSUFFICIENT_RESOURCES;
         }
-        describe(slots, slot, cookie, total & ((1L << 40) - 1), WorkSlots.RECV, false, 0);
+        describe(slots, slot, cookie, total & ((1L << 40) - 1), WorkSlots.RECV, false, 0, false);
         if (connection != null) {
             int result = postRecvNative(slot, segments);
             if (result != Codes.SUCCESS) {
