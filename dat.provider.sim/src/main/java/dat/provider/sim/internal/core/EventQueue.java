@@ -323,33 +323,47 @@ final class EventQueue {
     // ---------------------------------------------------------------------------------------------
 
     /**
-     * Lets go of the references to {@code ep} that records no longer queued keep (see the class
-     * comment): the Endpoint stopped feeding this EVD. Events of it still queued keep it.
+     * The sequence from which records may hold an Endpoint that starts feeding this EVD now: the
+     * head, since events of an earlier binding may still be queued. Sequences run on across
+     * {@link #resize}, so this stays valid for {@link #forget}.
      */
-    void forget(SimEndpoint ep) {
+    long bindingFrom() {
+        return (long) HEAD.getAcquire(this);
+    }
+
+    /**
+     * Lets go of the references to {@code ep} that records no longer queued keep (see the class
+     * comment): the Endpoint, which started feeding this EVD at sequence {@code from}
+     * ({@link #bindingFrom}), stopped feeding it. Events of it still queued keep it. Only the
+     * records written since {@code from}, and not yet reused, can hold it: a connection that
+     * completed a few DTOs into a large EVD shared by many costs its free a few records, not the ring.
+     *
+     * @return the records looked at
+     */
+    int forget(SimEndpoint ep, long from) {
         producers.lock();
         try {
             Ring r = ring;
             long h = (long) HEAD.getAcquire(this);
             long t = (long) TAIL.getOpaque(this);
-            for (int i = 0; i < r.capacity; i++) {
-                if (r.refs[2 * i] == ep && !queued(r, i, h, t)) {
+            int looked = 0;
+            // records below t - capacity were reused; those from h on are queued
+            for (long s = Math.max(from, t - r.capacity); s < h; s++) {
+                int i = r.index(s);
+                if (r.refs[2 * i] == ep) {
                     r.refs[2 * i] = null;
                 }
+                looked++;
             }
+            return looked;
         } finally {
             producers.unlock();
         }
     }
 
-    /** Whether record {@code i} holds an event between head {@code h} and tail {@code t}. */
-    private static boolean queued(Ring r, int i, long h, long t) {
-        long first = h + Math.floorMod(i - r.index(h), r.capacity);
-        return first < t;
-    }
-
     /**
-     * dat_evd_resize(3DAT): a ring of {@code qlen} records with the queued events moved to its front.
+     * dat_evd_resize(3DAT): a ring of {@code qlen} records holding the queued events, each under
+     * its sequence, which runs on ({@link #bindingFrom}).
      *
      * @return the events queued, or -1 when more than {@code qlen} are (nothing changed)
      */
@@ -364,20 +378,16 @@ final class EventQueue {
                 return -1;
             }
             Ring old = ring;
-            for (int k = 0; k < n; k++) {
-                int from = old.index(h + k);
-                System.arraycopy(old.words, from * WORDS, fresh.words, k * WORDS, WORDS);
-                fresh.words[k * WORDS + SEQ] = k + 1; // queued events move to 0..n-1
-                fresh.refs[2 * k] = old.refs[2 * from];
-                fresh.refs[2 * k + 1] = old.refs[2 * from + 1];
-                fresh.addresses[k] = old.addresses[from];
-                fresh.extensions[k] = old.extensions[from];
+            for (long s = h; s < h + n; s++) {
+                int from = old.index(s);
+                int to = fresh.index(s);
+                System.arraycopy(old.words, from * WORDS, fresh.words, to * WORDS, WORDS);
+                fresh.refs[2 * to] = old.refs[2 * from];
+                fresh.refs[2 * to + 1] = old.refs[2 * from + 1];
+                fresh.addresses[to] = old.addresses[from];
+                fresh.extensions[to] = old.extensions[from];
             }
-            long notifiedAt = (long) NOTIFIED_TAIL.getOpaque(this) - h;
-            NOTIFIED_TAIL.setOpaque(this, notifiedAt > 0 ? notifiedAt : 0);
-            headCache = 0;
-            HEAD.setRelease(this, 0L);
-            TAIL.setRelease(this, (long) n);
+            headCache = h;
             ring = fresh; // under both locks: neither side reads it without its lock but isEmpty, which rereads
             return n;
         } finally {

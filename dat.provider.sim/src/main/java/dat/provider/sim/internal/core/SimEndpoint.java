@@ -62,6 +62,9 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
     volatile SimEvd recvEvd;
     volatile SimEvd requestEvd;
     volatile SimEvd connectEvd;
+    /** Where the records of {@link #recvEvd} and {@link #requestEvd} that may hold this Endpoint begin ({@link SimEvd#bindingFrom}). */
+    private long recvEvdFrom;
+    private long requestEvdFrom;
     volatile EpAttributes attrs;
     volatile EpState state = EpState.UNCONNECTED;
     /** This Endpoint's lock, never shared with another Endpoint. */
@@ -108,6 +111,8 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
         feed(recv, a.recvCompletionFlags(), +1);
         feed(request, a.requestCompletionFlags(), +1);
         feed(connect, -1, +1);
+        recvEvdFrom = recv == null ? 0 : recv.bindingFrom();
+        requestEvdFrom = request == null ? 0 : request.bindingFrom();
         recvEvd = recv;
         requestEvd = request;
         connectEvd = connect;
@@ -119,10 +124,10 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
         feed(requestEvd, a.requestCompletionFlags(), -1);
         feed(connectEvd, -1, -1);
         if (recvEvd != null) {
-            recvEvd.forget(this);
+            recvEvd.forget(this, requestEvd == recvEvd ? Math.min(recvEvdFrom, requestEvdFrom) : recvEvdFrom);
         }
         if (requestEvd != null && requestEvd != recvEvd) {
-            requestEvd.forget(this);
+            requestEvd.forget(this, requestEvdFrom);
         }
     }
 

@@ -101,9 +101,19 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         return queue.count();
     }
 
-    /** An Endpoint stopped feeding this EVD: the records no longer queued let go of it ({@link EventQueue#forget}). */
-    void forget(SimEndpoint ep) {
-        queue.forget(ep);
+    /** Where the records that an Endpoint starting to feed this EVD now may hold it begin ({@link EventQueue#bindingFrom}). */
+    long bindingFrom() {
+        return queue.bindingFrom();
+    }
+
+    /**
+     * An Endpoint that fed this EVD since {@code from} ({@link #bindingFrom}) stopped: the records no
+     * longer queued let go of it ({@link EventQueue#forget}).
+     *
+     * @return the records looked at
+     */
+    int forget(SimEndpoint ep, long from) {
+        return queue.forget(ep, from);
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -459,23 +459,30 @@ class DtoTest {
     /**
      * The EVDs let go of an Endpoint once it is freed, for the collector to reclaim it: of the
      * completions dequeued before the free (their records are no longer queued) and of those its
-     * free flushed, dequeued after it.
+     * free flushed, dequeued after it; also when the EVD was resized between the Endpoint's
+     * binding and its free.
      */
     @Test
     void dat_ep_free_theEvdsLetGoOfTheEndpoint() throws InterruptedException {
-        java.lang.ref.WeakReference<Endpoint> dequeuedBefore = freedWithACompletion(true);
-        java.lang.ref.WeakReference<Endpoint> flushedByFree = freedWithACompletion(false);
+        java.lang.ref.WeakReference<Endpoint> dequeuedBefore = freedWithACompletion(true, false);
+        java.lang.ref.WeakReference<Endpoint> flushedByFree = freedWithACompletion(false, false);
+        java.lang.ref.WeakReference<Endpoint> resizedBetween = freedWithACompletion(true, true);
         for (long deadline = System.nanoTime() + 10_000_000_000L;
-                (dequeuedBefore.get() != null || flushedByFree.get() != null) && System.nanoTime() < deadline;) {
+                (dequeuedBefore.get() != null || flushedByFree.get() != null || resizedBetween.get() != null)
+                        && System.nanoTime() < deadline;) {
             System.gc();
             Thread.sleep(20);
         }
         assertThat(dequeuedBefore.get()).as("an Endpoint whose completion was dequeued before its free").isNull();
         assertThat(flushedByFree.get()).as("an Endpoint whose free flushed its receive").isNull();
+        assertThat(resizedBetween.get()).as("an Endpoint freed after its EVD was resized").isNull();
     }
 
-    /** An Endpoint on the EVDs of side a with one receive completed flushed and dequeued, before or after its free. */
-    private java.lang.ref.WeakReference<Endpoint> freedWithACompletion(boolean dequeueFirst) {
+    /**
+     * An Endpoint on the EVDs of side a with one receive completed flushed and dequeued, before or
+     * after its free; {@code resize}: its receive EVD resized before the free.
+     */
+    private java.lang.ref.WeakReference<Endpoint> freedWithACompletion(boolean dequeueFirst, boolean resize) {
         Endpoint ep = a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, null);
         ok(ep.postRecv(0, null, 1, 0));
         DatEvent e = new DatEvent();
@@ -483,6 +490,9 @@ class DtoTest {
             ep.connect(b.address(), 4321, Fabric.WAIT, null, 0, 0); // no PSP there: refused, the receive flushed
             Fabric.Side.next(a.connEvd, e);
             Fabric.Side.expect(a.recvEvd, EventNumber.DTO_COMPLETION_EVENT, e);
+            if (resize) {
+                a.recvEvd.resize(a.recvEvd.query().qlen() + 3);
+            }
             ep.close();
         } else {
             ep.close();
