@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the four sim-provider figures with JMH and prints each beside its same-run baseline.
+# Runs the five sim-provider figures with JMH and prints each beside its same-run baseline.
 #   dat.benchmarks/run-benchmarks.sh              (builds the jar first if it is missing)
 #   JMH_ARGS="-f 3" dat.benchmarks/run-benchmarks.sh   (more forks, for medians over forks)
 #   CPUS=2,3 dat.benchmarks/run-benchmarks.sh     (run the JVM under taskset -c 2,3)
@@ -25,17 +25,17 @@ if [ -n "${CPUS:-}" ] && command -v taskset >/dev/null; then
 fi
 # ${JMH_ARGS} is split on purpose: it holds JMH options
 # shellcheck disable=SC2086
-"${run[@]}" 'RdmaWriteBenchmark|PingPongBenchmark|MessageRateBenchmark' -rf json -rff "$out/figures.json" ${JMH_ARGS:-}
+"${run[@]}" 'RdmaWriteBenchmark|PingPongBenchmark|MessageRateBenchmark|ConnectionChurnBenchmark' -rf json -rff "$out/figures.json" ${JMH_ARGS:-}
 # shellcheck disable=SC2086
 "${run[@]}" PostDequeueBenchmark -prof gc -rf json -rff "$out/alloc.json" ${JMH_ARGS:-}
 python3 - "$out/figures.json" "$out/alloc.json" <<'PY'
 import json, sys
 runs = json.load(open(sys.argv[1])) + json.load(open(sys.argv[2]))
-def find(name, param=None, wire=None):
+def find(name, param=None, wire=None, qlen=None):
     for r in runs:
         params = r.get("params", {})
         if r["benchmark"].endswith(name) and (param is None or params.get("receiverEvents") == param) \
-                and (wire is None or params.get("wire") == wire):
+                and (wire is None or params.get("wire") == wire) and (qlen is None or params.get("qlen") == qlen):
             return r
     raise SystemExit("missing result " + name + ("" if wire is None else " over " + wire))
 import statistics
@@ -56,6 +56,8 @@ ping, ping_err = secondary(find("PingPongBenchmark.sim"), "ping")
 raw, raw_err = secondary(find("PingPongBenchmark.raw"), "rawPing")
 rate, rate_err = primary(find("send64B", "false"))
 rate_rx, _ = primary(find("send64B", "true"))
+churn_small, _ = primary(find("connectSendFree", qlen="528"))
+churn_large, _ = primary(find("connectSendFree", qlen="16384"))
 WIRES = [("JVM", "in-JVM"), ("TCP", "TCP"), ("SHM", "shm")]
 alloc = {(w, op): secondary(find(name, wire=w), "gc.alloc.rate.norm")[0]
          for w, _ in WIRES for op, name in (("send", "sendRecvPostAndDequeue"), ("rdma", "rdmaWritePostAndDequeue"))}
@@ -82,4 +84,6 @@ for i, (w, label) in enumerate(WIRES):
               "range %.0f..%.0f" % (lo, hi), "-", "0"))
 print("%-46s %9.2f Mmsg/s   %-30s %8s  %s" % ("4 64 B sends, 1 completion per 16", rate / 1e6, "-", "-", ">= 5"))
 print("%-46s %9.2f Mmsg/s   %-30s %8s  %s" % ("  same, receiver reaps its 16 completions", rate_rx / 1e6, "-", "-", ""))
+print("%-46s %13.1f us   %-30s %8.2f  %s" % ("5 connection, 10 sends, free; shared EVDs of 16384", churn_large,
+      "the same on EVDs of 528 %.1f us" % churn_small, churn_large / churn_small, "about 1"))
 PY
