@@ -337,6 +337,8 @@ final class CompletionQueue {
         int immediate = slots.immediates[slot];
         long flags = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_FLAGS);
         long data = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_DATA);
+        // before the release: the release of a freed Endpoint's last DTO takes it out of the IA's table
+        OfiEp ep = endpoint != null ? endpoint : ia.endpointOf(token);
         if (!slots.release(token)) {
             return false;
         }
@@ -345,7 +347,6 @@ final class CompletionQueue {
         if (suppress && status == DtoCompletionStatus.SUCCESS) {
             return false;
         }
-        OfiEp ep = endpoint != null ? endpoint : ia.endpointOf(token);
         long transferred = status == DtoCompletionStatus.SUCCESS ? length : 0;
         if (kind == WorkSlots.RECV && error == 0 && (flags & Fi.REMOTE_CQ_DATA) != 0) {
             // an RDMA write with immediate data (Extensions): the value in the low half, the bytes written in the high
@@ -382,10 +383,25 @@ final class CompletionQueue {
      * its descriptor and {@code fid} in {@code poll(2)} and {@code fi_trywait} right now.
      */
     void close() {
+        releaseQueued();
         count = 0;
         ringArena.close();
         errArena.close();
         ia.loop.retire(this);
+    }
+
+    /**
+     * The completions queued and never to be taken (the EVD is freed) give their slots back, so
+     * that a freed Endpoint or SRQ with DTOs among them leaves the IA's table ({@link OfiIa#consumedFrom}).
+     */
+    private void releaseQueued() {
+        for (int i = 0; i < count; i++) {
+            long token = ring.get(JAVA_LONG, (long) ((head + i) % capacity) * ENTRY + Structs.CQ_ENTRY_OP_CONTEXT);
+            WorkSlots slots = ia.slotsOf(token);
+            if (slots != null && slots.release(token)) {
+                ia.consumedFrom(token);
+            }
+        }
     }
 
     /** {@code fi_close} of the CQ (the event thread, between two waits; or the IA's close, after the thread stopped). */

@@ -74,6 +74,8 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
     private CompletionQueue srqCq;
     private volatile EpAttributes attributes;
     final int ownerId;
+    /** Freed, and still in the IA's table while DTOs of it are queued ({@link OfiIa#retire(OfiEp)}). */
+    volatile boolean retiring;
     volatile WorkSlots sendSlots;
     /** The CQ the connection's endpoint completes its requests on, whose count of DTOs in libfabric {@link #sendSlots} keeps. */
     private CompletionQueue requestCq;
@@ -615,6 +617,11 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         }
     }
 
+    /** Whether no DTO of this Endpoint is posted or queued. */
+    boolean idle() {
+        return sendSlots.outstanding() == 0 && recvSlots.outstanding() == 0;
+    }
+
     // ---- queries -----------------------------------------------------------------------------------
 
     EpState state() {
@@ -788,6 +795,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             }
             pz.users.decrementAndGet();
             ia.eps.remove(this);
+            ia.retire(this);
         } finally {
             ia.cmLock.unlock();
         }

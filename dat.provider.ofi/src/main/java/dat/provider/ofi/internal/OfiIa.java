@@ -177,9 +177,29 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
     }
 
     /** Forgets an owner that is gone; late completions of its DTOs are dropped. */
-    synchronized void removeOwner(int id, Object owner) {
+    private synchronized void removeOwner(int id, Object owner) {
         if (id > 0 && id < owners.length && owners[id] == owner) {
             owners[id] = null;
+        }
+    }
+
+    /**
+     * An Endpoint was freed: it leaves the table once none of its DTOs is posted or queued, so
+     * that the completions its EVDs still hold are handed out with it ({@link #consumedFrom} takes
+     * it out at the last), and then nothing of it stays reachable from this IA.
+     */
+    synchronized void retire(OfiEp ep) {
+        ep.retiring = true;
+        if (ep.idle()) {
+            removeOwner(ep.ownerId, ep);
+        }
+    }
+
+    /** An SRQ was freed: as {@link #retire(OfiEp)}. */
+    synchronized void retire(OfiSrq srq) {
+        srq.retiring = true;
+        if (srq.idle()) {
+            removeOwner(srq.ownerId, srq);
         }
     }
 
@@ -218,10 +238,19 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
         }
     }
 
-    /** A completion of this token was reaped: an SRQ counts its posted receives down. */
+    /**
+     * A completion of this token was reaped (its slot given back): an SRQ counts its posted
+     * receives down; a freed owner whose last DTO this was leaves the table ({@link #retire(OfiEp)}).
+     */
     void consumedFrom(long token) {
-        if (owner(token) instanceof OfiSrq srq) {
+        Object owner = owner(token);
+        if (owner instanceof OfiSrq srq) {
             srq.consumed();
+            if (srq.retiring) {
+                retire(srq);
+            }
+        } else if (owner instanceof OfiEp ep && ep.retiring) {
+            retire(ep);
         }
     }
 

@@ -50,7 +50,9 @@ final class OfiSrq extends OfiHandle implements SharedReceiveQueue {
     private final MemorySegment iovs;
     private final MemorySegment descs;
     private final long msgAddress;
-    private final int ownerId;
+    final int ownerId;
+    /** Freed, and still in the IA's table while receives of it are queued ({@link OfiIa#retire(OfiSrq)}). */
+    volatile boolean retiring;
     private final int maxRecvIov;
     private volatile int maxRecvDtos;
     private volatile int lowWatermark;
@@ -146,6 +148,11 @@ final class OfiSrq extends OfiHandle implements SharedReceiveQueue {
         }
     }
 
+    /** Whether no receive of this SRQ is posted or queued. */
+    boolean idle() {
+        return slots.outstanding() == 0;
+    }
+
     /** A receive of this SRQ completed (reaped by an EVD): the low watermark is checked. */
     void consumed() {
         int left = available.decrementAndGet();
@@ -216,10 +223,13 @@ final class OfiSrq extends OfiHandle implements SharedReceiveQueue {
                 System.getLogger(OfiSrq.class.getName()).log(System.Logger.Level.WARNING, "fi_close of a shared receive context failed", e);
             }
             arena.close();
+            // no Endpoint uses it any more, and its context is closed: what is still posted never completes
+            slots.takePosted(new int[slots.capacity()]);
         } finally {
             postLock.unlock();
         }
         pz.users.decrementAndGet();
         ia.srqs.remove(this);
+        ia.retire(this);
     }
 }

@@ -129,6 +129,69 @@ class OfiTcpTest {
         return new Endpoint[] {active, passive};
     }
 
+    /**
+     * The IA lets go of a freed Endpoint (with its EVDs, freed too, one with a flushed receive
+     * still queued) and of a freed SRQ with a receive posted: a server that makes a connection's
+     * Endpoint and EVDs and frees them when it ends keeps nothing of them until the IA closes.
+     */
+    @Test
+    void freedEndpointsAndSrqsAreLeftToTheCollector() throws InterruptedException {
+        java.util.List<java.lang.ref.WeakReference<Object>> freed = connectedAndFreed();
+        freed.add(new java.lang.ref.WeakReference<>(srqFreed()));
+        for (long deadline = System.nanoTime() + 10_000_000_000L;
+                freed.stream().anyMatch(r -> r.get() != null) && System.nanoTime() < deadline;) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertThat(freed).allSatisfy(r -> assertThat(r.get()).as("a freed object").isNull());
+    }
+
+    /** A connection on EVDs of its own, one message each way, disconnected; its Endpoints and EVDs freed. */
+    private java.util.List<java.lang.ref.WeakReference<Object>> connectedAndFreed() {
+        EventDispatcher dto = ia.createEventDispatcher(64, null, EvdFlags.DTO);
+        EventDispatcher conn = ia.createEventDispatcher(8, null, EvdFlags.CONNECTION);
+        PublicServicePoint psp = ia.createPublicServicePointAny(crEvd, PspFlag.CONSUMER);
+        Endpoint active = ia.createEndpoint(pz, dto, dto, conn, null);
+        Endpoint passive = ia.createEndpoint(pz, dto, dto, conn, null);
+        active.connect(address(), psp.connQual(), WAIT, null, 0, 0);
+        await(crEvd).connectionRequest().accept(passive, null);
+        assertThat(await(conn).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        assertThat(await(conn).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        psp.close();
+        LocalMemoryRegion lmr = lmr(64, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        LmrTriplet[] iov = {LmrTriplet.of(lmr, 0, 8)};
+        assertThat(passive.postRecv(1, iov, 1, CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
+        assertThat(active.postSend(1, iov, 2, CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
+        for (int completions = 0; completions < 2; completions++) {
+            assertThat(await(dto).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        }
+        // flushed by the disconnect and left queued when the EVD is freed
+        assertThat(passive.postRecv(1, iov, 3, CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
+        active.disconnect(CloseFlag.ABRUPT);
+        assertThat(await(conn).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        assertThat(await(conn).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        active.close();
+        passive.close();
+        dto.close();
+        conn.close();
+        lmr.close();
+        event.clear();
+        java.util.List<java.lang.ref.WeakReference<Object>> refs = new java.util.ArrayList<>();
+        for (Object o : new Object[] {active, passive, dto, conn}) {
+            refs.add(new java.lang.ref.WeakReference<>(o));
+        }
+        return refs;
+    }
+
+    private Object srqFreed() {
+        dat.api.SharedReceiveQueue srq = ia.createSharedReceiveQueue(pz, dat.api.SrqAttributes.builder().maxRecvDtos(8).maxRecvIov(1).build());
+        LocalMemoryRegion lmr = lmr(64, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        assertThat(srq.postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, 0, 8)}, 1)).isEqualTo(DatReturn.SUCCESS);
+        srq.close();
+        lmr.close();
+        return srq;
+    }
+
     @Test
     void connectsWithPrivateDataBothWaysAndDisconnects() {
         Endpoint[] pair = connect(new byte[] {1, 2, 3}, new byte[] {9, 8});
