@@ -96,7 +96,9 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
 
     final ReentrantLock cmLock = new ReentrantLock();
 
-    // work-request owners (Endpoints, SRQs) by the id their tokens carry; never reused
+    // work-request owners (Endpoints, SRQs) by the id their tokens carry; never reused. Their lock
+    // is taken under an EVD's (a completion's reaping retires an owner) and takes none itself
+    private final Object ownersLock = new Object();
     private volatile Object[] owners = new Object[64];
     private int ownerCount = 1;
     private final Map<Long, CmTarget> cmTargets = new ConcurrentHashMap<>();
@@ -166,18 +168,20 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
     }
 
     /** Registers the owner of work requests (an Endpoint or SRQ): its id goes into every token. */
-    synchronized int addOwner(Object owner) {
-        Object[] table = owners;
-        if (ownerCount == table.length) {
-            table = Arrays.copyOf(table, table.length * 2);
+    int addOwner(Object owner) {
+        synchronized (ownersLock) {
+            Object[] table = owners;
+            if (ownerCount == table.length) {
+                table = Arrays.copyOf(table, table.length * 2);
+            }
+            table[ownerCount] = owner;
+            owners = table;
+            return ownerCount++;
         }
-        table[ownerCount] = owner;
-        owners = table;
-        return ownerCount++;
     }
 
-    /** Forgets an owner that is gone; late completions of its DTOs are dropped. */
-    private synchronized void removeOwner(int id, Object owner) {
+    /** Forgets an owner that is gone, with {@link #ownersLock} held; late completions of its DTOs are dropped. */
+    private void removeOwner(int id, Object owner) {
         if (id > 0 && id < owners.length && owners[id] == owner) {
             owners[id] = null;
         }
@@ -188,18 +192,22 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
      * that the completions its EVDs still hold are handed out with it ({@link #consumedFrom} takes
      * it out at the last), and then nothing of it stays reachable from this IA.
      */
-    synchronized void retire(OfiEp ep) {
-        ep.retiring = true;
-        if (ep.idle()) {
-            removeOwner(ep.ownerId, ep);
+    void retire(OfiEp ep) {
+        synchronized (ownersLock) {
+            ep.retiring = true;
+            if (ep.idle()) {
+                removeOwner(ep.ownerId, ep);
+            }
         }
     }
 
     /** An SRQ was freed: as {@link #retire(OfiEp)}. */
-    synchronized void retire(OfiSrq srq) {
-        srq.retiring = true;
-        if (srq.idle()) {
-            removeOwner(srq.ownerId, srq);
+    void retire(OfiSrq srq) {
+        synchronized (ownersLock) {
+            srq.retiring = true;
+            if (srq.idle()) {
+                removeOwner(srq.ownerId, srq);
+            }
         }
     }
 
