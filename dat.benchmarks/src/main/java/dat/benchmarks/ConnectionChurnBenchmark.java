@@ -85,10 +85,10 @@ public class ConnectionChurnBenchmark {
         try (Endpoint a = rig.a.ia.createEndpoint(rig.a.pz, recvA, requestA, rig.a.connEvd, ATTRIBUTES);
                 Endpoint b = rig.b.ia.createEndpoint(rig.b.pz, recvB, requestB, rig.b.connEvd, ATTRIBUTES)) {
             a.connect(address, QUALIFIER, TIMEOUT_MICROS, null, 0, 0);
-            expect(rig.b.connEvd, EventNumber.CONNECTION_REQUEST_EVENT);
+            SimRig.expect(rig.b.connEvd, event, EventNumber.CONNECTION_REQUEST_EVENT);
             event.connectionRequest().accept(b, null);
-            expect(rig.b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-            expect(rig.a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            SimRig.expect(rig.b.connEvd, event, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            SimRig.expect(rig.a.connEvd, event, EventNumber.CONNECTION_EVENT_ESTABLISHED);
             for (int i = 0; i < MESSAGES; i++) {
                 check(b.postRecv(1, recv, i, CompletionFlags.DEFAULT));
                 check(a.postSend(1, send, i, CompletionFlags.DEFAULT));
@@ -96,17 +96,10 @@ public class ConnectionChurnBenchmark {
                 SimRig.reap(requestA, event);
             }
             a.disconnect(CloseFlag.ABRUPT);
-            expect(rig.a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
-            expect(rig.b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            SimRig.expect(rig.a.connEvd, event, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            SimRig.expect(rig.b.connEvd, event, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         }
         return event.status();
-    }
-
-    private void expect(EventDispatcher evd, int number) {
-        int rc = evd.await(TIMEOUT_MICROS, 1, event);
-        if (rc != DatReturn.SUCCESS || event.eventNumber() != number) {
-            throw new IllegalStateException("expected " + EventNumber.name(number) + ", got " + DatReturn.describe(rc) + " " + event);
-        }
     }
 
     private static void check(int rc) {

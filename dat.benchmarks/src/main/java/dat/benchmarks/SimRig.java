@@ -130,7 +130,8 @@ public final class SimRig implements AutoCloseable {
                 .findFirst().orElseThrow(() -> new IllegalStateException("no sim provider on the class path"));
     }
 
-    private static void expect(EventDispatcher evd, DatEvent e, int number) {
+    /** Waits up to 5 s for the next event of {@code evd}; fails loudly unless it is {@code number}. */
+    static void expect(EventDispatcher evd, DatEvent e, int number) {
         int rc = evd.await(5_000_000, 1, e);
         if (rc != DatReturn.SUCCESS || e.eventNumber() != number) {
             throw new IllegalStateException("expected " + EventNumber.name(number) + ", got " + DatReturn.describe(rc) + " " + e);

@@ -109,11 +109,9 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
     /**
      * An Endpoint that fed this EVD since {@code from} ({@link #bindingFrom}) stopped: the records no
      * longer queued let go of it ({@link EventQueue#forget}).
-     *
-     * @return the records looked at
      */
-    int forget(SimEndpoint ep, long from) {
-        return queue.forget(ep, from);
+    void forget(SimEndpoint ep, long from) {
+        queue.forget(ep, from);
     }
 
     // ---------------------------------------------------------------------------------------------
