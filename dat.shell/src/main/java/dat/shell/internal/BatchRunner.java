@@ -12,6 +12,7 @@ import org.apache.felix.service.command.Converter;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
+import org.osgi.framework.Constants;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.startlevel.BundleStartLevel;
 import org.osgi.service.component.annotations.Activate;
@@ -149,6 +150,7 @@ public final class BatchRunner {
      * starts bundles by start level; SCR registers a bundle's components while it starts.
      */
     static void awaitStartedBundles(BundleContext context) {
+        int beginning = beginningStartLevel(context);
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (System.nanoTime() < deadline) {
             boolean settling = false;
@@ -156,7 +158,7 @@ public final class BatchRunner {
                 int state = bundle.getState();
                 boolean fragment = bundle.getHeaders("").get("Fragment-Host") != null;
                 if (!fragment && (state == Bundle.STARTING || state == Bundle.INSTALLED
-                        || state == Bundle.RESOLVED && isPersistentlyStarted(bundle))) {
+                        || state == Bundle.RESOLVED && isPersistentlyStarted(bundle, beginning))) {
                     settling = true;
                     break;
                 }
@@ -173,9 +175,20 @@ public final class BatchRunner {
         }
     }
 
-    private static boolean isPersistentlyStarted(Bundle bundle) {
+    /** Whether the framework will start {@code bundle}: marked to start, at a level it rises to. */
+    private static boolean isPersistentlyStarted(Bundle bundle, int beginning) {
         BundleStartLevel level = bundle.adapt(BundleStartLevel.class);
-        return level != null && level.isPersistentlyStarted();
+        return level != null && level.isPersistentlyStarted() && level.getStartLevel() <= beginning;
+    }
+
+    /** The start level the framework rises to; no bound when the property is absent or not a number. */
+    private static int beginningStartLevel(BundleContext context) {
+        String beginning = context.getProperty(Constants.FRAMEWORK_BEGINNING_STARTLEVEL);
+        try {
+            return beginning == null ? Integer.MAX_VALUE : Integer.parseInt(beginning.strip());
+        } catch (NumberFormatException e) {
+            return Integer.MAX_VALUE;
+        }
     }
 
     /** Whether some service offers the command {@code name} in the dat scope (commands live in several components). */
