@@ -96,11 +96,8 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
 
     final ReentrantLock cmLock = new ReentrantLock();
 
-    // work-request owners (Endpoints, SRQs) by the id their tokens carry; never reused. Their lock
-    // is taken under an EVD's (a completion's reaping retires an owner) and takes none itself
-    private final Object ownersLock = new Object();
-    private volatile Object[] owners = new Object[64];
-    private int ownerCount = 1;
+    /** Work-request owners (Endpoints, SRQs) by the id their tokens carry; its monitor also guards retiring. */
+    final OwnerTable owners = new OwnerTable();
     private final Map<Long, CmTarget> cmTargets = new ConcurrentHashMap<>();
     final IntTable<OfiLmr> lmrsByContext = new IntTable<>();
     private final AtomicInteger lmrContexts = new AtomicInteger(1);
@@ -167,24 +164,19 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
         return state == OPEN;
     }
 
-    /** Registers the owner of work requests (an Endpoint or SRQ): its id goes into every token. */
-    int addOwner(Object owner) {
-        synchronized (ownersLock) {
-            Object[] table = owners;
-            if (ownerCount == table.length) {
-                table = Arrays.copyOf(table, table.length * 2);
-            }
-            table[ownerCount] = owner;
-            owners = table;
-            return ownerCount++;
+    /**
+     * Registers the owner of work requests (an Endpoint or SRQ): its id goes into every token.
+     *
+     * @param what the handle's name in the error, {@code "ep"} or {@code "srq"}
+     */
+    int addOwner(Object owner, String what) {
+        int id = owners.add(owner);
+        if (id < 0) {
+            throw Codes.exception(DatReturn.INSUFFICIENT_RESOURCES,
+                    owner instanceof OfiSrq ? DatReturn.RESOURCE_SRQ : DatReturn.RESOURCE_TEP, what,
+                    "the IA's table of Endpoints and SRQs is full");
         }
-    }
-
-    /** Forgets an owner that is gone, with {@link #ownersLock} held; late completions of its DTOs are dropped. */
-    private void removeOwner(int id, Object owner) {
-        if (id > 0 && id < owners.length && owners[id] == owner) {
-            owners[id] = null;
-        }
+        return id;
     }
 
     /**
@@ -193,28 +185,26 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
      * it out at the last), and then nothing of it stays reachable from this IA.
      */
     void retire(OfiEp ep) {
-        synchronized (ownersLock) {
+        synchronized (owners) {
             ep.retiring = true;
             if (ep.idle()) {
-                removeOwner(ep.ownerId, ep);
+                owners.remove(ep.ownerId, ep);
             }
         }
     }
 
     /** An SRQ was freed: as {@link #retire(OfiEp)}. */
     void retire(OfiSrq srq) {
-        synchronized (ownersLock) {
+        synchronized (owners) {
             srq.retiring = true;
             if (srq.idle()) {
-                removeOwner(srq.ownerId, srq);
+                owners.remove(srq.ownerId, srq);
             }
         }
     }
 
     private Object owner(long token) {
-        int id = WorkSlots.owner(token);
-        Object[] table = owners;
-        return id > 0 && id < table.length ? table[id] : null;
+        return owners.get(WorkSlots.owner(token));
     }
 
     /** The slot table a completion's token names, or {@code null} for a token of no live owner. */
@@ -240,8 +230,7 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
      * lock held): the Endpoint completes it on the event thread, where the CM lock may be taken.
      */
     void confirmed(int ownerId) {
-        Object[] table = owners;
-        if (ownerId > 0 && ownerId < table.length && table[ownerId] instanceof OfiEp ep) {
+        if (owners.get(ownerId) instanceof OfiEp ep) {
             loop.execute(ep::confirmedByPeer);
         }
     }

@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dat.api.AsyncErrorReason;
 import dat.api.DatConstants;
+import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.EventNumber;
 import dat.api.HandleType;
@@ -90,7 +91,17 @@ final class OfiSrq extends OfiHandle implements SharedReceiveQueue {
         }
         recvmsg = Ops.fn(srx, Structs.EP_MSG, Structs.FI_OPS_MSG, Structs.MSG_OPS_RECVMSG, "fi_recvmsg");
         srxAddress = srx.address();
-        ownerId = ia.addOwner(this);
+        try {
+            ownerId = ia.addOwner(this, "srq");
+        } catch (DatException e) {
+            try {
+                Ops.close(srx);
+            } catch (NativeException closeFailed) {
+                e.addSuppressed(closeFailed);
+            }
+            arena.close();
+            throw e;
+        }
         slots = new WorkSlots(depth, ownerId, false, 0);
         msg = arena.allocate(Structs.FI_MSG);
         iovs = arena.allocate(Structs.IOVEC.byteSize() * Limits.MAX_IOV, 8);

@@ -146,6 +146,24 @@ class OfiTcpTest {
         assertThat(freed).allSatisfy(r -> assertThat(r.get()).as("a freed object").isNull());
     }
 
+    @Test
+    void endpointsMadeAndFreedLeaveTheTableOfOwnersAsLargeAsTheMostLiveAtOnce() {
+        OwnerTable owners = ((OfiIa) ia).owners;
+        int before = owners.indices();
+        for (int i = 0; i < 3; i++) {
+            connectedAndFreed();
+        }
+        EventDispatcher dto = ia.createEventDispatcher(8, null, EvdFlags.DTO);
+        EventDispatcher conn = ia.createEventDispatcher(8, null, EvdFlags.CONNECTION);
+        for (int i = 0; i < 2 * OwnerTable.REUSE_AFTER + 100; i++) {
+            ia.createEndpoint(pz, dto, dto, conn, null).close();
+        }
+        dto.close();
+        conn.close();
+        assertThat(owners.indices()).as("indices handed out for %d Endpoints made, at most two live at once",
+                2 * OwnerTable.REUSE_AFTER + 106).isLessThanOrEqualTo(before + OwnerTable.REUSE_AFTER + 2);
+    }
+
     /** A connection on EVDs of its own, one message each way, disconnected; its Endpoints and EVDs freed. */
     private java.util.List<java.lang.ref.WeakReference<Object>> connectedAndFreed() {
         EventDispatcher dto = ia.createEventDispatcher(64, null, EvdFlags.DTO);
