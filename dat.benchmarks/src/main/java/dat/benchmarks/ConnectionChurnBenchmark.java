@@ -3,7 +3,6 @@ package dat.benchmarks;
 import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
 import dat.api.DatEvent;
-import dat.api.DatReturn;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
 import dat.api.EventDispatcher;
@@ -90,8 +89,8 @@ public class ConnectionChurnBenchmark {
             SimRig.expect(rig.b.connEvd, event, EventNumber.CONNECTION_EVENT_ESTABLISHED);
             SimRig.expect(rig.a.connEvd, event, EventNumber.CONNECTION_EVENT_ESTABLISHED);
             for (int i = 0; i < MESSAGES; i++) {
-                check(b.postRecv(1, recv, i, CompletionFlags.DEFAULT));
-                check(a.postSend(1, send, i, CompletionFlags.DEFAULT));
+                SimRig.check(b.postRecv(1, recv, i, CompletionFlags.DEFAULT));
+                SimRig.check(a.postSend(1, send, i, CompletionFlags.DEFAULT));
                 SimRig.reap(recvB, event);
                 SimRig.reap(requestA, event);
             }
@@ -100,11 +99,5 @@ public class ConnectionChurnBenchmark {
             SimRig.expect(rig.b.connEvd, event, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         }
         return event.status();
-    }
-
-    private static void check(int rc) {
-        if (rc != DatReturn.SUCCESS) {
-            throw new IllegalStateException(DatReturn.describe(rc));
-        }
     }
 }

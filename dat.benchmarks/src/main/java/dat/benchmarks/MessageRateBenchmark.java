@@ -2,7 +2,6 @@ package dat.benchmarks;
 
 import dat.api.CompletionFlags;
 import dat.api.DatEvent;
-import dat.api.DatReturn;
 import dat.api.EpAttributes;
 import dat.api.LmrTriplet;
 import java.util.concurrent.TimeUnit;
@@ -69,9 +68,7 @@ public class MessageRateBenchmark {
             rc |= rig.a.ep.postSend(1, send, i, CompletionFlags.SUPPRESS);
         }
         rc |= rig.a.ep.postSend(1, send, BATCH, 0);
-        if (rc != DatReturn.SUCCESS) {
-            throw new IllegalStateException(DatReturn.describe(rc));
-        }
+        SimRig.check(rc);
         SimRig.reap(rig.a.reqEvd, event);
         if (receiverEvents) {
             for (int i = 0; i < BATCH; i++) {

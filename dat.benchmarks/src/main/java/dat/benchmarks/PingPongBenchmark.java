@@ -94,7 +94,7 @@ public class PingPongBenchmark {
     public void ping(Control control, Pin pin) {
         pin.once(0);
         if (!pin.awaitingReply) {
-            check(rig.a.ep.postSend(1, pingIov, 1, CompletionFlags.SUPPRESS));
+            SimRig.check(rig.a.ep.postSend(1, pingIov, 1, CompletionFlags.SUPPRESS));
             pin.awaitingReply = true;
         }
         while (rig.a.recvEvd.dequeue(pin.event) != DatReturn.SUCCESS) {
@@ -104,7 +104,7 @@ public class PingPongBenchmark {
             Thread.onSpinWait();
         }
         pin.awaitingReply = false;
-        check(rig.a.ep.postRecv(1, pingRecv, 2, 0));
+        SimRig.check(rig.a.ep.postRecv(1, pingRecv, 2, 0));
     }
 
     @Benchmark
@@ -118,8 +118,8 @@ public class PingPongBenchmark {
             }
             Thread.onSpinWait();
         }
-        check(rig.b.ep.postRecv(1, pongRecv, 3, 0));
-        check(rig.b.ep.postSend(1, pongIov, 4, CompletionFlags.SUPPRESS));
+        SimRig.check(rig.b.ep.postRecv(1, pongRecv, 3, 0));
+        SimRig.check(rig.b.ep.postSend(1, pongIov, 4, CompletionFlags.SUPPRESS));
     }
 
     /** The baseline's ping: publish an odd number, wait for the echo (the next even one). */
@@ -154,11 +154,5 @@ public class PingPongBenchmark {
             Thread.onSpinWait();
         }
         raw.set(v + 1);
-    }
-
-    private static void check(int rc) {
-        if (rc != DatReturn.SUCCESS) {
-            throw new IllegalStateException(DatReturn.describe(rc));
-        }
     }
 }

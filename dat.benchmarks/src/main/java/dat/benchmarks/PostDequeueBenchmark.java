@@ -1,7 +1,6 @@
 package dat.benchmarks;
 
 import dat.api.DatEvent;
-import dat.api.DatReturn;
 import dat.api.LmrTriplet;
 import dat.api.RmrTriplet;
 import java.lang.management.ManagementFactory;
@@ -83,9 +82,7 @@ public class PostDequeueBenchmark {
     public int sendRecvPostAndDequeue(Allocation allocation) {
         long before = THREADS.getCurrentThreadAllocatedBytes();
         int rc = rig.b.ep.postRecv(1, recv, 1, 0) | rig.a.ep.postSend(1, send, 2, 0);
-        if (rc != DatReturn.SUCCESS) {
-            throw new IllegalStateException(DatReturn.describe(rc));
-        }
+        SimRig.check(rc);
         SimRig.reap(rig.a.reqEvd, event);
         SimRig.reap(rig.b.recvEvd, event);
         allocation.benchmarkThreadBytes += THREADS.getCurrentThreadAllocatedBytes() - before;
@@ -96,9 +93,7 @@ public class PostDequeueBenchmark {
     public int rdmaWritePostAndDequeue(Allocation allocation) {
         long before = THREADS.getCurrentThreadAllocatedBytes();
         int rc = rig.a.ep.postRdmaWrite(1, send, 3, remote, 0);
-        if (rc != DatReturn.SUCCESS) {
-            throw new IllegalStateException(DatReturn.describe(rc));
-        }
+        SimRig.check(rc);
         SimRig.reap(rig.a.reqEvd, event);
         allocation.benchmarkThreadBytes += THREADS.getCurrentThreadAllocatedBytes() - before;
         return event.status();

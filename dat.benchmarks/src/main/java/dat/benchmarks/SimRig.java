@@ -138,6 +138,13 @@ public final class SimRig implements AutoCloseable {
         }
     }
 
+    /** Fails loudly unless a post or another call returned success. */
+    public static void check(int rc) {
+        if (rc != DatReturn.SUCCESS) {
+            throw new IllegalStateException(DatReturn.describe(rc));
+        }
+    }
+
     /** Busy-polls an EVD for one event; fails loudly on anything but success. */
     public static void reap(EventDispatcher evd, DatEvent e) {
         int rc;
