@@ -158,7 +158,7 @@ public final class BatchRunner {
                 int state = bundle.getState();
                 boolean fragment = bundle.getHeaders("").get("Fragment-Host") != null;
                 if (!fragment && (state == Bundle.STARTING || state == Bundle.INSTALLED
-                        || state == Bundle.RESOLVED && isPersistentlyStarted(bundle, beginning))) {
+                        || state == Bundle.RESOLVED && frameworkWillStart(bundle, beginning))) {
                     settling = true;
                     break;
                 }
@@ -176,7 +176,7 @@ public final class BatchRunner {
     }
 
     /** Whether the framework will start {@code bundle}: marked to start, at a level it rises to. */
-    private static boolean isPersistentlyStarted(Bundle bundle, int beginning) {
+    private static boolean frameworkWillStart(Bundle bundle, int beginning) {
         BundleStartLevel level = bundle.adapt(BundleStartLevel.class);
         return level != null && level.isPersistentlyStarted() && level.getStartLevel() <= beginning;
     }
