@@ -25,7 +25,8 @@ import org.openjdk.jmh.infra.Control;
 /**
  * Figure 2: a send/recv ping-pong of 8 bytes between two Endpoints driven by two threads that
  * busy-poll their receive EVDs, against a raw two-thread spin ping-pong through one
- * {@code AtomicLong}. The {@code ping} method's time is one round trip. Goal: at most 2x the raw
+ * {@code AtomicLong} (acquire loads and release stores: no fence, as {@code dat perf}'s spin
+ * baseline). The {@code ping} method's time is one round trip. Goal: at most 2x the raw
  * round trip. Each benchmark thread pins itself (ping to CPU 0, pong to CPU 1) with
  * {@code sched_setaffinity} through {@code java.lang.foreign}; busy-spinning needs two free cores.
  *
@@ -128,12 +129,12 @@ public class PingPongBenchmark {
     @GroupThreads(1)
     public void rawPing(Control control, Pin pin) {
         pin.once(0);
-        long v = raw.get();
+        long v = raw.getAcquire();
         if ((v & 1) == 0) {
-            raw.set(v + 1);
+            raw.setRelease(v + 1);
             v++;
         }
-        while (raw.get() == v) {
+        while (raw.getAcquire() == v) {
             if (control.stopMeasurement) {
                 return;
             }
@@ -147,12 +148,12 @@ public class PingPongBenchmark {
     public void rawPong(Control control, Pin pin) {
         pin.once(1);
         long v;
-        while (((v = raw.get()) & 1) == 0) {
+        while (((v = raw.getAcquire()) & 1) == 0) {
             if (control.stopMeasurement) {
                 return;
             }
             Thread.onSpinWait();
         }
-        raw.set(v + 1);
+        raw.setRelease(v + 1);
     }
 }
