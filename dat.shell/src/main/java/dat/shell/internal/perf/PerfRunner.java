@@ -104,6 +104,11 @@ final class PerfRunner {
             }
             add(messageRate(pair));
             add(connectionRate(pair));
+            // the spin once more: where the host moved the two CPUs closer or apart during the run
+            // (a line's cost between them can change threefold on a VM), this shows it beside the
+            // figures, which moved with it
+            add(new Figure("spin ping-pong 8 B again, after the run", 0, "us", spinPingPongHalfRoundTrip(), null,
+                    "spin ping-pong before the run", spinRtt, false));
         } finally {
             CpuAffinity.restore(callerMask); // the command's thread serves later commands unpinned
         }
