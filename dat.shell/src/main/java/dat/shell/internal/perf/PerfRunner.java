@@ -138,7 +138,7 @@ final class PerfRunner {
      * line, which so moves once per half round trip, each thread spinning with acquire loads and
      * answering with a release store of a long: no locked instruction, no fence. On this project's
      * 2-core VM a standalone test read 22–124 ns per half round trip so, against 22–190 ns with
-     * volatile stores (a full fence on x86) and 45–53 ns with the two words on lines of their own,
+     * volatile stores (a full fence on x86) and 43–53 ns with the two words on lines of their own,
      * in runs whose host moved the two vCPUs closer or farther apart between them.
      * Warmed up as a latency figure is (a quarter of the round trips, and for the warm-up time and
      * {@link #JIT_WARMUP_NANOS} at least, then until the JIT settled), on the same two pinned
