@@ -11,6 +11,7 @@ import java.nio.channels.SocketChannel;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * What one connection writes, in this order: what a write left unfinished, the answers queued
@@ -79,6 +80,8 @@ final class Output {
     private boolean waitingForSocket;
     /** Responses must not wait for the end of a batch: set before the agent is kicked for them. */
     private volatile boolean responsesDue;
+    /** {@link #responsesDue}, as the transmitter asks before each write call of a batch. */
+    private final BooleanSupplier responsesDueNow = () -> responsesDue;
     /** An ACK_REQUEST waits (see {@link TcpWire#complete}). */
     private volatile boolean ackRequestDue;
     /** A free marked the cached views of consumer memory stale: they go once no frame uses them. */
@@ -349,7 +352,7 @@ final class Output {
             }
             TcpWire wire = c.wire();
             if (c.transmitter.inProgress()) {
-                int r = c.transmitter.write(ch, wire, c.liveness, responsesDue);
+                int r = c.transmitter.write(ch, wire, c.liveness, responsesDueNow);
                 if (r == Transmitter.BLOCKED) {
                     return BLOCKED;
                 }

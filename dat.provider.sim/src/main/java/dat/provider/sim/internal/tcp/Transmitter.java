@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.BooleanSupplier;
 
 /**
  * The initiator side's requests on their way out: the Endpoint's queued requests gathered into
@@ -214,17 +215,19 @@ final class Transmitter {
     }
 
     /**
-     * Writes what the socket takes of the batch. With {@code acksDue}, only to the end of the
-     * current frame, so the ACKs due go out after it and not after the whole batch (the peer's
-     * window waits for them).
+     * Writes what the socket takes of the batch. Once ACKs are due ({@code acksDue}, asked before
+     * each write call: they may fall due while a batch the socket takes as fast as it comes is
+     * written), only to the end of the current frame, so they go out after it and not after the
+     * whole batch (the peer's window waits for them).
      *
      * @return {@link #DONE}, {@link #BLOCKED} or {@link #ACKS_DUE}
      * @throws IOException when the channel fails, or a request's memory went away (after that
      *     request was marked to complete LOCAL_PROTECTION): the connection breaks
      */
-    int write(SocketChannel ch, TcpWire wire, Liveness liveness, boolean acksDue) throws IOException {
+    int write(SocketChannel ch, TcpWire wire, Liveness liveness, BooleanSupplier acksDue) throws IOException {
         while (first < buffers) {
-            int end = acksDue ? endOfFrame(first) : buffers;
+            boolean due = acksDue.getAsBoolean();
+            int end = due ? endOfFrame(first) : buffers;
             long written;
             writingRequests = true;
             try {
@@ -256,7 +259,7 @@ final class Transmitter {
             while (first < buffers && !gather[first].hasRemaining()) {
                 first++;
             }
-            if (first < buffers && first == end && acksDue) {
+            if (first < buffers && first == end && due) {
                 return ACKS_DUE;
             }
         }

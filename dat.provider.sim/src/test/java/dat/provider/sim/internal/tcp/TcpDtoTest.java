@@ -1179,22 +1179,30 @@ class TcpDtoTest {
         TcpConnection wire = transport(x).connections().iterator().next();
         fill(x.mem, 0, (int) span, 41);
         fill(y.mem, span, 8, 42);
-        // the ACK must fall due while x's batch is on its way: y's write is read within microseconds,
-        // the batch takes milliseconds; tried again, should the batch have been quicker
+        // the ACK must fall due while x's batch is on its way: y's write goes from a thread of its
+        // own once the batch is, and is read within microseconds, where the batch takes
+        // milliseconds; tried again, should the batch have been quicker
         for (int attempt = 0; attempt < 20 && wire.acksBetweenFrames() == 0; attempt++) {
             CountDownLatch release = new CountDownLatch(1);
             Thread holder = WireHooks.holdingTheWriteLock(wire, release);
+            java.util.concurrent.FutureTask<Integer> yWrites = new java.util.concurrent.FutureTask<>(() -> {
+                for (long deadline = System.nanoTime() + 5_000_000_000L; !wire.transmitter.inProgress() && System.nanoTime() < deadline;) {
+                    Thread.yield();
+                }
+                // x's reader reads it while x's writer writes the batch: x owes its ACK at once
+                return y.ep.postRdmaWrite(1, iov(LmrTriplet.of(y.lmr, span, 8)), 100, RmrTriplet.of(x.lmr, span, 8), 0);
+            });
             try {
                 for (int i = 0; i < chunks; i++) {
                     long at = (long) i * chunk;
                     ok(x.ep.postRdmaWrite(1, iov(LmrTriplet.of(x.lmr, at, chunk)), i, RmrTriplet.of(y.lmr, at, chunk), 0));
                 }
+                Thread.ofPlatform().start(yWrites);
             } finally {
                 release.countDown();
                 holder.join();
             }
-            // x's reader reads it while x's writer writes the batch: x owes its ACK at once
-            ok(y.ep.postRdmaWrite(1, iov(LmrTriplet.of(y.lmr, span, 8)), 100, RmrTriplet.of(x.lmr, span, 8), 0));
+            ok(yWrites.get(10, java.util.concurrent.TimeUnit.SECONDS));
             DatEvent answered = dto(y, false);
             assertThat(answered.userCookie()).isEqualTo(100);
             assertThat(answered.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
