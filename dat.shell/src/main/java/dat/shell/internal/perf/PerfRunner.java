@@ -33,9 +33,10 @@ final class PerfRunner {
 
     private static final long BUFFER = 16L << 20;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    /** The spin ping-pong's two words: byte offsets into one cache line. */
+    /** The spin ping-pong's ping word, at the start of a line-aligned segment; its pong word on the same line or two lines on. */
     private static final long SPIN_PING = 0;
-    private static final long SPIN_PONG = 8;
+    private static final long SPIN_PONG_SAME_LINE = 8;
+    private static final long SPIN_PONG_OWN_LINE = 128;
     /**
      * The least warm-up of a latency figure, and of the first throughput figure of each kind (a
      * copy, each operation's bandwidth, the message rate): on two CPUs shared by two spinning
@@ -134,12 +135,15 @@ final class PerfRunner {
     // ---- baselines -------------------------------------------------------------------------
 
     /**
-     * A raw two-thread spin ping-pong, the floor of an in-JVM round trip: both words on one cache
-     * line, which so moves once per half round trip, each thread spinning with acquire loads and
-     * answering with a release store of a long: no locked instruction, no fence. On this project's
-     * 2-core VM a standalone test read 22–124 ns per half round trip so, against 22–190 ns with
-     * volatile stores (a full fence on x86) and 43–53 ns with the two words on lines of their own,
-     * in runs whose host moved the two vCPUs closer or farther apart between them.
+     * A raw two-thread spin ping-pong, the floor of an in-JVM round trip: each thread spins with
+     * acquire loads and answers with a release store of a long, no locked instruction and no
+     * fence, once with both words on one cache line (which then moves once per half round trip)
+     * and once with each on a line of its own, as the raw shared-memory spin between two processes
+     * has them ({@link ShmSpin}); the faster of the two. On this project's 2-core VM a standalone
+     * test read 21–28 ns per half round trip on one line against 25–57 ns on two in the host's
+     * fast mode, and in its slow mode 124–190 ns on one line against 53 ns on two once; volatile
+     * stores (a full fence on x86) read as fast or slower (26–33 ns, once 215 ns; 190 ns in the
+     * slow mode).
      * Warmed up as a latency figure is (a quarter of the round trips, and for the warm-up time and
      * {@link #JIT_WARMUP_NANOS} at least, then until the JIT settled), on the same two pinned
      * CPUs: it runs first, while the JIT's compiler threads still compile the launch on those
@@ -147,14 +151,19 @@ final class PerfRunner {
      * share its CPUs with the compilers.
      */
     private double spinPingPongHalfRoundTrip() {
-        MemorySegment line = Arena.ofAuto().allocate(64, 64);
+        return Math.min(spinPingPongHalfRoundTrip(SPIN_PONG_SAME_LINE), spinPingPongHalfRoundTrip(SPIN_PONG_OWN_LINE));
+    }
+
+    /** {@link #spinPingPongHalfRoundTrip()} with the pong word at byte {@code pongAt} of a line-aligned segment, the ping at 0. */
+    private double spinPingPongHalfRoundTrip(long pongAt) {
+        MemorySegment line = Arena.ofAuto().allocate(SPIN_PONG_OWN_LINE + 64, 64);
         LatencySamples samples = new LatencySamples(options.latencyIterations());
         CompletableFuture<Void> peer = onPeerThread(() -> {
             for (long i = 1; i <= samples.peerRoundTrips(); i++) {
                 while ((long) LONG.getAcquire(line, SPIN_PING) != i) {
                     Thread.onSpinWait();
                 }
-                LONG.setRelease(line, SPIN_PONG, i);
+                LONG.setRelease(line, pongAt, i);
             }
         });
         pin(0);
@@ -162,7 +171,7 @@ final class PerfRunner {
         for (long i = 1; samples.more(i); i++) {
             long start = System.nanoTime();
             LONG.setRelease(line, SPIN_PING, i);
-            while ((long) LONG.getAcquire(line, SPIN_PONG) != i) {
+            while ((long) LONG.getAcquire(line, pongAt) != i) {
                 Thread.onSpinWait();
             }
             samples.took(i, System.nanoTime() - start);
