@@ -106,7 +106,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         this.connectEvd = connectEvd;
         this.srq = srq;
         this.attributes = attributes;
-        this.ownerId = ia.addOwner(this, "ep");
+        this.ownerId = ia.addOwner(this);
         this.sendSlots = new WorkSlots(attributes.maxRequestDtos(), ownerId, false, 0);
         this.recvSlots = new WorkSlots(srq == null ? attributes.maxRecvDtos() : 1, ownerId, true, attributes.maxRecvIov());
         this.posting = new Posting(this);

@@ -164,17 +164,13 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
         return state == OPEN;
     }
 
-    /**
-     * Registers the owner of work requests (an Endpoint or SRQ): its id goes into every token.
-     *
-     * @param what the handle's name in the error, {@code "ep"} or {@code "srq"}
-     */
-    int addOwner(Object owner, String what) {
+    /** Registers the owner of work requests (an Endpoint or SRQ): its id goes into every token. */
+    int addOwner(Object owner) {
         int id = owners.add(owner);
         if (id < 0) {
-            throw Codes.exception(DatReturn.INSUFFICIENT_RESOURCES,
-                    owner instanceof OfiSrq ? DatReturn.RESOURCE_SRQ : DatReturn.RESOURCE_TEP, what,
-                    "the IA's table of Endpoints and SRQs is full");
+            boolean srq = owner instanceof OfiSrq;
+            throw Codes.exception(DatReturn.INSUFFICIENT_RESOURCES, srq ? DatReturn.RESOURCE_SRQ : DatReturn.RESOURCE_TEP,
+                    srq ? "srq" : "ep", "the IA's table of Endpoints and SRQs is full");
         }
         return id;
     }

@@ -92,7 +92,7 @@ final class OfiSrq extends OfiHandle implements SharedReceiveQueue {
         recvmsg = Ops.fn(srx, Structs.EP_MSG, Structs.FI_OPS_MSG, Structs.MSG_OPS_RECVMSG, "fi_recvmsg");
         srxAddress = srx.address();
         try {
-            ownerId = ia.addOwner(this, "srq");
+            ownerId = ia.addOwner(this);
         } catch (DatException e) {
             try {
                 Ops.close(srx);
