@@ -58,7 +58,7 @@ final class EpReceives {
     private final SimEndpoint ep;
     /** The producers' lock: posts serialize on it, never on the connection's. */
     final SpinLock ringLock = new SpinLock();
-    /** The slots; replaced only with both locks held (dat_ep_modify). */
+    /** The slots ({@link RingSlots}, at least {@link #capacity}); replaced only with both locks held (dat_ep_modify). */
     Wr.Recv[] recvs;
     // a line of padding: the head's line is not the object's first, which it would share with the
     // end of whatever object the JVM places before this one
@@ -88,8 +88,10 @@ final class EpReceives {
     private volatile long tail;
     /** The producers' copy of {@link #head}, read again only when it says the ring is full. */
     private long headCache;
+    /** The most receives posted at once (the Endpoint's {@code max_recv_dtos}); set with both locks held. */
+    private int capacity;
     @SuppressWarnings("unused")
-    private long p1, p2, p3, p4, p5, p6;
+    private long p1, p2, p3, p4, p5;
     // the EVD consumer's line: most often the posting thread's own; a consumer on another thread
     // writes it without taking the producers' line from them
     /**
@@ -115,20 +117,25 @@ final class EpReceives {
     EpReceives(SimEndpoint ep, EpAttributes attrs, SimSrq srq) {
         this.ep = ep;
         this.recvs = srq == null ? newRecvs(attrs.maxRecvDtos(), attrs.maxRecvIov()) : new Wr.Recv[0];
+        this.capacity = srq == null ? attrs.maxRecvDtos() : 0;
         this.srqScratch = srq == null ? null : new Wr.Recv(srq.maxRecvIov);
     }
 
-    static Wr.Recv[] newRecvs(int n, int iov) {
-        Wr.Recv[] r = new Wr.Recv[n];
-        for (int i = 0; i < n; i++) {
+    /** The slots of a ring of up to {@code n} receives of {@code iov} segments. */
+    private static Wr.Recv[] newRecvs(int n, int iov) {
+        Wr.Recv[] r = new Wr.Recv[RingSlots.forEntries(n)];
+        for (int i = 0; i < r.length; i++) {
             r[i] = new Wr.Recv(iov);
         }
         return r;
     }
 
+    private static Wr.Recv slot(Wr.Recv[] ring, long sequence) {
+        return ring[(int) sequence & (ring.length - 1)];
+    }
+
     private Wr.Recv slot(long sequence) {
-        Wr.Recv[] ring = recvs;
-        return ring[(int) (sequence % ring.length)];
+        return slot(recvs, sequence);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -158,15 +165,14 @@ final class EpReceives {
             if (ep.freed) {
                 return ep.invalidCode(); // freed while this post was under way: nothing flushes a receive any more
             }
-            Wr.Recv[] ring = recvs;
             long t = tail;
-            if (t - headCache >= ring.length) {
-                headCache = freedHead(t, ring.length);
-                if (t - headCache >= ring.length) {
+            if (t - headCache >= capacity) {
+                headCache = freedHead(t, capacity);
+                if (t - headCache >= capacity) {
                     return DatReturn.error(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_MEMORY);
                 }
             }
-            Wr.Recv wr = ring[(int) (t % ring.length)];
+            Wr.Recv wr = slot(t);
             int code = wr.load(ep.ia, ep.pz, numSegments, localIov, ep.attrs.maxRecvIov(), MemPrivileges.LOCAL_WRITE);
             if (code != OK) {
                 wr.release();
@@ -516,9 +522,10 @@ final class EpReceives {
         long h = (long) HEAD.getVolatile(this);
         long t = (long) TAIL.getVolatile(this);
         for (long s = h; s != t; s++) {
-            fresh[(int) (s % n)].copyFrom(slot(s));
+            slot(fresh, s).copyFrom(slot(s));
         }
         recvs = fresh;
+        capacity = n;
         headCache = h;
         tailCache = t;
     }

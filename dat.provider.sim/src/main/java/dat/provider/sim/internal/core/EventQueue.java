@@ -83,9 +83,13 @@ final class EventQueue {
     @SuppressWarnings("unused")
     private long t1, t2, t3, t4, t5, t6;
 
-    /** The arrays of one ring size. */
+    /** The arrays of one ring size: {@link RingSlots} records, of which {@code capacity} may be queued. */
     private static final class Ring {
         final int capacity;
+        /** The slots less one: a sequence's record is {@code sequence & mask}. */
+        final int mask;
+        /** The first sequence this ring held a record of: the head when {@link #resize} made it. */
+        long first;
         final long[] words;
         /** Two per record: {@code refs[2i]} the event's first object, {@code refs[2i + 1]} its second. */
         final Object[] refs;
@@ -96,14 +100,16 @@ final class EventQueue {
 
         Ring(int capacity) {
             this.capacity = capacity;
-            words = new long[capacity * WORDS];
-            refs = new Object[capacity * 2];
-            addresses = new InetSocketAddress[capacity];
-            extensions = new long[capacity];
+            int slots = RingSlots.forEntries(capacity);
+            mask = slots - 1;
+            words = new long[slots * WORDS];
+            refs = new Object[slots * 2];
+            addresses = new InetSocketAddress[slots];
+            extensions = new long[slots];
         }
 
         int index(long sequence) {
-            return (int) (sequence % capacity);
+            return (int) sequence & mask;
         }
     }
 
@@ -347,8 +353,9 @@ final class EventQueue {
             long h = (long) HEAD.getAcquire(this);
             long t = (long) TAIL.getOpaque(this);
             int looked = 0;
-            // records below t - capacity were reused; those from h on are queued
-            for (long s = Math.max(from, t - r.capacity); s < h; s++) {
+            // records below t - slots were reused, those below first never written to this ring;
+            // those from h on are queued
+            for (long s = Math.max(Math.max(from, r.first), t - (r.mask + 1L)); s < h; s++) {
                 int i = r.index(s);
                 if (r.refs[2 * i] == ep) {
                     r.refs[2 * i] = null;
@@ -387,6 +394,7 @@ final class EventQueue {
                 fresh.addresses[to] = old.addresses[from];
                 fresh.extensions[to] = old.extensions[from];
             }
+            fresh.first = h;
             headCache = h;
             ring = fresh; // under both locks: neither side reads it without its lock but isEmpty, which rereads
             return n;

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The EVD's queue: what a free of an Endpoint that fed it costs (the records written since the
- * Endpoint's binding, not the ring), and a resize that keeps the queued events in order.
+ * Endpoint's binding, not the ring), a resize that keeps the queued events in order, and a
+ * capacity that is not a power of two (the ring's slots are).
  */
 @Timeout(30)
 class EventQueueTest {
@@ -63,6 +64,28 @@ class EventQueueTest {
         assertThat(q.forget(busy, 0)).as("an Endpoint bound before the ring's first lap ended").isEqualTo(1003);
         assertThat(take(q)).isEqualTo(4);
         assertThat(event.endpoint()).isSameAs(brief);
+    }
+
+    @Test
+    void aCapacityNotAPowerOfTwo_holdsThatManyEvents_lapAfterLap_inOrder() {
+        EventQueue q = new EventQueue(5);
+        SimEndpoint ep = endpoint();
+        long next = 0;
+        long taken = 0;
+        for (int lap = 0; lap < 40; lap++) {
+            while (q.count() < 5) {
+                complete(q, ep, next++);
+            }
+            assertThat(q.claim()).as("the sixth event of a queue of 5").isEqualTo(-1);
+            q.unlockProducers();
+            for (int k = 0; k <= lap % 5; k++) {
+                assertThat(take(q)).isEqualTo(taken++);
+            }
+        }
+        while (q.count() > 0) {
+            assertThat(take(q)).isEqualTo(taken++);
+        }
+        assertThat(taken).isEqualTo(next);
     }
 
     @Test
