@@ -51,6 +51,8 @@ final class EventQueue {
      * completed, whose slot the dequeue so counts as free ({@link EpReceives#reaped()}).
      */
     private static final long OWN_RECEIVE = 1L << 31;
+    /** The most events a queue holds: its records' longs fit one array. */
+    static final int MAX_CAPACITY = 1 << 28;
     private static final VarHandle WORD = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle HEAD = FieldHandles.of(MethodHandles.lookup(), EventQueue.class, "head", long.class);
     private static final VarHandle TAIL = FieldHandles.of(MethodHandles.lookup(), EventQueue.class, "tail", long.class);
@@ -100,6 +102,9 @@ final class EventQueue {
 
         Ring(int capacity) {
             this.capacity = capacity;
+            if (capacity > MAX_CAPACITY) {
+                throw new OutOfMemoryError("an EVD queue of " + capacity + " events: its records exceed the largest array");
+            }
             int slots = RingSlots.forEntries(capacity);
             mask = slots - 1;
             words = new long[slots * WORDS];

@@ -595,7 +595,12 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if (minQlen <= 0 || minQlen > ia.limits().maxEvdQlen()) {
             throw invalidParameter(DatReturn.INVALID_ARG2, "minQlen", "must be 1.." + ia.limits().maxEvdQlen());
         }
-        int n = queue.resize(minQlen);
+        int n;
+        try {
+            n = queue.resize(minQlen);
+        } catch (OutOfMemoryError e) {
+            throw insufficient(DatReturn.RESOURCE_MEMORY, "no memory for " + minQlen + " events: " + e.getMessage());
+        }
         if (n < 0) {
             throw invalidState(DatReturn.NO_SUBTYPE, count() + " events are queued, more than " + minQlen + " (dat_evd_resize(3DAT))");
         }

@@ -352,7 +352,13 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
         if (!Adapter.reserve(adapter.evds, adapter.limits.maxEvds())) {
             throw insufficient(DatReturn.RESOURCE_TEVD, "max_evds " + adapter.limits.maxEvds() + " reached");
         }
-        SimEvd evd = new SimEvd(this, minQlen, c, evdFlags);
+        SimEvd evd;
+        try {
+            evd = new SimEvd(this, minQlen, c, evdFlags);
+        } catch (OutOfMemoryError e) {
+            adapter.evds.decrementAndGet();
+            throw insufficient(DatReturn.RESOURCE_MEMORY, "no memory for an EVD of " + minQlen + " events: " + e.getMessage());
+        }
         if (c != null) {
             c.attach();
         }

@@ -19,6 +19,7 @@ import dat.api.DatReturn;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
 import dat.api.EvdFlags;
+import dat.api.EvdParamMask;
 import dat.api.EvdState;
 import dat.api.InterfaceAdapter;
 import dat.api.spi.IaOpenRequest;
@@ -65,6 +66,19 @@ class EvdCnoTest {
         InterfaceAdapter small = f.factory.openIa(new IaOpenRequest("simE", 8, null, "max_evds=2"));
         small.createEventDispatcher(8, null, EvdFlags.DTO); // the async EVD is the first
         throwsCode(() -> small.createEventDispatcher(8, null, EvdFlags.DTO), DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_TEVD);
+    }
+
+    @Test
+    void dat_evd_create_and_resize_INSUFFICIENT_RESOURCES_forAQueueNoArrayHolds_andTheEvdCountStays() {
+        InterfaceAdapter big = f.factory.openIa(new IaOpenRequest("simQ", 8, null, "max_evds=3 max_evd_qlen=2147483647"));
+        throwsCode(() -> big.createEventDispatcher(Integer.MAX_VALUE, null, EvdFlags.DTO), DatReturn.INSUFFICIENT_RESOURCES,
+                DatReturn.RESOURCE_MEMORY);
+        throwsCode(() -> big.createEventDispatcher((1 << 28) + 1, null, EvdFlags.DTO), DatReturn.INSUFFICIENT_RESOURCES,
+                DatReturn.RESOURCE_MEMORY);
+        // the async EVD and one more: the refused creates reserved nothing
+        EventDispatcher evd = big.createEventDispatcher(8, null, EvdFlags.DTO);
+        throwsCode(() -> evd.resize(Integer.MAX_VALUE), DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_MEMORY);
+        assertThat(evd.query(EvdParamMask.ALL).qlen()).as("the queue a refused resize left").isEqualTo(8);
     }
 
     /**
