@@ -25,6 +25,7 @@ if [ -n "${CPUS:-}" ] && command -v taskset >/dev/null; then
 fi
 # ${JMH_ARGS} is split on purpose: it holds JMH options
 # shellcheck disable=SC2086
+# 'PingPongBenchmark' matches OneThreadPingPongBenchmark too: the ping-pong's work on one thread
 "${run[@]}" 'RdmaWriteBenchmark|PingPongBenchmark|MessageRateBenchmark|ConnectionChurnBenchmark' -rf json -rff "$out/figures.json" ${JMH_ARGS:-}
 # shellcheck disable=SC2086
 "${run[@]}" PostDequeueBenchmark -prof gc -rf json -rff "$out/alloc.json" ${JMH_ARGS:-}
@@ -54,6 +55,7 @@ write, write_err = primary(find("rdmaWrite1MiB"))
 copy, copy_err = primary(find("memorySegmentCopy1MiB"))
 ping, ping_err = secondary(find("PingPongBenchmark.sim"), "ping")
 raw, raw_err = secondary(find("PingPongBenchmark.raw"), "rawPing")
+one = {w: primary(find("OneThreadPingPongBenchmark.roundTrip", wire=w))[0] for w in ("JVM", "SHM")}
 rate, rate_err = primary(find("send64B", "false"))
 rate_rx, _ = primary(find("send64B", "true"))
 churn_small, _ = primary(find("connectSendFree", qlen="528"))
@@ -73,6 +75,7 @@ print("%-46s %10.2f GB/s   %-30s %8.2f  %s" % ("1 RDMA write 1 MiB (post + compl
 print("%-46s %13.0f ns   %-30s %8.2f  %s" % ("2 send/recv ping-pong 8 B, round trip", ping,
       "raw spin ping-pong %.0f ns" % raw, ping / raw, "<= 2.0"))
 print("%-46s %16s   %-30s" % ("  (ranges)", "%.0f..%.0f ns" % ping_err, "%.0f..%.0f ns" % raw_err))
+print("%-46s %13.0f ns   %-30s" % ("  the same on one thread (its work), in-JVM", one["JVM"], "over shm: %.0f ns" % one["SHM"]))
 for i, (w, label) in enumerate(WIRES):
     print("%-46s %11.1f B/op   %-30s %8s  %s" % (("3 " if i == 0 else "  ") + "post + dequeue allocation, send/recv, " + label,
           alloc[(w, "send")], "-", "-", "0 B/op"))
