@@ -2,8 +2,6 @@ package dat.benchmarks;
 
 import dat.api.CompletionFlags;
 import dat.api.DatEvent;
-import dat.api.EpAttributes;
-import dat.api.LmrTriplet;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -35,29 +33,17 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class OneThreadPingPongBenchmark {
 
-    static final int RECVS = 64;
-
     @Param({"JVM", "SHM"})
     public SimRig.Wire wire;
 
     SimRig rig;
     final DatEvent event = new DatEvent();
-    final LmrTriplet[] pingIov = {new LmrTriplet()};
-    final LmrTriplet[] pongIov = {new LmrTriplet()};
-    final LmrTriplet[] pingRecv = {new LmrTriplet()};
-    final LmrTriplet[] pongRecv = {new LmrTriplet()};
+    PingPongBuffers io;
 
     @Setup
     public void setup() {
-        rig = new SimRig(wire, 4096, EpAttributes.builder().maxRecvDtos(RECVS).maxRequestDtos(RECVS).build(), true);
-        pingIov[0].set(rig.a.lmr, 0, 8);
-        pongIov[0].set(rig.b.lmr, 0, 8);
-        pingRecv[0].set(rig.a.lmr, 64, 8);
-        pongRecv[0].set(rig.b.lmr, 64, 8);
-        for (int i = 0; i < RECVS / 2; i++) {
-            SimRig.check(rig.a.ep.postRecv(1, pingRecv, i, 0));
-            SimRig.check(rig.b.ep.postRecv(1, pongRecv, i, 0));
-        }
+        rig = new SimRig(wire, 4096, PingPongBuffers.ATTRIBUTES, true);
+        io = new PingPongBuffers(rig, PingPongBuffers.DTOS / 2);
     }
 
     @TearDown
@@ -67,12 +53,12 @@ public class OneThreadPingPongBenchmark {
 
     @Benchmark
     public int roundTrip() {
-        SimRig.check(rig.a.ep.postSend(1, pingIov, 1, CompletionFlags.SUPPRESS));
+        SimRig.check(rig.a.ep.postSend(1, io.pingIov, 1, CompletionFlags.SUPPRESS));
         SimRig.reap(rig.b.recvEvd, event);
-        SimRig.check(rig.b.ep.postRecv(1, pongRecv, 2, 0));
-        SimRig.check(rig.b.ep.postSend(1, pongIov, 3, CompletionFlags.SUPPRESS));
+        SimRig.check(rig.b.ep.postRecv(1, io.pongRecv, 2, 0));
+        SimRig.check(rig.b.ep.postSend(1, io.pongIov, 3, CompletionFlags.SUPPRESS));
         SimRig.reap(rig.a.recvEvd, event);
-        SimRig.check(rig.a.ep.postRecv(1, pingRecv, 4, 0));
+        SimRig.check(rig.a.ep.postRecv(1, io.pingRecv, 4, 0));
         return event.status();
     }
 }

@@ -3,8 +3,6 @@ package dat.benchmarks;
 import dat.api.CompletionFlags;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
-import dat.api.EpAttributes;
-import dat.api.LmrTriplet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -61,27 +59,15 @@ public class PingPongBenchmark {
         }
     }
 
-    static final int RECVS = 64;
-
     SimRig rig;
-    final LmrTriplet[] pingIov = {new LmrTriplet()};
-    final LmrTriplet[] pongIov = {new LmrTriplet()};
-    final LmrTriplet[] pingRecv = {new LmrTriplet()};
-    final LmrTriplet[] pongRecv = {new LmrTriplet()};
+    PingPongBuffers io;
     final AtomicLong raw = new AtomicLong();
     long rawSeq;
 
     @Setup
     public void setup() {
-        rig = new SimRig(4096, EpAttributes.builder().maxRecvDtos(RECVS).maxRequestDtos(RECVS).build(), true);
-        pingIov[0].set(rig.a.lmr, 0, 8);
-        pongIov[0].set(rig.b.lmr, 0, 8);
-        pingRecv[0].set(rig.a.lmr, 64, 8);
-        pongRecv[0].set(rig.b.lmr, 64, 8);
-        for (int i = 0; i < RECVS; i++) {
-            rig.a.ep.postRecv(1, pingRecv, i, 0);
-            rig.b.ep.postRecv(1, pongRecv, i, 0);
-        }
+        rig = new SimRig(4096, PingPongBuffers.ATTRIBUTES, true);
+        io = new PingPongBuffers(rig, PingPongBuffers.DTOS);
     }
 
     @TearDown
@@ -95,7 +81,7 @@ public class PingPongBenchmark {
     public void ping(Control control, Pin pin) {
         pin.once(0);
         if (!pin.awaitingReply) {
-            SimRig.check(rig.a.ep.postSend(1, pingIov, 1, CompletionFlags.SUPPRESS));
+            SimRig.check(rig.a.ep.postSend(1, io.pingIov, 1, CompletionFlags.SUPPRESS));
             pin.awaitingReply = true;
         }
         while (rig.a.recvEvd.dequeue(pin.event) != DatReturn.SUCCESS) {
@@ -105,7 +91,7 @@ public class PingPongBenchmark {
             Thread.onSpinWait();
         }
         pin.awaitingReply = false;
-        SimRig.check(rig.a.ep.postRecv(1, pingRecv, 2, 0));
+        SimRig.check(rig.a.ep.postRecv(1, io.pingRecv, 2, 0));
     }
 
     @Benchmark
@@ -119,8 +105,8 @@ public class PingPongBenchmark {
             }
             Thread.onSpinWait();
         }
-        SimRig.check(rig.b.ep.postRecv(1, pongRecv, 3, 0));
-        SimRig.check(rig.b.ep.postSend(1, pongIov, 4, CompletionFlags.SUPPRESS));
+        SimRig.check(rig.b.ep.postRecv(1, io.pongRecv, 3, 0));
+        SimRig.check(rig.b.ep.postSend(1, io.pongIov, 4, CompletionFlags.SUPPRESS));
     }
 
     /** The baseline's ping: publish an odd number, wait for the echo (the next even one). */
