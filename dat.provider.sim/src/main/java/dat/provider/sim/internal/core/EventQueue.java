@@ -52,7 +52,7 @@ final class EventQueue {
      */
     private static final long OWN_RECEIVE = 1L << 31;
     /** The most events a queue holds: its records' longs fit one array. */
-    static final int MAX_CAPACITY = 1 << 28;
+    private static final int MAX_CAPACITY = 1 << 28;
     private static final VarHandle WORD = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle HEAD = FieldHandles.of(MethodHandles.lookup(), EventQueue.class, "head", long.class);
     private static final VarHandle TAIL = FieldHandles.of(MethodHandles.lookup(), EventQueue.class, "tail", long.class);
