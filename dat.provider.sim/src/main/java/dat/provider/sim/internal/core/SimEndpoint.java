@@ -218,6 +218,11 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
         return lock;
     }
 
+    /** Takes this Endpoint's lock if it is free; {@code null} when another thread holds it. */
+    public SpinLock tryAcquire() {
+        return lock.tryLock() ? lock : null;
+    }
+
     /**
      * Takes this Endpoint's lock and, while it is on a wire with a local peer, the peer's too, in
      * the fixed order of the two: what changes both Endpoints of such a connection (its end, the

@@ -7,8 +7,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The copies between consumer memory and shared memory (a ring, or a peer's file), each under the
- * {@link Fences} protocol: the range marked, then the LMR or window checked, then one
- * {@code MemorySegment.copy}. Consumer memory is reached only through its LMR's or window's
+ * {@link Fences} protocol: a window marked, then the LMR or window checked, then one
+ * {@code MemorySegment.copy}; every copy runs with the connection's Endpoint lock held. Consumer memory is reached only through its LMR's or window's
  * segment, so a bad offset can never reach other memory; a segment whose arena closed, or a
  * shared mapping cut short under the copy (the JVM reports the fault as an {@link InternalError}),
  * ends the copy with a status, never the JVM.
@@ -88,9 +88,11 @@ final class Copies {
         MemorySegment memory;
         try {
             memory = lmr != null ? lmr.memory() : w.windowMemory();
-            f.mark(w, memory.address() + offset, n);
         } catch (IllegalStateException | IndexOutOfBoundsException e) {
             return MEMORY_GONE;
+        }
+        if (w != null) {
+            f.mark(w); // an LMR's copy is fenced by the Endpoint lock it holds (Fences)
         }
         try {
             if (lmr != null ? lmr.isFreed() : !w.windowValid()) {
@@ -107,7 +109,9 @@ final class Copies {
         } catch (InternalError e) {
             return SHARED_GONE; // a fault in a mapping cut short (a file truncated under it)
         } finally {
-            f.unmark();
+            if (w != null) {
+                f.unmark();
+            }
         }
     }
 

@@ -7,73 +7,54 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * What a shared-memory connection tells the fences of dat_lmr_free(3DAT) and of RMR revocation,
- * without a lock: the consumer memory a copy in progress reads or writes (every copy runs under
- * the connection's Endpoint lock, so there is at most one), and the ranges of this side's memory
+ * without a lock: the window a copy in progress goes through (every copy runs under the
+ * connection's Endpoint lock, so there is at most one), and the ranges of this side's memory
  * that requests in flight hand the peer by reference.
  *
- * <p>A copy publishes its range and window ({@link #mark}) <em>before</em> it checks that the
- * LMR is not freed, the window valid and the Endpoint still connected through this connection;
- * a free or revocation marks its object first and then looks here. So either the copy sees the
- * mark, or the fence sees the copy and waits for it: never longer than one copy.
+ * <p>A copy through a window publishes the window ({@link #mark}) <em>before</em> it checks that
+ * the window is valid; a revocation marks the window first and then looks here. So either the
+ * copy sees the revocation, or the revocation sees the copy and waits for it: never longer than
+ * one copy. A copy of an LMR's memory publishes nothing: dat_lmr_free marks the LMR freed and then
+ * takes the Endpoint's lock once ({@link ShmSession#fence}), which the copy in progress holds
+ * and the next one takes after it, and then finds the LMR freed. Revocation cannot do the same:
+ * a bind's completion revokes the old window with the Endpoint's lock held.
  */
 final class Fences {
 
     private static final VarHandle WINDOW;
-    private static final VarHandle FROM;
-    private static final VarHandle TO;
 
     static {
         try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            WINDOW = l.findVarHandle(Fences.class, "window", RemoteWindow.class);
-            FROM = l.findVarHandle(Fences.class, "from", long.class);
-            TO = l.findVarHandle(Fences.class, "to", long.class);
+            WINDOW = MethodHandles.lookup().findVarHandle(Fences.class, "window", RemoteWindow.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    // the copy in progress: [from, to) native addresses through window (or none); to = 0 when none
+    /** The window of the copy in progress, or {@code null}. */
     @SuppressWarnings("unused")
     private volatile RemoteWindow window;
-    @SuppressWarnings("unused")
-    private volatile long from;
-    @SuppressWarnings("unused")
-    private volatile long to;
     // this side's memory that requests in flight hand the peer by reference: their union and count
     private volatile long sharedFrom = Long.MAX_VALUE;
     private volatile long sharedTo;
     private volatile int sharedInFlight;
 
     /**
-     * Publishes the copy about to run (window first, "to" last), then a full fence: the copy's
-     * checks that follow see a free or revocation marked before, and a fence that looks after sees
-     * this mark.
+     * Publishes the copy through {@code w} about to run, with a full fence: the window's check that
+     * follows sees a revocation marked before, and a revocation that looks after sees this mark.
      */
-    void mark(RemoteWindow w, long start, long length) {
-        WINDOW.setOpaque(this, w);
-        FROM.setOpaque(this, start);
-        TO.setOpaque(this, start + Math.max(1, length));
-        VarHandle.fullFence();
+    void mark(RemoteWindow w) {
+        WINDOW.setVolatile(this, w);
     }
 
-    /** The copy is over ("to" first). */
+    /** The copy through the window is over. */
     void unmark() {
-        TO.setRelease(this, 0L);
-        FROM.setOpaque(this, 0L);
-        WINDOW.setOpaque(this, null);
-    }
-
-    /** Whether a copy in progress reads or writes [start, end). */
-    boolean copying(long start, long end) {
-        long t = (long) TO.getVolatile(this);
-        long f = (long) FROM.getVolatile(this);
-        return t != 0 && f < end && start < t;
+        WINDOW.setRelease(this, null);
     }
 
     /** Whether a copy in progress goes through {@code w}. */
     boolean copyingThrough(RemoteWindow w) {
-        return (long) TO.getVolatile(this) != 0 && WINDOW.getVolatile(this) == w;
+        return WINDOW.getVolatile(this) == w;
     }
 
     /** Under the Endpoint lock: a request handing [start, end) by reference went on the ring. */

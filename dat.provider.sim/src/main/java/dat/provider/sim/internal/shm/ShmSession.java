@@ -1,14 +1,16 @@
 package dat.provider.sim.internal.shm;
 
+import dat.provider.sim.internal.core.FieldHandles;
 import dat.provider.sim.internal.core.RemoteWindow;
 import dat.provider.sim.internal.core.SimEndpoint;
 import dat.provider.sim.internal.core.SpinLock;
 import dat.provider.sim.internal.core.Wire;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -22,7 +24,9 @@ import java.util.logging.Logger;
  * <p>Whoever polls the connection ({@link #poll}: a consumer waiting in dat_evd_wait, on its
  * own thread ({@link ShmDriver}); the IA's I/O agent, or a consumer that drives it; a consumer
  * busy-polling dat_evd_dequeue) takes the Endpoint's lock
- * for the round; a poll that finds another poller at work returns at once. Every thread that
+ * for the round, which makes the round exclusive and orders it with the Endpoint's posts; a
+ * poll that finds another poller's round at work returns at once ({@link #inRound}, no atomic of
+ * its own). Every thread that
  * touches the mappings is counted in ({@link MappingUsers}): when the connection is over, they go
  * once the last such thread has left.
  */
@@ -36,18 +40,25 @@ public final class ShmSession {
     /** How many records one poll handles at most, so one busy connection does not starve the others. */
     private static final int BUDGET = 64;
     private static final long FENCE_PATIENCE_NANOS = 50_000_000L;
+    private static final VarHandle IN_ROUND = FieldHandles.of(MethodHandles.lookup(), ShmSession.class, "inRound", boolean.class);
 
     private final RingFile file;
     private final ShmControl control;
     private final SharedSources sources;
     private final Fences fences = new Fences();
     private final PeerFiles peerFiles;
-    private final AtomicBoolean polling = new AtomicBoolean();
     /** The threads inside the mappings: they go when the connection is over and the last one has left. */
     private final MappingUsers users;
     /** The nonce this side put in the file: the offer's (active) or the answer's (passive). */
     private final byte[] nonce;
     private volatile ShmWire wire;
+    /**
+     * A round holds the Endpoint's lock: written under it, read without it by a poll that finds
+     * the lock taken (opaque: a stale answer costs that poll a wait for the lock, or leaves the
+     * records to the round's poller, who polls again).
+     */
+    @SuppressWarnings("unused") // through IN_ROUND
+    private boolean inRound;
     /** A violation found by a call the core made with the lock held, reported by the next poll. */
     private volatile String later;
 
@@ -181,7 +192,8 @@ public final class ShmSession {
 
     /**
      * One round over the connection: the peer's answers, its requests, what this side can send.
-     * Never blocks (a poller at work makes it return at once); allocates nothing.
+     * Never blocks but for a post's moment: another poller's round makes it return at once.
+     * Allocates nothing.
      *
      * @param byAgent whether the I/O agent's thread polls (see {@link ShmTarget#process})
      * @return the records handled and written; 0 when there was nothing (or another poller was at work)
@@ -211,28 +223,29 @@ public final class ShmSession {
         } catch (InternalError e) {
             return 0; // the file cut short by the peer: the next round's copy meets it
         }
-        if (!polling.compareAndSet(false, true)) {
-            return 0;
+        SpinLock l = w.ep.tryAcquire();
+        if (l == null) {
+            if ((boolean) IN_ROUND.getOpaque(this)) {
+                return 0; // another poller's round: it, or its poller's next, finds what came
+            }
+            l = w.ep.acquire(); // a post, or another call of the consumer's, holds it for a moment
         }
         int work = 0;
         String why = null;
         boolean doorbell = false;
         try {
-            SpinLock l = w.ep.acquire();
-            try {
-                work = w.process(BUDGET, byAgent);
-                why = w.takeViolation();
-                doorbell = w.takeDoorbell();
-            } catch (InternalError e) {
-                why = "the ring file was cut short"; // a fault in a mapping cut short (truncated by the peer)
-                if (w.ep.connectedThrough(w)) {
-                    w.ep.breakConnection();
-                }
-            } finally {
-                l.unlock();
+            IN_ROUND.setOpaque(this, true);
+            work = w.process(BUDGET, byAgent);
+            why = w.takeViolation();
+            doorbell = w.takeDoorbell();
+        } catch (InternalError e) {
+            why = "the ring file was cut short"; // a fault in a mapping cut short (truncated by the peer)
+            if (w.ep.connectedThrough(w)) {
+                w.ep.breakConnection();
             }
         } finally {
-            polling.set(false);
+            IN_ROUND.setOpaque(this, false);
+            l.unlock();
         }
         if (doorbell) {
             control.ringDoorbell();
@@ -302,18 +315,22 @@ public final class ShmSession {
     // ---------------------------------------------------------------------------------------------
 
     /**
-     * dat_lmr_free: returns once no copy of this connection reads or writes [start, end) and no
-     * request in flight hands the peer that memory by reference (their answers are polled here);
-     * a peer that does not answer within 50 ms has its connection cut, as a verbs QP fails an access
-     * to a deregistered region.
+     * dat_lmr_free, after the LMR was marked freed: returns once no copy of this connection reads
+     * or writes [start, end) and no request in flight hands the peer that memory by reference
+     * (their answers are polled here). The copy in progress, if any, holds the Endpoint's lock,
+     * taken here once; a copy after it finds the LMR freed. A peer that does not answer within 50
+     * ms has its connection cut, as a verbs QP fails an access to a deregistered region. The
+     * caller holds no Endpoint lock.
      */
     public void fence(long start, long end) {
+        ShmWire w = wire;
+        if (w != null) {
+            w.ep.acquire().unlock();
+        }
         long began = System.nanoTime();
         boolean cut = false;
-        for (int spins = 0; fences.copying(start, end) || fences.sharing(start, end); spins++) {
-            if (fences.sharing(start, end)) {
-                poll(false); // a consumer's dat_lmr_free
-            }
+        for (int spins = 0; fences.sharing(start, end); spins++) {
+            poll(false); // the answers, on the freeing consumer's thread
             long waited = System.nanoTime() - began;
             if (!cut && waited > FENCE_PATIENCE_NANOS) {
                 cut = true;

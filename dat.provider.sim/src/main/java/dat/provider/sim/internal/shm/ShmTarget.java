@@ -320,7 +320,7 @@ final class ShmTarget {
         long previous;
         try {
             memory = w.windowMemory();
-            fences.mark(w, memory.address() + offset, Long.BYTES);
+            fences.mark(w);
             try {
                 if (!w.windowValid()) {
                     return refuse(ShmRecord.READ_RESPONSE, ShmRecord.STATUS_REMOTE_ACCESS);

@@ -21,6 +21,8 @@ import dat.api.RmrTriplet;
 import dat.provider.sim.internal.Fabric;
 import dat.provider.sim.internal.PingPongAllocation;
 import dat.provider.sim.internal.core.ProviderSettings;
+import dat.provider.sim.internal.core.SimEndpoint;
+import dat.provider.sim.internal.core.SpinLock;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.AfterEach;
@@ -233,6 +235,35 @@ class ShmDtoTest {
         connect();
         gone.close();
         ok(a.ep.postRdmaWrite(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 1, remote, 0));
+        assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.ERR_REMOTE_ACCESS);
+        bothBroken();
+    }
+
+    /**
+     * dat_lmr_free(3DAT) over shared memory returns only once the copy in progress is over: every
+     * copy runs with its Endpoint's lock held, and the free, once it marked the LMR freed, takes
+     * that lock once. Here the test's thread holds the lock, as a copy would: the free waits for
+     * it, and the send that lands in the freed LMR afterwards is refused (LOCAL_PROTECTION at the
+     * receiver, REMOTE_ACCESS at the sender, as in one JVM).
+     */
+    @Test
+    void dat_lmr_free_waitsOutTheCopyInProgress_andTheCopyAfterItIsRefused() throws Exception {
+        connect();
+        LocalMemoryRegion landing = b.ia.registerMemory(fb.memory(64), b.pz, MemPrivileges.ALL);
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(landing, 0, 64)), 1, 0));
+        SpinLock copying = ((SimEndpoint) b.ep).acquire();
+        Thread free = new Thread(landing::close, "dat_lmr_free");
+        try {
+            free.start();
+            free.join(200);
+            assertThat(free.isAlive()).as("the free, while a copy holds the Endpoint's lock").isTrue();
+        } finally {
+            copying.unlock();
+        }
+        free.join(10_000);
+        assertThat(free.isAlive()).as("the free, once the copy let go of the lock").isFalse();
+        ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, 0));
+        assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.ERR_LOCAL_PROTECTION);
         assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.ERR_REMOTE_ACCESS);
         bothBroken();
     }
