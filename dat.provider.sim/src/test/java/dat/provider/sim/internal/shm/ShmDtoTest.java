@@ -268,6 +268,34 @@ class ShmDtoTest {
         bothBroken();
     }
 
+    /**
+     * A poll that finds the Endpoint's lock held by a post, not by another poller's round, waits
+     * for the post and then handles what came: an I/O agent about to sleep with its doorbells
+     * armed must not leave behind a record published before them.
+     */
+    @Test
+    void aPollThatFindsAPostHoldingTheLock_waitsForIt_andTheRecordIsHandled() throws Exception {
+        connect();
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 1, 0));
+        SimEndpoint receiver = (SimEndpoint) b.ep;
+        ShmSession session = ((ShmWire) receiver.wire()).session;
+        Thread poller;
+        SpinLock posting = receiver.acquire(); // as a post of b's holds it
+        try {
+            ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, 0)); // its record is on b's ring when this returns
+            poller = new Thread(() -> session.poll(false), "poller");
+            poller.start();
+            poller.join(200);
+            assertThat(poller.isAlive()).as("the poll, while a post holds the Endpoint's lock").isTrue();
+        } finally {
+            posting.unlock();
+        }
+        poller.join(10_000);
+        assertThat(poller.isAlive()).as("the poll, once the post let go of the lock").isFalse();
+        assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+    }
+
     @Test
     void aDisconnectFlushesEveryPostedDto_andUnmapsTheRings() {
         connect();
