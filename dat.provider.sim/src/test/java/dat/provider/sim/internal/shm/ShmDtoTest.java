@@ -251,21 +251,29 @@ class ShmDtoTest {
         connect();
         LocalMemoryRegion landing = b.ia.registerMemory(fb.memory(64), b.pz, MemPrivileges.ALL);
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(landing, 0, 64)), 1, 0));
-        SpinLock copying = ((SimEndpoint) b.ep).acquire();
-        Thread free = new Thread(landing::close, "dat_lmr_free");
-        try {
-            free.start();
-            free.join(200);
-            assertThat(free.isAlive()).as("the free, while a copy holds the Endpoint's lock").isTrue();
-        } finally {
-            copying.unlock();
-        }
-        free.join(10_000);
-        assertThat(free.isAlive()).as("the free, once the copy let go of the lock").isFalse();
+        SpinLock copying = ((SimEndpoint) b.ep).acquire(); // as a copy holds it
+        assertWaitsWhileHeld(copying, landing::close, "dat_lmr_free");
         ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, 0));
         assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.ERR_LOCAL_PROTECTION);
         assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.ERR_REMOTE_ACCESS);
         bothBroken();
+    }
+
+    /**
+     * Runs {@code call} on a thread of its own while the test's thread holds {@code held}: the call
+     * must wait for the lock, and end once the lock is let go (here).
+     */
+    private static void assertWaitsWhileHeld(SpinLock held, Runnable call, String what) throws InterruptedException {
+        Thread t = new Thread(call, what);
+        try {
+            t.start();
+            t.join(200);
+            assertThat(t.isAlive()).as(what + ", while the Endpoint's lock is held").isTrue();
+        } finally {
+            held.unlock();
+        }
+        t.join(10_000);
+        assertThat(t.isAlive()).as(what + ", once the lock was let go").isFalse();
     }
 
     /**
@@ -279,19 +287,14 @@ class ShmDtoTest {
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 1, 0));
         SimEndpoint receiver = (SimEndpoint) b.ep;
         ShmSession session = ((ShmWire) receiver.wire()).session;
-        Thread poller;
         SpinLock posting = receiver.acquire(); // as a post of b's holds it
         try {
             ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, 0)); // its record is on b's ring when this returns
-            poller = new Thread(() -> session.poll(false), "poller");
-            poller.start();
-            poller.join(200);
-            assertThat(poller.isAlive()).as("the poll, while a post holds the Endpoint's lock").isTrue();
-        } finally {
+        } catch (RuntimeException | Error e) {
             posting.unlock();
+            throw e;
         }
-        poller.join(10_000);
-        assertThat(poller.isAlive()).as("the poll, once the post let go of the lock").isFalse();
+        assertWaitsWhileHeld(posting, () -> session.poll(false), "the poll");
         assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
         assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
     }
