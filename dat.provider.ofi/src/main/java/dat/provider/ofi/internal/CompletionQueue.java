@@ -175,10 +175,10 @@ final class CompletionQueue {
             long entry = (tail + i) * ENTRY;
             long token = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_OP_CONTEXT);
             if (token == 0) {
-                // no DTO of this provider: an accept's confirmation (OfiEp), or a stray remote write
+                // no DTO of this provider: an accept's confirmation (AcceptConfirmation), or a stray remote write
                 long flags = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_FLAGS);
                 long data = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_DATA);
-                if ((flags & Fi.REMOTE_CQ_DATA) != 0 && (data >>> 32) == OfiEp.CONFIRMATION) {
+                if ((flags & Fi.REMOTE_CQ_DATA) != 0 && AcceptConfirmation.isConfirmation(data)) {
                     ia.confirmed((int) data);
                 }
                 continue;

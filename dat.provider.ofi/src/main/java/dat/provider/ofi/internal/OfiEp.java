@@ -48,19 +48,6 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
 
-    /**
-     * The high half of the remote CQ data of an accept's confirmation ("DATC"): libfabric's tcp
-     * provider reports the passive side connected once it has sent its answer, whether or not the
-     * requester is still there (its connect may have timed out and its endpoint closed). So the
-     * active side, when it learns it is connected, sends a zero-length RDMA write with remote CQ
-     * data (this and the passive Endpoint's owner id, no buffer, no receive consumed), and the
-     * passive side reports {@code ESTABLISHED} only when both the {@code FI_CONNECTED} and the
-     * confirmation arrived; a requester that is gone never confirms, and its connection's shutdown
-     * gives {@code ACCEPT_COMPLETION_ERROR}. Where the provider has no 8 bytes of remote CQ data,
-     * the owner id in the private data is 0 and nobody waits for a confirmation.
-     */
-    static final long CONFIRMATION = 0x44415443L;
-
     // what dat_ep_modify may change before a connection: written under ia.cmLock and postLock
     private volatile OfiPz pz;
     private volatile OfiEvd recvEvd;
@@ -91,10 +78,8 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
     private volatile long remoteQual;
     private volatile long localQual;
     private volatile int remotePzId;
-    /** Passive side, ia.cmLock held: whether the peer will confirm, and what of the two arrived. */
-    private boolean expectConfirmation;
-    private boolean connectedSeen;
-    private boolean confirmationSeen;
+    /** The accept's confirmation (ia.cmLock held). */
+    private final AcceptConfirmation confirmation;
     volatile OfiServicePoint reservedBy;
     volatile OfiCr offeredTo;
 
@@ -107,6 +92,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         this.srq = srq;
         this.attributes = attributes;
         this.ownerId = ia.addOwner(this);
+        this.confirmation = new AcceptConfirmation(ia.limits.cqDataSize(), ownerId);
         this.sendSlots = new WorkSlots(attributes.maxRequestDtos(), ownerId, false, 0);
         this.recvSlots = new WorkSlots(srq == null ? attributes.maxRecvDtos() : 1, ownerId, true, attributes.maxRecvIov());
         this.posting = new Posting(this);
@@ -264,7 +250,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             NativeEndpoint made = open(ia.domain.info);
             try (Arena local2 = Arena.ofConfined()) {
                 Ops.connect(made.ep, Sockaddr.of(local2, remoteIaAddress.getAddress(), (int) remoteConnQual),
-                        PrivateData.frame(local2, privateData, pz.id, confirmationOwner()), framedLength(privateData));
+                        PrivateData.frame(local2, privateData, pz.id, confirmation.owner()), framedLength(privateData));
             } catch (NativeException e) {
                 closeConnection();
                 throw e.error() == Fi.EINVAL || e.error() == Fi.EADDRNOTAVAIL || e.error() == Fi.ENETUNREACH
@@ -380,11 +366,9 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             }
             localQual = localPort(made);
             state = EpState.COMPLETION_PENDING;
-            expectConfirmation = cr.remoteOwnerId != 0 && confirms();
-            connectedSeen = false;
-            confirmationSeen = false;
+            confirmation.accepting(cr.remoteOwnerId);
             try (Arena local = Arena.ofConfined()) {
-                Ops.accept(made.ep, PrivateData.frame(local, privateData, pz.id, confirmationOwner()), framedLength(privateData));
+                Ops.accept(made.ep, PrivateData.frame(local, privateData, pz.id, confirmation.owner()), framedLength(privateData));
             } catch (NativeException e) {
                 System.getLogger(OfiEp.class.getName()).log(System.Logger.Level.DEBUG, "fi_accept failed", e);
                 endConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
@@ -407,14 +391,13 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                 cancelConnectTimer();
                 remotePzId = PrivateData.pzOf(data);
                 int peerOwner = PrivateData.ownerOf(data);
-                if (peerOwner != 0 && confirms()) {
+                if (confirmation.sendsTo(peerOwner)) {
                     confirm(peerOwner);
                 }
                 state = EpState.CONNECTED;
                 post(EventNumber.CONNECTION_EVENT_ESTABLISHED, PrivateData.unframe(data));
             } else if (s == EpState.COMPLETION_PENDING) {
-                connectedSeen = true;
-                if (!expectConfirmation || confirmationSeen) {
+                if (confirmation.connected()) {
                     state = EpState.CONNECTED;
                     post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
                 }
@@ -434,16 +417,6 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         }
     }
 
-    /** Whether this IA confirms accepts ({@link #CONFIRMATION}): its provider has 8 bytes of remote CQ data. */
-    private boolean confirms() {
-        return ia.limits.cqDataSize() >= 8;
-    }
-
-    /** The owner id a connect or accept carries: this Endpoint's where accepts are confirmed, else 0. */
-    private int confirmationOwner() {
-        return confirms() ? ownerId : 0;
-    }
-
     private static long framedLength(byte[] privateData) {
         return (privateData == null ? 0 : privateData.length) + 1L + PrivateData.TRAILER;
     }
@@ -452,7 +425,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
     private void confirm(int peerOwner) {
         postLock.lock();
         try {
-            posting.confirm((CONFIRMATION << 32) | Integer.toUnsignedLong(peerOwner));
+            posting.confirm(AcceptConfirmation.data(peerOwner));
         } finally {
             postLock.unlock();
         }
@@ -463,8 +436,8 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         if (freed) {
             return;
         }
-        confirmationSeen = true;
-        if (state == EpState.COMPLETION_PENDING && connectedSeen) {
+        boolean both = confirmation.confirmed();
+        if (state == EpState.COMPLETION_PENDING && both) {
             state = EpState.CONNECTED;
             post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
         }

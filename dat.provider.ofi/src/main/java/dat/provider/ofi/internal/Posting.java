@@ -396,7 +396,7 @@ final class Posting {
     }
 
     /**
-     * The active side's confirmation of an accept ({@link OfiEp#CONFIRMATION}): a zero-length RDMA
+     * The active side's confirmation of an accept ({@link AcceptConfirmation}): a zero-length RDMA
      * write with remote CQ data, no buffer and no remote range, under the Endpoint's internal
      * token (its completion is dropped). A failure is not reported: the connection's end shows it.
      */
