@@ -6,12 +6,12 @@ import dat.provider.sim.internal.core.Wr;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The copies between consumer memory and shared memory (a ring, or a peer's file), each under the
- * {@link Fences} protocol: a window marked, then the LMR or window checked, then one
- * {@code MemorySegment.copy}; every copy runs with the connection's Endpoint lock held. Consumer memory is reached only through its LMR's or window's
- * segment, so a bad offset can never reach other memory; a segment whose arena closed, or a
- * shared mapping cut short under the copy (the JVM reports the fault as an {@link InternalError}),
- * ends the copy with a status, never the JVM.
+ * The copies between consumer memory and shared memory (a ring, or a peer's file), each with the
+ * connection's Endpoint lock held and under the {@link Fences} protocol: a window marked, then the
+ * LMR or window checked, then one {@code MemorySegment.copy}. Consumer memory is reached only
+ * through its LMR's or window's segment, so a bad offset can never reach other memory; a segment
+ * whose arena closed, or a shared mapping cut short under the copy (the JVM reports the fault as
+ * an {@link InternalError}), ends the copy with a status, never the JVM.
  */
 final class Copies {
 

@@ -23,12 +23,11 @@ import java.util.logging.Logger;
  *
  * <p>Whoever polls the connection ({@link #poll}: a consumer waiting in dat_evd_wait, on its
  * own thread ({@link ShmDriver}); the IA's I/O agent, or a consumer that drives it; a consumer
- * busy-polling dat_evd_dequeue) takes the Endpoint's lock
- * for the round, which makes the round exclusive and orders it with the Endpoint's posts; a
- * poll that finds another poller's round at work returns at once ({@link #inRound}, no atomic of
- * its own). Every thread that
- * touches the mappings is counted in ({@link MappingUsers}): when the connection is over, they go
- * once the last such thread has left.
+ * busy-polling dat_evd_dequeue) takes the Endpoint's lock for the round, which makes the round
+ * exclusive and orders it with the Endpoint's posts; a poll that finds another poller's round at
+ * work returns at once ({@link #inRound}, no atomic of its own). Every thread that touches the
+ * mappings is counted in ({@link MappingUsers}): when the connection is over, they go once the
+ * last such thread has left.
  */
 public final class ShmSession {
 
