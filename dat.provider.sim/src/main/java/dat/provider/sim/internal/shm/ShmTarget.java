@@ -244,6 +244,9 @@ final class ShmTarget {
 
     /** A send: into the first posted receive (or an SRQ buffer), which must be alive and large enough. */
     private int send() {
+        if (!rec.more() && (rec.flags & ShmRecord.BY_REFERENCE) == 0) {
+            return sendWhole();
+        }
         if (!takeReceive()) {
             return STALLED;
         }
@@ -259,6 +262,50 @@ final class ShmTarget {
         begin(ShmRecord.SEND, null, 0);
         landSolicited = (rec.flags & ShmRecord.SOLICITED) != 0;
         return land();
+    }
+
+    /**
+     * A send whole in its record: straight into the first posted receive where it lies in the
+     * receive ring (or the SRQ buffer), completed before the lock is let go, as in one JVM; a
+     * send in fragments or by reference takes a copy of the receive instead ({@link #takeReceive}),
+     * since the ring may move on while it lands.
+     */
+    private int sendWhole() {
+        Wr.Recv rv = ep.takeRecv();
+        if (rv == null) {
+            stalled = ep.connectedThrough(wire); // else taking it broke the connection (an SRQ's hard watermark)
+            return STALLED;
+        }
+        if (!rv.memoryValid()) {
+            completeTaken(rv, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, false);
+            return refuse(ShmRecord.NAK, ShmRecord.STATUS_REMOTE_ACCESS);
+        }
+        if (rec.total > rv.total) {
+            completeTaken(rv, DtoCompletionStatus.ERR_LOCAL_LENGTH, 0, false);
+            return refuse(ShmRecord.NAK, ShmRecord.STATUS_REMOTE_LENGTH);
+        }
+        int n = rec.payload(); // the whole message: validated against the total
+        int r = Copies.scatter(requests.data(), requests.payloadOffset(), n, rv, 0, fences);
+        if (r == Copies.SHARED_GONE) {
+            completeTaken(rv, DtoCompletionStatus.ERR_FLUSHED, 0, false);
+            return session.alive() ? violation("a shared mapping failed under a copy") : ENDED;
+        }
+        if (r == Copies.MEMORY_GONE) {
+            completeTaken(rv, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, false);
+            return refuse(ShmRecord.NAK, ShmRecord.STATUS_REMOTE_ACCESS);
+        }
+        expected++;
+        completeTaken(rv, DtoCompletionStatus.SUCCESS, n, (rec.flags & ShmRecord.SOLICITED) != 0);
+        ack = rec.seq + 1;
+        if (n >= ACK_AT_ONCE_FROM) {
+            flushAcknowledgement();
+        }
+        return CONSUMED;
+    }
+
+    private void completeTaken(Wr.Recv rv, int status, long length, boolean solicited) {
+        ep.completeRecv(rv, status, length, solicited);
+        session.control().noteDriver(ep.recvEvd());
     }
 
     /** An RDMA write: the window checked for the whole range, then the bytes land in it. */
