@@ -242,70 +242,53 @@ final class ShmTarget {
     // the requests
     // ---------------------------------------------------------------------------------------------
 
-    /** A send: into the first posted receive (or an SRQ buffer), which must be alive and large enough. */
+    /**
+     * A send: into the first posted receive (or an SRQ buffer), which must be alive and large
+     * enough. A send whole in its record lands straight in the receive where it lies in the
+     * receive ring, completed before the lock is let go, as in one JVM; a send in fragments or by
+     * reference lands in a copy of the receive ({@link #rx}), since the ring may move on meanwhile.
+     */
     private int send() {
-        if (!rec.more() && (rec.flags & ShmRecord.BY_REFERENCE) == 0) {
-            return sendWhole();
-        }
-        if (!takeReceive()) {
+        boolean whole = !rec.more() && (rec.flags & ShmRecord.BY_REFERENCE) == 0;
+        Wr.Recv rv = takeReceive(whole);
+        if (rv == null) {
             return STALLED;
         }
-        if (!rx.memoryValid()) {
-            // a segment's LMR freed or its memory closed: the receive fails LOCAL_PROTECTION, the sender REMOTE_ACCESS
-            completeReceive(DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0);
-            return refuse(ShmRecord.NAK, ShmRecord.STATUS_REMOTE_ACCESS);
+        // a segment's LMR freed or its memory closed: the receive fails LOCAL_PROTECTION, the sender REMOTE_ACCESS
+        int unfit = !rv.memoryValid() ? DtoCompletionStatus.ERR_LOCAL_PROTECTION
+                : rec.total > rv.total ? DtoCompletionStatus.ERR_LOCAL_LENGTH : DtoCompletionStatus.SUCCESS;
+        if (unfit != DtoCompletionStatus.SUCCESS) {
+            completeReceive(rv, unfit, 0, false);
+            return refuse(ShmRecord.NAK, unfit == DtoCompletionStatus.ERR_LOCAL_PROTECTION ? ShmRecord.STATUS_REMOTE_ACCESS
+                    : ShmRecord.STATUS_REMOTE_LENGTH);
         }
-        if (rec.total > rx.total) {
-            completeReceive(DtoCompletionStatus.ERR_LOCAL_LENGTH, 0);
-            return refuse(ShmRecord.NAK, ShmRecord.STATUS_REMOTE_LENGTH);
+        landSolicited = (rec.flags & ShmRecord.SOLICITED) != 0;
+        if (whole) {
+            return landWhole(rv);
         }
         begin(ShmRecord.SEND, null, 0);
-        landSolicited = (rec.flags & ShmRecord.SOLICITED) != 0;
         return land();
     }
 
-    /**
-     * A send whole in its record: straight into the first posted receive where it lies in the
-     * receive ring (or the SRQ buffer), completed before the lock is let go, as in one JVM; a
-     * send in fragments or by reference takes a copy of the receive instead ({@link #takeReceive}),
-     * since the ring may move on while it lands.
-     */
-    private int sendWhole() {
-        Wr.Recv rv = ep.takeRecv();
-        if (rv == null) {
-            stalled = ep.connectedThrough(wire); // else taking it broke the connection (an SRQ's hard watermark)
-            return STALLED;
-        }
-        if (!rv.memoryValid()) {
-            completeTaken(rv, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, false);
-            return refuse(ShmRecord.NAK, ShmRecord.STATUS_REMOTE_ACCESS);
-        }
-        if (rec.total > rv.total) {
-            completeTaken(rv, DtoCompletionStatus.ERR_LOCAL_LENGTH, 0, false);
-            return refuse(ShmRecord.NAK, ShmRecord.STATUS_REMOTE_LENGTH);
-        }
+    /** The send whole in the current record, into the receive {@code rv} taken in place; completed here. */
+    private int landWhole(Wr.Recv rv) {
         int n = rec.payload(); // the whole message: validated against the total
         int r = Copies.scatter(requests.data(), requests.payloadOffset(), n, rv, 0, fences);
         if (r == Copies.SHARED_GONE) {
-            completeTaken(rv, DtoCompletionStatus.ERR_FLUSHED, 0, false);
+            completeReceive(rv, DtoCompletionStatus.ERR_FLUSHED, 0, false);
             return session.alive() ? violation("a shared mapping failed under a copy") : ENDED;
         }
         if (r == Copies.MEMORY_GONE) {
-            completeTaken(rv, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, false);
+            completeReceive(rv, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, false);
             return refuse(ShmRecord.NAK, ShmRecord.STATUS_REMOTE_ACCESS);
         }
         expected++;
-        completeTaken(rv, DtoCompletionStatus.SUCCESS, n, (rec.flags & ShmRecord.SOLICITED) != 0);
+        completeReceive(rv, DtoCompletionStatus.SUCCESS, n, landSolicited);
         ack = rec.seq + 1;
         if (n >= ACK_AT_ONCE_FROM) {
             flushAcknowledgement();
         }
         return CONSUMED;
-    }
-
-    private void completeTaken(Wr.Recv rv, int status, long length, boolean solicited) {
-        ep.completeRecv(rv, status, length, solicited);
-        session.control().noteDriver(ep.recvEvd());
     }
 
     /** An RDMA write: the window checked for the whole range, then the bytes land in it. */
@@ -324,7 +307,7 @@ final class ShmTarget {
         if (w == null) {
             return refuse(ShmRecord.NAK, ShmRecord.STATUS_REMOTE_ACCESS);
         }
-        if (!takeReceive()) {
+        if (takeReceive(false) == null) {
             return STALLED;
         }
         begin(ShmRecord.RDMA_WRITE_IMMEDIATE, w, rec.address - w.memoryBase());
@@ -423,13 +406,21 @@ final class ShmTarget {
     // landing
     // ---------------------------------------------------------------------------------------------
 
-    private boolean takeReceive() {
-        if (!ep.takeRecvInto(rx)) {
+    /**
+     * The first posted receive (or an SRQ buffer): {@code inPlace}, as it lies in the receive
+     * ring, to be completed before the lock is let go; else its copy {@link #rx}, which the
+     * Endpoint still counts as posted until it completes.
+     *
+     * @return the receive, or {@code null} when there is none: the request waits for one
+     */
+    private Wr.Recv takeReceive(boolean inPlace) {
+        Wr.Recv rv = inPlace ? ep.takeRecv() : ep.takeRecvInto(rx) ? rx : null;
+        if (rv == null) {
             stalled = ep.connectedThrough(wire); // else taking it broke the connection (an SRQ's hard watermark)
-            return false;
+        } else if (rv == rx) {
+            rxTaken = true;
         }
-        rxTaken = true;
-        return true;
+        return rv;
     }
 
     private void begin(int op, RemoteWindow w, long offset) {
@@ -533,14 +524,22 @@ final class ShmTarget {
         return refuse(ShmRecord.NAK, ShmRecord.STATUS_REMOTE_ACCESS);
     }
 
+    /** Completes the copy {@link #rx} of the receive a request lands in, if it holds one. */
     private void completeReceive(int status, long length) {
-        if (!rxTaken) {
-            return;
+        if (rxTaken) {
+            completeReceive(rx, status, length, status == DtoCompletionStatus.SUCCESS && landSolicited);
         }
-        rxTaken = false;
-        boolean success = status == DtoCompletionStatus.SUCCESS;
-        ep.completeRecv(rx, status, length, success && landSolicited);
-        rx.release();
+    }
+
+    /** Completes a receive taken: one in place, or the copy {@link #rx}, which then lets go of its LMRs. */
+    private void completeReceive(Wr.Recv rv, int status, long length, boolean solicited) {
+        if (rv == rx) {
+            rxTaken = false;
+        }
+        ep.completeRecv(rv, status, length, solicited);
+        if (rv == rx) {
+            rx.release();
+        }
         session.control().noteDriver(ep.recvEvd());
     }
 
