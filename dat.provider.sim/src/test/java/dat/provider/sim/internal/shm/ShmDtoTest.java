@@ -338,7 +338,7 @@ class ShmDtoTest {
     }
 
     /**
-     * As over TCP (TcpDtoTest): a consumer's ping-pong over the ring, posting, waiting and
+     * As over TCP (TcpConsumerDrivenTransfersTest): a consumer's ping-pong over the ring, posting, waiting and
      * reposting, allocates nothing on its thread (DESIGN: the data path); the best of up to eight
      * rounds of 1000 round trips, as the JIT may still settle in the first.
      */

@@ -14,6 +14,13 @@ import dat.provider.sim.internal.core.SimIa;
  */
 final class TcpPair implements AutoCloseable {
 
+    /**
+     * {@code ia_params} without keepalives within a test's run: a lost wake-up of a writer would
+     * otherwise end after a keepalive NOP (a third of the timeout) instead of failing the 5 s wait
+     * for the next event.
+     */
+    static final String NO_KEEPALIVES = "tcp=127.0.0.1:0 tcp_timeout_ms=3600000";
+
     final Fabric fa;
     final Fabric fb;
     final Fabric.Side a;
