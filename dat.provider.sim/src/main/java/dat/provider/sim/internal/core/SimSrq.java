@@ -32,7 +32,11 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
     final SimPz pz;
     final int maxRecvIov;
     private final SpinLock lock = new SpinLock();
+    /** The buffers posted and not taken yet, from {@link #head}: {@link RingSlots} for the SRQ's size. */
     private Wr.Recv[] ring;
+    private int mask;
+    /** The SRQ's size: the most receives outstanding at once (posted, or taken and not dequeued yet). */
+    private volatile int maxRecvDtos;
     private int head;
     private volatile int available;
     private final AtomicInteger outstanding = new AtomicInteger();
@@ -46,14 +50,16 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
         this.pz = pz;
         this.maxRecvIov = maxRecvIov;
         this.ring = newRing(maxRecvDtos, maxRecvIov);
+        this.mask = ring.length - 1;
+        this.maxRecvDtos = maxRecvDtos;
         this.lowWatermark = lowWatermark;
         this.lowWatermarkArmed = lowWatermark > 0;
         pz.users.incrementAndGet();
     }
 
-    private static Wr.Recv[] newRing(int size, int maxIov) {
-        Wr.Recv[] r = new Wr.Recv[size];
-        for (int i = 0; i < size; i++) {
+    private static Wr.Recv[] newRing(int maxRecvDtos, int maxIov) {
+        Wr.Recv[] r = new Wr.Recv[RingSlots.forEntries(maxRecvDtos)];
+        for (int i = 0; i < r.length; i++) {
             r[i] = new Wr.Recv(maxIov);
         }
         return r;
@@ -89,10 +95,10 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
         }
         lock.lock();
         try {
-            if (outstanding.get() >= ring.length) {
+            if (outstanding.get() >= maxRecvDtos) {
                 return DatReturn.error(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_SRQ);
             }
-            Wr.Recv slot = ring[(head + available) % ring.length];
+            Wr.Recv slot = ring[(head + available) & mask];
             int code = slot.load(ia, pz, numSegments, localIov, maxRecvIov, MemPrivileges.LOCAL_WRITE);
             if (code != Wr.OK) {
                 return code;
@@ -133,7 +139,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
             into.copyFrom(slot);
             into.srq = this;
             slot.release();
-            head = (head + 1) % ring.length;
+            head = (head + 1) & mask;
             available = available - 1;
             if (lowWatermarkArmed && available < lowWatermark) {
                 lowWatermarkArmed = false;
@@ -158,7 +164,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
         checkQueryMask(SrqParamMask.isValid(srqParamMask), "srqParamMask", srqParamMask);
         lock.lock();
         try {
-            return new SrqParams(ia, SrqState.OPERATIONAL, pz, ring.length, maxRecvIov, lowWatermark, available, outstanding.get());
+            return new SrqParams(ia, SrqState.OPERATIONAL, pz, maxRecvDtos, maxRecvIov, lowWatermark, available, outstanding.get());
         } finally {
             lock.unlock();
         }
@@ -180,9 +186,11 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
                 throw invalidState(DatReturn.NO_SUBTYPE, "below the low watermark " + lowWatermark + " (dat_srq_resize(3DAT))");
             }
             for (int i = 0; i < available; i++) {
-                fresh[i] = ring[(head + i) % ring.length];
+                fresh[i] = ring[(head + i) & mask];
             }
             ring = fresh;
+            mask = fresh.length - 1;
+            this.maxRecvDtos = maxRecvDtos;
             head = 0;
         } finally {
             lock.unlock();
@@ -192,8 +200,9 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
     @Override
     public void setLowWatermark(int newLowWatermark) {
         checkOpen();
-        if (newLowWatermark < 0 || newLowWatermark > ring.length) {
-            throw invalidParameter(DatReturn.INVALID_ARG2, "lowWatermark", "must be 0.." + ring.length);
+        int size = maxRecvDtos;
+        if (newLowWatermark < 0 || newLowWatermark > size) {
+            throw invalidParameter(DatReturn.INVALID_ARG2, "lowWatermark", "must be 0.." + size);
         }
         boolean fire;
         lock.lock();

@@ -12,6 +12,7 @@ import static dat.provider.sim.internal.Codes.throwsType;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.AsyncErrorReason;
+import dat.api.CompletionFlags;
 import dat.api.DatConstants;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
@@ -46,9 +47,13 @@ class SrqHotSwapTest {
         final Endpoint a2;
 
         SrqRig(Fabric f, int lowWatermark) {
+            this(f, lowWatermark, 8);
+        }
+
+        SrqRig(Fabric f, int lowWatermark, int size) {
             a = f.new Side("sim0", null, 4096);
             b = f.new Side("sim1", null, 4096);
-            srq = b.ia.createSharedReceiveQueue(b.pz, SrqAttributes.builder().maxRecvDtos(8).maxRecvIov(2).lowWatermark(lowWatermark).build());
+            srq = b.ia.createSharedReceiveQueue(b.pz, SrqAttributes.builder().maxRecvDtos(size).maxRecvIov(2).lowWatermark(lowWatermark).build());
             b1 = b.ia.createEndpointWithSrq(b.pz, b.recvEvd, b.reqEvd, b.connEvd, srq, EpAttributes.providerDefaults());
             b2 = b.ia.createEndpointWithSrq(b.pz, b.recvEvd, b.reqEvd, b.connEvd, srq, EpAttributes.providerDefaults());
             a2 = a.ia.createEndpoint(a.pz, a.recvEvd, a.reqEvd, a.connEvd, null);
@@ -88,6 +93,45 @@ class SrqHotSwapTest {
             assertThat(r.srq.query().outstandingDtoCount()).isEqualTo(1);
             isType(r.b1.postRecv(0, null, 1, 0), DatReturn.INVALID_STATE);
             assertThat(r.b1.recvQuery().nbufsAllocated()).isZero();
+        }
+    }
+
+    /**
+     * An SRQ whose size is no power of two (its ring has four slots for three receives) is full at
+     * three, and serves its buffers in posting order lap after lap of its ring, and after a resize
+     * that moves the buffers it holds into a larger ring.
+     */
+    @Test
+    void anSrqOfThreeReceives_isFullAtThree_andServesItsBuffersInOrder_acrossLapsAndAResize() {
+        try (Fabric f = new Fabric()) {
+            SrqRig r = new SrqRig(f, 0, 3);
+            long posted = 0;
+            long served = 0;
+            for (int lap = 0; lap < 10; lap++) {
+                for (int i = 0; i < 3; i++) {
+                    ok(r.srq.postRecv(0, null, posted++));
+                }
+                isType(r.srq.postRecv(0, null, posted), DatReturn.INSUFFICIENT_RESOURCES);
+                for (int i = 0; i < 3; i++) {
+                    ok(r.a.ep.postSend(0, null, i, CompletionFlags.SUPPRESS));
+                    assertThat(r.b.expect(r.b.recvEvd, EventNumber.DTO_COMPLETION_EVENT).userCookie()).isEqualTo(served++);
+                }
+            }
+            ok(r.srq.postRecv(0, null, posted++));
+            ok(r.srq.postRecv(0, null, posted++));
+            r.srq.resize(5);
+            SrqParams q = r.srq.query();
+            assertThat(q.maxRecvDtos()).isEqualTo(5);
+            assertThat(q.availableDtoCount()).isEqualTo(2);
+            for (int i = 0; i < 3; i++) {
+                ok(r.srq.postRecv(0, null, posted++));
+            }
+            isType(r.srq.postRecv(0, null, posted), DatReturn.INSUFFICIENT_RESOURCES);
+            for (int i = 0; i < 5; i++) {
+                ok(r.a.ep.postSend(0, null, i, CompletionFlags.SUPPRESS));
+                assertThat(r.b.expect(r.b.recvEvd, EventNumber.DTO_COMPLETION_EVENT).userCookie()).isEqualTo(served++);
+            }
+            assertThat(served).isEqualTo(posted);
         }
     }
 
