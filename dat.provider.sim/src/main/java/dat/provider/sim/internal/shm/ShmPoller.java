@@ -183,9 +183,13 @@ public final class ShmPoller {
      *     acknowledgement wait for the next round ({@link ShmTarget#process})
      */
     public int poll(boolean byAgent) {
+        return poll(byAgent, false);
+    }
+
+    private int poll(boolean byAgent, boolean lastLook) {
         int work = 0;
         for (ShmSession s : sessions) {
-            work += s.poll(byAgent);
+            work += s.poll(byAgent, lastLook);
         }
         return work;
     }
@@ -228,8 +232,8 @@ public final class ShmPoller {
             s.wantDoorbell(true);
         }
         // after the flags (a volatile store each): a record published before them is seen here,
-        // one published after them finds a flag set
-        if (poll(byAgent) > 0) {
+        // one published after them finds a flag set; a round in progress elsewhere is waited out
+        if (poll(byAgent, true) > 0) {
             disarm();
             return false;
         }

@@ -54,7 +54,9 @@ public final class ShmSession {
     /**
      * A round holds the Endpoint's lock: written under it, read without it by a poll that finds
      * the lock taken (opaque: a stale answer costs that poll a wait for the lock, or leaves the
-     * records to the round's poller, who polls again).
+     * records to the round's poller, who polls again). The agent's last look before it sleeps
+     * does not leave them: that round may have passed a record published since, and a consumer's
+     * poller need not poll again.
      */
     @SuppressWarnings("unused") // through IN_ROUND
     private boolean inRound;
@@ -198,18 +200,28 @@ public final class ShmSession {
      * @return the records handled and written; 0 when there was nothing (or another poller was at work)
      */
     public int poll(boolean byAgent) {
+        return poll(byAgent, false);
+    }
+
+    /**
+     * One round, as {@link #poll(boolean)}.
+     *
+     * @param lastLook the agent's look after it armed the doorbells, before it sleeps: another
+     *     poller's round in progress is waited out, then this one runs
+     */
+    public int poll(boolean byAgent, boolean lastLook) {
         ShmWire w = wire;
         if (w == null || !users.enter()) {
             return 0;
         }
         try {
-            return round(w, byAgent);
+            return round(w, byAgent, lastLook);
         } finally {
             users.exit();
         }
     }
 
-    private int round(ShmWire w, boolean byAgent) {
+    private int round(ShmWire w, boolean byAgent, boolean lastLook) {
         String found = later;
         if (found != null) {
             later = null;
@@ -224,7 +236,7 @@ public final class ShmSession {
         }
         SpinLock l = w.ep.tryAcquire();
         if (l == null) {
-            if ((boolean) IN_ROUND.getOpaque(this)) {
+            if (!lastLook && (boolean) IN_ROUND.getOpaque(this)) {
                 return 0; // another poller's round: it, or its poller's next, finds what came
             }
             l = w.ep.acquire(); // a post, or another call of the consumer's, holds it for a moment
@@ -253,6 +265,13 @@ public final class ShmSession {
             control.violation(why);
         }
         return work;
+    }
+
+    /** For tests: takes the Endpoint's lock as another poller's round holds it; letting go of the lock ends the hold. */
+    SpinLock holdAsARoundForTest() {
+        SpinLock l = wire.ep.acquire();
+        IN_ROUND.setOpaque(this, true);
+        return l;
     }
 
     /** Whether this side waits for the peer to make room in a ring (the peer rings the doorbell when it makes room). */

@@ -299,6 +299,29 @@ class ShmDtoTest {
         assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
     }
 
+    /**
+     * The I/O agent's last look before it sleeps with its doorbells armed ({@code ShmPoller.arm})
+     * waits out another poller's round, then handles the record published meanwhile: that round
+     * may have passed it, and a consumer's poller need not poll again, so the record would wait
+     * for the agent's next period.
+     */
+    @Test
+    void theLastLookBeforeSleeping_waitsOutAnotherPollersRound_andTheRecordIsHandled() throws Exception {
+        connect();
+        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 1, 0));
+        ShmSession session = ((ShmWire) ((SimEndpoint) b.ep).wire()).session;
+        SpinLock round = session.holdAsARoundForTest();
+        try {
+            ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, 0)); // its record is on b's ring when this returns
+        } catch (RuntimeException | Error e) {
+            round.unlock();
+            throw e;
+        }
+        assertWaitsWhileHeld(round, () -> session.poll(true, true), "the last look");
+        assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+    }
+
     @Test
     void aDisconnectFlushesEveryPostedDto_andUnmapsTheRings() {
         connect();
