@@ -126,11 +126,19 @@ final class CompletionQueue {
         return stalled;
     }
 
-    /** Grows the ring to at least {@code qlen} entries ({@code dat_evd_resize}). */
-    void resize(int qlen) {
-        if (qlen > capacity) {
-            allocateRing(qlen);
+    /**
+     * Grows the ring to at least {@code qlen} entries ({@code dat_evd_resize}).
+     *
+     * @return whether a full ring got room: the event thread, which left its CQ alone, reads it again
+     */
+    boolean resize(int qlen) {
+        if (qlen <= capacity) {
+            return false;
         }
+        allocateRing(qlen);
+        boolean wasStalled = stalled;
+        stalled = false;
+        return wasStalled;
     }
 
     /**

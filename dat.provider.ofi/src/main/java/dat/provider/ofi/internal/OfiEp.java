@@ -503,12 +503,12 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             OfiEvd discard = ia.existingDiscardEvd();
             for (OfiEvd evd : new OfiEvd[] {requestEvd, recvEvd, discard}) {
                 if (evd != null) {
-                    evd.drainForTeardown(evd.cq);
+                    evd.drainForTeardown(evd.cq, false);
                 }
             }
             if (srqCq != null) {
                 OfiEvd holder = recvEvd != null ? recvEvd : discard;
-                holder.drainForTeardown(srqCq);
+                holder.drainForTeardown(srqCq, true);
                 holder.detach(srqCq);
                 srqCq.close();
                 srqCq = null;

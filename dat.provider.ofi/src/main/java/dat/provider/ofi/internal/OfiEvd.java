@@ -532,9 +532,10 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
 
     /**
      * Reads everything a CQ of this EVD holds into its ring (a connection's teardown, before its
-     * flush): {@link #cq}, or an SRQ Endpoint's attached one.
+     * flush): {@link #cq}, or an SRQ Endpoint's attached one, whose completions then become events
+     * ({@code closing}: the CQ closes next, and no receive that took an SRQ buffer may be lost).
      */
-    void drainForTeardown(CompletionQueue queue) {
+    void drainForTeardown(CompletionQueue queue, boolean closing) {
         lock.lock();
         try {
             if (cq != null && !freed) {
@@ -542,10 +543,14 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                 while (discarding && take(pollScratch)) {
                     pollScratch.clear();
                 }
+                for (DatEvent kept = new DatEvent(); closing && queue.take(kept, this); kept.clear()) {
+                    postEventLocked(kept);
+                }
             }
         } finally {
             lock.unlock();
         }
+        signal();
     }
 
     /** An SRQ Endpoint's CQ joins this, its receive EVD. */
@@ -648,6 +653,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
     @Override
     public void resize(int minQlen) {
         checkOpen();
+        boolean grown;
         lock.lock();
         try {
             if (minQlen < 1 || minQlen > ia.limits.maxEvdQlen()) {
@@ -657,12 +663,13 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             if (minQlen < queued) {
                 throw Codes.invalidState(DatReturn.NO_SUBTYPE, "more events are queued than fit in " + minQlen);
             }
-            if (cq != null) {
-                cq.resize(minQlen);
-            }
+            grown = cq != null && cq.resize(minQlen);
             qlen = minQlen;
         } finally {
             lock.unlock();
+        }
+        if (grown) {
+            unstalled();
         }
     }
 
@@ -746,10 +753,17 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                 return;
             }
             if (keepEvents && cq != null && !discarding) {
-                DatEvent next = new DatEvent();
-                while (takeCompletion(next)) {
+                // the completions read go ahead of the events: the teardown's flushes came after them
+                DatEvent[] later = newEvents(eventCount);
+                for (int i = 0; eventCount > 0; i++, eventCount--, eventHead = (eventHead + 1) % events.length) {
+                    later[i].copyFrom(events[eventHead]);
+                    events[eventHead].clear();
+                }
+                for (DatEvent next = new DatEvent(); takeCompletion(next); next.clear()) {
                     postEventLocked(next);
-                    next.clear();
+                }
+                for (DatEvent e : later) {
+                    postEventLocked(e);
                 }
             }
             keptAfterFailure = keepEvents;

@@ -169,6 +169,49 @@ class EvdWaitTest {
         evd.close();
     }
 
+    /**
+     * A DTO EVD whose ring filled (the event thread leaves a full ring's CQ alone until a consumer
+     * makes room) and that dat_evd_resize then grew is watched again: a virtual thread parked on it
+     * for more events than the old ring held is woken by the completions that come after.
+     */
+    @Test
+    void aFullRingGrownByResize_isWatchedAgainForAParkedWaiter() throws Exception {
+        LoopbackPair pair = LoopbackPair.connect(ia, 16);
+        OfiEvd server = (OfiEvd) pair.serverEvd();
+        LocalMemoryRegion lmr = ia.registerMemory(arena.allocate(4096, 4096), pair.pz(),
+                MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        for (int i = 0; i < 20; i++) {
+            assertThat(pair.server().postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, 64L * i, 64)}, i, CompletionFlags.DEFAULT))
+                    .isEqualTo(DatReturn.SUCCESS);
+        }
+        DatEvent sent = new DatEvent();
+        Runnable send = () -> {
+            assertThat(pair.client().postSend(1, new LmrTriplet[] {LmrTriplet.of(lmr, 2048, 8)}, 0, CompletionFlags.DEFAULT))
+                    .isEqualTo(DatReturn.SUCCESS);
+            assertThat(pair.clientEvd().await(WAIT, 1, sent)).isEqualTo(DatReturn.SUCCESS);
+        };
+        for (int i = 0; i < 17; i++) {
+            send.run(); // sixteen fill the server's ring, the seventeenth finds it full
+        }
+        until(server.cq::isStalled);
+        server.resize(64);
+        int[] code = new int[1];
+        CompletableFuture<DatEvent> done = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            DatEvent event = new DatEvent();
+            code[0] = server.await(dat.api.DatConstants.TIMEOUT_INFINITE, 20, event);
+            done.complete(event);
+        });
+        until(server::waiterParked);
+        for (int i = 0; i < 3; i++) {
+            send.run();
+        }
+        DatEvent first = done.get(30, TimeUnit.SECONDS);
+        assertThat(code[0]).as(DatReturn.describe(code[0])).isEqualTo(DatReturn.SUCCESS);
+        assertThat(first.userCookie()).isEqualTo(0);
+        assertThat(first.moreEvents()).isEqualTo(19);
+    }
+
     @Test
     void aWaitOnAnEmptyCqTimesOut() {
         OfiEvd evd = (OfiEvd) ia.createEventDispatcher(16, null, EvdFlags.DTO);

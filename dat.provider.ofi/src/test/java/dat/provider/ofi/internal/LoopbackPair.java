@@ -25,9 +25,14 @@ import java.util.concurrent.TimeUnit;
 public record LoopbackPair(Endpoint client, Endpoint server, EventDispatcher clientEvd, EventDispatcher serverEvd, ProtectionZone pz) {
 
     public static LoopbackPair connect(InterfaceAdapter ia) {
+        return connect(ia, 256);
+    }
+
+    /** A pair whose two DTO EVDs hold {@code qlen} events. */
+    public static LoopbackPair connect(InterfaceAdapter ia, int qlen) {
         ProtectionZone pz = ia.createProtectionZone();
-        EventDispatcher clientEvd = ia.createEventDispatcher(256, null, EvdFlags.DTO);
-        EventDispatcher serverEvd = ia.createEventDispatcher(256, null, EvdFlags.DTO);
+        EventDispatcher clientEvd = ia.createEventDispatcher(qlen, null, EvdFlags.DTO);
+        EventDispatcher serverEvd = ia.createEventDispatcher(qlen, null, EvdFlags.DTO);
         EventDispatcher conn = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION | EvdFlags.CR);
         PublicServicePoint psp = ia.createPublicServicePointAny(conn, PspFlag.CONSUMER);
         Endpoint client = ia.createEndpoint(pz, clientEvd, clientEvd, conn, null);

@@ -130,6 +130,54 @@ class OfiTcpTest {
     }
 
     /**
+     * Messages an SRQ Endpoint received and its consumer had not dequeued when the connection
+     * ended are still handed out: the Endpoint's own CQ closes with the connection, and what it
+     * held becomes events of the receive EVD, each with its SRQ buffer's cookie and its length.
+     */
+    @Test
+    void receivesAnSrqEndpointHeldAtItsDisconnect_areStillDequeued() {
+        LocalMemoryRegion mem = lmr(4096, MemPrivileges.ALL);
+        EventDispatcher recvEvd = ia.createEventDispatcher(64, null, EvdFlags.DTO);
+        dat.api.SharedReceiveQueue srq = ia.createSharedReceiveQueue(pz, dat.api.SrqAttributes.builder().maxRecvDtos(8).maxRecvIov(1).build());
+        PublicServicePoint psp = ia.createPublicServicePointAny(crEvd, PspFlag.CONSUMER);
+        Endpoint active = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        Endpoint passive = ia.createEndpointWithSrq(pz, recvEvd, dtoEvd, connEvd, srq, EpAttributes.providerDefaults());
+        active.connect(address(), psp.connQual(), WAIT, null, 0, 0);
+        await(crEvd).connectionRequest().accept(passive, null);
+        for (int established = 0; established < 2; established++) {
+            assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        }
+        for (int i = 0; i < 4; i++) {
+            assertThat(srq.postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 64L * i, 64)}, 100 + i)).isEqualTo(DatReturn.SUCCESS);
+        }
+        for (int i = 0; i < 3; i++) {
+            assertThat(active.postSend(1, new LmrTriplet[] {LmrTriplet.of(mem, 1024, 10 + i)}, i, CompletionFlags.DEFAULT))
+                    .isEqualTo(DatReturn.SUCCESS);
+        }
+        // the read's data comes back once the target has taken the three messages before it
+        assertThat(active.postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(mem, 2048, 8)}, 9, RmrTriplet.of(mem, 3072, 8),
+                CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
+        for (DatEvent done = await(dtoEvd); done.userCookie() != 9; done = await(dtoEvd)) {
+            assertThat(done.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        }
+        assertThat(event.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        active.disconnect(CloseFlag.GRACEFUL);
+        for (int disconnected = 0; disconnected < 2; disconnected++) {
+            assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        }
+        Set<Long> buffers = new java.util.HashSet<>();
+        for (int i = 0; i < 3; i++) {
+            DatEvent received = await(recvEvd);
+            assertThat(received.status()).as("message %d", i).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(received.transferredLength()).as("message %d, in order", i).isEqualTo(10 + i);
+            assertThat(received.endpoint()).isSameAs(passive);
+            assertThat(buffers.add(received.userCookie())).as("a buffer taken once").isTrue();
+        }
+        assertThat(buffers).isSubsetOf(100L, 101L, 102L, 103L);
+        assertThat(DatReturn.typeOf(recvEvd.dequeue(event))).isEqualTo(DatReturn.QUEUE_EMPTY);
+    }
+
+    /**
      * The IA lets go of a freed Endpoint (with its EVDs, freed too, one with a flushed receive
      * still queued) and of a freed SRQ with a receive posted: a server that makes a connection's
      * Endpoint and EVDs and frees them when it ends keeps nothing of them until the IA closes.
