@@ -170,7 +170,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
     @Override
     public int postRdmaWrite(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        if (remoteBuffer == null) {
+        if (remoteBuffer == null || remoteBuffer.segmentLength() < 0) {
             return Codes.invalidParameter(DatReturn.INVALID_ARG5);
         }
         return postRequest(WorkSlots.RDMA_WRITE, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0);
@@ -179,7 +179,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
     @Override
     public int postRdmaRead(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        if (remoteBuffer == null) {
+        if (remoteBuffer == null || remoteBuffer.segmentLength() < 0) {
             return Codes.invalidParameter(DatReturn.INVALID_ARG5);
         }
         return postRequest(WorkSlots.RDMA_READ, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0);

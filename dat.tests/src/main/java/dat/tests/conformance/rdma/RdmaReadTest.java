@@ -101,6 +101,16 @@ class RdmaReadTest {
     }
 
     @ConformanceTest
+    @DisplayName("dat_ep_post_rdma_read(3DAT) DAT_INVALID_PARAMETER: a remote buffer of negative length")
+    void negativeRemoteLength(IaUnderTest t) {
+        t.requireRdmaRead();
+        Connection c = t.connect();
+        t.expectCode(DatReturn.INVALID_PARAMETER, c.active.ep.postRdmaRead(1, c.active.iov(0, 64), 1, c.passive.remote(0, -64),
+                CompletionFlags.DEFAULT), "dat_ep_post_rdma_read from a remote buffer of length -64");
+        t.noEvent(c.active.requestEvd, "a completion of the refused RDMA Read");
+    }
+
+    @ConformanceTest
     @DisplayName("dat_ep_post_rdma_read(3DAT) DAT_INVALID_HANDLE: a freed Endpoint")
     void freed(IaUnderTest t) {
         t.requireRdmaRead();

@@ -102,6 +102,15 @@ class RdmaWriteTest {
     }
 
     @ConformanceTest
+    @DisplayName("dat_ep_post_rdma_write(3DAT) DAT_INVALID_PARAMETER: a remote buffer of negative length")
+    void negativeRemoteLength(IaUnderTest t) {
+        Connection c = t.connect();
+        t.expectCode(DatReturn.INVALID_PARAMETER, c.active.ep.postRdmaWrite(1, c.active.iov(0, 64), 1, c.passive.remote(0, -64),
+                CompletionFlags.DEFAULT), "dat_ep_post_rdma_write into a remote buffer of length -64");
+        t.noEvent(c.active.requestEvd, "a completion of the refused RDMA Write");
+    }
+
+    @ConformanceTest
     @DisplayName("dat_ep_post_rdma_write(3DAT) DAT_INVALID_HANDLE: a freed Endpoint")
     void freed(IaUnderTest t) {
         Connection c = t.connect();
