@@ -1,6 +1,7 @@
 package dat.shell.internal;
 
 import java.util.Hashtable;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
@@ -24,6 +25,10 @@ public final class ExitCommand {
 
     /** The framework property that says this framework is the dat application. */
     static final String APPLICATION = "dat.application";
+    /** The name Gogo's shell bundle gives the thread of its console. */
+    private static final String CONSOLE_THREAD = "Gogo shell";
+    /** How long the stop waits for the console thread to be back from this command. */
+    private static final long CONSOLE_PATIENCE_NANOS = 2_000_000_000L;
 
     private final BundleContext context;
     private final ServiceRegistration<ExitCommand> registration;
@@ -78,12 +83,37 @@ public final class ExitCommand {
             throw Cli.error(cli, "STATUS is 0 to 255, not " + status);
         }
         ExitStatus.write(context.getProperty(ExitStatus.FILE), status);
+        Thread console = consoleThread();
         Thread.ofPlatform().name("dat-exit").start(() -> {
+            awaitConsoleBack(console);
             try {
                 context.getBundle(0).stop();
             } catch (BundleException | IllegalStateException e) {
                 System.err.println("dat: exit: cannot stop the application: " + e.getMessage());
             }
         });
+    }
+
+    /** The Gogo shell's console thread (the one that runs this command line and waits for it), or {@code null} where none runs. */
+    private static Thread consoleThread() {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (CONSOLE_THREAD.equals(t.getName())) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The framework's stop ends the shell by interrupting its console thread, which Gogo reports as
+     * an {@code InterruptedException} while that thread still waits for this command's job to end.
+     * So the stop begins once the console thread left that wait, after {@link #CONSOLE_PATIENCE_NANOS}
+     * at most.
+     */
+    private static void awaitConsoleBack(Thread console) {
+        long start = System.nanoTime();
+        while (console != null && console.getState() == Thread.State.WAITING && System.nanoTime() - start < CONSOLE_PATIENCE_NANOS) {
+            LockSupport.parkNanos(1_000_000);
+        }
     }
 }
