@@ -19,6 +19,12 @@ final class AcceptConfirmation {
     /** Whether this IA confirms accepts: its provider has 8 bytes of remote CQ data. */
     private final boolean confirms;
     private final int ownerId;
+    /**
+     * The passive side's accepts, counted: a confirmation counts for the accept under which it
+     * was read ({@link #accepts}), not for a later one (its connection ended meanwhile, and the
+     * Endpoint, reset, accepted another requester).
+     */
+    private volatile int accepts;
     // the passive side: whether the requester will confirm, and what of the two arrived
     private boolean expected;
     private boolean connected;
@@ -55,6 +61,7 @@ final class AcceptConfirmation {
 
     /** The passive side, at the accept: whether the requester ({@code remoteOwnerId}) will confirm; nothing arrived yet. */
     void accepting(int remoteOwnerId) {
+        accepts = accepts + 1; // one writer: the CM lock is held
         expected = remoteOwnerId != 0 && confirms;
         connected = false;
         confirmed = false;
@@ -66,8 +73,20 @@ final class AcceptConfirmation {
         return !expected || confirmed;
     }
 
-    /** The passive side: the confirmation arrived. Whether the connection is established now. */
-    boolean confirmed() {
+    /** The accepts begun so far; read without the lock where a confirmation is read, and handed to {@link #confirmed}. */
+    int accepts() {
+        return accepts;
+    }
+
+    /**
+     * The passive side: the confirmation arrived. Whether the connection is established now.
+     *
+     * @param accept {@link #accepts} when the confirmation was read: one of an earlier accept counts for nothing
+     */
+    boolean confirmed(int accept) {
+        if (accept != accepts) {
+            return false;
+        }
         confirmed = true;
         return connected;
     }

@@ -431,12 +431,17 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         }
     }
 
-    /** Passive side, on the event thread with ia.cmLock held: the requester confirmed the accept. */
-    void confirmedByPeer() {
+    /** The accepts this Endpoint began ({@link AcceptConfirmation#accepts}), read where a confirmation is read, without the lock. */
+    int acceptsBegun() {
+        return confirmation.accepts();
+    }
+
+    /** Passive side, on the event thread with ia.cmLock held: the requester confirmed accept number {@code accept}. */
+    void confirmedByPeer(int accept) {
         if (freed) {
             return;
         }
-        boolean both = confirmation.confirmed();
+        boolean both = confirmation.confirmed(accept);
         if (state == EpState.COMPLETION_PENDING && both) {
             state = EpState.CONNECTED;
             post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);

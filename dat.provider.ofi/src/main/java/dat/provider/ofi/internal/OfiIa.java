@@ -227,7 +227,8 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
      */
     void confirmed(int ownerId) {
         if (owners.get(ownerId) instanceof OfiEp ep) {
-            loop.execute(ep::confirmedByPeer);
+            int accept = ep.acceptsBegun();
+            loop.execute(() -> ep.confirmedByPeer(accept));
         }
     }
 

@@ -13,10 +13,21 @@ class AcceptConfirmationTest {
         assertThat(c.owner()).isEqualTo(7);
         c.accepting(3);
         assertThat(c.connected()).as("FI_CONNECTED alone").isFalse();
-        assertThat(c.confirmed()).as("then the confirmation").isTrue();
+        assertThat(c.confirmed(c.accepts())).as("then the confirmation").isTrue();
         c.accepting(3);
-        assertThat(c.confirmed()).as("the confirmation alone").isFalse();
+        assertThat(c.confirmed(c.accepts())).as("the confirmation alone").isFalse();
         assertThat(c.connected()).as("then FI_CONNECTED").isTrue();
+    }
+
+    @Test
+    void aConfirmationReadUnderAnEarlierAccept_doesNotCountForALaterOne() {
+        AcceptConfirmation c = new AcceptConfirmation(8, 7);
+        c.accepting(3);
+        int first = c.accepts(); // the requester confirmed, then its connection ended
+        c.accepting(4); // the Endpoint, reset, accepts another requester
+        assertThat(c.confirmed(first)).as("the first requester's confirmation").isFalse();
+        assertThat(c.connected()).as("FI_CONNECTED of the second, unconfirmed").isFalse();
+        assertThat(c.confirmed(c.accepts())).as("the second requester's confirmation").isTrue();
     }
 
     @Test
