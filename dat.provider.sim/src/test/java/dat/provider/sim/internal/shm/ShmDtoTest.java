@@ -25,6 +25,8 @@ import dat.provider.sim.internal.core.SimEndpoint;
 import dat.provider.sim.internal.core.SpinLock;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -283,18 +285,28 @@ class ShmDtoTest {
      */
     @Test
     void aPollThatFindsAPostHoldingTheLock_waitsForIt_andTheRecordIsHandled() throws Exception {
+        // the lock held as a post of b's holds it
+        assertWaitsBehindTheLock_andTheRecordIsHandled(session -> ((SimEndpoint) b.ep).acquire(), session -> session.poll(false), "the poll");
+    }
+
+    /**
+     * With a receive posted on b and the lock of b's Endpoint taken by {@code hold}, a's send puts
+     * its record on b's ring; {@code poll} must wait while the lock is held, and the record must
+     * then be delivered.
+     */
+    private void assertWaitsBehindTheLock_andTheRecordIsHandled(Function<ShmSession, SpinLock> hold, Consumer<ShmSession> poll,
+            String what) throws InterruptedException {
         connect();
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 1, 0));
-        SimEndpoint receiver = (SimEndpoint) b.ep;
-        ShmSession session = ((ShmWire) receiver.wire()).session;
-        SpinLock posting = receiver.acquire(); // as a post of b's holds it
+        ShmSession session = ((ShmWire) ((SimEndpoint) b.ep).wire()).session;
+        SpinLock held = hold.apply(session);
         try {
             ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, 0)); // its record is on b's ring when this returns
         } catch (RuntimeException | Error e) {
-            posting.unlock();
+            held.unlock();
             throw e;
         }
-        assertWaitsWhileHeld(posting, () -> session.poll(false), "the poll");
+        assertWaitsWhileHeld(held, () -> poll.accept(session), what);
         assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
         assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
     }
@@ -307,19 +319,7 @@ class ShmDtoTest {
      */
     @Test
     void theLastLookBeforeSleeping_waitsOutAnotherPollersRound_andTheRecordIsHandled() throws Exception {
-        connect();
-        ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 1, 0));
-        ShmSession session = ((ShmWire) ((SimEndpoint) b.ep).wire()).session;
-        SpinLock round = session.holdAsARoundForTest();
-        try {
-            ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 2, 0)); // its record is on b's ring when this returns
-        } catch (RuntimeException | Error e) {
-            round.unlock();
-            throw e;
-        }
-        assertWaitsWhileHeld(round, () -> session.poll(true, true), "the last look");
-        assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
-        assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertWaitsBehindTheLock_andTheRecordIsHandled(ShmSession::holdAsARoundForTest, session -> session.poll(true, true), "the last look");
     }
 
     @Test
