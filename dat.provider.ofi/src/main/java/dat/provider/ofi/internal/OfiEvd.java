@@ -536,6 +536,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
      * ({@code closing}: the CQ closes next, and no receive that took an SRQ buffer may be lost).
      */
     void drainForTeardown(CompletionQueue queue, boolean closing) {
+        int kept = 0;
         lock.lock();
         try {
             if (cq != null && !freed) {
@@ -543,14 +544,16 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                 while (discarding && take(pollScratch)) {
                     pollScratch.clear();
                 }
-                for (DatEvent kept = new DatEvent(); closing && queue.take(kept, this); kept.clear()) {
-                    postEventLocked(kept);
+                for (DatEvent e = new DatEvent(); closing && queue.take(e, this); e.clear(), kept++) {
+                    postEventLocked(e);
                 }
             }
         } finally {
             lock.unlock();
         }
-        signal();
+        if (kept > 0) {
+            signal();
+        }
     }
 
     /** An SRQ Endpoint's CQ joins this, its receive EVD. */
@@ -653,7 +656,6 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
     @Override
     public void resize(int minQlen) {
         checkOpen();
-        boolean grown;
         lock.lock();
         try {
             if (minQlen < 1 || minQlen > ia.limits.maxEvdQlen()) {
@@ -663,13 +665,12 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             if (minQlen < queued) {
                 throw Codes.invalidState(DatReturn.NO_SUBTYPE, "more events are queued than fit in " + minQlen);
             }
-            grown = cq != null && cq.resize(minQlen);
+            if (cq != null && cq.resize(minQlen)) {
+                unstalled(); // the event thread reads the CQ again
+            }
             qlen = minQlen;
         } finally {
             lock.unlock();
-        }
-        if (grown) {
-            unstalled();
         }
     }
 
@@ -743,8 +744,9 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
      * Closes the CQ and aborts a waiter; idempotent.
      *
      * @param keepEvents the provider is going away (the hot swap): the completions and events
-     *     queued are kept in Java, and {@code dat_evd_dequeue} hands them out before it answers
-     *     {@code DAT_INVALID_HANDLE}, so that the consumer sees every posted DTO's fate
+     *     queued are kept in Java, the completions ahead (the teardown's flushes came after them),
+     *     and {@code dat_evd_dequeue} hands them out before it answers {@code DAT_INVALID_HANDLE}, so
+     *     that the consumer sees every posted DTO's fate
      */
     void destroy(boolean keepEvents) {
         lock.lock();
@@ -753,7 +755,6 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                 return;
             }
             if (keepEvents && cq != null && !discarding) {
-                // the completions read go ahead of the events: the teardown's flushes came after them
                 DatEvent[] later = newEvents(eventCount);
                 for (int i = 0; eventCount > 0; i++, eventCount--, eventHead = (eventHead + 1) % events.length) {
                     later[i].copyFrom(events[eventHead]);
