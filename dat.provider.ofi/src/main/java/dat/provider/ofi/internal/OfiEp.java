@@ -170,7 +170,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
     @Override
     public int postRdmaWrite(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        if (remoteBuffer == null || remoteBuffer.segmentLength() < 0) {
+        if (!isRemoteBuffer(remoteBuffer)) {
             return Codes.invalidParameter(DatReturn.INVALID_ARG5);
         }
         return postRequest(WorkSlots.RDMA_WRITE, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0);
@@ -179,10 +179,15 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
     @Override
     public int postRdmaRead(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        if (remoteBuffer == null || remoteBuffer.segmentLength() < 0) {
+        if (!isRemoteBuffer(remoteBuffer)) {
             return Codes.invalidParameter(DatReturn.INVALID_ARG5);
         }
         return postRequest(WorkSlots.RDMA_READ, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0);
+    }
+
+    /** A remote buffer a post may name: given, and of a length no less than 0 (dat_ep_post_rdma_write(3DAT): DAT_INVALID_PARAMETER). */
+    static boolean isRemoteBuffer(RmrTriplet remote) {
+        return remote != null && remote.segmentLength() >= 0;
     }
 
     int postRequest(byte kind, int numSegments, LmrTriplet[] iov, long cookie, RmrTriplet remote, int completionFlags,

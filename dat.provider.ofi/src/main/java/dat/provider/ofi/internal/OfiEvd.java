@@ -755,16 +755,16 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                 return;
             }
             if (keepEvents && cq != null && !discarding) {
-                DatEvent[] later = newEvents(eventCount);
-                for (int i = 0; eventCount > 0; i++, eventCount--, eventHead = (eventHead + 1) % events.length) {
-                    later[i].copyFrom(events[eventHead]);
-                    events[eventHead].clear();
-                }
+                DatEvent[] later = events;
+                int laterHead = eventHead;
+                int laterCount = eventCount;
+                events = newEvents(later.length);
+                eventHead = eventCount = 0;
                 for (DatEvent next = new DatEvent(); takeCompletion(next); next.clear()) {
                     postEventLocked(next);
                 }
-                for (DatEvent e : later) {
-                    postEventLocked(e);
+                for (int i = 0; i < laterCount; i++) {
+                    postEventLocked(later[(laterHead + i) % later.length]);
                 }
             }
             keptAfterFailure = keepEvents;
