@@ -176,6 +176,13 @@ class CliTest {
         clean(filter);
         usageError(filter, "test");
         assertThat(filter.err()).contains("--filter '(' is not a regular expression");
+
+        // the report's file is checked before the suite runs, not when it is written after it
+        Path notADirectory = Files.writeString(dir.resolve("plain-file"), "");
+        Result xml = dat(SHORT, "test", "sim0", "--xml", notADirectory.resolve("reports/r.xml").toString());
+        clean(xml);
+        usageError(xml, "test");
+        assertThat(xml.err()).contains(notADirectory + " is not a directory");
     }
 
     @Test
@@ -290,6 +297,21 @@ class CliTest {
         clean(both);
         usageError(both, "stats");
         kill(agent);
+    }
+
+    @Test
+    @Timeout(300)
+    void statsRefusesAProcessIdOrJmxUrlThatCannotBeOne() throws Exception {
+        for (String pid : List.of("-1", "0", "99999999999", "x")) {
+            Result r = dat(SHORT, "stats", "--pid", pid);
+            clean(r);
+            usageError(r, "stats");
+            assertThat(r.err()).contains("needs a process id", "'" + pid + "'");
+        }
+        Result url = dat(SHORT, "stats", "--jmx", "notaurl");
+        clean(url);
+        usageError(url, "stats");
+        assertThat(url.err()).contains("needs a JMX service URL", "'notaurl'");
     }
 
     // ---- the shell ----------------------------------------------------------------------------------

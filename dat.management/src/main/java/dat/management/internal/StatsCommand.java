@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dat.management.IaStatisticsMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.net.MalformedURLException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -18,6 +19,7 @@ import javax.management.JMX;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXServiceURL;
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
@@ -73,12 +75,42 @@ public final class StatsCommand {
 
     /** Where the IAs are: another JVM, by process id or JMX service URL. */
     static final class Target {
-        @Option(names = "--pid", paramLabel = "PID", description = "the process id of a running JVM with DAT (the JDK's attach"
-                + " mechanism starts its local JMX agent)")
+        @Option(names = "--pid", paramLabel = "PID", converter = ProcessId.class, description = "the process id of a running JVM"
+                + " with DAT (the JDK's attach mechanism starts its local JMX agent)")
         Long pid;
-        @Option(names = "--jmx", paramLabel = "URL", description = "the JMX service URL of a running JVM with DAT, e.g."
-                + " service:jmx:rmi:///jndi/rmi://HOST:PORT/jmxrmi")
+        @Option(names = "--jmx", paramLabel = "URL", converter = ServiceUrl.class, description = "the JMX service URL of a running"
+                + " JVM with DAT, e.g. service:jmx:rmi:///jndi/rmi://HOST:PORT/jmxrmi")
         String url;
+    }
+
+    /** A process id: a positive number a process of this host may have (Linux's are at most 2^22). */
+    static final class ProcessId implements CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String text) {
+            try {
+                long pid = Long.parseLong(text.strip());
+                if (pid > 0 && pid <= Integer.MAX_VALUE) {
+                    return pid;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new CommandLine.TypeConversionException("needs a process id, a positive number, not '" + text + "'");
+        }
+    }
+
+    /** A JMX service URL, checked as {@link JMXServiceURL} reads it. */
+    static final class ServiceUrl implements CommandLine.ITypeConverter<String> {
+        @Override
+        public String convert(String text) {
+            try {
+                new JMXServiceURL(text);
+                return text;
+            } catch (MalformedURLException e) {
+                throw new CommandLine.TypeConversionException("needs a JMX service URL such as"
+                        + " service:jmx:rmi:///jndi/rmi://HOST:PORT/jmxrmi, not '" + text + "' (" + e.getMessage() + ")");
+            }
+        }
     }
 
     /**

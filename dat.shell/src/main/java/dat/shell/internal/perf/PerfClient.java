@@ -141,6 +141,8 @@ final class PerfClient {
                     if (streams[4] != null) {
                         add(StreamRounds.besideCopy(size, streams[1], streams[4]));
                     }
+                } else {
+                    out.printf("(bandwidth of %d B not measured: the IA's largest RDMA is %d B)%n", size, limits.maxRdmaSize());
                 }
             }
             add(connectionRate());

@@ -45,6 +45,12 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
 
     /** The most {@code --rounds}: a round of the default 200 ms then lasts 2 ms, a couple of 4 MiB writes. */
     static final int MAX_ROUNDS = 100;
+    /** The largest bandwidth size: half the benchmark's buffer of 16 MiB (a client's writes land in half the server's). */
+    static final long MAX_BANDWIDTH_SIZE = 8L << 20;
+    /** The largest latency size: in one JVM each side's outbox, inbox and receive lie a quarter of the buffer apart. */
+    static final long MAX_LATENCY_SIZE = 4L << 20;
+    /** The most round trips of a latency point: each one's time is kept (8 bytes, in a few copies). */
+    static final int MAX_ITERATIONS = 10_000_000;
 
     /** The options that say what to measure: the client's, or a one-process run's; not the server's. */
     private static final Set<String> MEASURING = Set.of("--quick", "--sizes", "--latency-sizes", "--iterations", "--time", "--rounds",
@@ -65,13 +71,14 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         @Option(names = "--quick", description = "a short run: fewer sizes, shorter measurements and warm-ups")
         boolean quick;
         @Option(names = "--sizes", paramLabel = "SIZE", split = ",", converter = Size.class,
-                description = "bandwidth sizes, e.g. 64,4K,1M (default 64 B to 4 MiB by powers of 4)")
+                description = "bandwidth sizes, e.g. 64,4K,1M (default 64 B to 4 MiB by powers of 4; at most 8M, half the benchmark's"
+                        + " buffer)")
         List<Long> sizes;
         @Option(names = "--latency-sizes", paramLabel = "SIZE", split = ",", converter = Size.class,
-                description = "latency sizes (default 8,64,512,4K,32K)")
+                description = "latency sizes (default 8,64,512,4K,32K; at most 4M, a quarter of the benchmark's buffer)")
         List<Long> latencySizes;
         @Option(names = "--iterations", paramLabel = "N", converter = Positive.class,
-                description = "round trips per latency point (default 20000)")
+                description = "round trips per latency point (default 20000, at most 10000000)")
         Integer iterations;
         @Option(names = "--time", paramLabel = "MS", converter = Positive.class, description = "measuring time per bandwidth point in ms"
                 + " (default 200; with --client, that long for each of DAT and NIO, split into --rounds alternating rounds,"
@@ -90,8 +97,9 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
                 + " (default 128, as perftest's ib_write_bw; not an option of --server)")
         Integer depth;
         @Option(names = "--connections", paramLabel = "N", converter = Positive.class,
-                description = "connections for the setup rate (default 200), timed in four batches after a warm-up of as many, 2 s"
-                        + " at least, and (unless --quick) until the JIT settled, 12 s at most")
+                description = "connections for the setup rate (default 200), timed in four batches after a warm-up: in one JVM of a"
+                        + " quarter as many; with --client of as many, 2 s at least, and (unless --quick) until the JIT settled, 12 s"
+                        + " at most")
         Integer connections;
         @Option(names = "--json", paramLabel = "FILE", description = "write the figures as JSON")
         Path json;
@@ -112,6 +120,18 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         Integer nioPort;
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
         boolean help;
+    }
+
+    /** Every size given for {@code option} is at most {@code max}. */
+    private static void checkAtMost(CommandLine cli, String option, List<Long> sizes, long max) {
+        if (sizes == null) {
+            return;
+        }
+        for (long size : sizes) {
+            if (size > max) {
+                throw Cli.error(cli, option + " takes sizes of at most " + (max >> 20) + "M (the benchmark's buffers), not " + size);
+            }
+        }
     }
 
     /**
@@ -165,6 +185,11 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         }
         if (a.qualifier != null && !a.server && a.client == null) {
             throw Cli.error(cli, "--qualifier is an option of --server and --client: a run in one JVM uses a PSP of its own");
+        }
+        checkAtMost(cli, "--sizes", a.sizes, MAX_BANDWIDTH_SIZE);
+        checkAtMost(cli, "--latency-sizes", a.latencySizes, MAX_LATENCY_SIZE);
+        if (a.iterations != null && a.iterations > MAX_ITERATIONS) {
+            throw Cli.error(cli, "--iterations takes at most " + MAX_ITERATIONS + " (each round trip's time is kept), not " + a.iterations);
         }
         Cli.checkOutput(cli, "--json", a.json);
         Cli.checkOutput(cli, "--plot", a.plot);
@@ -274,11 +299,11 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
                 text = text.substring(0, text.length() - 1);
             }
             try {
-                long size = Long.parseLong(text) * unit;
+                long size = Math.multiplyExact(Long.parseLong(text), unit);
                 if (size > 0) {
                     return size;
                 }
-            } catch (NumberFormatException e) {
+            } catch (NumberFormatException | ArithmeticException e) {
                 // reported below
             }
             throw new TypeConversionException("not a size: '" + item + "' (use e.g. 64, 4K, 1M)");

@@ -243,7 +243,8 @@ final class PerfRunner {
         pair.memoryA.asSlice(inbox, size).fill((byte) 0);
         pair.memoryB.asSlice(inbox, size).fill((byte) 0);
         if (!rdmaWrite) {
-            for (int i = 0; i < pair.depth / 2; i++) {
+            // half the queue each side, one at least: a side reposts only once one of its receives completed
+            for (int i = 0; i < Math.max(1, pair.depth / 2); i++) {
                 Spin.check(pair.epA.postRecv(1, recvA, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
                 Spin.check(pair.epB.postRecv(1, recvB, 0, CompletionFlags.DEFAULT), "dat_ep_post_recv");
             }

@@ -308,7 +308,11 @@ final class PerfServer implements AutoCloseable {
         return limits.iaAddress();
     }
 
-    /** Serves until the calling thread is interrupted. */
+    /**
+     * Serves until the calling thread is interrupted.
+     *
+     * @throws IllegalStateException when the IA fails under it (its provider stopped, say): the command failed
+     */
     void serve() {
         Thread baseline = Thread.ofPlatform().daemon().name("dat-perf-server-nio").start(this::serveNio);
         DatEvent event = new DatEvent();
@@ -321,8 +325,7 @@ final class PerfServer implements AutoCloseable {
                     if (DatReturn.typeOf(code) == DatReturn.INTERRUPTED_CALL) {
                         return;
                     }
-                    out.println("dat perf --server: waiting for connection requests: " + DatReturn.describe(code));
-                    return;
+                    throw new IllegalStateException("waiting for connection requests: " + DatReturn.describe(code));
                 }
             }
         } finally {

@@ -91,6 +91,31 @@ class PerfClientServerTest {
         }
     }
 
+    @Test
+    void aServerWhoseIaFailsUnderIt_failsWithTheReason(@TempDir Path dir) throws Exception {
+        SimIaFactory sim = new SimIaFactory();
+        try (StandaloneRegistry registry = registry(dir, sim)) {
+            ByteArrayOutputStream text = new ByteArrayOutputStream();
+            PrintStream out = new PrintStream(text, true, StandardCharsets.UTF_8);
+            try (PerfServer server = new PerfServer(registry.openIa("tcpB"), out, PerfServer.QUALIFIER, 0)) {
+                java.util.concurrent.CompletableFuture<Throwable> ended = new java.util.concurrent.CompletableFuture<>();
+                Thread serving = Thread.ofPlatform().start(() -> {
+                    try {
+                        server.serve();
+                        ended.complete(null);
+                    } catch (Throwable e) {
+                        ended.complete(e);
+                    }
+                });
+                sim.close(); // the provider stops under the serving IA, as a bundle stop would
+                Throwable failure = ended.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                serving.join();
+                assertThat(failure).as("what serve() ended with; it printed: " + text).isInstanceOf(IllegalStateException.class)
+                        .hasMessageStartingWith("waiting for connection requests: DAT_");
+            }
+        }
+    }
+
     private static void run(StandaloneRegistry registry) throws Exception {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);

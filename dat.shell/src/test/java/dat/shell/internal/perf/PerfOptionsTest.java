@@ -47,6 +47,31 @@ class PerfOptionsTest {
     }
 
     @Test
+    void sizesBeyondTheBenchmarksBuffers_andOverflowingOnes_areUsageErrors() {
+        assertThat(PerfOptions.parse(List.of("--sizes", "8M", "--latency-sizes", "4M"), "sim0").bandwidthSizes()).containsExactly(8L << 20);
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--sizes", "64,9M"), "sim0")).isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("--sizes takes sizes of at most 8M");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--latency-sizes", "5M"), "sim0"))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("--latency-sizes takes sizes of at most 4M");
+        // 2^54 + 1 KiB units wrap to 1 KiB in a plain multiplication
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--sizes", "18014398509481985K"), "sim0"))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("not a size: '18014398509481985K'");
+        assertThat(PerfOptions.usage().replaceAll("\\s+", " ")).contains("at most 8M", "at most 4M", "at most 10000000");
+    }
+
+    @Test
+    void iterationsBeyondTheSamplesKept_areAUsageError() {
+        assertThat(PerfOptions.parse(List.of("--iterations", "10000000"), "sim0").latencyIterations()).isEqualTo(10_000_000);
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--iterations", "2147483647"), "sim0"))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("--iterations takes at most 10000000");
+    }
+
+    @Test
+    void theUsageSaysHowEachKindOfRunWarmsTheConnectionsUp() {
+        assertThat(PerfOptions.usage().replaceAll("\\s+", " ")).contains("in one JVM of a quarter as many; with --client of as many");
+    }
+
+    @Test
     void theDepthReachesAClient_andTheUsageSaysWhereItApplies() {
         assertThat(PerfOptions.parse(List.of("tcpA", "--client", "127.0.0.1:7700"), "sim0").depth()).isEqualTo(PerfServer.CLIENT_DEPTH);
         assertThat(PerfOptions.parse(List.of("sim0"), "sim0").depth()).isEqualTo(PerfServer.DEFAULT_DEPTH);

@@ -154,9 +154,6 @@ public final class TestCommand {
             out.println(line);
             out.flush();
         });
-        if (options.xml != null) {
-            writeXml(options.xml, "dat test " + String.join(" ", args), report);
-        }
         out.println();
         out.print(report.table());
         if (options.peer != null) {
@@ -172,6 +169,9 @@ public final class TestCommand {
             out.print(report.failureReport());
         }
         out.flush();
+        if (options.xml != null) { // after the report, which a file that cannot be written then does not take along
+            writeXml(options.xml, "dat test " + String.join(" ", args), report);
+        }
         if (!report.failures().isEmpty()) {
             throw new IllegalStateException(report.failures().size() + " conformance test run(s) failed");
         }
@@ -196,13 +196,32 @@ public final class TestCommand {
                     + e.getDescription() + (e.getIndex() >= 0 ? " at index " + e.getIndex() : ""));
         }
         if (options.xml != null) {
-            Path file = options.xml.toAbsolutePath();
-            Path directory = file.getParent();
-            if (directory != null && Files.exists(directory) && !Files.isDirectory(directory) || Files.isDirectory(file)
-                    || Files.exists(file) && !Files.isWritable(file)) {
-                throw new CommandLine.ParameterException(cli, "--xml " + options.xml + ": cannot be written");
+            String problem = xmlProblem(options.xml.toAbsolutePath());
+            if (problem != null) {
+                throw new CommandLine.ParameterException(cli, "--xml " + options.xml + ": " + problem);
             }
         }
+    }
+
+    /**
+     * Why the report could not be written to {@code file}, or {@code null}: the file is written after
+     * the run, its missing directories made then, so the first directory that exists must take them.
+     */
+    static String xmlProblem(Path file) {
+        if (Files.isDirectory(file)) {
+            return "is a directory";
+        }
+        if (Files.exists(file)) {
+            return Files.isRegularFile(file) && Files.isWritable(file) ? null : "cannot be written";
+        }
+        Path existing = file.getParent();
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null || !Files.isDirectory(existing)) {
+            return (existing == null ? "no directory of it exists" : existing + " is not a directory");
+        }
+        return Files.isWritable(existing) ? null : "the directory " + existing + " cannot be written";
     }
 
     private static InetSocketAddress address(CommandLine cli, String text, String option, boolean anyPort) {
@@ -284,7 +303,7 @@ public final class TestCommand {
             }
             java.nio.file.Files.writeString(file, text);
         } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("writing " + file, e);
+            throw new java.io.UncheckedIOException("writing " + file + ": " + e, e);
         }
     }
 
