@@ -375,6 +375,21 @@ class SrqTest {
     }
 
     @ConformanceTest
+    @DisplayName("dat_srq_create(3DAT) DAT_SUCCESS: a low watermark other than DAT_SRQ_LW_DEFAULT raises the event at once, the new SRQ"
+            + " holding no receive")
+    void lowWatermarkAtCreate(IaUnderTest t) {
+        t.requireSupported(t.provider().srqWatermarksSupported() != 0, "SRQ watermarks (srq_watermarks_supported is 0)");
+        EventDispatcher async = t.ia().query().asyncEvd();
+        SharedReceiveQueue srq = t.ia().createSharedReceiveQueue(t.pz(),
+                SrqAttributes.builder().maxRecvDtos(4).maxRecvIov(1).lowWatermark(2).build());
+        DatEvent event = t.event(async, "the low watermark event of an SRQ created with low_watermark 2");
+        assertThat(event.asyncHandle()).as(t.at("the handle of the low watermark event")).isSameAs(srq);
+        assertThat(event.asyncReason()).as(t.at("the reason of the event")).isEqualTo(AsyncErrorReason.SRQ_LOW_WATERMARK_EVENT);
+        assertThat(srq.query().lowWatermark()).as(t.at("low_watermark of the new SRQ")).isEqualTo(2);
+        t.noEvent(async, "a second low watermark event for the one setting");
+    }
+
+    @ConformanceTest
     @DisplayName("dat_srq_set_lw(3DAT) DAT_INVALID_PARAMETER: the low watermark exceeds max_recv_dtos")
     void lowWatermarkTooHigh(IaUnderTest t) {
         t.requireSrq();

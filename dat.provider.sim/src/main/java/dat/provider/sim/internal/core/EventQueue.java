@@ -7,6 +7,8 @@ import dat.api.ext.IbExtension;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The queue of an EVD: a ring of compact event records with many producers (threads completing
@@ -370,6 +372,47 @@ final class EventQueue {
             return looked;
         } finally {
             producers.unlock();
+        }
+    }
+
+    /**
+     * The EVD is freed: the events queued are lost (dat_evd_free(3DAT)), and what a dequeue would
+     * have given back of theirs goes back now: an Endpoint's own receive slot, an SRQ buffer that
+     * would otherwise count as outstanding for good. The records let go of their objects. The
+     * caller marked the EVD freed first, so a producer that claims after this loses its event.
+     */
+    void discard() {
+        List<SimSrq> buffers = new ArrayList<>();
+        producers.lock();
+        consumers.lock();
+        try {
+            Ring r = ring;
+            long h = (long) HEAD.getOpaque(this);
+            long t = (long) TAIL.getOpaque(this);
+            for (long s = h; s < t; s++) {
+                int i = r.index(s);
+                long kind = r.words[i * WORDS + KIND];
+                int number = (int) (kind >>> 32);
+                if (number == EventNumber.DTO_COMPLETION_EVENT || number == IbExtension.IB_DTO_EVENT) {
+                    SimEndpoint ep = (SimEndpoint) r.refs[2 * i];
+                    if ((kind & OWN_RECEIVE) != 0 && ep != null) {
+                        ep.receives.reaped();
+                    }
+                    if (r.refs[2 * i + 1] != null) {
+                        buffers.add((SimSrq) r.refs[2 * i + 1]);
+                    }
+                }
+                r.refs[2 * i] = null;
+                r.refs[2 * i + 1] = null;
+                r.addresses[i] = null;
+            }
+            HEAD.setRelease(this, t);
+        } finally {
+            consumers.unlock();
+            producers.unlock();
+        }
+        for (SimSrq srq : buffers) {
+            srq.reaped();
         }
     }
 

@@ -31,7 +31,7 @@ import java.util.concurrent.locks.LockSupport;
  * slow its producers down. Nothing here allocates per event.
  *
  * <p>A full queue loses the event and reports {@link EventNumber#ASYNC_ERROR_EVD_OVERFLOW} on the
- * IA's async EVD (once per overflow, until the queue has room again); software events on a full
+ * IA's async EVD (once per overflow: until an event finds room again); software events on a full
  * queue fail with {@link DatReturn#QUEUE_FULL} instead (dat_evd_post_se(3DAT)).
  */
 public final class SimEvd extends SimHandle implements EventDispatcher {
@@ -67,7 +67,10 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
     private volatile WaitDriver driver;
     /** The driver the waiter drives now: a post from another thread wakes it there. */
     private volatile WaitDriver drivenBy;
-    /** An overflow was reported and the queue had no room since (set by producers, cleared by the consumer). */
+    /**
+     * An overflow was reported and no event found room since: set and cleared by producers, under
+     * their lock, so a loss right after a dequeue made room is reported.
+     */
     private volatile boolean overflowReported;
     /** Endpoints, Service Points and IAs that send events here: dat_evd_free(3DAT) refuses while any. */
     final AtomicInteger feeders = new AtomicInteger();
@@ -181,6 +184,15 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         int i = queue.claim();
         if (i < 0) {
             overflowUnlock(srq);
+            return -1;
+        }
+        if (freed) { // freed since the look above: the free's discard took the lock before this claim, and saw no event
+            queue.unlockProducers();
+            lost(srq);
+            return -1;
+        }
+        if (overflowReported) {
+            overflowReported = false; // an event found room again: the next loss is a new overflow
         }
         return i;
     }
@@ -193,7 +205,9 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
      */
     private void publish(int i, int number, boolean notify) {
         queue.publish(i, number, notify);
-        Thread w = notify ? waiter : null;
+        // a waiter an unwaitable EVD still holds is leaving (dat_evd_set_unwaitable woke it): the
+        // event is for the CNO, which events after the set still trigger (dat_evd_set_unwaitable(3DAT))
+        Thread w = notify && waitable ? waiter : null;
         boolean met = w != null && queue.count() >= waitThreshold;
         queue.unlockProducers();
         if (!notify) {
@@ -371,13 +385,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
 
     /** Moves the first event into {@code event}; {@code false} if the queue was empty. */
     private boolean take(DatEvent event) {
-        if (!queue.take(this, event)) {
-            return false;
-        }
-        if (overflowReported) {
-            overflowReported = false; // room again: the next loss is a new overflow
-        }
-        return true;
+        return queue.take(this, event);
     }
 
     @Override
@@ -604,9 +612,6 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if (n < 0) {
             throw invalidState(DatReturn.NO_SUBTYPE, count() + " events are queued, more than " + minQlen + " (dat_evd_resize(3DAT))");
         }
-        if (n < minQlen) {
-            overflowReported = false; // room again: the next loss is a new overflow
-        }
     }
 
     @Override
@@ -686,6 +691,8 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
         if (c != null) {
             c.detach(true);
         }
+        // the events still queued are lost (dat_evd_free(3DAT)): what a dequeue would give back of theirs goes back now
+        queue.discard();
         wakeAll();
         ia.statistics.retire(counters, () -> ia.evds.remove(this));
         ia.adapter.evds.decrementAndGet();

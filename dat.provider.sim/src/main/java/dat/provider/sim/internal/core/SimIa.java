@@ -664,9 +664,12 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
         if (!Adapter.reserve(adapter.srqs, l.maxSrqs())) {
             throw insufficient(DatReturn.RESOURCE_SRQ, "max_srqs " + l.maxSrqs() + " reached");
         }
-        SimSrq srq = new SimSrq(this, p, attributes.maxRecvDtos(),
-                attributes.maxRecvIov() == 0 ? l.defaultIov() : attributes.maxRecvIov(), attributes.lowWatermark());
+        SimSrq srq = new SimSrq(this, p, attributes.maxRecvDtos(), attributes.maxRecvIov() == 0 ? l.defaultIov() : attributes.maxRecvIov());
         srqs.add(srq);
+        if (attributes.lowWatermark() > 0) {
+            // as dat_srq_set_lw: the new SRQ holds no receive, so the event comes now (dat_srq_create(3DAT))
+            srq.setLowWatermark(attributes.lowWatermark());
+        }
         return srq;
     }
 

@@ -44,7 +44,8 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
     private volatile boolean lowWatermarkArmed;
     private volatile SimEndpoint[] attached = new SimEndpoint[0];
 
-    SimSrq(SimIa ia, SimPz pz, int maxRecvDtos, int maxRecvIov, int lowWatermark) {
+    /** An SRQ without a low watermark; {@link SimIa} sets the one it was created with ({@link #setLowWatermark}). */
+    SimSrq(SimIa ia, SimPz pz, int maxRecvDtos, int maxRecvIov) {
         super(HandleType.SRQ, DatReturn.INVALID_HANDLE_SRQ);
         this.ia = ia;
         this.pz = pz;
@@ -52,8 +53,6 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
         this.ring = newRing(maxRecvDtos, maxRecvIov);
         this.mask = ring.length - 1;
         this.maxRecvDtos = maxRecvDtos;
-        this.lowWatermark = lowWatermark;
-        this.lowWatermarkArmed = lowWatermark > 0;
         pz.users.incrementAndGet();
     }
 

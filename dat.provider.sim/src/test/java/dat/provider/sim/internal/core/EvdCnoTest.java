@@ -445,6 +445,37 @@ class EvdCnoTest {
         throwsCode(() -> evd.modifyCno(freed), DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_CNO);
     }
 
+    /**
+     * dat_evd_set_unwaitable(3DAT): events arriving after the set still trigger the CNO, also while
+     * the waiter it woke has not left yet (twenty rounds: an event posted at once after the set
+     * finds that waiter still registered in nearly every one).
+     */
+    @Test
+    void anEventRightAfterSetUnwaitable_triggersTheCno_whileTheWokenWaiterIsLeaving() throws Exception {
+        ConsumerNotificationObject cno = ia.createNotificationObject(null);
+        EventDispatcher evd = ia.createEventDispatcher(4, cno, EvdFlags.SOFTWARE);
+        for (int round = 0; round < 20; round++) {
+            AtomicInteger rc = new AtomicInteger(-1);
+            Thread waiter = Thread.ofPlatform().start(() -> rc.set(evd.await(DatConstants.TIMEOUT_INFINITE, 1, new DatEvent())));
+            try {
+                waitForWaiter(evd);
+                while (waiter.getState() != Thread.State.WAITING) { // parked
+                    Thread.onSpinWait();
+                }
+                evd.setUnwaitable();
+                ok(evd.postSoftwareEvent(round));
+                assertThat(cno.await(Fabric.WAIT)).as("the CNO of the event of round %d", round).isSameAs(evd);
+                waiter.join(5000);
+                isType(rc.get(), DatReturn.INVALID_STATE);
+                ok(evd.dequeue(event));
+                assertThat(event.softwarePointer()).isEqualTo(round);
+                evd.clearUnwaitable();
+            } finally {
+                waiter.interrupt();
+            }
+        }
+    }
+
     @Test
     void dat_cno_create_INSUFFICIENT_RESOURCES_and_INVALID_HANDLE() {
         InterfaceAdapter small = f.factory.openIa(new IaOpenRequest("simC", 8, null, "max_cnos=1"));

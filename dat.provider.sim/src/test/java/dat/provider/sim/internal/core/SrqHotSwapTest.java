@@ -280,6 +280,35 @@ class SrqHotSwapTest {
     }
 
     /**
+     * dat_evd_free(3DAT) loses the events queued: the SRQ buffers of the receive completions among
+     * them stop counting as outstanding, or the SRQ would refuse posts and resizes for them for good.
+     */
+    @Test
+    void aRecvEvdFreedWithCompletionsQueued_givesTheirSrqBuffersBack() {
+        try (Fabric f = new Fabric()) {
+            Fabric.Side a = f.new Side("sim0", null, 4096);
+            Fabric.Side b = f.new Side("sim1", null, 4096);
+            SharedReceiveQueue srq = b.ia.createSharedReceiveQueue(b.pz, SrqAttributes.builder().maxRecvDtos(2).build());
+            EventDispatcher held = b.ia.createEventDispatcher(4, null, EvdFlags.DTO);
+            Endpoint onSrq = b.ia.createEndpointWithSrq(b.pz, held, b.reqEvd, b.connEvd, srq, EpAttributes.providerDefaults());
+            establish(a, b, onSrq);
+            ok(srq.postRecv(0, null, 1));
+            ok(srq.postRecv(0, null, 2));
+            ok(a.ep.postSend(0, null, 11, 0));
+            ok(a.ep.postSend(0, null, 12, 0));
+            a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+            a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+            assertThat(srq.query().outstandingDtoCount()).as("two completions queued, not dequeued").isEqualTo(2);
+            onSrq.close();
+            held.close();
+            assertThat(srq.query().outstandingDtoCount()).isZero();
+            ok(srq.postRecv(0, null, 3));
+            ok(srq.postRecv(0, null, 4));
+            srq.resize(4);
+        }
+    }
+
+    /**
      * dat_ep_modify(3DAT) of srq_soft_hw sets the soft high watermark that is armed, not only the
      * value dat_ep_query reports: set to 0 before connecting, the first SRQ buffer the Endpoint
      * takes raises the event.
