@@ -229,7 +229,8 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
             // twice the request DTOs: a bind of a bound type 2 window takes two work requests (invalidate, bind)
             init.set(JAVA_INT, Structs.QP_INIT_MAX_SEND_WR, Math.min(ia.maxQpWr, 2 * attributes.maxRequestDtos()));
             init.set(JAVA_INT, Structs.QP_INIT_MAX_RECV_WR, srq != null ? 0 : attributes.maxRecvDtos());
-            init.set(JAVA_INT, Structs.QP_INIT_MAX_SEND_SGE, Math.max(attributes.maxRequestIov(), attributes.maxRdmaReadIov()));
+            init.set(JAVA_INT, Structs.QP_INIT_MAX_SEND_SGE,
+                    Math.max(attributes.maxRequestIov(), Math.max(attributes.maxRdmaReadIov(), attributes.maxRdmaWriteIov())));
             init.set(JAVA_INT, Structs.QP_INIT_MAX_RECV_SGE, srq != null ? 0 : attributes.maxRecvIov());
             init.set(JAVA_INT, Structs.QP_INIT_QP_TYPE, IBV_QPT_RC);
             init.set(JAVA_INT, Structs.QP_INIT_SQ_SIG_ALL, 0);
@@ -384,8 +385,38 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
                 return;
             }
             for (int i = 0; i < n; i++) {
-                long wrId = wc.get(JAVA_LONG, i * Structs.IBV_WC.byteSize() + Structs.WC_WR_ID);
-                (WorkSlots.isRecv(wrId) ? recvSlots : sendSlots).release(WorkSlots.slot(wrId));
+                long entry = i * Structs.IBV_WC.byteSize();
+                reapDiscarded(wc.get(JAVA_LONG, entry + Structs.WC_WR_ID), wc.get(JAVA_INT, entry + Structs.WC_STATUS) == 0);
+            }
+        }
+    }
+
+    /**
+     * What a request EVD's reaping would do for a completion, without its event: the slot of its
+     * owner comes back (this Endpoint's queues, or the SRQ whose buffer a receive took, whose
+     * wr_id names the SRQ), an SRQ buffer stops counting, a bind's window learns its outcome.
+     */
+    private void reapDiscarded(long wrId, boolean success) {
+        Object owner = ia.owner((int) (wrId >>> 32));
+        WorkSlots slots;
+        if (owner instanceof VerbsEp e) {
+            slots = WorkSlots.isRecv(wrId) ? e.recvSlots : e.sendSlots;
+        } else if (owner instanceof VerbsSrq srq) {
+            slots = srq.slots;
+        } else {
+            return; // an owner freed since: its slots went with it
+        }
+        int slot = WorkSlots.slot(wrId);
+        if (slot < 0 || slot >= slots.capacity()) {
+            return;
+        }
+        Object ref = slots.refs[slot];
+        if (slots.release(slot)) {
+            if (owner instanceof VerbsSrq srq) {
+                srq.consumed();
+            }
+            if (ref instanceof VerbsRmr.BindOp bind) {
+                bind.completed(success);
             }
         }
     }

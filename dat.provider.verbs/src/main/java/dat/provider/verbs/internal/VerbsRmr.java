@@ -56,7 +56,7 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
     final MemorySegment bindFn;
     private final MemorySegment deallocFn;
     private final int type;
-    // guarded by this
+    // guarded by this (boundMr's writes also by completions)
     private int key;
     private boolean valid;
     private LmrTriplet boundSegment = new LmrTriplet(0, 0, 0);
@@ -65,6 +65,13 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
     /** The LMR the window is bound to, or {@code null}. */
     private VerbsLmr boundLmr;
     private int boundPrivileges;
+    /**
+     * Guards what a bind's completion changes ({@link #inFlight}, {@link #exactMrs}, and
+     * {@link #boundMr}'s writes): the completion comes from a request EVD's reader, which holds
+     * the EVD's lock, while a post holds this window's monitor and may take that lock
+     * ({@link EpRequests#postBind}); this lock is taken last and nothing is taken under it.
+     */
+    private final Object completions = new Object();
     private int inFlight;
     /** The MRs of exact-range binds this window still holds: deregistered when moved off, or at free. */
     private final List<MemorySegment> exactMrs = new ArrayList<>();
@@ -216,24 +223,32 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
             target = boundMr; // a type 1 unbind binds length 0, still naming an MR of the PD
         }
         int newKey = length > 0 ? nextKey(key) : key;
-        MemorySegment replaced = exactMrs.isEmpty() ? MemorySegment.NULL : exactMrs.getLast();
+        MemorySegment replaced;
+        MemorySegment wasBound = boundMr;
+        synchronized (completions) {
+            replaced = exactMrs.isEmpty() ? MemorySegment.NULL : exactMrs.getLast();
+            // before the post: its completion may be reaped before this thread runs on
+            if (!exact.equals(MemorySegment.NULL)) {
+                exactMrs.add(exact);
+            }
+            inFlight++;
+            boundMr = length > 0 ? target : MemorySegment.NULL;
+        }
         BindOp op = new BindOp(this, type, key, newKey, valid, target, address, length, access(privileges), replaced,
                 exact);
         if (type == 2) {
             mw.set(JAVA_INT, Structs.MW_RKEY, key); // the driver reads the window's current key here
         }
         int code = ep.requests.postBind(op, cookie, flags);
-        if (code < 0 || code == EpRequests.BIND_FLUSHED) {
+        if (code < 0 || code == EpRequests.BIND_FLUSHED || code == EpRequests.BIND_DONE) {
+            synchronized (completions) { // nothing was posted: no completion comes
+                inFlight--;
+                exactMrs.remove(exact);
+                boundMr = wasBound;
+            }
             deregister(exact);
-            return code < 0 ? code : newKey;
+            return code == EpRequests.BIND_DONE ? key : code < 0 ? code : newKey;
         }
-        if (code == EpRequests.BIND_DONE) {
-            return key;
-        }
-        if (!exact.equals(MemorySegment.NULL)) {
-            exactMrs.add(exact);
-        }
-        inFlight++;
         if (type == 1) {
             newKey = mw.get(JAVA_INT, Structs.MW_RKEY); // the driver put the new key there
         } else {
@@ -241,7 +256,6 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
         }
         key = newKey;
         valid = length > 0;
-        boundMr = valid ? target : MemorySegment.NULL;
         rebound(lmr);
         boundSegment = new LmrTriplet(lmr == null ? 0 : lmr.lkey, address, length);
         boundPrivileges = length > 0 ? privileges : 0;
@@ -259,11 +273,20 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
         }
     }
 
-    /** A posted bind completed (the EVD's thread). */
-    synchronized void bindCompleted(BindOp op, boolean success) {
-        inFlight--;
+    /**
+     * A posted bind completed: reaped by a request EVD (its lock held) or by an Endpoint's drain of
+     * the completions no EVD takes (its post lock held). Takes {@link #completions} alone.
+     */
+    void bindCompleted(BindOp op, boolean success) {
         MemorySegment done = success ? op.replaced() : op.exact();
-        if (!done.equals(MemorySegment.NULL) && exactMrs.remove(done)) {
+        boolean release;
+        synchronized (completions) {
+            inFlight--;
+            // a failed bind's MR the window still names (a type 1 unbind passes it to bind_mw) stays
+            // registered: the next bind that completes moves the window off it, or the free
+            release = !done.equals(MemorySegment.NULL) && !done.equals(boundMr) && exactMrs.remove(done);
+        }
+        if (release) {
             deregister(done);
         }
     }
@@ -292,7 +315,7 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
         if (freed || !ia.isUsable()) {
             return;
         }
-        synchronized (this) {
+        synchronized (completions) {
             if (inFlight > 0) {
                 throw Codes.invalidState(DatReturn.NO_SUBTYPE, "a bind of the RMR is in progress");
             }
@@ -315,10 +338,14 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
             } catch (Throwable t) {
                 System.getLogger(VerbsRmr.class.getName()).log(System.Logger.Level.WARNING, "ibv_dealloc_mw failed", t);
             }
-            for (MemorySegment mr : exactMrs) {
+            List<MemorySegment> held;
+            synchronized (completions) {
+                held = List.copyOf(exactMrs);
+                exactMrs.clear();
+            }
+            for (MemorySegment mr : held) {
                 deregister(mr);
             }
-            exactMrs.clear();
             rebound(null);
         }
         pz.users.decrementAndGet();

@@ -197,6 +197,103 @@ class RdmaDeviceFeaturesTest {
         assertThat(after.outstandingDtoCount()).isEqualTo(2);
     }
 
+    /** Connects a client on the test's EVDs to {@code server}, made by the caller. */
+    private Endpoint connectTo(Endpoint server, dat.api.EpAttributes clientAttributes) {
+        PublicServicePoint psp = ia.createPublicServicePointAny(crEvd, PspFlag.CONSUMER);
+        Endpoint client = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, clientAttributes);
+        client.connect(address(), psp.connQual(), WAIT, null, 0, 0);
+        await(crEvd).connectionRequest().accept(server, null);
+        assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        psp.close();
+        return client;
+    }
+
+    /**
+     * An SRQ Endpoint created without a receive EVD (no interest in receive events,
+     * dat_ep_create_with_srq(3DAT)): the SRQ buffers its receives took still come back, and its own
+     * sends still complete with their cookies.
+     */
+    @Test
+    void anSrqEndpointWithoutARecvEvd_givesTheSrqBuffersItsReceivesTookBack() {
+        SharedReceiveQueue srq = ia.createSharedReceiveQueue(pz, SrqAttributes.builder().maxRecvDtos(4).maxRecvIov(1).build());
+        LocalMemoryRegion buffers = ia.registerMemory(arena.allocate(8192, 64), pz, MemPrivileges.ALL);
+        for (int i = 0; i < 4; i++) {
+            assertThat(srq.postRecv(1, new LmrTriplet[] {LmrTriplet.of(buffers, i * 256L, 256)}, i)).isEqualTo(DatReturn.SUCCESS);
+        }
+        Endpoint server = ia.createEndpointWithSrq(pz, null, dtoEvd, connEvd, srq, dat.api.EpAttributes.providerDefaults());
+        Endpoint client = connectTo(server, null);
+        assertThat(client.postRecv(1, new LmrTriplet[] {LmrTriplet.of(buffers, 4096, 256)}, 50, CompletionFlags.DEFAULT))
+                .isEqualTo(DatReturn.SUCCESS);
+        for (int i = 0; i < 4; i++) {
+            assertThat(client.postSend(1, new LmrTriplet[] {LmrTriplet.of(buffers, 6144, 8)}, 10 + i, 0)).isEqualTo(DatReturn.SUCCESS);
+            DatEvent sent = await(dtoEvd);
+            assertThat(sent.status()).isZero();
+            assertThat(sent.userCookie()).isEqualTo(10 + i);
+        }
+        // the server's post drains the private CQ its receives completed on
+        assertThat(server.postSend(1, new LmrTriplet[] {LmrTriplet.of(buffers, 6400, 8)}, 20, 0)).isEqualTo(DatReturn.SUCCESS);
+        java.util.Set<Long> cookies = new java.util.HashSet<>();
+        for (int i = 0; i < 2; i++) {
+            DatEvent e = await(dtoEvd);
+            assertThat(e.status()).as("%s", e).isZero();
+            cookies.add(e.userCookie());
+        }
+        assertThat(cookies).as("the server's send and the client's receive").containsExactlyInAnyOrder(20L, 50L);
+        assertThat(srq.query().outstandingDtoCount()).as("buffers the server's receives took").isZero();
+        for (int i = 0; i < 4; i++) {
+            assertThat(srq.postRecv(1, new LmrTriplet[] {LmrTriplet.of(buffers, i * 256L, 256)}, 30 + i)).isEqualTo(DatReturn.SUCCESS);
+        }
+    }
+
+    /** A bind posted on an Endpoint without a request EVD completes all the same: the RMR can be freed. */
+    @Test
+    void aBindOnAnEndpointWithoutARequestEvd_completes_andTheRmrCanBeFreed() {
+        assumeTrue(ia.query().iaAttributes().maxRmrs() > 0, "no memory windows on this device");
+        Endpoint server = ia.createEndpoint(pz, dtoEvd, null, connEvd, null);
+        Endpoint client = connectTo(server, null);
+        LocalMemoryRegion buffers = ia.registerMemory(arena.allocate(8192, 64), pz, MemPrivileges.ALL);
+        dat.api.RemoteMemoryRegion rmr = pz.createRemoteMemoryRegion();
+        assertThat(rmr.bind(LmrTriplet.of(buffers, 0, 1024), MemPrivileges.REMOTE_WRITE, server, 7, CompletionFlags.DEFAULT))
+                .isNotZero();
+        for (int i = 0; i < 2; i++) {
+            assertThat(client.postRecv(1, new LmrTriplet[] {LmrTriplet.of(buffers, 4096 + i * 256L, 256)}, 50 + i,
+                    CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
+        }
+        // the send goes after the bind on the server's queue, so the bind completed before the
+        // client's receive of it; the next post drains the completions no EVD takes
+        assertThat(server.postSend(1, new LmrTriplet[] {LmrTriplet.of(buffers, 6400, 8)}, 20, 0)).isEqualTo(DatReturn.SUCCESS);
+        assertThat(await(dtoEvd).userCookie()).as("the client's first receive").isEqualTo(50);
+        assertThat(server.postSend(1, new LmrTriplet[] {LmrTriplet.of(buffers, 6400, 8)}, 21, 0)).isEqualTo(DatReturn.SUCCESS);
+        assertThat(await(dtoEvd).userCookie()).as("the client's second receive").isEqualTo(51);
+        rmr.close(); // DAT_INVALID_STATE while the window counts a bind in flight
+        client.close();
+    }
+
+    /** max_rdma_write_iov is honoured above max_request_iov: the queue pair takes that many segments. */
+    @Test
+    void anRdmaWriteOfAsManySegmentsAsMaxRdmaWriteIov_goesOut() {
+        dat.api.EpAttributes attributes = dat.api.EpAttributes.builder().maxRequestIov(1).maxRdmaReadIov(1).maxRdmaWriteIov(8).build();
+        Endpoint server = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        Endpoint client = connectTo(server, attributes);
+        assertThat(client.query().attributes().maxRdmaWriteIov()).isEqualTo(8);
+        LocalMemoryRegion local = ia.registerMemory(arena.allocate(8192, 64), pz, MemPrivileges.ALL);
+        LocalMemoryRegion remote = ia.registerMemory(arena.allocate(8192, 64), pz, MemPrivileges.ALL);
+        LmrTriplet[] iov = new LmrTriplet[8];
+        for (int i = 0; i < 8; i++) {
+            local.memory().asSlice(i * 512L, 64).fill((byte) (i + 1));
+            iov[i] = LmrTriplet.of(local, i * 512L, 64);
+        }
+        int rc = client.postRdmaWrite(8, iov, 3, dat.api.RmrTriplet.of(remote, 0, 512), CompletionFlags.DEFAULT);
+        assertThat(rc).as(DatReturn.describe(rc)).isEqualTo(DatReturn.SUCCESS);
+        DatEvent e = await(dtoEvd);
+        assertThat(e.status()).isZero();
+        assertThat(e.transferredLength()).isEqualTo(512);
+        for (int i = 0; i < 8; i++) {
+            assertThat(remote.memory().get(java.lang.foreign.ValueLayout.JAVA_BYTE, i * 64L)).isEqualTo((byte) (i + 1));
+        }
+    }
+
     @Test
     void aDtoEvdGrowsWithItsCompletionsKept() {
         EventDispatcher small = ia.createEventDispatcher(4, null, EvdFlags.DTO);
