@@ -39,7 +39,8 @@ import org.osgi.annotation.versioning.ProviderType;
  *     ({@code k1.2}) entries are not supported;</li>
  * <li>two entries with the same IA name, API version and thread safety are an error: the first
  *     one counts;</li>
- * <li>the file is UTF-8 (ASCII in practice) and at most {@link #MAX_FILE_SIZE} bytes.</li>
+ * <li>the file is UTF-8 (ASCII in practice), a byte order mark at its start is ignored, and it
+ *     is at most {@link #MAX_FILE_SIZE} bytes.</li>
  * </ul>
  *
  * <p>Unlike the C registries, which skip a malformed line in silence, every bad line is a
@@ -178,7 +179,8 @@ public record DatConf(String source, List<Entry> entries, List<Problem> problems
      */
     public static DatConf parse(String source, String text) {
         Objects.requireNonNull(source, "source");
-        String[] lines = text.split("\n", -1);
+        // a byte order mark some editors write is no part of the first IA name
+        String[] lines = (text.startsWith("\uFEFF") ? text.substring(1) : text).split("\n", -1);
         List<Entry> entries = new ArrayList<>();
         List<Problem> problems = new ArrayList<>();
         Map<ProviderInfo, Entry> seen = new HashMap<>();
@@ -381,20 +383,34 @@ public record DatConf(String source, List<Entry> entries, List<Problem> problems
     private static Logical error(String[] lines, String reason, int lineNumber, int lastIndex) {
         int next = lastIndex + 1;
         String line = stripCr(lines[lastIndex]);
-        while (next < lines.length && endsWithContinuation(line)) {
+        while (next < lines.length && continues(line)) {
             line = stripCr(lines[next]);
             next++;
         }
         return new Logical(List.of(), reason, lineNumber, next);
     }
 
-    /** Whether a line ends with an odd number of backslashes, the last one unescaped. */
-    private static boolean endsWithContinuation(String line) {
-        int backslashes = 0;
-        for (int i = line.length() - 1; i >= 0 && line.charAt(i) == '\\'; i--) {
-            backslashes++;
+    /**
+     * Whether a line ends with a continuation as {@link #tokenize} reads it: a backslash at the
+     * end, outside quotes and comments. Escapes are skipped without being checked, since the line
+     * is already known to be bad; a line starts outside quotes, as a quoted field cannot span lines.
+     */
+    private static boolean continues(String line) {
+        boolean quoted = false;
+        for (int i = 0; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if (c == '\\') {
+                if (i + 1 == line.length()) {
+                    return !quoted;
+                }
+                i++;
+            } else if (c == '"') {
+                quoted = !quoted;
+            } else if (c == '#' && !quoted) {
+                return false;
+            }
         }
-        return backslashes % 2 == 1;
+        return false;
     }
 
     private static boolean isEscapable(char c) {

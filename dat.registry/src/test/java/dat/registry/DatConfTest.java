@@ -168,6 +168,30 @@ class DatConfTest {
     }
 
     @Test
+    void aBackslashEndingACommentOrQuotedFieldOfABadLineContinuesNothing() {
+        DatConf conf = DatConf.parse("dat.conf", String.join("\n",
+                "bad\\q u1.2 threadsafe default sim v \"\" \"\" # C:\\",
+                "sim0 u1.2 threadsafe default sim v \"\" \"\"",
+                "bad\\q u1.2 threadsafe default sim v \"\" \"C:\\",
+                "sim1 u1.2 threadsafe default sim v \"\" \"\"",
+                ""));
+        assertThat(conf.entries()).extracting(DatConf.Entry::iaName).containsExactly("sim0", "sim1");
+        assertThat(conf.problems()).extracting(DatConf.Problem::line).containsExactly(1, 3);
+    }
+
+    @Test
+    void ignoresAByteOrderMarkAtTheStart(@TempDir Path dir) throws IOException {
+        String line = "sim0 u1.2 threadsafe default sim v \"\" \"\"\n";
+        assertThat(DatConf.parse("dat.conf", "\uFEFF" + line).entries()).extracting(DatConf.Entry::iaName)
+                .containsExactly("sim0");
+        Path file = dir.resolve("dat.conf");
+        Files.write(file, ("\uFEFF" + line).getBytes(StandardCharsets.UTF_8));
+        DatConf conf = DatConf.read(file);
+        assertThat(conf.entries()).extracting(DatConf.Entry::iaName).containsExactly("sim0");
+        assertThat(conf.problems()).isEmpty();
+    }
+
+    @Test
     void reportsDuplicatesAndKeepsTheFirst() {
         DatConf conf = DatConf.parse("dat.conf", """
                 ibd0 u1.2 nonthreadsafe default sim first "" ""

@@ -9,6 +9,7 @@ import dat.api.DatReturn;
 import dat.api.InterfaceAdapter;
 import dat.api.ProviderDTO;
 import dat.api.ProviderInfo;
+import dat.api.spi.DatIaFactory;
 import java.io.IOException;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -67,6 +68,42 @@ class DatRegistriesTest {
 
     private static URL codeSource(Class<?> type) {
         return type.getProtectionDomain().getCodeSource().getLocation();
+    }
+
+    /** A provider ServiceLoader can load, beside ones it cannot. */
+    public static final class GoodFactory extends RecordingFactory {
+        public GoodFactory() {
+            super("good", "good0");
+        }
+    }
+
+    /** A provider ServiceLoader cannot instantiate: it has no public no-argument constructor. */
+    public static final class NoDefaultConstructorFactory extends RecordingFactory {
+        public NoDefaultConstructorFactory(String providerName) {
+            super(providerName, "never0");
+        }
+    }
+
+    @Test
+    void aProviderThatCannotBeLoadedIsReportedAndTheOthersLoad(@TempDir Path dir) throws IOException {
+        Path services = dir.resolve("META-INF/services/" + DatIaFactory.class.getName());
+        Files.createDirectories(services.getParent());
+        // a missing class, a class that is no DatIaFactory, one without a public no-argument constructor
+        Files.writeString(services, String.join("\n", "com.example.Missing", DatRegistriesTest.class.getName(),
+                NoDefaultConstructorFactory.class.getName(), GoodFactory.class.getName(), ""));
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()},
+                        DatRegistriesTest.class.getClassLoader());
+                StandaloneRegistry registry = DatRegistries.builder().classLoader(loader).noStaticRegistry().build()) {
+            assertThat(registry.listProviders()).extracting(ProviderInfo::iaName).contains("good0");
+            registry.openIa("good0").close();
+            assertThat(registry.getRuntimeDTO().providers(ProviderDTO.State.FAILED)).allSatisfy(dto -> {
+                assertThat(dto.failureReason()).isEqualTo(ProviderDTO.FAILURE_REASON_SERVICE_UNAVAILABLE);
+                assertThat(dto.origin()).isEqualTo(ProviderDTO.Origin.DYNAMIC);
+            }).extracting(ProviderDTO::failureDetail).satisfiesExactlyInAnyOrder(
+                    detail -> assertThat(detail).contains("com.example.Missing not found"),
+                    detail -> assertThat(detail).contains(DatRegistriesTest.class.getName() + " not a subtype"),
+                    detail -> assertThat(detail).contains(NoDefaultConstructorFactory.class.getName()));
+        }
     }
 
     @Test

@@ -7,25 +7,34 @@ import dat.api.ProviderInfo;
 import dat.api.spi.DatIaFactory;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The mutable state that goes with one {@link Entry}: whether its provider was initialized for it
  * ({@code dat_provider_init}), and the IAs opened through it, held weakly so that the registry
  * never keeps an IA alive. One binding lives as long as its entry's key.
  *
- * <p>The registry's own lock is never held while a binding's lock is taken, and provider code
- * ({@code init}, {@code isOpen}) runs under the binding's lock only; {@code fini} and
- * {@code openIa} run under no registry lock at all.
+ * <p>The registry's own lock is never held while a binding's lock is taken (removing an added
+ * provider takes the registry's lock inside its bindings' locks, see {@link #holdingAll}), and
+ * provider code ({@code init}, {@code isOpen}) runs under the binding's lock only; {@code fini}
+ * and {@code openIa} run under no registry lock at all.
  */
 final class Binding {
 
+    private static final AtomicLong CREATED = new AtomicLong();
+
     private final Entry.Key key;
+    /** The order in which {@link #holdingAll} takes the locks of several bindings. */
+    private final long order = CREATED.incrementAndGet();
     private final Object lock = new Object();
     private final List<WeakReference<InterfaceAdapter>> ias = new ArrayList<>();
     private boolean initialized;
-    private boolean retired;
+    private boolean retired; // no new init or open
+    private boolean finished; // retire() has decided on fini
     /** Set under the registry's lock when the entry leaves the view; {@link #retire()} follows. */
     private volatile boolean retiring;
     private int opening;
@@ -117,12 +126,42 @@ final class Binding {
      */
     boolean retire() {
         synchronized (lock) {
-            if (retired) {
+            if (finished) {
                 return false;
             }
+            finished = true;
             retired = true;
             prune();
             return initialized && ias.isEmpty() && opening == 0;
+        }
+    }
+
+    /** Refuses every later init and open; {@link #retire()} still decides on {@code fini}. */
+    void refuseOpens() {
+        synchronized (lock) {
+            retired = true;
+        }
+    }
+
+    /**
+     * Runs an action while holding the locks of several bindings, taken in creation order so that
+     * two callers cannot deadlock; no {@code beginOpen} of these bindings runs meanwhile.
+     *
+     * @param bindings the bindings
+     * @param action what to do
+     * @return what the action returns
+     */
+    static <T> T holdingAll(List<Binding> bindings, Supplier<T> action) {
+        List<Binding> ordered = bindings.stream().sorted(Comparator.comparingLong((Binding b) -> b.order)).toList();
+        return holding(ordered, 0, action);
+    }
+
+    private static <T> T holding(List<Binding> ordered, int from, Supplier<T> action) {
+        if (from == ordered.size()) {
+            return action.get();
+        }
+        synchronized (ordered.get(from).lock) {
+            return holding(ordered, from + 1, action);
         }
     }
 

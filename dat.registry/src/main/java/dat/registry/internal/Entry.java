@@ -26,11 +26,14 @@ record Entry(Registration registration, DatConf.Entry staticEntry, String iaName
         boolean threadSafe, ProviderDTO.State state, int failureReason, String failureDetail) {
 
     /**
-     * What identifies an entry across recomputations: the registration's id, the IA and the static
-     * entry's place. Bindings and listener notifications are keyed by it.
+     * What identifies an entry across recomputations: the registration's id, the IA, and the static
+     * entry's place and {@code ia_params}. Bindings, failures and listener notifications are keyed by
+     * it, so an entry whose {@code ia_params} change is a new entry: the old one is finished
+     * ({@code fini}), the new one initialized with its own parameters, and a failed {@code init}
+     * stays with the parameters that failed.
      */
     record Key(long registrationId, String iaName, int versionMajor, int versionMinor, boolean threadSafe,
-            String staticSource, int staticLine) {
+            String staticSource, int staticLine, String iaParams) {
     }
 
     /**
@@ -55,7 +58,7 @@ record Entry(Registration registration, DatConf.Entry staticEntry, String iaName
 
     Key key() {
         return new Key(registration == null ? 0 : registration.id(), iaName, versionMajor, versionMinor, threadSafe,
-                staticEntry == null ? "" : staticEntry.source(), staticEntry == null ? 0 : staticEntry.line());
+                staticEntry == null ? "" : staticEntry.source(), staticEntry == null ? 0 : staticEntry.line(), instanceData());
     }
 
     ProviderInfo info() {

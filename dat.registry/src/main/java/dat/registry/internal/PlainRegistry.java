@@ -5,6 +5,7 @@ import dat.api.spi.DatIaFactory;
 import dat.registry.StandaloneRegistry;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceConfigurationError;
@@ -32,25 +33,47 @@ public final class PlainRegistry {
         Registry registry = new Registry(maxAddedProviders);
         List<DatIaFactory> loaded = new ArrayList<>();
         if (loader != null) {
-            for (ServiceLoader.Provider<DatIaFactory> provider : ServiceLoader.load(DatIaFactory.class, loader).stream().toList()) {
-                String source = "ServiceLoader (" + provider.type().getName() + ")";
-                try {
-                    DatIaFactory factory = provider.get();
-                    loaded.add(factory);
-                    register(registry, factory, source);
-                } catch (ServiceConfigurationError | RuntimeException e) {
-                    LOG.log(Level.WARNING, "DAT registry: cannot load provider " + provider.type().getName(), e);
-                    registry.register(Registration.failed(registry.nextLocalId(), Registration.Kind.SERVICE_LOADER, source,
-                            provider.type().getName(), ProviderDTO.FAILURE_REASON_SERVICE_UNAVAILABLE,
-                            "cannot be instantiated: " + e));
-                }
-            }
+            load(registry, ServiceLoader.load(DatIaFactory.class, loader).iterator(), loaded);
         }
         for (DatIaFactory factory : providers) {
             register(registry, factory, "DatRegistries.Builder.provider (" + factory.getClass().getName() + ")");
         }
         registry.setStaticRegistry(StaticRegistry.load(staticRegistryPath));
         return new Standalone(registry, loaded);
+    }
+
+    /**
+     * Registers each provider ServiceLoader finds; one that cannot be loaded or instantiated (its
+     * class missing, not a {@link DatIaFactory}, without a public no-argument constructor, failing
+     * in it) becomes a failed registration, and the others still load.
+     */
+    private static void load(Registry registry, Iterator<DatIaFactory> providers, List<DatIaFactory> loaded) {
+        String lastError = null;
+        while (true) {
+            DatIaFactory factory;
+            try {
+                if (!providers.hasNext()) {
+                    return;
+                }
+                factory = providers.next();
+            } catch (ServiceConfigurationError | LinkageError | RuntimeException e) {
+                // ServiceLoader's iterator goes on to the next provider after an error, as a best
+                // effort: the same error twice in a row means it does not
+                String error = e.toString();
+                if (error.equals(lastError)) {
+                    return;
+                }
+                lastError = error;
+                LOG.log(Level.WARNING, "DAT registry: cannot load a provider", e);
+                registry.register(Registration.failed(registry.nextLocalId(), Registration.Kind.SERVICE_LOADER,
+                        "ServiceLoader (META-INF/services/" + DatIaFactory.class.getName() + ")", "",
+                        ProviderDTO.FAILURE_REASON_SERVICE_UNAVAILABLE, "cannot be loaded: " + error));
+                continue;
+            }
+            lastError = null;
+            loaded.add(factory);
+            register(registry, factory, "ServiceLoader (" + factory.getClass().getName() + ")");
+        }
     }
 
     private static void register(Registry registry, DatIaFactory factory, String source) {

@@ -200,14 +200,29 @@ record Registration(long id, Kind kind, String source, Map<String, Object> prope
             return List.of();
         }
         for (String name : names) {
-            if (name.isEmpty() || name.length() > 255) {
-                problems.add(DatProviderConstants.DAT_IA_NAME + " '" + name + "' must have 1 to 255 characters");
-            } else if (name.startsWith(DatConstants.IA_NAME_RO_AWARE_PREFIX)) {
-                problems.add(DatProviderConstants.DAT_IA_NAME + " '" + name + "' starts with "
-                        + DatConstants.IA_NAME_RO_AWARE_PREFIX + ", which dat_ia_open removes before matching");
+            String problem = iaNameProblem(name);
+            if (problem != null) {
+                problems.add(DatProviderConstants.DAT_IA_NAME + " " + problem);
             }
         }
         return names.stream().distinct().toList();
+    }
+
+    /**
+     * What is wrong with an IA name a provider offers.
+     *
+     * @param name the IA name
+     * @return {@code "'name' ..."}, or {@code null} when the name is valid
+     */
+    static String iaNameProblem(String name) {
+        if (name.isEmpty() || name.length() > 255) {
+            return "'" + name + "' must have 1 to 255 characters";
+        }
+        if (name.startsWith(DatConstants.IA_NAME_RO_AWARE_PREFIX)) {
+            return "'" + name + "' starts with " + DatConstants.IA_NAME_RO_AWARE_PREFIX
+                    + ", which dat_ia_open removes before matching";
+        }
+        return null;
     }
 
     /**

@@ -142,36 +142,55 @@ public final class Registry implements DatRegistry {
      * the events.
      */
     private void update(Runnable change) {
-        List<Retired> retired = new ArrayList<>();
+        List<Retired> retired;
         synchronized (lock) {
             change.run();
-            View old = view;
-            List<Entry> entries = View.compute(registrations.values(), staticRegistry, failures);
-            Map<Entry.Key, Binding> current = new HashMap<>();
-            for (Entry entry : entries) {
-                current.put(entry.key(), bindings.compute(entry.key(),
-                        (key, binding) -> binding == null || binding.isRetiring() ? new Binding(key) : binding));
-            }
-            Map<Entry.Key, Entry> oldEntries = new HashMap<>();
-            old.entries().forEach(entry -> oldEntries.put(entry.key(), entry));
-            for (Map.Entry<Entry.Key, Binding> binding : List.copyOf(bindings.entrySet())) {
-                Entry.Key key = binding.getKey();
-                if (current.containsKey(key)) {
-                    continue;
-                }
-                if (!binding.getValue().isRetiring()) {
-                    binding.getValue().markRetiring();
-                    retired.add(new Retired(binding.getValue(), oldEntries.get(key)));
-                }
-                // a retired binding counts the IAs of its registration while that lives (PROVIDER_IN_USE)
-                if (!registrations.containsKey(key.registrationId())) {
-                    bindings.remove(key);
-                }
-            }
-            View next = new View(entries, current, staticRegistry);
-            queueChanges(old, next);
-            view = next;
+            retired = recompute();
         }
+        finish(retired);
+    }
+
+    /**
+     * Recomputes and publishes the view after a change and queues the listener events; called
+     * under the lock.
+     *
+     * @return the bindings whose entries left the view, for {@link #finish}
+     */
+    private List<Retired> recompute() {
+        List<Retired> retired = new ArrayList<>();
+        View old = view;
+        List<Entry> entries = View.compute(registrations.values(), staticRegistry, failures);
+        Map<Entry.Key, Binding> current = new HashMap<>();
+        for (Entry entry : entries) {
+            current.put(entry.key(), bindings.compute(entry.key(),
+                    (key, binding) -> binding == null || binding.isRetiring() ? new Binding(key) : binding));
+        }
+        // a failure belongs to an entry; one that returns (the same line and ia_params) is tried again
+        failures.keySet().retainAll(current.keySet());
+        Map<Entry.Key, Entry> oldEntries = new HashMap<>();
+        old.entries().forEach(entry -> oldEntries.put(entry.key(), entry));
+        for (Map.Entry<Entry.Key, Binding> binding : List.copyOf(bindings.entrySet())) {
+            Entry.Key key = binding.getKey();
+            if (current.containsKey(key)) {
+                continue;
+            }
+            if (!binding.getValue().isRetiring()) {
+                binding.getValue().markRetiring();
+                retired.add(new Retired(binding.getValue(), oldEntries.get(key)));
+            }
+            // a retired binding counts the IAs of its registration while that lives (PROVIDER_IN_USE)
+            if (!registrations.containsKey(key.registrationId())) {
+                bindings.remove(key);
+            }
+        }
+        View next = new View(entries, current, staticRegistry);
+        queueChanges(old, next);
+        view = next;
+        return retired;
+    }
+
+    /** Calls {@code fini} where due for the bindings that left the view and delivers the events; without the lock. */
+    private void finish(List<Retired> retired) {
         for (Retired r : retired) {
             if (r.binding().retire() && r.entry() != null && r.entry().registration() != null) {
                 fini(r.entry());
@@ -405,6 +424,12 @@ public final class Registry implements DatRegistry {
         if (providerInfo == null) {
             throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "providerInfo", "null");
         }
+        // checked before the provider's properties, which would otherwise carry the blame for it
+        String iaNameProblem = Registration.iaNameProblem(providerInfo.iaName());
+        if (iaNameProblem != null) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "providerInfo",
+                    "IA name " + iaNameProblem);
+        }
         Map<String, Object> properties;
         try {
             properties = new LinkedHashMap<>(Objects.requireNonNullElse(provider.properties(), Map.of()));
@@ -461,40 +486,80 @@ public final class Registry implements DatRegistry {
         if (providerInfo == null) {
             throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "providerInfo", "null");
         }
-        Registration found = null;
-        List<Binding> itsBindings = new ArrayList<>();
-        synchronized (lock) {
-            for (Registration registration : registrations.values()) {
-                if (registration.kind() == Registration.Kind.ADDED && registration.factory().holds(provider)
-                        && registration.iaNames().equals(List.of(providerInfo.iaName()))
-                        && registration.versionMajor() == providerInfo.versionMajor()
-                        && registration.versionMinor() == providerInfo.versionMinor()
-                        && registration.threadSafe() == providerInfo.threadSafe()) {
-                    found = registration;
-                    break;
+        while (true) {
+            Registration found = null;
+            List<Binding> itsBindings = new ArrayList<>();
+            synchronized (lock) {
+                for (Registration registration : registrations.values()) {
+                    if (registration.kind() == Registration.Kind.ADDED && registration.factory().holds(provider)
+                            && registration.iaNames().equals(List.of(providerInfo.iaName()))
+                            && registration.versionMajor() == providerInfo.versionMajor()
+                            && registration.versionMinor() == providerInfo.versionMinor()
+                            && registration.threadSafe() == providerInfo.threadSafe()) {
+                        found = registration;
+                        break;
+                    }
+                }
+                if (found != null) {
+                    itsBindings.addAll(bindingsOf(found.id()));
                 }
             }
-            if (found != null) {
-                long id = found.id();
-                bindings.forEach((key, binding) -> {
-                    if (key.registrationId() == id) {
-                        itsBindings.add(binding);
-                    }
-                });
+            if (found == null) {
+                throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.NO_SUBTYPE, "provider",
+                        "no provider was added with addProvider for IA '" + providerInfo.iaName() + "' DAT "
+                                + providerInfo.versionMajor() + "." + providerInfo.versionMinor()
+                                + (providerInfo.threadSafe() ? " thread safe" : "") + " and this factory");
             }
+            List<Retired> retired = remove(found, itsBindings);
+            if (retired != null) {
+                found.factory().release();
+                finish(retired);
+                return;
+            }
+            // a binding of the provider came or went meanwhile: look again
         }
-        if (found == null) {
-            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.NO_SUBTYPE, "provider",
-                    "no provider was added with addProvider for IA '" + providerInfo.iaName() + "' DAT "
-                            + providerInfo.versionMajor() + "." + providerInfo.versionMinor()
-                            + (providerInfo.threadSafe() ? " thread safe" : "") + " and this factory");
-        }
-        int open = itsBindings.stream().mapToInt(Binding::openCount).sum();
-        if (open > 0) {
-            throw DatException.of(DatReturn.PROVIDER_IN_USE, DatReturn.NO_SUBTYPE, "provider",
-                    open + " IA" + (open == 1 ? " opened through it is" : "s opened through it are") + " still open");
-        }
-        unregister(found.id());
+    }
+
+    /**
+     * Removes an added provider unless an IA opened through it is open or being opened. Holding
+     * every binding's lock makes the count and the removal one step for {@code beginOpen}: an open
+     * either is counted (PROVIDER_IN_USE) or finds its binding retired (PROVIDER_NOT_FOUND).
+     *
+     * @return the bindings that left the view, or {@code null} when the provider's bindings are no
+     *     longer {@code itsBindings}
+     * @throws DatException PROVIDER_IN_USE
+     */
+    private List<Retired> remove(Registration registration, List<Binding> itsBindings) {
+        return Binding.holdingAll(itsBindings, () -> {
+            int open = itsBindings.stream().mapToInt(Binding::openCount).sum();
+            if (open > 0) {
+                throw DatException.of(DatReturn.PROVIDER_IN_USE, DatReturn.NO_SUBTYPE, "provider",
+                        open + " IA" + (open == 1 ? " opened through it is" : "s opened through it are") + " still open");
+            }
+            List<Retired> retired;
+            synchronized (lock) {
+                long id = registration.id();
+                if (registrations.get(id) != registration || !Set.copyOf(bindingsOf(id)).equals(Set.copyOf(itsBindings))) {
+                    return null;
+                }
+                registrations.remove(id);
+                failures.keySet().removeIf(key -> key.registrationId() == id);
+                retired = recompute();
+            }
+            itsBindings.forEach(Binding::refuseOpens);
+            return retired;
+        });
+    }
+
+    /** The bindings of a registration, retired ones included; called under the lock. */
+    private List<Binding> bindingsOf(long registrationId) {
+        List<Binding> found = new ArrayList<>();
+        bindings.forEach((key, binding) -> {
+            if (key.registrationId() == registrationId) {
+                found.add(binding);
+            }
+        });
+        return found;
     }
 
     @Override

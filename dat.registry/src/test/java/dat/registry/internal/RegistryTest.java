@@ -20,6 +20,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
@@ -258,7 +262,7 @@ class RegistryTest {
         });
 
         setConf("simB u1.1 nonthreadsafe default sim dat.1.0 \"port=2\" \"\"\n");
-        assertThat(sim.calls).as("an entry that leaves is finished: dat_provider_fini").endsWith("fini simA");
+        assertThat(sim.calls).as("an entry that leaves is finished: dat_provider_fini").contains("fini simA");
         assertCode(() -> registry.openIa("simA"), DatReturn.PROVIDER_NOT_FOUND, DatReturn.NAME_NOT_REGISTERED);
     }
 
@@ -346,6 +350,31 @@ class RegistryTest {
         // the provider's own sim0, shadowed until now, takes over
         registry.openIa("sim0");
         assertThat(sim.opens).singleElement().extracting(request -> request.instanceData()).isEqualTo("");
+    }
+
+    @Test
+    void changedIaParamsFinishTheOldParametersAndInitializeTheNew() {
+        RecordingFactory sim = new RecordingFactory("sim");
+        register(sim);
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=1\" \"\"\n");
+        registry.openIa("simA").close();
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=2\" \"\"\n");
+        registry.openIa("simA").close();
+        assertThat(sim.calls).containsExactly("init simA [port=1]", "open simA [port=1]", "fini simA",
+                "init simA [port=2]", "open simA [port=2]");
+    }
+
+    @Test
+    void aFailedInitBelongsToTheParametersThatFailed() {
+        RecordingFactory sim = new RecordingFactory("sim");
+        register(sim);
+        sim.failInit = DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.NO_SUBTYPE, null, "bad port");
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=x\" \"\"\n");
+        assertCode(() -> registry.openIa("simA"), DatReturn.INVALID_PARAMETER, DatReturn.NO_SUBTYPE);
+        sim.failInit = null;
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=2\" \"\"\n");
+        registry.openIa("simA").close();
+        assertThat(sim.calls).containsExactly("init simA [port=x]", "init simA [port=2]", "open simA [port=2]");
     }
 
     @Test
@@ -440,6 +469,58 @@ class RegistryTest {
                 DatReturn.NO_SUBTYPE);
         registry.removeProvider(a, new ProviderInfo("x0", 1, 2, false));
         registry.addProvider(a, new ProviderInfo("x2", 1, 2, false));
+    }
+
+    @Test
+    void anInvalidProviderInfoIsTheSecondArgument() {
+        assertCode(() -> registry.addProvider(new RecordingFactory("a"), new ProviderInfo("RO_AWARE_x0", 1, 2, false)),
+                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        assertThatThrownBy(() -> registry.addProvider(new RecordingFactory("a"), new ProviderInfo("RO_AWARE_x0", 1, 2, false)))
+                .hasMessageContaining("(providerInfo)");
+        assertCode(() -> registry.addProvider(new RecordingFactory("a").with(DatProviderConstants.DAT_TRANSPORT, 7),
+                new ProviderInfo("x0", 1, 2, false)), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG1);
+    }
+
+    @Test
+    @Timeout(120)
+    void removingAndOpeningAtOnceNeverBothSucceed() throws Exception {
+        RecordingFactory outside = new RecordingFactory("outside");
+        ProviderInfo info = new ProviderInfo("race0", 1, 2, false);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 10000; round++) {
+                registry.addProvider(outside, info);
+                CyclicBarrier start = new CyclicBarrier(2);
+                Future<Boolean> removed = pool.submit(() -> {
+                    start.await();
+                    try {
+                        registry.removeProvider(outside, info);
+                        return true;
+                    } catch (DatException e) {
+                        assertThat(e.type()).isEqualTo(DatReturn.PROVIDER_IN_USE);
+                        return false;
+                    }
+                });
+                Future<InterfaceAdapter> opened = pool.submit(() -> {
+                    start.await();
+                    try {
+                        return registry.openIa("race0");
+                    } catch (DatException e) {
+                        assertThat(e.type()).isEqualTo(DatReturn.PROVIDER_NOT_FOUND);
+                        return null;
+                    }
+                });
+                InterfaceAdapter ia = opened.get();
+                boolean wasRemoved = removed.get();
+                assertThat(wasRemoved && ia != null).as("round %d: removed with an IA opened through it", round).isFalse();
+                if (ia != null) {
+                    ia.close();
+                    registry.removeProvider(outside, info);
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
