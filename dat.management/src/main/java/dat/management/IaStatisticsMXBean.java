@@ -12,7 +12,8 @@ import org.osgi.annotation.versioning.ProviderType;
  * counts the opens of that IA name since the management bundle started (from 1). The MXBean is
  * registered when the IA is opened through the registry (or when management starts, for IAs open
  * then) and unregistered soon after the IA closes or fails, and at once when its provider leaves
- * the registry.
+ * the registry. A provider that another provider of the same IA name outranks (a higher ranking, a
+ * static entry) has not left: the MXBeans of its open IAs stay.
  *
  * <p>Maps are keyed by names: {@link dat.api.ext.Operation} names, {@code DAT_*} return type names,
  * {@code DAT_DTO_*} status names. JMX presents them as tabular data.

@@ -142,7 +142,8 @@ public interface IaSwitcher<S> extends AutoCloseable {
      * Closes the switcher: the current session is settled ({@link IaSession#lost} with
      * {@link SwitchCause#CLOSED}) and its IA closed, and the switcher stops following the registry.
      * Waits at most about {@link SwitchOptions#callbackTimeout()} plus the async EVD poll; a second
-     * call does nothing.
+     * call does nothing. Called from a {@link SwitchListener}, which runs on the switcher's thread,
+     * it returns at once, and the session is settled as soon as the listener returns.
      */
     @Override
     void close();

@@ -3,8 +3,8 @@ package dat.switching;
 import dat.api.DatException;
 import dat.api.DatReturn;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -27,14 +27,30 @@ import org.osgi.annotation.versioning.ProviderType;
 public record SwitchOptions(String name, String filter, List<String> preferences, Duration retryInterval,
         Duration callbackTimeout, Duration asyncPoll) {
 
-    /** Checks the values: non-null, positive durations. */
+    /**
+     * Checks the values: non-null, positive durations.
+     *
+     * @throws DatException {@code DAT_INVALID_PARAMETER} naming the argument ({@link DatException#argument()})
+     *     for a {@code null} name, filter, preference list or preference, or a duration that is
+     *     {@code null}, zero or negative
+     */
     public SwitchOptions {
-        Objects.requireNonNull(name, "name");
-        Objects.requireNonNull(filter, "filter");
+        notNull(name, "name");
+        notNull(filter, "filter");
+        notNull(preferences, "preferences");
+        for (int i = 0; i < preferences.size(); i++) {
+            notNull(preferences.get(i), "preferences[" + i + "]");
+        }
         preferences = List.copyOf(preferences);
         positive(retryInterval, "retryInterval");
         positive(callbackTimeout, "callbackTimeout");
         positive(asyncPoll, "asyncPoll");
+    }
+
+    private static void notNull(Object value, String name) {
+        if (value == null) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.NO_SUBTYPE, name, "must not be null");
+        }
     }
 
     private static void positive(Duration duration, String name) {
@@ -50,6 +66,7 @@ public record SwitchOptions(String name, String filter, List<String> preferences
      * @param name the switcher's name
      * @param filter the filter candidates match
      * @return the options
+     * @throws DatException {@code DAT_INVALID_PARAMETER} for a {@code null} name or filter
      */
     public static SwitchOptions of(String name, String filter) {
         return new SwitchOptions(name, filter, List.of(), Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofMillis(50));
@@ -60,9 +77,12 @@ public record SwitchOptions(String name, String filter, List<String> preferences
      *
      * @param orderedFilters the preference filters, best first
      * @return new options
+     * @throws DatException {@code DAT_INVALID_PARAMETER} for a {@code null} array or filter
      */
     public SwitchOptions withPreferences(String... orderedFilters) {
-        return new SwitchOptions(name, filter, List.of(orderedFilters), retryInterval, callbackTimeout, asyncPoll);
+        // Arrays.asList keeps a null filter for the constructor to name, where List.of would throw NPE
+        List<String> preferences = orderedFilters == null ? null : Arrays.asList(orderedFilters);
+        return new SwitchOptions(name, filter, preferences, retryInterval, callbackTimeout, asyncPoll);
     }
 
     /**

@@ -1,8 +1,10 @@
 package dat.management.internal;
 
+import dat.api.DatRegistry;
 import dat.api.DatRegistryListener;
 import dat.api.InterfaceAdapter;
 import dat.api.ProviderDTO;
+import dat.api.RegistryRuntimeDTO;
 import dat.api.ext.IaStatistics;
 import dat.management.IaStatisticsMXBean;
 import java.lang.System.Logger.Level;
@@ -17,10 +19,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.management.StandardMBean;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -35,7 +41,9 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * service, which the registry adds (whiteboard): the registry tells it of every IA opened through it,
  * and of those open when it is added. An MXBean is unregistered when its IA is seen closed or
  * failed (a sweep every {@code sweep.interval.millis}, since the registry does not report closes)
- * and at once when the IA's provider leaves the registry.
+ * and at once when the IA's provider leaves the registry. The registry also reports an IA removed
+ * when another provider of its name outranks it; its provider is still registered then, its open
+ * IAs work on, and their MXBeans stay.
  *
  * <p>It does not open, close or touch the IAs beyond {@code isOpen()} and their statistics, and it
  * does not publish IAs whose provider keeps no counters.
@@ -67,17 +75,31 @@ public final class StatisticsPublisher implements DatRegistryListener {
     private final Map<ObjectName, Published> published = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> instances = new ConcurrentHashMap<>();
     private final ScheduledExecutorService sweeper;
+    /** The registries' views, which tell a provider that left from one that is only outranked. */
+    private final Supplier<List<RegistryRuntimeDTO>> registries;
     private volatile boolean active = true;
 
-    /** @param config the configuration */
+    /**
+     * @param context this bundle's context, to ask the registries about a removed provider
+     * @param config the configuration
+     */
     @Activate
-    public StatisticsPublisher(Config config) {
+    public StatisticsPublisher(BundleContext context, Config config) {
+        this(config.sweep_interval_millis(), () -> runtimes(context));
+    }
+
+    /**
+     * @param sweepIntervalMillis how often closed IAs are looked for
+     * @param registries the current views of the registries
+     */
+    StatisticsPublisher(long sweepIntervalMillis, Supplier<List<RegistryRuntimeDTO>> registries) {
+        this.registries = registries;
         sweeper = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "dat-management-sweeper");
             thread.setDaemon(true);
             return thread;
         });
-        long interval = Math.max(10, config.sweep_interval_millis());
+        long interval = Math.max(10, sweepIntervalMillis);
         sweeper.scheduleWithFixedDelay(this::sweep, interval, interval, TimeUnit.MILLISECONDS);
     }
 
@@ -97,6 +119,9 @@ public final class StatisticsPublisher implements DatRegistryListener {
 
     @Override
     public void providerRemoved(ProviderDTO provider) {
+        if (stillRegistered(provider)) {
+            return; // outranked, not gone: the sweep sees its IAs close
+        }
         for (Published entry : List.copyOf(published.values())) {
             if (entry.providerId() == provider.id() && entry.bean().getIaName().equals(provider.iaName())) {
                 unpublish(entry);
@@ -124,6 +149,51 @@ public final class StatisticsPublisher implements DatRegistryListener {
         if (!active) {
             deactivate(); // raced with deactivation
         }
+    }
+
+    /**
+     * Whether a registry still lists the provider with the IA name, active or shadowed. The
+     * registry updates its view before it tells its listeners, so a provider that left is no longer
+     * listed.
+     */
+    private boolean stillRegistered(ProviderDTO provider) {
+        try {
+            for (RegistryRuntimeDTO runtime : registries.get()) {
+                for (ProviderDTO entry : runtime.providers()) {
+                    if (entry.id() == provider.id() && entry.iaName().equals(provider.iaName())
+                            && entry.state() != ProviderDTO.State.FAILED) {
+                        return true;
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "cannot ask the registries whether provider " + provider.id() + " is still registered", e);
+        }
+        return false;
+    }
+
+    /**
+     * The views of the registry services. Looked up at each removal rather than held: the registry
+     * tracks this component as a listener, and a reference back to it would make the two wait on
+     * each other's activation.
+     */
+    private static List<RegistryRuntimeDTO> runtimes(BundleContext context) {
+        List<RegistryRuntimeDTO> runtimes = new ArrayList<>();
+        try {
+            for (ServiceReference<DatRegistry> reference : context.getServiceReferences(DatRegistry.class, null)) {
+                DatRegistry registry = context.getService(reference);
+                if (registry != null) {
+                    try {
+                        runtimes.add(registry.getRuntimeDTO());
+                    } finally {
+                        context.ungetService(reference);
+                    }
+                }
+            }
+        } catch (InvalidSyntaxException | IllegalStateException e) {
+            // no filter to get wrong; a stopping bundle has no registry to ask, and its MXBeans go anyway
+        }
+        return runtimes;
     }
 
     private boolean isPublished(InterfaceAdapter ia) {

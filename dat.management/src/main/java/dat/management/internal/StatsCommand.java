@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dat.management.IaStatisticsMXBean;
 import java.io.IOException;
+import java.lang.reflect.UndeclaredThrowableException;
 import java.lang.management.ManagementFactory;
 import java.net.MalformedURLException;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import javax.management.InstanceNotFoundException;
 import javax.management.JMX;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
@@ -153,62 +155,82 @@ public final class StatsCommand {
         System.out.flush();
     }
 
-    private static String report(MBeanServerConnection server, String iaName, boolean json) throws IOException {
-        List<IaStatisticsMXBean> beans = new ArrayList<>();
+    /** One IA's figures, read from its MXBean in one go: the report does not go back to an MXBean that may be gone. */
+    private record Figures(String iaName, long instance, String providerName, boolean open, String since, long operationsPosted,
+            Map<String, Long> operationsPostedByKind, long bytesPosted, Map<String, Long> bytesPostedByKind, long postErrors,
+            Map<String, Long> postErrorsByType, long completions, long completedBytes, long completionErrors,
+            Map<String, Long> completionErrorsByStatus, long flushed, long asyncErrors) {
+
+        static Figures of(IaStatisticsMXBean s) {
+            return new Figures(s.getIaName(), s.getInstance(), s.getProviderName(), s.isOpen(), s.getSince(), s.getOperationsPosted(),
+                    s.getOperationsPostedByKind(), s.getBytesPosted(), s.getBytesPostedByKind(), s.getPostErrors(),
+                    s.getPostErrorsByType(), s.getCompletions(), s.getCompletedBytes(), s.getCompletionErrors(),
+                    s.getCompletionErrorsByStatus(), s.getFlushed(), s.getAsyncErrors());
+        }
+    }
+
+    static String report(MBeanServerConnection server, String iaName, boolean json) throws IOException {
+        List<Figures> beans = new ArrayList<>();
         for (ObjectName name : server.queryNames(IaStatisticsMXBean.allIas(), null)) {
             IaStatisticsMXBean bean = JMX.newMXBeanProxy(server, name, IaStatisticsMXBean.class);
-            if (iaName.isEmpty() || bean.getIaName().equals(iaName)) {
-                beans.add(bean);
+            try {
+                if (iaName.isEmpty() || bean.getIaName().equals(iaName)) {
+                    beans.add(Figures.of(bean));
+                }
+            } catch (UndeclaredThrowableException e) {
+                // an IA that closed since the query has no MXBean left to read: it is no longer open
+                if (!(e.getCause() instanceof InstanceNotFoundException)) {
+                    throw e;
+                }
             }
         }
-        beans.sort(Comparator.comparing(IaStatisticsMXBean::getIaName).thenComparingLong(IaStatisticsMXBean::getInstance));
+        beans.sort(Comparator.comparing(Figures::iaName).thenComparingLong(Figures::instance));
         return json ? json(beans) : text(beans, iaName);
     }
 
-    private static String text(List<IaStatisticsMXBean> beans, String iaName) {
+    private static String text(List<Figures> beans, String iaName) {
         if (beans.isEmpty()) {
             return iaName.isEmpty()
                     ? "no open IA keeps statistics (dat.api.ext.IaStatistics); counters exist while an IA is open\n"
                     : "no open instance of IA '" + iaName + "' keeps statistics (dat.api.ext.IaStatistics)\n";
         }
         StringBuilder out = new StringBuilder();
-        for (IaStatisticsMXBean s : beans) {
-            out.append(String.format("IA %s #%d  provider %s  %s  since %s  (JMX %s)%n", s.getIaName(), s.getInstance(),
-                    s.getProviderName(), s.isOpen() ? "open" : "closed", s.getSince(),
-                    IaStatisticsMXBean.objectName(s.getIaName(), s.getInstance())));
-            out.append(String.format("  posted        %d operations, %d bytes%s%n", s.getOperationsPosted(), s.getBytesPosted(),
-                    perOperation(s.getOperationsPostedByKind(), s.getBytesPostedByKind())));
-            out.append(String.format("  post errors   %d%s%n", s.getPostErrors(), named(s.getPostErrorsByType())));
-            out.append(String.format("  completions   %d, %d bytes; in error %d%s%n", s.getCompletions(), s.getCompletedBytes(),
-                    s.getCompletionErrors(), named(s.getCompletionErrorsByStatus())));
-            out.append(String.format("  async errors  %d%n", s.getAsyncErrors()));
+        for (Figures s : beans) {
+            out.append(String.format("IA %s #%d  provider %s  %s  since %s  (JMX %s)%n", s.iaName(), s.instance(),
+                    s.providerName(), s.open() ? "open" : "closed", s.since(), IaStatisticsMXBean.objectName(s.iaName(), s.instance())));
+            out.append(String.format("  posted        %d operations, %d bytes%s%n", s.operationsPosted(), s.bytesPosted(),
+                    perOperation(s.operationsPostedByKind(), s.bytesPostedByKind())));
+            out.append(String.format("  post errors   %d%s%n", s.postErrors(), named(s.postErrorsByType())));
+            out.append(String.format("  completions   %d, %d bytes; in error %d%s%n", s.completions(), s.completedBytes(),
+                    s.completionErrors(), named(s.completionErrorsByStatus())));
+            out.append(String.format("  async errors  %d%n", s.asyncErrors()));
         }
         return out.toString();
     }
 
-    private static String json(List<IaStatisticsMXBean> beans) {
+    private static String json(List<Figures> beans) {
         ObjectNode root = JsonNodeFactory.instance.objectNode();
         ArrayNode ias = root.putArray("ias");
-        for (IaStatisticsMXBean s : beans) {
+        for (Figures s : beans) {
             ObjectNode ia = ias.addObject();
-            ia.put("iaName", s.getIaName());
-            ia.put("instance", s.getInstance());
-            ia.put("providerName", s.getProviderName());
-            ia.put("open", s.isOpen());
-            ia.put("since", s.getSince());
-            ia.put("objectName", IaStatisticsMXBean.objectName(s.getIaName(), s.getInstance()).toString());
-            ia.put("operationsPosted", s.getOperationsPosted());
-            counts(ia.putObject("operationsPostedByKind"), s.getOperationsPostedByKind());
-            ia.put("bytesPosted", s.getBytesPosted());
-            counts(ia.putObject("bytesPostedByKind"), s.getBytesPostedByKind());
-            ia.put("postErrors", s.getPostErrors());
-            counts(ia.putObject("postErrorsByType"), s.getPostErrorsByType());
-            ia.put("completions", s.getCompletions());
-            ia.put("completedBytes", s.getCompletedBytes());
-            ia.put("completionErrors", s.getCompletionErrors());
-            counts(ia.putObject("completionErrorsByStatus"), s.getCompletionErrorsByStatus());
-            ia.put("flushed", s.getFlushed());
-            ia.put("asyncErrors", s.getAsyncErrors());
+            ia.put("iaName", s.iaName());
+            ia.put("instance", s.instance());
+            ia.put("providerName", s.providerName());
+            ia.put("open", s.open());
+            ia.put("since", s.since());
+            ia.put("objectName", IaStatisticsMXBean.objectName(s.iaName(), s.instance()).toString());
+            ia.put("operationsPosted", s.operationsPosted());
+            counts(ia.putObject("operationsPostedByKind"), s.operationsPostedByKind());
+            ia.put("bytesPosted", s.bytesPosted());
+            counts(ia.putObject("bytesPostedByKind"), s.bytesPostedByKind());
+            ia.put("postErrors", s.postErrors());
+            counts(ia.putObject("postErrorsByType"), s.postErrorsByType());
+            ia.put("completions", s.completions());
+            ia.put("completedBytes", s.completedBytes());
+            ia.put("completionErrors", s.completionErrors());
+            counts(ia.putObject("completionErrorsByStatus"), s.completionErrorsByStatus());
+            ia.put("flushed", s.flushed());
+            ia.put("asyncErrors", s.asyncErrors());
         }
         try {
             return JSON.writeValueAsString(root) + "\n";

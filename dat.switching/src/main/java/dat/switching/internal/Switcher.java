@@ -34,6 +34,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -81,8 +82,11 @@ public final class Switcher<S> implements IaSwitcher<S> {
     private volatile State state = State.STARTING;
     private volatile long generation;
     private volatile boolean closing;
-    /** The provider the registry removed while it was current; read by the switcher's thread. */
-    private volatile ProviderDTO departed;
+    /**
+     * The current IA's entry, once the registry stopped listing it as active; the switcher's thread
+     * then asks the registry whether its provider left or another provider merely shadows it.
+     */
+    private final AtomicReference<ProviderDTO> departed = new AtomicReference<>();
 
     private Switcher(DatRegistry registry, SwitchOptions options, IaSession<S> callbacks) {
         this.registry = registry;
@@ -98,7 +102,7 @@ public final class Switcher<S> implements IaSwitcher<S> {
             public void providerRemoved(ProviderDTO provider) {
                 Current<S> c = current;
                 if (c != null && c.provider().id() == provider.id() && c.provider().iaName().equals(provider.iaName())) {
-                    departed = provider;
+                    departed.set(provider);
                 }
                 signals.offer(Signal.PROVIDERS_CHANGED);
             }
@@ -216,12 +220,17 @@ public final class Switcher<S> implements IaSwitcher<S> {
         }
         closing = true;
         signals.offer(Signal.CLOSE);
+        registry.removeListener(registryListener);
+        if (Thread.currentThread() == thread) {
+            // a SwitchListener runs on the switcher's thread: joining it would only wait out the
+            // bound, and the session is settled by the loop's end once the listener returns
+            return;
+        }
         try {
             thread.join(options.callbackTimeout().plus(options.asyncPoll()).plusSeconds(1).toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        registry.removeListener(registryListener);
         callbackThreads.shutdownNow();
         if (thread.isAlive()) {
             LOG.log(Level.WARNING, "IA switcher '" + options.name() + "' did not stop in time; its thread is left to end");
@@ -265,6 +274,7 @@ public final class Switcher<S> implements IaSwitcher<S> {
                 leave(c, SwitchCause.CLOSED);
             }
             publish(null, State.CLOSED);
+            callbackThreads.shutdown(); // callbacks run only for this thread
         }
     }
 
@@ -274,9 +284,7 @@ public final class Switcher<S> implements IaSwitcher<S> {
      * @return the cause to leave it, or {@code null} to keep it
      */
     private SwitchCause watch(Current<S> c, DatEvent event) throws InterruptedException {
-        ProviderDTO gone = departed;
-        if (gone != null) {
-            departed = null;
+        if (departed.getAndSet(null) != null && !stillRegistered(c.provider())) {
             return SwitchCause.PROVIDER_LEFT;
         }
         Signal signal = signals.poll();
@@ -285,7 +293,7 @@ public final class Switcher<S> implements IaSwitcher<S> {
         }
         if (signal == Signal.RESELECT) {
             List<ProviderDTO> best = candidates();
-            if (!best.isEmpty() && best.getFirst().id() != c.provider().id()) {
+            if (!best.isEmpty() && !sameEntry(best.getFirst(), c.provider())) {
                 return SwitchCause.RESELECTED;
             }
         }
@@ -320,15 +328,36 @@ public final class Switcher<S> implements IaSwitcher<S> {
      * overtake {@code providerRemoved}: the registry's view, not the listener, decides.
      */
     private SwitchCause failureCause(Current<S> c) {
-        if (departed != null) {
-            return SwitchCause.PROVIDER_LEFT;
-        }
-        for (ProviderDTO provider : candidates()) {
-            if (provider.id() == c.provider().id() && provider.iaName().equals(c.provider().iaName())) {
-                return SwitchCause.IA_FAILED;
+        return stillRegistered(c.provider()) ? SwitchCause.IA_FAILED : SwitchCause.PROVIDER_LEFT;
+    }
+
+    /**
+     * Whether the provider of an IA still offers its IA name, active or shadowed. The registry
+     * reports an entry removed also when another provider of that name outranks it (a higher
+     * ranking, a static entry): that provider has not left, and the IAs it opened still work.
+     */
+    private boolean stillRegistered(ProviderDTO provider) {
+        try {
+            for (ProviderDTO entry : registry.getRuntimeDTO().providers()) {
+                if (entry.id() == provider.id() && entry.iaName().equals(provider.iaName())
+                        && entry.state() != ProviderDTO.State.FAILED) {
+                    return true;
+                }
             }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "IA switcher '" + options.name() + "': the registry failed to describe its providers", e);
         }
-        return SwitchCause.PROVIDER_LEFT;
+        return false;
+    }
+
+    /**
+     * Whether two DTOs describe the same registry entry. One provider service can serve several
+     * entries (its own IAs, the static entries that name it), so the service id alone does not.
+     */
+    private static boolean sameEntry(ProviderDTO a, ProviderDTO b) {
+        return a.id() == b.id() && a.iaName().equals(b.iaName()) && a.versionMajor() == b.versionMajor()
+                && a.versionMinor() == b.versionMinor() && a.threadSafe() == b.threadSafe() && a.origin() == b.origin()
+                && a.source().equals(b.source()) && a.instanceData().equals(b.instanceData());
     }
 
     private void hand(Current<S> c, DatEvent event) {
@@ -375,7 +404,9 @@ public final class Switcher<S> implements IaSwitcher<S> {
             }
             InterfaceAdapter ia;
             try {
-                ia = registry.openIa(candidate.iaName());
+                // the candidate's version and thread safety select exactly its entry among those of its name
+                ia = registry.openIa(candidate.iaName(), DatRegistry.DEFAULT_ASYNC_EVD_QLEN, null, candidate.versionMajor(),
+                        candidate.versionMinor(), candidate.threadSafe());
             } catch (RuntimeException e) {
                 LOG.log(Level.DEBUG, "IA switcher '" + options.name() + "': cannot open " + candidate.iaName() + ": " + e.getMessage());
                 continue;
@@ -396,7 +427,7 @@ public final class Switcher<S> implements IaSwitcher<S> {
             }
             long next = generation + 1;
             generation = next;
-            departed = null;
+            departed.set(null);
             publish(new Current<>(ia, candidate, asyncEvd, opened.value(), next), State.ACTIVE);
             SwitchEvent event = pending == null
                     ? new SwitchEvent(next, SwitchCause.INITIAL, null, candidate, Accounting.NONE, Duration.ZERO, "")

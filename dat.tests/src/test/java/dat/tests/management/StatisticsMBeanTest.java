@@ -13,6 +13,8 @@ import dat.api.MemPrivileges;
 import dat.api.ext.IaStatistics;
 import dat.api.ext.IaStatisticsSnapshot;
 import dat.api.ext.Operation;
+import dat.api.spi.DatIaFactory;
+import dat.api.spi.DatProviderConstants;
 import dat.management.IaStatisticsMXBean;
 import dat.tests.ext.Link;
 import java.io.ByteArrayOutputStream;
@@ -20,6 +22,7 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.util.Hashtable;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import javax.management.JMX;
@@ -32,6 +35,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.test.common.annotation.InjectBundleContext;
 import org.osgi.test.common.annotation.InjectService;
 import org.osgi.test.junit5.context.BundleContextExtension;
@@ -150,6 +155,48 @@ class StatisticsMBeanTest {
             provider.start();
         }
         assertThat(eventually(() -> !registry.findProviders("(dat.ia.name=test0)").isEmpty())).isTrue();
+    }
+
+    /**
+     * Registers a factory for sim0 that outranks the sim provider's (ranking 10) and opens its IAs
+     * through a delegate; the test-only property keeps it out of the other tests' candidates.
+     */
+    private ServiceRegistration<DatIaFactory> outrankSim0(DatIaFactory delegate) {
+        Hashtable<String, Object> properties = new Hashtable<>();
+        properties.put(DatProviderConstants.DAT_PROVIDER_NAME, "outranking");
+        properties.put(DatProviderConstants.DAT_IA_NAME, "sim0");
+        properties.put(DatProviderConstants.DAT_API_VERSION, DatProviderConstants.DAT_API_VERSION_1_2);
+        properties.put(DatProviderConstants.DAT_THREAD_SAFE, Boolean.TRUE);
+        properties.put(DatProviderConstants.DAT_TRANSPORT, "sim");
+        properties.put("dat.conformance", "false");
+        properties.put("service.ranking", 10);
+        return context.registerService(DatIaFactory.class, delegate::openIa, properties);
+    }
+
+    @Test
+    void theMXBeanStaysWhileTheIaIsOpenWhenAnotherProviderOutranksItsProvider() throws Exception {
+        assertThat(eventually(() -> !registry.findProviders("(dat.ia.name=sim0)").isEmpty())).isTrue();
+        Set<ObjectName> before = beansOf("sim0");
+        ServiceReference<DatIaFactory> sim = context.getServiceReferences(DatIaFactory.class, "(dat.provider.name=sim)")
+                .iterator().next();
+        ObjectName name;
+        try (InterfaceAdapter ia = registry.openIa("sim0")) {
+            name = newBeanOf("sim0", before);
+            ServiceRegistration<DatIaFactory> outranking = outrankSim0(context.getService(sim));
+            try {
+                assertThat(eventually(() -> registry.findProviders("(dat.ia.name=sim0)").stream()
+                        .anyMatch(provider -> provider.providerName().equals("outranking"))))
+                        .as("the outranking factory serves sim0").isTrue();
+                Thread.sleep(1000); // two sweeps: time for a wrong removal
+
+                assertThat(ia.isOpen()).isTrue();
+                assertThat(server.isRegistered(name)).as("the MXBean of the open IA, whose provider is still registered").isTrue();
+            } finally {
+                outranking.unregister();
+                context.ungetService(sim);
+            }
+        }
+        assertThat(unregistered(name)).as("the MXBean of the closed IA is unregistered").isTrue();
     }
 
     @Test

@@ -3,15 +3,27 @@ package dat.tests.switching;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.DatRegistry;
+import dat.api.ProviderDTO;
+import dat.api.spi.DatIaFactory;
+import dat.api.spi.DatProviderConstants;
+import dat.management.IaStatisticsMXBean;
 import dat.switching.Accounting;
 import dat.switching.IaSwitcher;
 import dat.switching.SwitchCause;
 import dat.switching.SwitchEvent;
 import dat.switching.SwitchOptions;
+import java.lang.management.ManagementFactory;
+import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Hashtable;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
+import javax.management.JMX;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,6 +31,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.test.common.annotation.InjectBundleContext;
 import org.osgi.test.common.annotation.InjectService;
 import org.osgi.test.junit5.context.BundleContextExtension;
@@ -195,6 +209,62 @@ class SwitchingTest {
         assertThat(resumed.cause()).isIn(SwitchCause.PROVIDER_LEFT, SwitchCause.IA_FAILED);
         assertThat(resumed.from().iaName()).isEqualTo("metered-sim0");
         assertEverythingAccounted(resumed);
+    }
+
+    /**
+     * Registers a factory for sim0 that outranks the sim provider's (ranking 10) and opens its IAs
+     * through a delegate; the test-only property keeps it out of the other tests' candidates.
+     */
+    private ServiceRegistration<DatIaFactory> outrankSim0(DatIaFactory delegate) {
+        Hashtable<String, Object> properties = new Hashtable<>();
+        properties.put(DatProviderConstants.DAT_PROVIDER_NAME, "outranking");
+        properties.put(DatProviderConstants.DAT_IA_NAME, "sim0");
+        properties.put(DatProviderConstants.DAT_API_VERSION, DatProviderConstants.DAT_API_VERSION_1_2);
+        properties.put(DatProviderConstants.DAT_THREAD_SAFE, Boolean.TRUE);
+        properties.put(DatProviderConstants.DAT_TRANSPORT, "sim");
+        properties.put("dat.conformance", "false");
+        properties.put("service.ranking", 10);
+        return context.registerService(DatIaFactory.class, delegate::openIa, properties);
+    }
+
+    @Test
+    void aProviderThatOutranksTheCurrentIaNameLeavesTheWorkingSessionAlone() throws Exception {
+        start(SwitchOptions.of("outranked", "(dat.ia.name=sim0)"));
+        trafficFlows(20);
+        ProviderDTO before = switcher.provider().orElseThrow();
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        Set<ObjectName> beans = new HashSet<>();
+        for (ObjectName bean : server.queryNames(new ObjectName("dat:type=IA,name=sim0,*"), null)) {
+            try {
+                if (JMX.newMXBeanProxy(server, bean, IaStatisticsMXBean.class).isOpen()) {
+                    beans.add(bean); // not one of an IA an earlier test closed, whose MXBean may still be going
+                }
+            } catch (UndeclaredThrowableException gone) {
+                // one of those, gone already
+            }
+        }
+        assertThat(beans).as("the MXBean of the switcher's IA").isNotEmpty();
+
+        ServiceReference<DatIaFactory> sim = context.getServiceReferences(DatIaFactory.class, "(dat.provider.name=sim)")
+                .iterator().next();
+        ServiceRegistration<DatIaFactory> outranking = outrankSim0(context.getService(sim));
+        try {
+            assertThat(eventually(10_000, () -> registry.findProviders("(dat.ia.name=sim0)").stream()
+                    .anyMatch(provider -> provider.providerName().equals("outranking"))))
+                    .as("the outranking factory serves sim0").isTrue();
+            Thread.sleep(1000); // many async EVD polls: time for a wrong move
+
+            assertThat(switcher.generation()).as("no switch: %s", switches).isEqualTo(1);
+            assertThat(switches).hasSize(1);
+            assertThat(switcher.provider().orElseThrow()).isEqualTo(before);
+            trafficFlows(20);
+            for (ObjectName bean : beans) {
+                assertThat(server.isRegistered(bean)).as("the MXBean %s of the working IA", bean).isTrue();
+            }
+        } finally {
+            outranking.unregister();
+            context.ungetService(sim);
+        }
     }
 
     @Test
