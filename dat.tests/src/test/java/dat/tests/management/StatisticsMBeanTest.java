@@ -14,7 +14,7 @@ import dat.api.ext.IaStatistics;
 import dat.api.ext.IaStatisticsSnapshot;
 import dat.api.ext.Operation;
 import dat.api.spi.DatIaFactory;
-import dat.api.spi.DatProviderConstants;
+import dat.tests.OutrankedSim0;
 import dat.management.IaStatisticsMXBean;
 import dat.tests.ext.Link;
 import java.io.ByteArrayOutputStream;
@@ -22,7 +22,6 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.util.Hashtable;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import javax.management.JMX;
@@ -157,22 +156,6 @@ class StatisticsMBeanTest {
         assertThat(eventually(() -> !registry.findProviders("(dat.ia.name=test0)").isEmpty())).isTrue();
     }
 
-    /**
-     * Registers a factory for sim0 that outranks the sim provider's (ranking 10) and opens its IAs
-     * through a delegate; the test-only property keeps it out of the other tests' candidates.
-     */
-    private ServiceRegistration<DatIaFactory> outrankSim0(DatIaFactory delegate) {
-        Hashtable<String, Object> properties = new Hashtable<>();
-        properties.put(DatProviderConstants.DAT_PROVIDER_NAME, "outranking");
-        properties.put(DatProviderConstants.DAT_IA_NAME, "sim0");
-        properties.put(DatProviderConstants.DAT_API_VERSION, DatProviderConstants.DAT_API_VERSION_1_2);
-        properties.put(DatProviderConstants.DAT_THREAD_SAFE, Boolean.TRUE);
-        properties.put(DatProviderConstants.DAT_TRANSPORT, "sim");
-        properties.put("dat.conformance", "false");
-        properties.put("service.ranking", 10);
-        return context.registerService(DatIaFactory.class, delegate::openIa, properties);
-    }
-
     @Test
     void theMXBeanStaysWhileTheIaIsOpenWhenAnotherProviderOutranksItsProvider() throws Exception {
         assertThat(eventually(() -> !registry.findProviders("(dat.ia.name=sim0)").isEmpty())).isTrue();
@@ -182,7 +165,7 @@ class StatisticsMBeanTest {
         ObjectName name;
         try (InterfaceAdapter ia = registry.openIa("sim0")) {
             name = newBeanOf("sim0", before);
-            ServiceRegistration<DatIaFactory> outranking = outrankSim0(context.getService(sim));
+            ServiceRegistration<DatIaFactory> outranking = OutrankedSim0.register(context, context.getService(sim));
             try {
                 assertThat(eventually(() -> registry.findProviders("(dat.ia.name=sim0)").stream()
                         .anyMatch(provider -> provider.providerName().equals("outranking"))))

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dat.api.DatRegistry;
 import dat.api.ProviderDTO;
 import dat.api.spi.DatIaFactory;
-import dat.api.spi.DatProviderConstants;
+import dat.tests.OutrankedSim0;
 import dat.management.IaStatisticsMXBean;
 import dat.switching.Accounting;
 import dat.switching.IaSwitcher;
@@ -16,7 +16,6 @@ import java.lang.management.ManagementFactory;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.HashSet;
-import java.util.Hashtable;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -211,22 +210,6 @@ class SwitchingTest {
         assertEverythingAccounted(resumed);
     }
 
-    /**
-     * Registers a factory for sim0 that outranks the sim provider's (ranking 10) and opens its IAs
-     * through a delegate; the test-only property keeps it out of the other tests' candidates.
-     */
-    private ServiceRegistration<DatIaFactory> outrankSim0(DatIaFactory delegate) {
-        Hashtable<String, Object> properties = new Hashtable<>();
-        properties.put(DatProviderConstants.DAT_PROVIDER_NAME, "outranking");
-        properties.put(DatProviderConstants.DAT_IA_NAME, "sim0");
-        properties.put(DatProviderConstants.DAT_API_VERSION, DatProviderConstants.DAT_API_VERSION_1_2);
-        properties.put(DatProviderConstants.DAT_THREAD_SAFE, Boolean.TRUE);
-        properties.put(DatProviderConstants.DAT_TRANSPORT, "sim");
-        properties.put("dat.conformance", "false");
-        properties.put("service.ranking", 10);
-        return context.registerService(DatIaFactory.class, delegate::openIa, properties);
-    }
-
     @Test
     void aProviderThatOutranksTheCurrentIaNameLeavesTheWorkingSessionAlone() throws Exception {
         start(SwitchOptions.of("outranked", "(dat.ia.name=sim0)"));
@@ -247,7 +230,7 @@ class SwitchingTest {
 
         ServiceReference<DatIaFactory> sim = context.getServiceReferences(DatIaFactory.class, "(dat.provider.name=sim)")
                 .iterator().next();
-        ServiceRegistration<DatIaFactory> outranking = outrankSim0(context.getService(sim));
+        ServiceRegistration<DatIaFactory> outranking = OutrankedSim0.register(context, context.getService(sim));
         try {
             assertThat(eventually(10_000, () -> registry.findProviders("(dat.ia.name=sim0)").stream()
                     .anyMatch(provider -> provider.providerName().equals("outranking"))))

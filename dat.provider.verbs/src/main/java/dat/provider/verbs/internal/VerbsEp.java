@@ -398,12 +398,8 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
      */
     private void reapDiscarded(long wrId, boolean success) {
         Object owner = ia.owner((int) (wrId >>> 32));
-        WorkSlots slots;
-        if (owner instanceof VerbsEp e) {
-            slots = WorkSlots.isRecv(wrId) ? e.recvSlots : e.sendSlots;
-        } else if (owner instanceof VerbsSrq srq) {
-            slots = srq.slots;
-        } else {
+        WorkSlots slots = WorkSlots.of(owner, wrId);
+        if (slots == null) {
             return; // an owner freed since: its slots went with it
         }
         int slot = WorkSlots.slot(wrId);

@@ -332,12 +332,8 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         }
         long wrId = ring.get(JAVA_LONG, entry + Structs.WC_WR_ID);
         Object owner = ia.owner((int) (wrId >>> 32));
-        WorkSlots slots;
-        if (owner instanceof VerbsEp e) {
-            slots = WorkSlots.isRecv(wrId) ? e.recvSlots : e.sendSlots;
-        } else if (owner instanceof VerbsSrq srq) {
-            slots = srq.slots;
-        } else {
+        WorkSlots slots = WorkSlots.of(owner, wrId);
+        if (slots == null) {
             return false;
         }
         int slot = WorkSlots.slot(wrId);

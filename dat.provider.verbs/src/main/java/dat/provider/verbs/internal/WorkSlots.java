@@ -43,6 +43,19 @@ final class WorkSlots {
         return (wrId & RECV_QUEUE) != 0;
     }
 
+    /**
+     * The slots a {@code wr_id} of {@code owner} (its owner id's object) names: an Endpoint's send
+     * or receive queue, or an SRQ's buffers.
+     *
+     * @return the slots, or {@code null} when the owner has none (freed since)
+     */
+    static WorkSlots of(Object owner, long wrId) {
+        if (owner instanceof VerbsEp e) {
+            return isRecv(wrId) ? e.recvSlots : e.sendSlots;
+        }
+        return owner instanceof VerbsSrq srq ? srq.slots : null;
+    }
+
     /** @return the slot number a {@code wr_id} carries */
     static int slot(long wrId) {
         return (int) (wrId & (RECV_QUEUE - 1));

@@ -151,6 +151,16 @@ class EvdCnoTest {
         throw new AssertionError("the waiter never started waiting");
     }
 
+    /** A thread parked in an infinite dat_evd_wait on {@code evd}, its return code to come into {@code rc}. */
+    private static Thread parkedWaiter(EventDispatcher evd, AtomicInteger rc) throws InterruptedException {
+        Thread waiter = Thread.ofPlatform().start(() -> rc.set(evd.await(DatConstants.TIMEOUT_INFINITE, 1, new DatEvent())));
+        waitForWaiter(evd);
+        while (waiter.getState() != Thread.State.WAITING) { // parked
+            Thread.onSpinWait();
+        }
+        return waiter;
+    }
+
     @Test
     void dat_evd_wait_TIMEOUT_EXPIRED_reportsTheQueueSize() {
         EventDispatcher evd = software(8);
@@ -214,12 +224,8 @@ class EvdCnoTest {
         EventDispatcher evd = software(4);
         for (int round = 0; round < 5; round++) {
             AtomicInteger rc = new AtomicInteger(-1);
-            Thread waiter = Thread.ofPlatform().start(() -> rc.set(evd.await(DatConstants.TIMEOUT_INFINITE, 1, new DatEvent())));
+            Thread waiter = parkedWaiter(evd, rc);
             try {
-                waitForWaiter(evd);
-                while (waiter.getState() != Thread.State.WAITING) { // parked
-                    Thread.onSpinWait();
-                }
                 evd.setUnwaitable();
                 evd.clearUnwaitable();
                 waiter.join(5000);
@@ -456,12 +462,8 @@ class EvdCnoTest {
         EventDispatcher evd = ia.createEventDispatcher(4, cno, EvdFlags.SOFTWARE);
         for (int round = 0; round < 20; round++) {
             AtomicInteger rc = new AtomicInteger(-1);
-            Thread waiter = Thread.ofPlatform().start(() -> rc.set(evd.await(DatConstants.TIMEOUT_INFINITE, 1, new DatEvent())));
+            Thread waiter = parkedWaiter(evd, rc);
             try {
-                waitForWaiter(evd);
-                while (waiter.getState() != Thread.State.WAITING) { // parked
-                    Thread.onSpinWait();
-                }
                 evd.setUnwaitable();
                 ok(evd.postSoftwareEvent(round));
                 assertThat(cno.await(Fabric.WAIT)).as("the CNO of the event of round %d", round).isSameAs(evd);

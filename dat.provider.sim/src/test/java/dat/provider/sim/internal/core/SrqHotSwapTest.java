@@ -262,14 +262,7 @@ class SrqHotSwapTest {
             Fabric.Side b = f.new Side("sim1", null, 4096);
             SharedReceiveQueue srq = b.ia.createSharedReceiveQueue(b.pz, SrqAttributes.builder().maxRecvDtos(2).build());
             EventDispatcher small = b.ia.createEventDispatcher(1, null, EvdFlags.DTO);
-            Endpoint onSrq = b.ia.createEndpointWithSrq(b.pz, small, b.reqEvd, b.connEvd, srq, EpAttributes.providerDefaults());
-            establish(a, b, onSrq);
-            ok(srq.postRecv(0, null, 1));
-            ok(srq.postRecv(0, null, 2));
-            ok(a.ep.postSend(0, null, 11, 0));
-            ok(a.ep.postSend(0, null, 12, 0));
-            a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
-            a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+            twoSendsIntoTheSrq(a, b, srq, small);
             b.expect(b.ia.query().asyncEvd(), EventNumber.ASYNC_ERROR_EVD_OVERFLOW); // the second completion was lost
             assertThat(b.expect(small, EventNumber.DTO_COMPLETION_EVENT).userCookie()).isEqualTo(1);
             isType(small.dequeue(b.event), DatReturn.QUEUE_EMPTY);
@@ -277,6 +270,22 @@ class SrqHotSwapTest {
             ok(srq.postRecv(0, null, 3));
             ok(srq.postRecv(0, null, 4));
         }
+    }
+
+    /**
+     * An Endpoint of {@code b} on {@code srq} (receive EVD {@code recvEvd}) connected to {@code a}'s,
+     * two SRQ buffers posted (cookies 1, 2), and two sends of {@code a} completed into them.
+     */
+    private static Endpoint twoSendsIntoTheSrq(Fabric.Side a, Fabric.Side b, SharedReceiveQueue srq, EventDispatcher recvEvd) {
+        Endpoint onSrq = b.ia.createEndpointWithSrq(b.pz, recvEvd, b.reqEvd, b.connEvd, srq, EpAttributes.providerDefaults());
+        establish(a, b, onSrq);
+        ok(srq.postRecv(0, null, 1));
+        ok(srq.postRecv(0, null, 2));
+        ok(a.ep.postSend(0, null, 11, 0));
+        ok(a.ep.postSend(0, null, 12, 0));
+        a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+        a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+        return onSrq;
     }
 
     /**
@@ -290,14 +299,7 @@ class SrqHotSwapTest {
             Fabric.Side b = f.new Side("sim1", null, 4096);
             SharedReceiveQueue srq = b.ia.createSharedReceiveQueue(b.pz, SrqAttributes.builder().maxRecvDtos(2).build());
             EventDispatcher held = b.ia.createEventDispatcher(4, null, EvdFlags.DTO);
-            Endpoint onSrq = b.ia.createEndpointWithSrq(b.pz, held, b.reqEvd, b.connEvd, srq, EpAttributes.providerDefaults());
-            establish(a, b, onSrq);
-            ok(srq.postRecv(0, null, 1));
-            ok(srq.postRecv(0, null, 2));
-            ok(a.ep.postSend(0, null, 11, 0));
-            ok(a.ep.postSend(0, null, 12, 0));
-            a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
-            a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT);
+            Endpoint onSrq = twoSendsIntoTheSrq(a, b, srq, held);
             assertThat(srq.query().outstandingDtoCount()).as("two completions queued, not dequeued").isEqualTo(2);
             onSrq.close();
             held.close();
