@@ -290,7 +290,7 @@ final class Output {
         int r;
         lockWithoutQueueing();
         try {
-            r = flush();
+            r = ended ? IDLE : flush(); // an end written inline while this waited for the lock: nothing follows it
         } catch (IOException e) {
             c.writeFailed(e);
             return;

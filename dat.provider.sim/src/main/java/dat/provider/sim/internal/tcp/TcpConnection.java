@@ -292,10 +292,10 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
         }
     }
 
-    /** The socket failed: an attempt in progress fails, an established connection breaks. */
+    /** The socket failed, or the agent's handling did ({@link #failed}): an attempt fails, an established connection breaks. */
     private void lostOnTheWay() {
         ConnectAttempt a = attempt;
-        if (wire == null && a != null) {
+        if (joined == null && a != null) {
             if (a.active() != null) {
                 if (!reuse.retryFresh(a)) {
                     // the connection reset before the answer: the remote host was not unreachable, so
@@ -306,7 +306,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
                 SimProvider provider = transport.adapter().provider;
                 provider.cmLock.lock();
                 try {
-                    if (wire == null && a.live()) {
+                    if (joined == null && a.live()) {
                         a.state = ConnectAttempt.State.FAILED; // a delivered request the consumer accepts later fails its accept
                     }
                 } finally {
@@ -320,6 +320,12 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
     @Override
     public void agentEnded() {
         lost(EventNumber.CONNECTION_EVENT_BROKEN);
+    }
+
+    /** A defect in the agent's handling: what the connection serves ends as on a socket's failure, a pending attempt too. */
+    @Override
+    public void failed() {
+        lostOnTheWay();
     }
 
     /** On the agent: OP_WRITE on or off while the output waits for the socket. */

@@ -79,6 +79,29 @@ class TcpReaderDefectTest {
         assertPlantedDefectHit(NullPointerException.class);
     }
 
+    /**
+     * A defect while a delivered connection request waits for the consumer's answer (the requester
+     * then gone) fails the attempt as a failed socket would: the accept that comes later completes
+     * with ACCEPT_COMPLETION_ERROR (dat_cr_accept(3DAT)) instead of leaving the Endpoint pending.
+     */
+    @Test
+    void aDefectWhileARequestAwaitsItsAnswer_failsTheLaterAccept_insteadOfLeavingItPending() throws Exception {
+        b.ia.createPublicServicePoint(100, b.crEvd, dat.api.PspFlag.CONSUMER);
+        a.ep.connect(b.address(), 100, dat.api.DatConstants.TIMEOUT_INFINITE, null, dat.api.Qos.BEST_EFFORT, 0);
+        dat.api.ConnectionRequest request = b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest();
+        plantDefect("handshake.phase", null);
+        a.ep.disconnect(dat.api.CloseFlag.ABRUPT); // a's socket closes: b's agent reads it into the defect
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (transport(b).agent().unexpectedEnds() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        request.accept(b.ep, null);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
+        assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        assertPlantedDefectHit(NullPointerException.class);
+    }
+
     /** The connection ended through the I/O agent's catch-all, on the planted defect's exception. */
     private void assertPlantedDefectHit(Class<? extends Throwable> planted) {
         assertThat(transport(b).agent().unexpectedEnds()).as("b's connections that ended on an unexpected exception").isOne();
