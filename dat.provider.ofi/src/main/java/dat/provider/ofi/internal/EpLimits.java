@@ -61,6 +61,19 @@ final class EpLimits {
         return value;
     }
 
+    /** dat_ep_dup_connect(3DAT)'s own argument numbers, checked before {@link #checkConnect} checks them again. */
+    static void checkDupConnect(long timeoutMicros, byte[] privateData, int qos, int maxPrivateData) {
+        if (!DatConstants.isValidTimeout(timeoutMicros) || timeoutMicros == 0) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "timeoutMicros", "must be positive, was " + timeoutMicros);
+        }
+        if (privateData != null && privateData.length > maxPrivateData) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "privateData", privateData.length + " bytes, at most " + maxPrivateData);
+        }
+        if (!Qos.isValid(qos)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG5, "qos", "undefined bits");
+        }
+    }
+
     /**
      * Checks the arguments of {@code dat_ep_connect(3DAT)}, in the page's order, and the route: a
      * destination the IA cannot route to is one the provider can locally determine unreachable.
@@ -74,18 +87,21 @@ final class EpLimits {
         if (remoteConnQual < 1 || remoteConnQual > 0xFFFF) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "remoteConnQual", "not a port 1..65535");
         }
-        if (!DatConstants.isValidTimeout(timeoutMicros)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "timeoutMicros", "negative");
+        if (!DatConstants.isValidTimeout(timeoutMicros) || timeoutMicros == 0) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "timeoutMicros", "must be positive, was " + timeoutMicros);
         }
         if (privateData != null && privateData.length > ia.limits.maxPrivateData()) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG5, "privateData",
                     privateData.length + " bytes, at most " + ia.limits.maxPrivateData());
         }
-        if (!Qos.isValid(qos) || qos != Qos.BEST_EFFORT) {
+        if (!Qos.isValid(qos)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG7, "qos", "undefined bits");
+        }
+        if (qos != Qos.BEST_EFFORT) {
             throw Codes.notSupported("qos", "only BEST_EFFORT");
         }
         if (!ConnectFlags.isValid(connectFlags)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG7, "connectFlags", "undefined bits");
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG8, "connectFlags", "undefined bits");
         }
         if (connectFlags != ConnectFlags.DEFAULT) {
             throw Codes.notSupported("connectFlags", "no multipath");

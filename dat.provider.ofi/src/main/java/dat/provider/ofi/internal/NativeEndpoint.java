@@ -4,7 +4,9 @@ import dat.provider.ofi.internal.ffi.Fi;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.ofi.internal.ffi.Ops;
 import dat.provider.ofi.internal.ffi.Structs;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
 
 /**
  * The libfabric endpoint of one connection of a DAT Endpoint ({@code fi_endpoint}): made when the
@@ -69,6 +71,18 @@ final class NativeEndpoint {
             Ops.close(ep);
         } catch (NativeException e) {
             System.getLogger(NativeEndpoint.class.getName()).log(System.Logger.Level.WARNING, "fi_close of an endpoint failed", e);
+        }
+    }
+
+    /** The local port of the connection: its Endpoint's local port qualifier (0 when unknown). */
+    long localPort() {
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment name = local.allocate(Sockaddr.MAX_SIZE, 8);
+            Ops.getName(ep, name);
+            InetSocketAddress address = Sockaddr.read(name);
+            return address == null ? 0 : address.getPort();
+        } catch (NativeException e) {
+            return 0;
         }
     }
 }

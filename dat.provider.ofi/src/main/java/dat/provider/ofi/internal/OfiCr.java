@@ -131,6 +131,7 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
                     freed = true;
                     ia.crs.remove(this);
                     info = MemorySegment.NULL;
+                    releaseReservedEp(); // an RSP's Endpoint goes back to the consumer, as at a reject
                     psp.crEvd.postEvent(new DatEvent().setConnectionRequest(psp.crEvd, psp, psp.localAddress(), connQual, moved));
                     return;
                 }
@@ -148,6 +149,14 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
         }
     }
 
+    /** The Endpoint an RSP offered with this request is the consumer's again, unconnected (ia.cmLock held). */
+    private void releaseReservedEp() {
+        if (reservedEp != null && reservedEp.offeredTo == this) {
+            reservedEp.offeredTo = null;
+            reservedEp.setState(EpState.UNCONNECTED);
+        }
+    }
+
     /** Rejects a pending request and frees it; idempotent. */
     void destroy() {
         ia.cmLock.lock();
@@ -157,10 +166,7 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
             }
             freed = true;
             ia.crs.remove(this);
-            if (reservedEp != null && reservedEp.offeredTo == this) {
-                reservedEp.offeredTo = null;
-                reservedEp.setState(EpState.UNCONNECTED);
-            }
+            releaseReservedEp();
             PrivateData.reject(listener.pep, handle());
             settle();
         } finally {

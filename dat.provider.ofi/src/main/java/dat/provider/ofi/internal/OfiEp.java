@@ -74,6 +74,8 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
     private volatile EpState state = EpState.UNCONNECTED;
     private NativeEndpoint connection;
     private EventLoop.Timer connectTimer;
+    /** A graceful disconnect waiting for the requests libfabric holds, or {@code null}. */
+    private GracefulDisconnect settling;
     private volatile InetSocketAddress remoteAddress;
     private volatile long remoteQual;
     private volatile long localQual;
@@ -170,7 +172,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
     @Override
     public int postRdmaWrite(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        if (!isRemoteBuffer(remoteBuffer)) {
+        if (!Posting.isRemoteBuffer(remoteBuffer)) {
             return Codes.invalidParameter(DatReturn.INVALID_ARG5);
         }
         return postRequest(WorkSlots.RDMA_WRITE, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0);
@@ -179,15 +181,10 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
     @Override
     public int postRdmaRead(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        if (!isRemoteBuffer(remoteBuffer)) {
+        if (!Posting.isRemoteBuffer(remoteBuffer)) {
             return Codes.invalidParameter(DatReturn.INVALID_ARG5);
         }
         return postRequest(WorkSlots.RDMA_READ, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0);
-    }
-
-    /** A remote buffer a post may name: given, and of a length no less than 0 (dat_ep_post_rdma_write(3DAT): DAT_INVALID_PARAMETER). */
-    static boolean isRemoteBuffer(RmrTriplet remote) {
-        return remote != null && remote.segmentLength() >= 0;
     }
 
     int postRequest(byte kind, int numSegments, LmrTriplet[] iov, long cookie, RmrTriplet remote, int completionFlags,
@@ -255,7 +252,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             NativeEndpoint made = open(ia.domain.info);
             try (Arena local2 = Arena.ofConfined()) {
                 Ops.connect(made.ep, Sockaddr.of(local2, remoteIaAddress.getAddress(), (int) remoteConnQual),
-                        PrivateData.frame(local2, privateData, pz.id, confirmation.owner()), framedLength(privateData));
+                        PrivateData.frame(local2, privateData, pz.id, confirmation.owner()), PrivateData.framedLength(privateData));
             } catch (NativeException e) {
                 closeConnection();
                 throw e.error() == Fi.EINVAL || e.error() == Fi.EADDRNOTAVAIL || e.error() == Fi.ENETUNREACH
@@ -265,7 +262,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             }
             remoteAddress = new InetSocketAddress(remoteIaAddress.getAddress(), 0);
             remoteQual = remoteConnQual;
-            localQual = localPort(made);
+            localQual = made.localPort();
             state = EpState.ACTIVE_CONNECTION_PENDING;
             if (timeoutMicros != DatConstants.TIMEOUT_INFINITE) {
                 NativeEndpoint attempt = made;
@@ -316,18 +313,6 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         }
     }
 
-    /** The local port of a connection: the Endpoint's local port qualifier. */
-    private static long localPort(NativeEndpoint made) {
-        try (Arena local = Arena.ofConfined()) {
-            MemorySegment name = local.allocate(Sockaddr.MAX_SIZE, 8);
-            Ops.getName(made.ep, name);
-            InetSocketAddress address = Sockaddr.read(name);
-            return address == null ? 0 : address.getPort();
-        } catch (NativeException e) {
-            return 0;
-        }
-    }
-
     @Override
     public void dupConnect(Endpoint dupEp, long timeoutMicros, byte[] privateData, int qos) {
         checkOpen();
@@ -335,6 +320,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         if (other.state != EpState.CONNECTED || other.remoteAddress == null) {
             throw Codes.invalidState(DatReturn.INVALID_STATE_EP_UNCONNECTED, "dupEp is not connected");
         }
+        EpLimits.checkDupConnect(timeoutMicros, privateData, qos, ia.limits.maxPrivateData());
         connect(other.remoteAddress, other.remoteQual, timeoutMicros, privateData, qos, ConnectFlags.DEFAULT);
     }
 
@@ -369,11 +355,11 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                 failConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
                 return false;
             }
-            localQual = localPort(made);
+            localQual = made.localPort();
             state = EpState.COMPLETION_PENDING;
             confirmation.accepting(cr.remoteOwnerId);
             try (Arena local = Arena.ofConfined()) {
-                Ops.accept(made.ep, PrivateData.frame(local, privateData, pz.id, confirmation.owner()), framedLength(privateData));
+                Ops.accept(made.ep, PrivateData.frame(local, privateData, pz.id, confirmation.owner()), PrivateData.framedLength(privateData));
             } catch (NativeException e) {
                 System.getLogger(OfiEp.class.getName()).log(System.Logger.Level.DEBUG, "fi_accept failed", e);
                 endConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
@@ -413,17 +399,13 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                         : EventNumber.CONNECTION_EVENT_BROKEN;
                 case DISCONNECT_PENDING -> EventNumber.CONNECTION_EVENT_DISCONNECTED;
                 case COMPLETION_PENDING -> EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR;
-                case ACTIVE_CONNECTION_PENDING -> connectFailure(error, data);
+                case ACTIVE_CONNECTION_PENDING -> PrivateData.connectFailure(error, data);
                 default -> -1;
             };
             if (eventNumber >= 0) {
                 endConnection(eventNumber, eventNumber == EventNumber.CONNECTION_EVENT_PEER_REJECTED ? PrivateData.unframe(data) : null);
             }
         }
-    }
-
-    private static long framedLength(byte[] privateData) {
-        return (privateData == null ? 0 : privateData.length) + 1L + PrivateData.TRAILER;
     }
 
     /** Active side (ia.cmLock held): confirms the peer's accept; a failure shows as the connection's end. */
@@ -451,17 +433,6 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             state = EpState.CONNECTED;
             post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
         }
-    }
-
-    /** The DAT event of a failed connect, from the error entry of the event queue. */
-    private static int connectFailure(int error, byte[] data) {
-        return switch (error) {
-            case Fi.ECONNREFUSED -> PrivateData.isConsumerReject(data) ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
-                    : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED;
-            case Fi.ETIMEDOUT -> EventNumber.CONNECTION_EVENT_TIMED_OUT;
-            case Fi.EHOSTUNREACH, Fi.ENETUNREACH, Fi.EHOSTDOWN, Fi.ENETDOWN -> EventNumber.CONNECTION_EVENT_UNREACHABLE;
-            default -> EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED;
-        };
     }
 
     /** The DAT connect timeout expired (event thread, ia.cmLock held): the attempt is abandoned. */
@@ -494,6 +465,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
      */
     private void endConnection(int eventNumber, byte[] privateData) {
         cancelConnectTimer();
+        settling = GracefulDisconnect.cancel(settling);
         closeConnection();
         state = EpState.DISCONNECTED;
         post(eventNumber, privateData);
@@ -548,22 +520,57 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             switch (state) {
                 case CONNECTED -> {
                     state = EpState.DISCONNECT_PENDING;
-                    try {
-                        Ops.shutdown(connection.ep); // the peer sees FI_SHUTDOWN
-                    } catch (NativeException ignored) {
-                        // the connection is down already
+                    if (flag == CloseFlag.GRACEFUL && !requestsSettled()) {
+                        settling = GracefulDisconnect.start(ia, this);
+                    } else {
+                        shutdownAndEnd();
                     }
-                    endConnection(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
                 }
                 case ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING -> endConnection(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
                 case DISCONNECT_PENDING, DISCONNECTED -> {
-                    // already on its way down
+                    if (flag == CloseFlag.ABRUPT && settling != null) {
+                        shutdownAndEnd(); // an abrupt disconnect does not wait for a graceful one
+                    }
                 }
                 default -> throw new DatException(EpStates.CODES[state.value()], "ep", "nothing to disconnect in state " + state, null);
             }
         } finally {
             ia.cmLock.unlock();
         }
+    }
+
+    /** Shuts the connection down (the peer sees {@code FI_SHUTDOWN}) and ends it, disconnected (ia.cmLock held). */
+    void shutdownAndEnd() {
+        try {
+            Ops.shutdown(connection.ep);
+        } catch (NativeException ignored) {
+            // the connection is down already
+        }
+        endConnection(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
+    }
+
+    /** Whether libfabric holds none of the requests, their completions read (ia.cmLock held): a graceful disconnect proceeds. */
+    boolean requestsSettled() {
+        OfiEvd requests = requestEvd != null ? requestEvd : ia.existingDiscardEvd();
+        if (requests != null) {
+            requests.reclaim();
+        }
+        return sendSlots.posted() == 0;
+    }
+
+    /** Confirms the silent writes ({@link Posting#confirmSilentWrites}), so that a graceful disconnect sees them complete. */
+    void confirmSilentWrites() {
+        Locks.lockSpinning(postLock);
+        try {
+            posting.confirmSilentWrites();
+        } finally {
+            postLock.unlock();
+        }
+    }
+
+    /** Whether {@code wait} is the graceful disconnect the Endpoint still waits on (ia.cmLock held). */
+    boolean isSettling(GracefulDisconnect wait) {
+        return settling == wait && state == EpState.DISCONNECT_PENDING && connection != null && !freed;
     }
 
     @Override
@@ -752,7 +759,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                 return;
             }
             NativeEndpoint made = connection;
-            if (made != null && state == EpState.CONNECTED) {
+            if (made != null && (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING)) {
                 try {
                     Ops.shutdown(made.ep);
                 } catch (NativeException ignored) {
@@ -760,6 +767,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                 }
             }
             cancelConnectTimer();
+            settling = GracefulDisconnect.cancel(settling);
             closeConnection();
             postLock.lock();
             try {

@@ -610,8 +610,8 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             blocked.wake();
         }
         Thread w = waiter;
-        if (w != null && enabled) {
-            LockSupport.unpark(w);
+        if (w != null) {
+            LockSupport.unpark(w); // disabling an EVD has no effect on direct waiters (dat_evd_enable(3DAT))
         }
         OfiCno c = cno;
         if (c != null && enabled) {

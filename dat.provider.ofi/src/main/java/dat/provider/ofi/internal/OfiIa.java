@@ -541,8 +541,8 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
                     || source.ia != this || !source.isOpen()) {
                 throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "DAT_MEM_TYPE_LMR needs an open LMR of this IA");
             }
-            long bytes = length == 0 ? source.registeredSize() : length;
-            return new OfiLmr(this, OfiPz.check(this, pz, "pz"), source.memory(), bytes, memPrivileges, region, memType);
+            // the region is the whole LMR, "Length parameter is ignored" (dat_lmr_create(3DAT))
+            return new OfiLmr(this, OfiPz.check(this, pz, "pz"), source.memory(), source.registeredSize(), memPrivileges, region, memType);
         }
         if (memType == MemoryType.SHARED_VIRTUAL) {
             // memory the platform shares between processes: in Java a mapped file, registered as it is

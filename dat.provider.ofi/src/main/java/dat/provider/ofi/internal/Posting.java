@@ -179,6 +179,11 @@ final class Posting {
 
     // ---- posts -------------------------------------------------------------------------------------
 
+    /** A remote buffer a post may name: given, and of a length no less than 0 (dat_ep_post_rdma_write(3DAT): DAT_INVALID_PARAMETER). */
+    static boolean isRemoteBuffer(RmrTriplet remote) {
+        return remote != null && remote.segmentLength() >= 0;
+    }
+
     /**
      * A send, RDMA write or RDMA read; the state and flags were checked by the caller.
      *
@@ -412,6 +417,25 @@ final class Posting {
             long ignored = (long) Ops.XFER.invokeExact(connection.writemsg, connection.address, confirmMsg.address(), Fi.REMOTE_CQ_DATA);
         } catch (Throwable t) {
             // the peer never confirms its accept and sees the connection end instead
+        }
+    }
+
+    /**
+     * A graceful disconnect's confirmation of the silent writes: a zero-length RDMA write with no
+     * remote range that asks for delivery, whose success means the target processed every write
+     * before it. Posted as the hidden half of a write with immediate data is: its completion,
+     * success or not, is the provider's own, and a flush skips it. Nothing is posted without silent
+     * writes, or when the queue is full (the disconnect then waits its limit).
+     */
+    void confirmSilentWrites() {
+        if (connection == null || !ep.sendSlots.hasSilent()) {
+            return;
+        }
+        rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_RMA_IOV_COUNT, 0);
+        try {
+            int ignored = rma(connection.writemsg, ep.sendSlots, 0, 0, WorkSlots.WRITE_PART, true, 0, Fi.COMPLETION | Fi.DELIVERY_COMPLETE);
+        } finally {
+            rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_RMA_IOV_COUNT, 1);
         }
     }
 

@@ -3,6 +3,8 @@ package dat.provider.ofi.internal;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
+import dat.api.EventNumber;
+import dat.provider.ofi.internal.ffi.Fi;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.ofi.internal.ffi.Ops;
 import dat.provider.ofi.internal.ffi.Structs;
@@ -133,5 +135,21 @@ final class PrivateData {
             rejectByProvider(pep, info.get(ADDRESS, Structs.INFO_HANDLE));
         }
         ia.domain.freeInfo(info);
+    }
+
+    /** The bytes of {@code privateData} once framed ({@link #frame}). */
+    static long framedLength(byte[] privateData) {
+        return (privateData == null ? 0 : privateData.length) + 1L + TRAILER;
+    }
+
+    /** The DAT event of a failed connect, from the error entry of the event queue and its data. */
+    static int connectFailure(int error, byte[] data) {
+        return switch (error) {
+            case Fi.ECONNREFUSED -> isConsumerReject(data) ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
+                    : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED;
+            case Fi.ETIMEDOUT -> EventNumber.CONNECTION_EVENT_TIMED_OUT;
+            case Fi.EHOSTUNREACH, Fi.ENETUNREACH, Fi.EHOSTDOWN, Fi.ENETDOWN -> EventNumber.CONNECTION_EVENT_UNREACHABLE;
+            default -> EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED;
+        };
     }
 }

@@ -148,7 +148,7 @@ class BadArgumentsTest {
         expect(() -> ep.connect(self, 0, 1000, null, 0, 0), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
         expect(() -> ep.connect(self, 1, -1, null, 0, 0), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG4);
         expect(() -> ep.connect(self, 1, 1000, new byte[4096], 0, 0), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG5);
-        expect(() -> ep.connect(self, 1, 1000, null, 0, -1), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG7);
+        expect(() -> ep.connect(self, 1, 1000, null, 0, -1), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG8);
         expect(() -> ep.disconnect(null), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
         expect(() -> ep.disconnect(CloseFlag.ABRUPT), DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EP_UNCONNECTED);
         expect(() -> ep.query(-1L), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);

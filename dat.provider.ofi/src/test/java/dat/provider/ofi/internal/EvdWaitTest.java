@@ -142,6 +142,21 @@ class EvdWaitTest {
         evd.close();
     }
 
+    /** dat_evd_enable(3DAT): "The enabling and disabling EVD has no effect on direct waiters". */
+    @Test
+    void aParkedWaiterOnADisabledEvd_isWokenByItsEvent() throws Exception {
+        OfiEvd evd = (OfiEvd) ia.createEventDispatcher(16, null, EvdFlags.SOFTWARE);
+        evd.disable();
+        int[] code = new int[1];
+        CompletableFuture<DatEvent> done = waiter(evd, false, code);
+        until(evd::waiterParked);
+        assertThat(evd.postSoftwareEvent("x")).isEqualTo(DatReturn.SUCCESS);
+        DatEvent event = done.get(30, TimeUnit.SECONDS);
+        assertThat(code[0]).as(DatReturn.describe(code[0])).isEqualTo(DatReturn.SUCCESS);
+        assertThat(event.softwarePointer()).isEqualTo("x");
+        evd.close();
+    }
+
     @Test
     void aBlockedWaiterAbortsWhenItsEvdIsFreed() throws Exception {
         OfiEvd evd = (OfiEvd) ia.createEventDispatcher(16, null, EvdFlags.DTO);

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * @param serverEvd the server's request and receive EVD
  * @param pz the PZ of both
  */
-public record LoopbackPair(Endpoint client, Endpoint server, EventDispatcher clientEvd, EventDispatcher serverEvd, ProtectionZone pz) {
+public record LoopbackPair(Endpoint client, Endpoint server, EventDispatcher clientEvd, EventDispatcher serverEvd, ProtectionZone pz,
+        EventDispatcher connEvd) {
 
     public static LoopbackPair connect(InterfaceAdapter ia) {
         return connect(ia, 256);
@@ -55,6 +56,6 @@ public record LoopbackPair(Endpoint client, Endpoint server, EventDispatcher cli
             }
         }
         psp.close();
-        return new LoopbackPair(client, server, clientEvd, serverEvd, pz);
+        return new LoopbackPair(client, server, clientEvd, serverEvd, pz, conn);
     }
 }

@@ -258,6 +258,24 @@ class OfiTcpTest {
         return srq;
     }
 
+    /** dat_cr_handoff(3DAT) of a request an RSP delivered: the RSP's Endpoint is the consumer's again, unconnected. */
+    @Test
+    void aRequestOfAnRspHandedOff_givesTheReservedEndpointBack() throws java.io.IOException {
+        Endpoint reserved = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        PublicServicePoint other = ia.createPublicServicePointAny(crEvd, PspFlag.CONSUMER);
+        long qual;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+            qual = probe.getLocalPort(); // a port free a moment ago, for the RSP
+        }
+        ia.createReservedServicePoint(qual, reserved, crEvd);
+        Endpoint client = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        client.connect(ia.query().iaAttributes().iaAddress(), qual, WAIT, null, 0, 0);
+        await(crEvd).connectionRequest().handoff(other.connQual());
+        assertThat(reserved.query().state()).isEqualTo(EpState.UNCONNECTED);
+        await(crEvd).connectionRequest().reject(); // the request, now other's
+        reserved.close();
+    }
+
     @Test
     void connectsWithPrivateDataBothWaysAndDisconnects() {
         Endpoint[] pair = connect(new byte[] {1, 2, 3}, new byte[] {9, 8});

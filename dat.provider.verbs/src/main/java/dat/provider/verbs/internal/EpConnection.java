@@ -70,18 +70,21 @@ final class EpConnection implements VerbsIa.CmTarget {
                     "an IP address is needed");
         }
         ConnQual.check(remoteConnQual, DatReturn.INVALID_ARG3, "remoteConnQual");
-        if (!DatConstants.isValidTimeout(timeoutMicros)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "timeoutMicros", "negative");
+        if (!DatConstants.isValidTimeout(timeoutMicros) || timeoutMicros == 0) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "timeoutMicros", "must be positive, was " + timeoutMicros);
         }
         if (privateData != null && privateData.length > CmEvents.REQUEST_PRIVATE_DATA) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG5, "privateData",
                     privateData.length + " bytes, at most " + CmEvents.REQUEST_PRIVATE_DATA);
         }
-        if (!Qos.isValid(qos) || qos != Qos.BEST_EFFORT) {
+        if (!Qos.isValid(qos)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG7, "qos", "undefined bits");
+        }
+        if (qos != Qos.BEST_EFFORT) {
             throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "qos", "only BEST_EFFORT");
         }
         if (!ConnectFlags.isValid(connectFlags)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG7, "connectFlags", "undefined bits");
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG8, "connectFlags", "undefined bits");
         }
         if (connectFlags != ConnectFlags.DEFAULT) {
             throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "connectFlags", "no multipath");
@@ -158,7 +161,21 @@ final class EpConnection implements VerbsIa.CmTarget {
         if (other.state() != EpState.CONNECTED || other.connection.remoteAddress == null) {
             throw Codes.invalidState(DatReturn.INVALID_STATE_EP_UNCONNECTED, "dupEp is not connected");
         }
+        checkDupConnect(timeoutMicros, privateData, qos, CmEvents.REQUEST_PRIVATE_DATA);
         connect(other.connection.remoteAddress, other.connection.remoteQual, timeoutMicros, privateData, qos, ConnectFlags.DEFAULT);
+    }
+
+    /** dat_ep_dup_connect(3DAT)'s own argument numbers, checked before {@link #connect} checks them again. */
+    static void checkDupConnect(long timeoutMicros, byte[] privateData, int qos, int maxPrivateData) {
+        if (!DatConstants.isValidTimeout(timeoutMicros) || timeoutMicros == 0) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "timeoutMicros", "must be positive, was " + timeoutMicros);
+        }
+        if (privateData != null && privateData.length > maxPrivateData) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "privateData", privateData.length + " bytes, at most " + maxPrivateData);
+        }
+        if (!Qos.isValid(qos)) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG5, "qos", "undefined bits");
+        }
     }
 
     /** Throws unless this Endpoint may accept the request (ia.cmLock held). */

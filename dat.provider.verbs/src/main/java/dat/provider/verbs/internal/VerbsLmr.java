@@ -198,9 +198,8 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
                     || source.ia != ia || !source.isOpen()) {
                 throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "DAT_MEM_TYPE_LMR needs an open LMR of this IA");
             }
-            // the region is the whole LMR: a length of 0 means all of it
-            long bytes = length == 0 ? source.registeredSize() : length;
-            return new VerbsLmr(ia, VerbsPz.check(ia, pz, "pz"), source.memory(), bytes, memPrivileges, region, memType);
+            // the region is the whole LMR, "Length parameter is ignored" (dat_lmr_create(3DAT))
+            return new VerbsLmr(ia, VerbsPz.check(ia, pz, "pz"), source.memory(), source.registeredSize(), memPrivileges, region, memType);
         }
         if (memType == MemoryType.SHARED_VIRTUAL) {
             // memory the platform shares between processes: in Java a mapped file. Each consumer's

@@ -99,8 +99,21 @@ class ConnectTest {
     @DisplayName("dat_ep_connect(3DAT) DAT_INVALID_PARAMETER: undefined connect_flags bits")
     void badFlags(IaUnderTest t) {
         Connection c = t.connection().create();
-        t.expectError(DatReturn.INVALID_PARAMETER, "dat_ep_connect with connect_flags 0x10", () -> c.active.ep.connect(
+        DatException e = t.expectError(DatReturn.INVALID_PARAMETER, "dat_ep_connect with connect_flags 0x10", () -> c.active.ep.connect(
                 t.address(c.passive.ia), c.psp.connQual(), IaUnderTest.EVENT_TIMEOUT_MICROS, null, Qos.BEST_EFFORT, 0x10));
+        t.check(DatReturn.subtypeOf(e.code()) == DatReturn.INVALID_ARG8, "dat_ep_connect with connect_flags 0x10: expected"
+                + " DAT_INVALID_ARG8 (connect_flags), got " + DatReturn.describe(e.code()));
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_ep_connect(3DAT) DAT_INVALID_PARAMETER: a timeout of 0 (\"Values must be positive\")")
+    void zeroTimeout(IaUnderTest t) {
+        Connection c = t.connection().create();
+        DatException e = t.expectError(DatReturn.INVALID_PARAMETER, "dat_ep_connect with timeout 0", () -> c.active.ep.connect(
+                t.address(c.passive.ia), c.psp.connQual(), 0, null, Qos.BEST_EFFORT, ConnectFlags.DEFAULT));
+        t.check(DatReturn.subtypeOf(e.code()) == DatReturn.INVALID_ARG4, "dat_ep_connect with timeout 0: expected"
+                + " DAT_INVALID_ARG4 (timeout), got " + DatReturn.describe(e.code()));
+        t.expectState(c.active.ep, EpState.UNCONNECTED, "the Endpoint after the refused connect");
     }
 
     @ConformanceTest

@@ -76,6 +76,13 @@ class LmrCreateTest {
                 .isLessThanOrEqualTo(original.memory().address());
         assertThat(copy.registeredAddress() + copy.registeredSize()).as(t.at("the new LMR covers the existing LMR's memory"))
                 .isGreaterThanOrEqualTo(original.memory().address() + original.memory().byteSize());
+        // "Length parameter is ignored": a length above or below the LMR's changes nothing
+        for (long length : new long[] {100, 8192}) {
+            LocalMemoryRegion again = t.ia().registerMemory(MemoryType.LMR, RegionDescription.ofLmr(original), length, other,
+                    MemPrivileges.LOCAL_READ);
+            assertThat(again.registeredSize()).as(t.at("registered_size of DAT_MEM_TYPE_LMR given length " + length))
+                    .isEqualTo(copy.registeredSize());
+        }
     }
 
     @ConformanceTest
