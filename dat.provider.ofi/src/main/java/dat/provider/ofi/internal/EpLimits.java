@@ -61,19 +61,6 @@ final class EpLimits {
         return value;
     }
 
-    /** dat_ep_dup_connect(3DAT)'s own argument numbers, checked before {@link #checkConnect} checks them again. */
-    static void checkDupConnect(long timeoutMicros, byte[] privateData, int qos, int maxPrivateData) {
-        if (!DatConstants.isValidTimeout(timeoutMicros) || timeoutMicros == 0) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "timeoutMicros", "must be positive, was " + timeoutMicros);
-        }
-        if (privateData != null && privateData.length > maxPrivateData) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "privateData", privateData.length + " bytes, at most " + maxPrivateData);
-        }
-        if (!Qos.isValid(qos)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG5, "qos", "undefined bits");
-        }
-    }
-
     /**
      * Checks the arguments of {@code dat_ep_connect(3DAT)}, in the page's order, and the route: a
      * destination the IA cannot route to is one the provider can locally determine unreachable.

@@ -320,7 +320,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         if (other.state != EpState.CONNECTED || other.remoteAddress == null) {
             throw Codes.invalidState(DatReturn.INVALID_STATE_EP_UNCONNECTED, "dupEp is not connected");
         }
-        EpLimits.checkDupConnect(timeoutMicros, privateData, qos, ia.limits.maxPrivateData());
+        dat.provider.support.ConnectArguments.checkDupConnect(timeoutMicros, privateData, qos, ia.limits.maxPrivateData());
         connect(other.remoteAddress, other.remoteQual, timeoutMicros, privateData, qos, ConnectFlags.DEFAULT);
     }
 

@@ -161,21 +161,8 @@ final class EpConnection implements VerbsIa.CmTarget {
         if (other.state() != EpState.CONNECTED || other.connection.remoteAddress == null) {
             throw Codes.invalidState(DatReturn.INVALID_STATE_EP_UNCONNECTED, "dupEp is not connected");
         }
-        checkDupConnect(timeoutMicros, privateData, qos, CmEvents.REQUEST_PRIVATE_DATA);
+        dat.provider.support.ConnectArguments.checkDupConnect(timeoutMicros, privateData, qos, CmEvents.REQUEST_PRIVATE_DATA);
         connect(other.connection.remoteAddress, other.connection.remoteQual, timeoutMicros, privateData, qos, ConnectFlags.DEFAULT);
-    }
-
-    /** dat_ep_dup_connect(3DAT)'s own argument numbers, checked before {@link #connect} checks them again. */
-    static void checkDupConnect(long timeoutMicros, byte[] privateData, int qos, int maxPrivateData) {
-        if (!DatConstants.isValidTimeout(timeoutMicros) || timeoutMicros == 0) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "timeoutMicros", "must be positive, was " + timeoutMicros);
-        }
-        if (privateData != null && privateData.length > maxPrivateData) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "privateData", privateData.length + " bytes, at most " + maxPrivateData);
-        }
-        if (!Qos.isValid(qos)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG5, "qos", "undefined bits");
-        }
     }
 
     /** Throws unless this Endpoint may accept the request (ia.cmLock held). */
