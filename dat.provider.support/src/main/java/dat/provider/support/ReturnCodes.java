@@ -23,7 +23,8 @@ public class ReturnCodes {
     public static final int INVALID_STATE_EVD_WAITER = DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_WAITER);
     public static final int INVALID_STATE_EVD_UNWAITABLE =
             DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_UNWAITABLE);
-    public static final int INVALID_STATE_EVD_CNO = DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_CONFIG_NOTIFY);
+    public static final int INVALID_STATE_EVD_THRESHOLD =
+            DatReturn.error(DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EVD_CONFIG_THRESHOLD);
     public static final int INSUFFICIENT_RESOURCES = DatReturn.error(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.NO_SUBTYPE);
     public static final int LENGTH_ERROR = DatReturn.error(DatReturn.LENGTH_ERROR, DatReturn.NO_SUBTYPE);
     public static final int INTERNAL_ERROR = DatReturn.error(DatReturn.INTERNAL_ERROR, DatReturn.NO_SUBTYPE);

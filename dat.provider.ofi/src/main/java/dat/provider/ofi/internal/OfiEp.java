@@ -106,6 +106,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         if (srq != null) {
             srq.users.incrementAndGet();
         }
+        OfiEvd.countConsumerNotified(recvEvd, requestEvd, attributes, 1);
         pz.users.incrementAndGet();
         ia.eps.add(this);
     }
@@ -668,10 +669,12 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                 pz.users.decrementAndGet();
                 pz = newPz;
             }
+            OfiEvd.countConsumerNotified(recvEvd, requestEvd, attributes, -1);
             recvEvd = swapUser(recvEvd, newRecv);
             requestEvd = swapUser(requestEvd, newRequest);
             connectEvd = swapUser(connectEvd, newConnect);
             attributes = newAttributes;
+            OfiEvd.countConsumerNotified(recvEvd, requestEvd, attributes, 1);
         } finally {
             postLock.unlock();
         }
@@ -781,6 +784,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                     evd.users.decrementAndGet();
                 }
             }
+            OfiEvd.countConsumerNotified(recvEvd, requestEvd, attributes, -1);
             if (srq != null) {
                 srq.users.decrementAndGet();
             }

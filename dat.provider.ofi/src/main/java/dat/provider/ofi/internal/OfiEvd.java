@@ -1,15 +1,17 @@
 package dat.provider.ofi.internal;
 
+import dat.api.CompletionFlags;
 import dat.api.ConsumerNotificationObject;
 import dat.api.DatConstants;
 import dat.api.DatEvent;
 import dat.api.DatEventHandler;
 import dat.api.DatReturn;
-import dat.api.EventDispatcher;
+import dat.api.EpAttributes;
 import dat.api.EvdFlags;
 import dat.api.EvdParamMask;
 import dat.api.EvdParams;
 import dat.api.EvdState;
+import dat.api.EventDispatcher;
 import dat.api.HandleType;
 import dat.provider.ofi.internal.ffi.NativeException;
 import java.util.concurrent.TimeUnit;
@@ -56,6 +58,12 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
     /** The waiter's own block on the CQ, or {@code null} (no CQ, or a discarding one). */
     private final NativeWait nativeWait;
     final AtomicInteger users = new AtomicInteger();
+    /**
+     * The DTO streams configured for consumer-controlled notification (UNSIGNALLED, or a receive
+     * stream's SOLICITED_WAIT) that feed this EVD: while there are any, a wait threshold above 1 is
+     * refused (dat_evd_wait(3DAT)).
+     */
+    final AtomicInteger consumerNotifiedStreams = new AtomicInteger();
     /** Set when the provider went away: the events queued then are still handed out, then DAT_INVALID_HANDLE. */
     private volatile boolean keptAfterFailure;
     /** When a consumer last read this EVD ({@link System#nanoTime()}). */
@@ -191,6 +199,23 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         return handed;
     }
 
+    /**
+     * Counts an Endpoint's DTO streams into (delta 1) or out of (delta -1) the consumer-notified
+     * streams of the EVDs they feed.
+     */
+    static void countConsumerNotified(OfiEvd recv, OfiEvd request, EpAttributes attributes, int delta) {
+        if (recv != null && isConsumerNotified(attributes.recvCompletionFlags())) {
+            recv.consumerNotifiedStreams.addAndGet(delta);
+        }
+        if (request != null && isConsumerNotified(attributes.requestCompletionFlags())) {
+            request.consumerNotifiedStreams.addAndGet(delta);
+        }
+    }
+
+    private static boolean isConsumerNotified(int completionFlags) {
+        return completionFlags == CompletionFlags.UNSIGNALLED || completionFlags == CompletionFlags.SOLICITED_WAIT;
+    }
+
     @Override
     public int await(long timeoutMicros, int threshold, DatEvent event) {
         if (!DatConstants.isValidTimeout(timeoutMicros)) {
@@ -201,6 +226,9 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         }
         if (event == null) {
             return Codes.invalidParameter(DatReturn.INVALID_ARG4);
+        }
+        if (threshold > 1 && consumerNotifiedStreams.get() > 0) {
+            return Codes.INVALID_STATE_EVD_THRESHOLD;
         }
         long start = System.nanoTime();
         long deadline = timeoutMicros == DatConstants.TIMEOUT_INFINITE ? Long.MAX_VALUE
@@ -216,10 +244,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             if (!waitable) {
                 return Codes.INVALID_STATE_EVD_UNWAITABLE;
             }
-            if (cno != null) {
-                return Codes.INVALID_STATE_EVD_CNO;
-            }
-            waiter = Thread.currentThread();
+            waiter = Thread.currentThread(); // with a CNO too: the CNO rests while a waiter is blocked
             lastConsumerRead = start; // a wait whose first read finds its events reads the CQ too
             long spinUntil = start + OfiIa.SPIN_NANOS;
             for (;;) {
@@ -612,6 +637,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         Thread w = waiter;
         if (w != null) {
             LockSupport.unpark(w); // disabling an EVD has no effect on direct waiters (dat_evd_enable(3DAT))
+            return; // nor is its CNO triggered while a consumer waits on it (dat_evd_wait(3DAT))
         }
         OfiCno c = cno;
         if (c != null && enabled) {

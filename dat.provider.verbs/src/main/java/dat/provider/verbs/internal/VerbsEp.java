@@ -176,6 +176,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
         if (srq != null) {
             srq.users.incrementAndGet();
         }
+        VerbsEvd.countConsumerNotified(recvEvd, requestEvd, attributes, 1);
         pz.users.incrementAndGet();
         ia.eps.add(this);
     }
@@ -639,10 +640,12 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
                     pz.users.decrementAndGet();
                     pz = newPz;
                 }
+                VerbsEvd.countConsumerNotified(recvEvd, requestEvd, attributes, -1);
                 recvEvd = swapUser(recvEvd, newRecv);
                 requestEvd = swapUser(requestEvd, newRequest);
                 connectEvd = swapUser(connectEvd, newConnect);
                 attributes = newAttributes;
+                VerbsEvd.countConsumerNotified(recvEvd, requestEvd, attributes, 1);
             } finally {
                 postLock.unlock();
             }
@@ -793,6 +796,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
                     evd.users.decrementAndGet();
                 }
             }
+            VerbsEvd.countConsumerNotified(recvEvd, requestEvd, attributes, -1);
             if (srq != null) {
                 srq.users.decrementAndGet();
             }

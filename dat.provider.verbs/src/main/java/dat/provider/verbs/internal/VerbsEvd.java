@@ -4,17 +4,19 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dat.api.CompletionFlags;
 import dat.api.ConsumerNotificationObject;
 import dat.api.DatConstants;
 import dat.api.DatEvent;
 import dat.api.DatEventHandler;
 import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
-import dat.api.EventDispatcher;
+import dat.api.EpAttributes;
 import dat.api.EvdFlags;
 import dat.api.EvdParamMask;
 import dat.api.EvdParams;
 import dat.api.EvdState;
+import dat.api.EventDispatcher;
 import dat.api.HandleType;
 import dat.api.ext.IbExtension;
 import dat.provider.verbs.internal.ffi.Inline;
@@ -60,6 +62,12 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
     private volatile boolean waitable = true;
     private volatile Thread waiter;
     final AtomicInteger users = new AtomicInteger();
+    /**
+     * The DTO streams configured for consumer-controlled notification (UNSIGNALLED, or a receive
+     * stream's SOLICITED_WAIT) that feed this EVD: while there are any, a wait threshold above 1 is
+     * refused (dat_evd_wait(3DAT)).
+     */
+    final AtomicInteger consumerNotifiedStreams = new AtomicInteger();
 
     // the CQ and its completion ring (NULL when the EVD takes no completions)
     /** The ring's memory: a resize that grows the CQ moves the ring to a larger one and closes the old. */
@@ -194,6 +202,23 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         return handed;
     }
 
+    /**
+     * Counts an Endpoint's DTO streams into (delta 1) or out of (delta -1) the consumer-notified
+     * streams of the EVDs they feed.
+     */
+    static void countConsumerNotified(VerbsEvd recv, VerbsEvd request, EpAttributes attributes, int delta) {
+        if (recv != null && isConsumerNotified(attributes.recvCompletionFlags())) {
+            recv.consumerNotifiedStreams.addAndGet(delta);
+        }
+        if (request != null && isConsumerNotified(attributes.requestCompletionFlags())) {
+            request.consumerNotifiedStreams.addAndGet(delta);
+        }
+    }
+
+    private static boolean isConsumerNotified(int completionFlags) {
+        return completionFlags == CompletionFlags.UNSIGNALLED || completionFlags == CompletionFlags.SOLICITED_WAIT;
+    }
+
     @Override
     public int await(long timeoutMicros, int threshold, DatEvent event) {
         if (!DatConstants.isValidTimeout(timeoutMicros)) {
@@ -204,6 +229,9 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         }
         if (event == null) {
             return Codes.invalidParameter(DatReturn.INVALID_ARG4);
+        }
+        if (threshold > 1 && consumerNotifiedStreams.get() > 0) {
+            return Codes.INVALID_STATE_EVD_THRESHOLD;
         }
         long deadline = timeoutMicros == DatConstants.TIMEOUT_INFINITE ? Long.MAX_VALUE
                 : System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
@@ -218,10 +246,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             if (!waitable) {
                 return Codes.INVALID_STATE_EVD_UNWAITABLE;
             }
-            if (cno != null) {
-                return Codes.INVALID_STATE_EVD_CNO;
-            }
-            waiter = Thread.currentThread();
+            waiter = Thread.currentThread(); // with a CNO too: the CNO rests while a waiter is blocked
             for (;;) {
                 int available = available();
                 if (available >= threshold) {
@@ -536,8 +561,9 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
 
     private void signal() {
         Thread w = waiter;
-        if (w != null && enabled) {
-            LockSupport.unpark(w);
+        if (w != null) {
+            LockSupport.unpark(w); // disabling an EVD has no effect on direct waiters (dat_evd_enable(3DAT))
+            return; // nor is its CNO triggered while a consumer waits on it (dat_evd_wait(3DAT))
         }
         VerbsCno c = cno;
         if (c != null && enabled) {

@@ -2,12 +2,16 @@ package dat.tests.conformance.evd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dat.api.CompletionFlags;
+import dat.api.ConsumerNotificationObject;
 import dat.api.DatConstants;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
+import dat.api.Endpoint;
+import dat.api.EpAttributes;
+import dat.api.EvdFlags;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
-import dat.api.EvdFlags;
 import dat.api.InterfaceAdapter;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
@@ -47,6 +51,29 @@ class EvdWaitTest {
         t.expectSuccess(evd.postSoftwareEvent("wake"), "dat_evd_post_se");
         t.expectSuccess(waiter.get(10, TimeUnit.SECONDS), "the blocked dat_evd_wait");
         assertThat(received.get().softwarePointer()).as(t.at("the event the waiter got")).isEqualTo("wake");
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_evd_wait(3DAT) DAT_SUCCESS: an EVD with a CNO is waited on as any other, and the event its blocked waiter takes does not trigger the CNO")
+    void waitWithCno(IaUnderTest t) throws Exception {
+        ConsumerNotificationObject cno = t.ia().createNotificationObject(null);
+        EventDispatcher evd = t.ia().createEventDispatcher(t.qlen(), cno, EvdFlags.SOFTWARE);
+        AtomicReference<Thread> waiting = new AtomicReference<>();
+        AtomicReference<DatEvent> received = new AtomicReference<>();
+        CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(() -> {
+            waiting.set(Thread.currentThread());
+            DatEvent event = new DatEvent();
+            int code = evd.await(20_000_000L, 1, event);
+            received.set(event);
+            return code;
+        });
+        IaUnderTest.awaitBlocked(waiting); // the event must find the consumer waiting
+        t.expectSuccess(evd.postSoftwareEvent("wake"), "dat_evd_post_se");
+        t.expectSuccess(waiter.get(10, TimeUnit.SECONDS), "dat_evd_wait on an EVD with a CNO");
+        assertThat(received.get().softwarePointer()).as(t.at("the event the waiter got")).isEqualTo("wake");
+        t.expectError(DatReturn.QUEUE_EMPTY, "dat_cno_wait after the EVD's own waiter took the event", () -> cno.await(100_000));
+        evd.close();
+        cno.close();
     }
 
     @ConformanceTest
@@ -119,6 +146,21 @@ class EvdWaitTest {
         EventDispatcher evd = t.evd(EvdFlags.SOFTWARE);
         evd.setUnwaitable();
         t.expectCode(DatReturn.INVALID_STATE, evd.await(1000, 1, new DatEvent()), "dat_evd_wait on an unwaitable EVD");
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_evd_wait(3DAT) DAT_INVALID_STATE: a threshold above 1 on an EVD fed by a DTO stream configured DAT_COMPLETION_UNSIGNALLED_FLAG; 1 is accepted, and so is 2 once that Endpoint is freed")
+    void thresholdWithUnsignalledStream(IaUnderTest t) {
+        t.requireSupported(t.supportsCompletionFlag(CompletionFlags.UNSIGNALLED), "DAT_COMPLETION_UNSIGNALLED_FLAG (completion_flags_supported)");
+        t.requireSupported(t.qlen() >= 2, "an EVD of 2 entries (max_evd_qlen)");
+        EventDispatcher requests = t.evd(EvdFlags.DTO);
+        EpAttributes attributes = t.epAttributesBuilder().requestCompletionFlags(CompletionFlags.UNSIGNALLED).build();
+        Endpoint ep = t.ia().createEndpoint(t.pz(), t.evd(EvdFlags.DTO), requests, t.evd(EvdFlags.CONNECTION), attributes);
+        DatEvent event = new DatEvent();
+        t.expectCode(DatReturn.INVALID_STATE, requests.await(0, 2, event), "dat_evd_wait with threshold 2 on an unsignalled request stream's EVD");
+        t.expectCode(DatReturn.TIMEOUT_EXPIRED, requests.await(0, 1, event), "dat_evd_wait with threshold 1 on that EVD, empty");
+        ep.close();
+        t.expectCode(DatReturn.TIMEOUT_EXPIRED, requests.await(0, 2, event), "dat_evd_wait with threshold 2 once the Endpoint is freed");
     }
 
     @ConformanceTest
