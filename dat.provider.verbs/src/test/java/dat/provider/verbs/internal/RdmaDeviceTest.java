@@ -381,7 +381,11 @@ class RdmaDeviceTest {
         poster.join();
         assertThat(evd.dequeue(event)).isEqualTo(DatReturn.SUCCESS);
         assertThat(event.userCookie()).isEqualTo(5);
-        assertThat(DatReturn.typeOf(evd.await(WAIT, 1, event))).isEqualTo(DatReturn.INVALID_STATE);
+        // dat_evd_wait(3DAT): a consumer may wait on an EVD with a CNO; the next event wakes it.
+        assertThat(pair[0].postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(buffer, 0, 64)}, 6, RmrTriplet.of(buffer, 2048, 64), 0))
+                .isEqualTo(DatReturn.SUCCESS);
+        assertThat(evd.await(WAIT, 1, event)).isEqualTo(DatReturn.SUCCESS);
+        assertThat(event.userCookie()).isEqualTo(6);
     }
 
     @Test
