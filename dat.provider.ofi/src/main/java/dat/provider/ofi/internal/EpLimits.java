@@ -3,10 +3,13 @@ package dat.provider.ofi.internal;
 import dat.api.CompletionFlags;
 import dat.api.ConnectFlags;
 import dat.api.DatConstants;
+import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.EpAttributes;
 import dat.api.Qos;
 import dat.api.ServiceType;
+import dat.provider.ofi.internal.ffi.Fi;
+import dat.provider.ofi.internal.ffi.NativeException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
@@ -59,6 +62,26 @@ final class EpLimits {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes." + name, value + " is not in 1.." + max);
         }
         return value;
+    }
+
+    /** dat_ep_connect's own failure: an address libfabric cannot reach is DAT_INVALID_ADDRESS. */
+    static DatException connectRefused(NativeException e) {
+        return e.error() == Fi.EINVAL || e.error() == Fi.EADDRNOTAVAIL || e.error() == Fi.ENETUNREACH
+                ? Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNREACHABLE, "remoteIaAddress", e.getMessage())
+                : Codes.fromNative(e, "remoteIaAddress");
+    }
+
+    /** Whether a request's completion flags are valid on an Endpoint of these attributes (dat_ep_post_send(3DAT)). */
+    static boolean isValidRequestFlags(int completionFlags, EpAttributes attributes) {
+        return CompletionFlags.isValid(completionFlags) && (completionFlags & CompletionFlags.EVD_THRESHOLD) == 0
+                && ((completionFlags & CompletionFlags.UNSIGNALLED) == 0
+                        || (attributes.requestCompletionFlags() & CompletionFlags.UNSIGNALLED) != 0);
+    }
+
+    /** Whether a receive's completion flags are valid on an Endpoint of these attributes (dat_ep_post_recv(3DAT)). */
+    static boolean isValidRecvFlags(int completionFlags, EpAttributes attributes) {
+        return completionFlags == CompletionFlags.DEFAULT
+                || completionFlags == CompletionFlags.UNSIGNALLED && (attributes.recvCompletionFlags() & CompletionFlags.UNSIGNALLED) != 0;
     }
 
     /**

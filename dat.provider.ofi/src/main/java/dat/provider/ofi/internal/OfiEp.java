@@ -1,7 +1,6 @@
 package dat.provider.ofi.internal;
 
 import dat.api.CloseFlag;
-import dat.api.CompletionFlags;
 import dat.api.ConnectFlags;
 import dat.api.DatConstants;
 import dat.api.DatEvent;
@@ -98,17 +97,22 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         this.sendSlots = new WorkSlots(attributes.maxRequestDtos(), ownerId, false, 0);
         this.recvSlots = new WorkSlots(srq == null ? attributes.maxRecvDtos() : 1, ownerId, true, attributes.maxRecvIov());
         this.posting = new Posting(this);
+        countUses(1);
+        ia.eps.add(this);
+    }
+
+    /** Counts this Endpoint into (1) or out of (-1) the users of its EVDs, SRQ and PZ. */
+    private void countUses(int delta) {
         for (OfiEvd evd : new OfiEvd[] {recvEvd, requestEvd, connectEvd}) {
             if (evd != null) {
-                evd.users.incrementAndGet();
+                evd.users.addAndGet(delta);
             }
         }
+        OfiEvd.countConsumerNotified(recvEvd, requestEvd, attributes, delta);
         if (srq != null) {
-            srq.users.incrementAndGet();
+            srq.users.addAndGet(delta);
         }
-        OfiEvd.countConsumerNotified(recvEvd, requestEvd, attributes, 1);
-        pz.users.incrementAndGet();
-        ia.eps.add(this);
+        pz.users.addAndGet(delta);
     }
 
     static OfiEp create(OfiIa ia, ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
@@ -199,9 +203,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
                 return EpStates.CODES[s.value()];
             }
-            if (!CompletionFlags.isValid(completionFlags) || (completionFlags & CompletionFlags.EVD_THRESHOLD) != 0
-                    || ((completionFlags & CompletionFlags.UNSIGNALLED) != 0
-                            && (attributes.requestCompletionFlags() & CompletionFlags.UNSIGNALLED) == 0)) {
+            if (!EpLimits.isValidRequestFlags(completionFlags, attributes)) {
                 return Codes.invalidParameter(remote == null ? DatReturn.INVALID_ARG5 : DatReturn.INVALID_ARG6);
             }
             if (s == EpState.DISCONNECTED) {
@@ -223,9 +225,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             if (srq != null) {
                 return Codes.INVALID_STATE;
             }
-            if ((completionFlags != CompletionFlags.DEFAULT && completionFlags != CompletionFlags.UNSIGNALLED)
-                    || (completionFlags == CompletionFlags.UNSIGNALLED
-                            && (attributes.recvCompletionFlags() & CompletionFlags.UNSIGNALLED) == 0)) {
+            if (!EpLimits.isValidRecvFlags(completionFlags, attributes)) {
                 return Codes.invalidParameter(DatReturn.INVALID_ARG5);
             }
             if (state == EpState.DISCONNECTED) {
@@ -250,16 +250,19 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             if (state != EpState.UNCONNECTED) {
                 throw new DatException(EpStates.CODES[state.value()], "ep", "connect needs an unconnected Endpoint", null);
             }
-            NativeEndpoint made = open(ia.domain.info);
-            try (Arena local2 = Arena.ofConfined()) {
-                Ops.connect(made.ep, Sockaddr.of(local2, remoteIaAddress.getAddress(), (int) remoteConnQual),
-                        PrivateData.frame(local2, privateData, pz.id, confirmation.owner()), PrivateData.framedLength(privateData));
-            } catch (NativeException e) {
-                closeConnection();
-                throw e.error() == Fi.EINVAL || e.error() == Fi.EADDRNOTAVAIL || e.error() == Fi.ENETUNREACH
-                        ? Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNREACHABLE, "remoteIaAddress",
-                                e.getMessage())
-                        : Codes.fromNative(e, "remoteIaAddress");
+            NativeEndpoint made;
+            postLock.lock(); // no receive but the staged ones reaches the attempt's endpoint before the call's outcome
+            try {
+                made = open(ia.domain.info);
+                try (Arena local2 = Arena.ofConfined()) {
+                    Ops.connect(made.ep, Sockaddr.of(local2, remoteIaAddress.getAddress(), (int) remoteConnQual),
+                            PrivateData.frame(local2, privateData, pz.id, confirmation.owner()), PrivateData.framedLength(privateData));
+                } catch (NativeException e) {
+                    closeConnection(true); // the call failed: the Endpoint stays as it was, its receives posted
+                    throw EpLimits.connectRefused(e);
+                }
+            } finally {
+                postLock.unlock();
             }
             remoteAddress = new InetSocketAddress(remoteIaAddress.getAddress(), 0);
             remoteQual = remoteConnQual;
@@ -474,9 +477,22 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
 
     /** Closes the connection's endpoint and flushes what it did not complete (ia.cmLock held). */
     private void closeConnection() {
+        closeConnection(false);
+    }
+
+    /**
+     * Closes the connection's endpoint and flushes what it held.
+     *
+     * @param keepReceives the endpoint closes before its connection existed (the connect call
+     *     failed): its receives are staged for the next one instead of flushed
+     */
+    private void closeConnection(boolean keepReceives) {
         postLock.lock();
         try {
             NativeEndpoint made = connection;
+            if (keepReceives) {
+                posting.restageReceives(); // before the close: the cancellations it reports match no receive
+            }
             if (made != null) {
                 ia.removeCmTarget(made.ep);
                 made.close();
@@ -496,7 +512,9 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                 srqCq.close();
                 srqCq = null;
             }
-            posting.flushPosted();
+            if (!keepReceives) {
+                posting.flushPosted();
+            }
         } finally {
             postLock.unlock();
         }
@@ -779,16 +797,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             } finally {
                 postLock.unlock();
             }
-            for (OfiEvd evd : new OfiEvd[] {recvEvd, requestEvd, connectEvd}) {
-                if (evd != null) {
-                    evd.users.decrementAndGet();
-                }
-            }
-            OfiEvd.countConsumerNotified(recvEvd, requestEvd, attributes, -1);
-            if (srq != null) {
-                srq.users.decrementAndGet();
-            }
-            pz.users.decrementAndGet();
+            countUses(-1);
             ia.eps.remove(this);
             ia.retire(this);
         } finally {

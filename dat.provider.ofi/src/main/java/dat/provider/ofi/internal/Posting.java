@@ -118,6 +118,21 @@ final class Posting {
         connection = null;
     }
 
+    /**
+     * The connection's endpoint closes before its connection existed (dat_ep_connect failed at
+     * once): the receives it was handed, all of them staged ones, are staged again for the next
+     * endpoint under new tokens, so that their cancellation by this one reports nothing.
+     */
+    void restageReceives() {
+        connection = null;
+        int n = ep.recvSlots.renamePosted(flushed);
+        stagedHead = 0;
+        stagedCount = 0;
+        for (int i = 0; i < n; i++) {
+            staged[stagedCount++] = flushed[i];
+        }
+    }
+
     // ---- checks ------------------------------------------------------------------------------------
 
     /**

@@ -167,10 +167,15 @@ final class WorkSlots {
         states[slot] = POSTED;
         posted(1);
         postOrder[slot] = posts++;
+        rename(slot);
+        return slot;
+    }
+
+    /** Gives a slot its next token: a completion of the old one no longer matches it. */
+    private void rename(int slot) {
         int next = (sequence[slot] + 1) & 0xFF;
         sequence[slot] = next;
         tokens[slot] = tokenBase | ((long) next << 24) | slot;
-        return slot;
     }
 
     /** @return the token of a slot acquired just now, to hand to libfabric */
@@ -280,6 +285,33 @@ final class WorkSlots {
      * @return how many were posted; their slots stay readable until the next acquire
      */
     synchronized int takePosted(int[] out) {
+        int n = postedInOrder(out);
+        for (int i = 0; i < n; i++) {
+            freeSlot(out[i]);
+        }
+        silentHead = 0;
+        silentCount = 0;
+        return n;
+    }
+
+    /**
+     * Gives every posted DTO a new token and lists them in the order they were posted; they stay
+     * posted. For the receives an endpoint held when it closed before its connection existed:
+     * they wait for the next endpoint, and what libfabric reports of them under the old tokens
+     * (their cancellation) matches no slot.
+     *
+     * @param out receives the slots (at least {@link #capacity()} long)
+     * @return how many are posted
+     */
+    synchronized int renamePosted(int[] out) {
+        int n = postedInOrder(out);
+        for (int i = 0; i < n; i++) {
+            rename(out[i]);
+        }
+        return n;
+    }
+
+    private int postedInOrder(int[] out) {
         int n = 0;
         for (int slot = 0; slot < states.length; slot++) {
             if (states[slot] == POSTED) {
@@ -291,11 +323,6 @@ final class WorkSlots {
                 out[at] = slot;
             }
         }
-        for (int i = 0; i < n; i++) {
-            freeSlot(out[i]);
-        }
-        silentHead = 0;
-        silentCount = 0;
         return n;
     }
 

@@ -89,4 +89,24 @@ class WorkSlotsTest {
         }
         assertThat(slots.maySilence()).as("half the queue silent").isFalse();
     }
+
+    @Test
+    void renamedReceivesStayPostedInPostingOrder_andTheirOldTokensMatchNothing() {
+        WorkSlots slots = new WorkSlots(4, 1, true, 1);
+        AtomicInteger cq = new AtomicInteger();
+        slots.countIn(cq);
+        int first = slots.acquire();
+        int second = slots.acquire();
+        long[] old = {slots.token(first), slots.token(second)};
+        int[] out = new int[slots.capacity()];
+
+        assertThat(slots.renamePosted(out)).isEqualTo(2);
+        assertThat(out[0]).as("posting order").isEqualTo(first);
+        assertThat(out[1]).isEqualTo(second);
+        assertThat(cq.get()).as("still posted").isEqualTo(2);
+        assertThat(slots.lookup(old[0])).as("the cancelled endpoint's token").isEqualTo(-1);
+        assertThat(slots.markQueued(old[1])).as("a late completion under the old token").isFalse();
+        assertThat(slots.lookup(slots.token(first))).as("the new token").isEqualTo(first);
+        assertThat(slots.markQueued(slots.token(second))).isTrue();
+    }
 }

@@ -168,17 +168,22 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
         this.ownerId = ia.addOwner(this);
         this.requests = new EpRequests(this, arena);
         ia.epsByQpNum.put(qpNum, this);
+        countUses(1);
+        ia.eps.add(this);
+    }
+
+    /** Counts this Endpoint into (1) or out of (-1) the users of its EVDs, SRQ and PZ. */
+    private void countUses(int delta) {
         for (VerbsEvd evd : new VerbsEvd[] {recvEvd, requestEvd, connectEvd}) {
             if (evd != null) {
-                evd.users.incrementAndGet();
+                evd.users.addAndGet(delta);
             }
         }
+        VerbsEvd.countConsumerNotified(recvEvd, requestEvd, attributes, delta);
         if (srq != null) {
-            srq.users.incrementAndGet();
+            srq.users.addAndGet(delta);
         }
-        VerbsEvd.countConsumerNotified(recvEvd, requestEvd, attributes, 1);
-        pz.users.incrementAndGet();
-        ia.eps.add(this);
+        pz.users.addAndGet(delta);
     }
 
     /**
@@ -791,16 +796,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
                 postLock.unlock();
             }
             ia.epsByQpNum.remove(qpNum, this);
-            for (VerbsEvd evd : new VerbsEvd[] {recvEvd, requestEvd, connectEvd}) {
-                if (evd != null) {
-                    evd.users.decrementAndGet();
-                }
-            }
-            VerbsEvd.countConsumerNotified(recvEvd, requestEvd, attributes, -1);
-            if (srq != null) {
-                srq.users.decrementAndGet();
-            }
-            pz.users.decrementAndGet();
+            countUses(-1);
             ia.eps.remove(this);
         } finally {
             ia.cmLock.unlock();

@@ -2,11 +2,13 @@ package dat.tests.conformance.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dat.api.CompletionFlags;
 import dat.api.ConnectFlags;
 import dat.api.ConnectionRequest;
 import dat.api.DatEvent;
 import dat.api.DatException;
 import dat.api.DatReturn;
+import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
 import dat.api.EpState;
 import dat.api.EventNumber;
@@ -132,6 +134,36 @@ class ConnectTest {
         Connection c = t.connection().create();
         // TEST-NET-1 (RFC 5737): reserved for documentation, never a host.
         unreachable(t, c, new InetSocketAddress("192.0.2.1", 4791));
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_ep_connect(3DAT) DAT_INVALID_ADDRESS: a connect that fails at once leaves the Endpoint as it was, its receive posted for the next connection; one that fails later flushes it")
+    void failedConnectAndPostedReceive(IaUnderTest t) {
+        Connection c = t.connection().create();
+        t.expectSuccess(c.active.ep.postRecv(1, c.active.iov(0, 64), 7, CompletionFlags.DEFAULT), "dat_ep_post_recv before the connect");
+        // a multicast group: no connection reaches it; found at once by a socket's connect, later by a connection manager
+        InetSocketAddress group = new InetSocketAddress("224.0.0.1", 4791);
+        try {
+            c.active.ep.connect(group, 1, 500_000, null, Qos.BEST_EFFORT, ConnectFlags.DEFAULT);
+        } catch (DatException e) {
+            t.check(e.type() == DatReturn.INVALID_ADDRESS, "dat_ep_connect to " + group + ": expected DAT_INVALID_ADDRESS or"
+                    + " DAT_CONNECTION_EVENT_UNREACHABLE, got " + DatReturn.describe(e.code()));
+            t.expectState(c.active.ep, EpState.UNCONNECTED, "after a synchronous DAT_INVALID_ADDRESS");
+            t.noEvent(c.active.recvEvd, "a completion of the receive posted before the failed dat_ep_connect");
+            c.establish();
+            IaUnderTest.fill(c.passive.buffer().asSlice(0, 64), 3);
+            t.expectSuccess(c.passive.ep.postSend(1, c.passive.iov(0, 64), 8, CompletionFlags.DEFAULT), "dat_ep_post_send");
+            DatEvent received = t.success(c.active.recvEvd, "the message in the receive posted before the failed dat_ep_connect");
+            assertThat(received.userCookie()).as(t.at("the receive the message took")).isEqualTo(7);
+            t.verify(c.active.buffer().asSlice(0, 64), 3, 0, "the message's bytes");
+            return;
+        }
+        DatEvent event = t.event(c.active.connectEvd, "the outcome of a connect to " + group);
+        t.check(event.eventNumber() == EventNumber.CONNECTION_EVENT_UNREACHABLE, "dat_ep_connect to " + group
+                + ": expected DAT_INVALID_ADDRESS or DAT_CONNECTION_EVENT_UNREACHABLE, got " + event);
+        DatEvent flushed = t.event(c.active.recvEvd, "the receive once the Endpoint is disconnected");
+        assertThat(flushed.userCookie()).as(t.at("the flushed receive")).isEqualTo(7);
+        assertThat(flushed.status()).as(t.at("its status")).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
     }
 
     private static void unreachable(IaUnderTest t, Connection c, InetSocketAddress address) {
