@@ -13,7 +13,8 @@
 #      `ibv_rc_pingpong -s 64` (rdma-core), then `dat perf` and the JMH post + poll benchmark.
 # The figures measure the binding's overhead under emulation (TCG, 2 vCPUs), not RDMA hardware.
 # Usage: .ci/rxe-stage.sh   (after mvn verify; needs root for the 9p export; ~11 minutes, ~17 with
-# RXE_BENCHMARKS=1; RXE_CONFORMANCE=0 runs the device and interop tests without the conformance suite)
+# RXE_BENCHMARKS=1; RXE_CONFORMANCE=0 runs the device and interop tests without the conformance suite,
+# RXE_FILTER=REGEX only the conformance tests `dat test --filter REGEX` selects)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -89,7 +90,7 @@ t1=\$(date +%s); echo "[guest] device tests: \$((t1 - t0)) s"
 if [ "${RXE_CONFORMANCE:-1}" = 0 ]; then
     echo "RXE_CONFORMANCE=0: conformance suite not run" > "$stage/conformance.log"
 elif [ -f dat.app/target/app.jar ] && DAT_NO_BUILD=1 timeout 120 ./dat help 2>/dev/null | grep -qE '^\s*test\b'; then
-    DAT_NO_BUILD=1 timeout 900 ./dat test ofa-v2-rxe0-1 --skipped --xml "$reports/TEST-conformance-ofa-v2-rxe0-1.xml" \
+    DAT_NO_BUILD=1 timeout 900 ./dat test ofa-v2-rxe0-1 ${RXE_FILTER:+--filter '$RXE_FILTER'} --skipped --xml "$reports/TEST-conformance-ofa-v2-rxe0-1.xml" \
         > "$stage/conformance.log" 2>&1
     echo "conformance exit \$?" >> "$stage/conformance.log"
 else
