@@ -71,6 +71,7 @@ final class CmEvents {
     /** The version this provider writes into that header: DAT 1.2, provider 1.0. */
     static final int REJECT_HEADER = (DatConstants.VERSION_MAJOR << 24) | (DatConstants.VERSION_MINOR << 16) | (1 << 8);
 
+    static final int IBV_EVENT_CQ_ERR = 0;
     static final int IBV_EVENT_QP_FATAL = 1;
     static final int IBV_EVENT_QP_REQ_ERR = 2;
     static final int IBV_EVENT_QP_ACCESS_ERR = 3;

@@ -480,11 +480,22 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
             MemorySegment element = event.get(ADDRESS, Structs.ASYNC_EVENT_ELEMENT);
             long address = element.address();
             int qpNum = -1;
+            long cqToken = 0;
             if (CmEvents.isQpEvent(type) && !element.equals(MemorySegment.NULL)) {
                 qpNum = element.reinterpret(Structs.IBV_QP.byteSize()).get(JAVA_INT, Structs.QP_QP_NUM);
+            } else if (type == CmEvents.IBV_EVENT_CQ_ERR && !element.equals(MemorySegment.NULL)) {
+                // read before the ack, which lets a racing ibv_destroy_cq free the CQ
+                cqToken = element.reinterpret(Structs.IBV_CQ.byteSize()).get(ADDRESS, Structs.CQ_CQ_CONTEXT).address();
             }
             verbs.ackAsyncEvent(event);
             switch (type) {
+                // the CQ overran: completions were lost, as a full EVD loses them (dat_evd_wait(3DAT))
+                case CmEvents.IBV_EVENT_CQ_ERR -> {
+                    VerbsEvd evd = evdsByToken.get(cqToken);
+                    if (evd != null) {
+                        postAsync(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, evd, AsyncErrorReason.EVD_OVERFLOW_ERROR);
+                    }
+                }
                 case CmEvents.IBV_EVENT_SRQ_LIMIT_REACHED -> {
                     VerbsSrq srq = srqsByAddress.get(address);
                     if (srq != null) {

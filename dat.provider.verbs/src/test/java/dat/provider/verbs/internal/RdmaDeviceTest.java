@@ -388,6 +388,28 @@ class RdmaDeviceTest {
         assertThat(event.userCookie()).isEqualTo(6);
     }
 
+    /** A CQ overrun by completions nobody dequeues loses them: its IBV_EVENT_CQ_ERR is the EVD's overflow. */
+    @Test
+    void anOverrunCqIsAnEvdOverflowOnTheAsyncEvd() {
+        EventDispatcher small = ia.createEventDispatcher(4, null, EvdFlags.DTO);
+        Endpoint[] pair = connect(null, null, small);
+        LocalMemoryRegion buffer = lmr(4096, MemPrivileges.ALL);
+        int posted = 0;
+        while (posted < 64 && pair[0].postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(buffer, 0, 8)}, posted,
+                RmrTriplet.of(buffer, 1024, 8), 0) == DatReturn.SUCCESS) {
+            posted++; // the device may fail the QP once its CQ overran
+        }
+        assertThat(posted).as("writes posted, each asking for a completion").isGreaterThan(8);
+        EventDispatcher async = ia.query().asyncEvd();
+        DatEvent e = await(async);
+        while (e.eventNumber() != EventNumber.ASYNC_ERROR_EVD_OVERFLOW) {
+            assertThat(e.eventNumber()).as("%s", e).isEqualTo(EventNumber.ASYNC_ERROR_EP_BROKEN);
+            e = await(async);
+        }
+        assertThat(e.asyncHandle()).isSameAs(small);
+        assertThat(e.asyncReason()).isEqualTo(AsyncErrorReason.EVD_OVERFLOW_ERROR);
+    }
+
     @Test
     void sharedReceiveQueueFeedsEndpointsAndRaisesTheLowWatermark() {
         SharedReceiveQueue srq = ia.createSharedReceiveQueue(pz, SrqAttributes.builder().maxRecvDtos(16).maxRecvIov(1).build());

@@ -342,6 +342,7 @@ public final class Structs {
 
     public static final long COMP_CHANNEL_FD = offset(IBV_COMP_CHANNEL, "fd");
     public static final long CQ_CONTEXT = offset(IBV_CQ, "context");
+    public static final long CQ_CQ_CONTEXT = offset(IBV_CQ, "cq_context");
     public static final long CQ_CQE = offset(IBV_CQ, "cqe");
 
     public static final long SRQ_CONTEXT = offset(IBV_SRQ, "context");
