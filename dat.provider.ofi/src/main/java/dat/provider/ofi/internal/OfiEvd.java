@@ -1,6 +1,5 @@
 package dat.provider.ofi.internal;
 
-import dat.api.CompletionFlags;
 import dat.api.ConsumerNotificationObject;
 import dat.api.DatConstants;
 import dat.api.DatEvent;
@@ -14,6 +13,7 @@ import dat.api.EvdState;
 import dat.api.EventDispatcher;
 import dat.api.HandleType;
 import dat.provider.ofi.internal.ffi.NativeException;
+import dat.provider.support.ConsumerNotifiedStreams;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -204,16 +204,8 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
      * streams of the EVDs they feed.
      */
     static void countConsumerNotified(OfiEvd recv, OfiEvd request, EpAttributes attributes, int delta) {
-        if (recv != null && isConsumerNotified(attributes.recvCompletionFlags())) {
-            recv.consumerNotifiedStreams.addAndGet(delta);
-        }
-        if (request != null && isConsumerNotified(attributes.requestCompletionFlags())) {
-            request.consumerNotifiedStreams.addAndGet(delta);
-        }
-    }
-
-    private static boolean isConsumerNotified(int completionFlags) {
-        return completionFlags == CompletionFlags.UNSIGNALLED || completionFlags == CompletionFlags.SOLICITED_WAIT;
+        ConsumerNotifiedStreams.count(recv != null ? recv.consumerNotifiedStreams : null,
+                request != null ? request.consumerNotifiedStreams : null, attributes, delta);
     }
 
     @Override

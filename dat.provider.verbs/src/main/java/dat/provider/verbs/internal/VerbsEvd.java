@@ -4,7 +4,6 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import dat.api.CompletionFlags;
 import dat.api.ConsumerNotificationObject;
 import dat.api.DatConstants;
 import dat.api.DatEvent;
@@ -19,6 +18,7 @@ import dat.api.EvdState;
 import dat.api.EventDispatcher;
 import dat.api.HandleType;
 import dat.api.ext.IbExtension;
+import dat.provider.support.ConsumerNotifiedStreams;
 import dat.provider.verbs.internal.ffi.Inline;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
@@ -207,16 +207,8 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
      * streams of the EVDs they feed.
      */
     static void countConsumerNotified(VerbsEvd recv, VerbsEvd request, EpAttributes attributes, int delta) {
-        if (recv != null && isConsumerNotified(attributes.recvCompletionFlags())) {
-            recv.consumerNotifiedStreams.addAndGet(delta);
-        }
-        if (request != null && isConsumerNotified(attributes.requestCompletionFlags())) {
-            request.consumerNotifiedStreams.addAndGet(delta);
-        }
-    }
-
-    private static boolean isConsumerNotified(int completionFlags) {
-        return completionFlags == CompletionFlags.UNSIGNALLED || completionFlags == CompletionFlags.SOLICITED_WAIT;
+        ConsumerNotifiedStreams.count(recv != null ? recv.consumerNotifiedStreams : null,
+                request != null ? request.consumerNotifiedStreams : null, attributes, delta);
     }
 
     @Override
