@@ -2,8 +2,10 @@
  * What the native DAT providers (verbs over libibverbs, ofi over libfabric) share: the DAT return
  * codes and exceptions they answer ({@link dat.provider.support.ReturnCodes}), the base of their
  * handles ({@link dat.provider.support.NativeHandle}), a CNO's state and wait
- * ({@link dat.provider.support.CnoWaits}), and the lock-free table their data paths look objects up
- * in ({@link dat.provider.support.IntTable}). Not exported: each provider bundle
+ * ({@link dat.provider.support.CnoWaits}), the lock-free table their data paths look objects up
+ * in ({@link dat.provider.support.IntTable}), the checks of dat_ep_dup_connect's arguments
+ * ({@link dat.provider.support.ConnectArguments}) and the count of an EVD's streams that refuse wait
+ * thresholds above 1 ({@link dat.provider.support.ConsumerNotifiedStreams}). Not exported: each provider bundle
  * carries a private copy of this package (bnd {@code -conditionalpackage}), so providers never
  * depend on each other's version of it.
  */
