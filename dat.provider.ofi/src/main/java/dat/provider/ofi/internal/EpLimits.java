@@ -71,19 +71,6 @@ final class EpLimits {
                 : Codes.fromNative(e, "remoteIaAddress");
     }
 
-    /** Whether a request's completion flags are valid on an Endpoint of these attributes (dat_ep_post_send(3DAT)). */
-    static boolean isValidRequestFlags(int completionFlags, EpAttributes attributes) {
-        return CompletionFlags.isValid(completionFlags) && (completionFlags & CompletionFlags.EVD_THRESHOLD) == 0
-                && ((completionFlags & CompletionFlags.UNSIGNALLED) == 0
-                        || (attributes.requestCompletionFlags() & CompletionFlags.UNSIGNALLED) != 0);
-    }
-
-    /** Whether a receive's completion flags are valid on an Endpoint of these attributes (dat_ep_post_recv(3DAT)). */
-    static boolean isValidRecvFlags(int completionFlags, EpAttributes attributes) {
-        return completionFlags == CompletionFlags.DEFAULT
-                || completionFlags == CompletionFlags.UNSIGNALLED && (attributes.recvCompletionFlags() & CompletionFlags.UNSIGNALLED) != 0;
-    }
-
     /**
      * Checks the arguments of {@code dat_ep_connect(3DAT)}, in the page's order, and the route: a
      * destination the IA cannot route to is one the provider can locally determine unreachable.

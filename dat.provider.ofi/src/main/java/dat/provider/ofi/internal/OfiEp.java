@@ -24,6 +24,7 @@ import dat.api.RmrTriplet;
 import dat.provider.ofi.internal.ffi.Fi;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.ofi.internal.ffi.Ops;
+import dat.provider.support.PostFlags;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -203,7 +204,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
                 return EpStates.CODES[s.value()];
             }
-            if (!EpLimits.isValidRequestFlags(completionFlags, attributes)) {
+            if (!PostFlags.isValidRequest(completionFlags, attributes)) {
                 return Codes.invalidParameter(remote == null ? DatReturn.INVALID_ARG5 : DatReturn.INVALID_ARG6);
             }
             if (s == EpState.DISCONNECTED) {
@@ -225,7 +226,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             if (srq != null) {
                 return Codes.INVALID_STATE;
             }
-            if (!EpLimits.isValidRecvFlags(completionFlags, attributes)) {
+            if (!PostFlags.isValidRecv(completionFlags, attributes)) {
                 return Codes.invalidParameter(DatReturn.INVALID_ARG5);
             }
             if (state == EpState.DISCONNECTED) {

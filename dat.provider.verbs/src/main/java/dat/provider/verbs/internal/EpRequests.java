@@ -13,6 +13,7 @@ import dat.api.LmrTriplet;
 import dat.api.RmrTriplet;
 import dat.api.ext.IbExtension;
 import dat.api.ext.Operation;
+import dat.provider.support.PostFlags;
 import dat.provider.verbs.internal.ffi.Errno;
 import dat.provider.verbs.internal.ffi.Inline;
 import dat.provider.verbs.internal.ffi.Structs;
@@ -99,9 +100,7 @@ final class EpRequests {
         if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
             return VerbsEp.stateCode(s);
         }
-        if (!CompletionFlags.isValid(completionFlags) || (completionFlags & CompletionFlags.EVD_THRESHOLD) != 0
-                || ((completionFlags & CompletionFlags.UNSIGNALLED) != 0
-                        && (ep.attributes().requestCompletionFlags() & CompletionFlags.UNSIGNALLED) == 0)) {
+        if (!PostFlags.isValidRequest(completionFlags, ep.attributes())) {
             return Codes.invalidParameter(flagsArgument);
         }
         return 0;
@@ -377,9 +376,7 @@ final class EpRequests {
             if (ep.srq != null) {
                 return Codes.INVALID_STATE;
             }
-            if ((completionFlags != CompletionFlags.DEFAULT && completionFlags != CompletionFlags.UNSIGNALLED)
-                    || (completionFlags == CompletionFlags.UNSIGNALLED
-                            && (ep.attributes().recvCompletionFlags() & CompletionFlags.UNSIGNALLED) == 0)) {
+            if (!PostFlags.isValidRecv(completionFlags, ep.attributes())) {
                 return Codes.invalidParameter(DatReturn.INVALID_ARG5);
             }
             if (ep.state() == EpState.DISCONNECTED) {
