@@ -124,13 +124,18 @@ final class Posting {
      * endpoint under new tokens, so that their cancellation by this one reports nothing.
      */
     void restageReceives() {
-        connection = null;
         int n = ep.recvSlots.renamePosted(flushed);
         stagedHead = 0;
         stagedCount = 0;
         for (int i = 0; i < n; i++) {
-            staged[stagedCount++] = flushed[i];
+            stage(flushed[i]);
         }
+    }
+
+    /** Keeps a posted receive for the next connection's endpoint, behind those kept before. */
+    private void stage(int slot) {
+        staged[(stagedHead + stagedCount) % staged.length] = slot;
+        stagedCount++;
     }
 
     // ---- checks ------------------------------------------------------------------------------------
@@ -481,8 +486,7 @@ final class Posting {
             slots.iovDescriptors[at] = recvDesc.getAtIndex(JAVA_LONG, i);
         }
         slots.iovCounts[slot] = segments;
-        staged[(stagedHead + stagedCount) % staged.length] = slot;
-        stagedCount++;
+        stage(slot);
         return Codes.SUCCESS;
     }
 
