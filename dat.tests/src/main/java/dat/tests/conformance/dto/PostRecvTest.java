@@ -88,11 +88,7 @@ class PostRecvTest {
         t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(0, 256), 42, CompletionFlags.DEFAULT), "dat_ep_post_recv on an unconnected Endpoint");
         t.noEvent(c.passive.recvEvd, "a completion of a receive on an unconnected Endpoint");
         c.establish();
-        IaUnderTest.fill(c.active.buffer().asSlice(0, 256), 3);
-        t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 256), 1, CompletionFlags.DEFAULT), "dat_ep_post_send");
-        DatEvent received = t.success(c.passive.recvEvd, "the preposted receive");
-        assertThat(received.userCookie()).as(t.at("user_cookie of the preposted receive")).isEqualTo(42);
-        t.verify(c.passive.buffer().asSlice(0, 256), 3, 0, "the message in the preposted receive");
+        c.expectPostedReceiveTakes(c.passive, 256, 42, "the preposted receive");
     }
 
     @ConformanceTest

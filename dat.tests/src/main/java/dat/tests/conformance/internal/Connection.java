@@ -1,5 +1,8 @@
 package dat.tests.conformance.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dat.api.CompletionFlags;
 import dat.api.ConnectFlags;
 import dat.api.ConnectionRequest;
 import dat.api.CrParams;
@@ -252,6 +255,25 @@ public final class Connection {
     /** @return the ESTABLISHED event of the passive side */
     public DatEvent passiveEstablished() {
         return passiveEstablished;
+    }
+
+    /**
+     * Sends one message of {@code length} bytes from the other side into the receive
+     * {@code receiver} posted earlier, and checks that receive took it: its completion carries
+     * {@code cookie}, and the bytes arrived at the front of the receiver's buffer.
+     *
+     * @param receiver the side whose posted receive should take the message
+     * @param length the message's size
+     * @param cookie the receive's user cookie
+     * @param what the receive, for the messages of a failed check
+     */
+    public void expectPostedReceiveTakes(Side receiver, long length, long cookie, String what) {
+        Side sender = other(receiver);
+        IaUnderTest.fill(sender.buffer().asSlice(0, length), 3);
+        t.expectSuccess(sender.ep.postSend(1, sender.iov(0, length), 1, CompletionFlags.DEFAULT), "dat_ep_post_send");
+        DatEvent received = t.success(receiver.recvEvd, what);
+        assertThat(received.userCookie()).as(t.at("user_cookie of " + what)).isEqualTo(cookie);
+        t.verify(receiver.buffer().asSlice(0, length), 3, 0, "the message in " + what);
     }
 
     /**
