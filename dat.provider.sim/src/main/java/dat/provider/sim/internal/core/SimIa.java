@@ -199,6 +199,9 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
         }
         releaseAsyncEvd();
         adapter.openIas.remove(this);
+        if (adapter.openIas.isEmpty()) {
+            adapter.transport.unused(); // an instance opened meanwhile only finds no idle socket to reuse
+        }
     }
 
     private boolean hasConsumerObjects() {

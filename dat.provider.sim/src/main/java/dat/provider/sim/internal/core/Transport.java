@@ -48,6 +48,13 @@ public interface Transport {
         return true;
     }
 
+    /**
+     * The last open instance of the IA closed: what the transport keeps for the IA's next
+     * connections goes (a TCP transport's idle sockets, and the ring files they keep mapped).
+     */
+    default void unused() {
+    }
+
     /** What the IA's attributes report as its fabric ({@code transport_specific_attr} "fabric"). */
     String fabricName();
 

@@ -14,8 +14,9 @@ import java.nio.file.attribute.BasicFileAttributes;
  * The target side's read-only mappings of the files the peer announced (FILE records): what its
  * by-reference sends and writes copy from. A file is mapped only if it is a regular file directly
  * in {@code /dev/shm} (no link followed) whose inode is the one announced and which is at least
- * the announced size; the mapping is read-only, in the connection's arena, so it goes with the
- * connection. A descriptor is served only inside its file's mapping; a file cut short later (a
+ * the announced size; the mapping is read-only, in an arena of the connection's own (created at
+ * the first file), so it goes with the connection, while the ring file may stay mapped for the
+ * next one ({@link IdleRingFile}). A descriptor is served only inside its file's mapping; a file cut short later (a
  * peer that truncates it) faults the copy, which the JVM reports as an {@link InternalError}: the
  * connection breaks.
  */
@@ -24,12 +25,9 @@ final class PeerFiles {
     /** {@link #announce}'s answer to an id announced before: a violation, not a refusal. */
     static final String DUPLICATE = "a file id announced twice";
 
-    private final Arena arena;
+    /** Created at the first file announced (with the Endpoint's lock held, inside the mappings); {@code null} till then. */
+    private Arena arena;
     private final MemorySegment[] files = new MemorySegment[ShmRecord.MAX_FILES];
-
-    PeerFiles(Arena arena) {
-        this.arena = arena;
-    }
 
     /** Whether {@code name} may name a file of {@code /dev/shm}: no directory, no dot file, plain characters. */
     static boolean validName(String name) {
@@ -64,6 +62,9 @@ final class PeerFiles {
             if (!a.isRegularFile() || !(ino instanceof Long l) || l != inode || a.size() < size) {
                 return "not the file announced";
             }
+            if (arena == null) {
+                arena = Arena.ofShared();
+            }
             try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
                 files[id] = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
             }
@@ -86,5 +87,17 @@ final class PeerFiles {
             return null;
         }
         return f;
+    }
+
+    /** Unmaps every file mapped; once no thread of the connection is inside the mappings ({@link MappingUsers}). */
+    void close() {
+        Arena a = arena;
+        if (a != null) {
+            try {
+                a.close();
+            } catch (IllegalStateException e) {
+                // closed already
+            }
+        }
     }
 }

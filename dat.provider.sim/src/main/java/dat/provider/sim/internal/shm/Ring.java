@@ -265,6 +265,11 @@ final class Ring {
         head += ShmRecord.aligned(r.length);
     }
 
+    /** The consumer's position back to 0, for the next connection of a kept file ({@link RingFile#restart}). */
+    void restartConsumer() {
+        LONG.setRelease(control, CONSUMER, 0L);
+    }
+
     /**
      * Releases the records consumed to the producer: one ordered store.
      *

@@ -29,6 +29,10 @@ import java.util.regex.Pattern;
  * passive side mapped this very file). Each side unlinks the file as soon as it has it mapped: a
  * file lives in {@code /dev/shm} only while a connection is being set up, and one left by a
  * process that died meanwhile is removed by the next transport that starts ({@link #removeStale}).
+ * A connection that ends by the exchange of DISCONNECTs leaves its socket to the next connection
+ * between the same two IAs, and the file, still mapped on both sides, goes with it
+ * ({@link IdleRingFile}): that connection offers it again with new nonces ({@link #reoffer},
+ * {@link #retake}), each side's words starting again as in a new file.
  *
  * <p>Layout (the host's byte order; see {@code docs/sim-provider.md}):
  * <pre>
@@ -80,11 +84,11 @@ final class RingFile {
     private final boolean active;
     private final int capacity;
     private volatile boolean linked;
-    /** This side's rings: what it produces, what it consumes. */
-    final Ring txRequests;
-    final Ring txResponses;
-    final Ring rxRequests;
-    final Ring rxResponses;
+    /** This side's rings: what it produces, what it consumes; new for each connection the file carries ({@link #restart}). */
+    Ring txRequests;
+    Ring txResponses;
+    Ring rxRequests;
+    Ring rxResponses;
 
     private RingFile(Arena arena, MemorySegment file, String name, boolean active, int capacity) {
         this.arena = arena;
@@ -93,6 +97,10 @@ final class RingFile {
         this.active = active;
         this.capacity = capacity;
         this.linked = true;
+        sideRings();
+    }
+
+    private void sideRings() {
         Ring[] r = new Ring[4];
         for (int i = 0; i < 4; i++) {
             long at = HEADER_BYTES + (long) i * (Ring.CONTROL_BYTES + capacity);
@@ -106,11 +114,6 @@ final class RingFile {
 
     static long fileSize(int capacity) {
         return HEADER_BYTES + 4L * (Ring.CONTROL_BYTES + capacity);
-    }
-
-    /** The arena of the mappings: this file's, and the peer files a connection maps ({@link PeerFiles}). */
-    Arena arena() {
-        return arena;
     }
 
     String name() {
@@ -226,6 +229,64 @@ final class RingFile {
             arena.close();
             throw e;
         }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // the next connection on the same socket
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * The active side offers this file, kept mapped since its last connection ended
+     * ({@link IdleRingFile}), to the next connection on the same socket: this side's words start
+     * again as in a new file ({@link #restart}), and a new nonce goes in, which the passive side
+     * must find in its own mapping of the file, as for a new file.
+     *
+     * @param nonce receives the nonce the CONNECT_REQUEST offers
+     */
+    void reoffer(byte[] nonce) {
+        RANDOM.nextBytes(nonce);
+        restart();
+        file.asSlice(H_PASSIVE_NONCE, NONCE_BYTES).fill((byte) 0);
+        MemorySegment.copy(MemorySegment.ofArray(nonce), 0, file, H_ACTIVE_NONCE, NONCE_BYTES);
+        VarHandle.fullFence(); // before the CONNECT_REQUEST that offers it
+    }
+
+    /**
+     * The passive side takes the offer of this file, kept mapped since its last connection ended:
+     * only if the offer names it and its mapping holds the offered nonce (the active side wrote it
+     * into this very file). This side's words start again as in a new file, and a new nonce of its
+     * own goes in for the ACCEPT, which the active side checks as for a new file ({@link #confirm}).
+     *
+     * @param passiveNonce receives this side's nonce, for the ACCEPT
+     * @throws IOException when the offer names another file or holds another nonce
+     */
+    void retake(String offeredName, byte[] nonce, byte[] passiveNonce) throws IOException {
+        VarHandle.acquireFence();
+        if (!name.equals(offeredName) || !Arrays.equals(file.asSlice(H_ACTIVE_NONCE, NONCE_BYTES).toArray(ValueLayout.JAVA_BYTE), nonce)) {
+            throw new IOException("the offer names another ring file than the one this socket kept: " + offeredName);
+        }
+        restart();
+        RANDOM.nextBytes(passiveNonce);
+        MemorySegment.copy(MemorySegment.ofArray(passiveNonce), 0, file, H_PASSIVE_NONCE, NONCE_BYTES);
+        VarHandle.fullFence(); // before the ACCEPT that answers
+    }
+
+    /**
+     * This side's words back to those of a new file, and new ring objects for the next connection:
+     * the first record of each ring it produces has no mark yet (the peer's consumer starts there),
+     * its acknowledgement and its consumer positions are 0, it wants no doorbell. Only once no
+     * thread of the last connection is inside the mappings, and before the handshake frame that
+     * lets the peer read them; the peer restarts its own words the same way before it reads these.
+     */
+    private void restart() {
+        sideRings();
+        for (Ring produced : new Ring[] {txRequests, txResponses}) {
+            produced.data().set(ValueLayout.JAVA_LONG, 0, 0L);
+            produced.acknowledge(0);
+        }
+        rxRequests.restartConsumer();
+        rxResponses.restartConsumer();
+        INT.setVolatile(file, active ? ACTIVE_DOORBELL : PASSIVE_DOORBELL, 0);
     }
 
     // ---------------------------------------------------------------------------------------------

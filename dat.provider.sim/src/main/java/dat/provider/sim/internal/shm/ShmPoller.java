@@ -97,16 +97,31 @@ public final class ShmPoller {
     }
 
     /**
+     * The active side: the ring file the socket kept from its last connection, to offer again (a
+     * new one when it is gone).
+     *
+     * @throws IOException when a new one is needed and none can be made
+     */
+    public ShmSession reoffer(IdleRingFile kept, ShmControl control) throws IOException {
+        return ShmSession.reoffer(kept, control, sources);
+    }
+
+    /**
      * The passive side: takes an offer, unless this IA never shares.
      *
      * @param offer {@link ShmSession#OFFER_BYTES} at the buffer's position
+     * @param kept the ring file the socket kept from its last connection, or {@code null}: taken
+     *     when the offer names it, else closed
      * @throws IOException with the reason when it cannot be taken
      */
-    public ShmSession take(ByteBuffer offer, ShmControl control) throws IOException {
+    public ShmSession take(ByteBuffer offer, IdleRingFile kept, ShmControl control) throws IOException {
         if (mode == ShmMode.OFF) {
+            if (kept != null) {
+                kept.close();
+            }
             throw new IOException("shm=off");
         }
-        return ShmSession.take(offer, control, sources);
+        return ShmSession.take(offer, kept, control, sources);
     }
 
     /**

@@ -62,14 +62,18 @@ public final class ShmSession {
     private boolean inRound;
     /** A violation found by a call the core made with the lock held, reported by the next poll. */
     private volatile String later;
+    /** The connection is over ({@link #retire}, {@link #keep}); guarded by this. */
+    private boolean ending;
+    /** Where the ring file goes once the last thread left the mappings: kept for the next connection, or {@code null}: unmapped. */
+    private volatile IdleRingFile kept;
 
     private ShmSession(RingFile file, byte[] nonce, ShmControl control, SharedSources sources) {
         this.file = file;
         this.nonce = nonce;
         this.control = control;
         this.sources = sources;
-        this.peerFiles = new PeerFiles(file.arena());
-        this.users = new MappingUsers(file::close);
+        this.peerFiles = new PeerFiles();
+        this.users = new MappingUsers(this::unmap);
     }
 
     /**
@@ -84,12 +88,30 @@ public final class ShmSession {
     }
 
     /**
-     * The passive side: maps the ring file an offer names.
+     * The active side: the ring file its socket kept from the last connection, offered again; a
+     * new one when that is gone ({@link IdleRingFile#take}).
+     *
+     * @throws IOException when no new one can be made
+     */
+    static ShmSession reoffer(IdleRingFile kept, ShmControl control, SharedSources sources) throws IOException {
+        RingFile f = kept.take();
+        if (f == null) {
+            return offer(control, sources);
+        }
+        byte[] nonce = new byte[RingFile.NONCE_BYTES];
+        f.reoffer(nonce);
+        return new ShmSession(f, nonce, control, sources);
+    }
+
+    /**
+     * The passive side: maps the ring file an offer names, or takes the one its socket kept from
+     * the last connection when the offer names that one ({@code kept}, or {@code null}; closed
+     * when the offer names another).
      *
      * @param offer {@link #OFFER_BYTES} at the buffer's position
      * @throws IOException with the reason when it cannot be taken
      */
-    static ShmSession take(ByteBuffer offer, ShmControl control, SharedSources sources) throws IOException {
+    static ShmSession take(ByteBuffer offer, IdleRingFile kept, ShmControl control, SharedSources sources) throws IOException {
         byte[] offered = new byte[RingFile.NONCE_BYTES];
         offer.get(offered);
         byte[] n = new byte[OFFER_BYTES - RingFile.NONCE_BYTES];
@@ -98,8 +120,22 @@ public final class ShmSession {
         while (len < n.length && n[len] != 0) {
             len++;
         }
+        String name = new String(n, 0, len, StandardCharsets.US_ASCII);
         byte[] answer = new byte[RingFile.NONCE_BYTES];
-        RingFile f = RingFile.open(new String(n, 0, len, StandardCharsets.US_ASCII), offered, answer);
+        RingFile k = kept == null ? null : kept.name().equals(name) ? kept.take() : null;
+        if (k != null) {
+            try {
+                k.retake(name, offered, answer);
+            } catch (IOException | RuntimeException e) {
+                k.close();
+                throw e;
+            }
+            return new ShmSession(k, answer, control, sources);
+        }
+        if (kept != null) {
+            kept.close();
+        }
+        RingFile f = RingFile.open(name, offered, answer);
         return new ShmSession(f, answer, control, sources);
     }
 
@@ -261,7 +297,8 @@ public final class ShmSession {
         if (doorbell) {
             control.ringDoorbell();
         }
-        if (why != null) {
+        if (why != null && !users.retired()) {
+            // a connection that is over reports nothing: the peer may be starting the next one on a kept file
             control.violation(why);
         }
         return work;
@@ -321,11 +358,46 @@ public final class ShmSession {
 
     /**
      * The connection is over: the file's name goes now, the mappings once no thread is inside
-     * them (at once, or as the last one leaves); idempotent.
+     * them (at once, or as the last one leaves); idempotent, and nothing once {@link #keep} ended it.
      */
     public void retire() {
-        file.unlink();
+        end(null);
+    }
+
+    /**
+     * The connection ended by the exchange of DISCONNECTs and its socket carries the next
+     * connection between the two IAs: the ring file stays mapped for it, free once no thread is
+     * inside the mappings (the peer files go then).
+     *
+     * @return the kept file, or {@code null} when the connection was retired already
+     */
+    public IdleRingFile keep() {
+        IdleRingFile kept = new IdleRingFile(file);
+        return end(kept) ? kept : null;
+    }
+
+    private synchronized boolean end(IdleRingFile keep) {
+        if (ending) {
+            return false;
+        }
+        ending = true;
+        kept = keep;
+        if (keep == null) {
+            file.unlink();
+        }
         users.retire();
+        return true;
+    }
+
+    /** What {@link MappingUsers} runs once the connection is over and its last thread left the mappings. */
+    private void unmap() {
+        peerFiles.close();
+        IdleRingFile k = kept;
+        if (k != null) {
+            k.free();
+        } else {
+            file.close();
+        }
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -97,6 +97,9 @@ final class Handshake {
      */
     void reused(ConnectAttempt a) {
         a.reached = true;
+        if (!c.shm.offer(a)) {
+            return; // shm=on and no ring file could be made: refused
+        }
         phase = Phase.ANSWER; // before the request: the agent reads the answer as one
         c.output.sendControl(connectRequest(a));
     }
@@ -321,6 +324,8 @@ final class Handshake {
         boolean offered = (requestContext & TcpFrame.WITH_SHM) != 0;
         if (offered) {
             c.shm.take(extra);
+        } else {
+            c.shm.closeKept();
         }
         pd = Arrays.copyOf(pd, pdLength);
         InetSocketAddress peer = (InetSocketAddress) c.channel().getRemoteAddress();

@@ -62,6 +62,15 @@ final class IdleSockets {
         return true;
     }
 
+    /** Claims every idle socket (the IA has no open instance): the caller closes them. */
+    synchronized java.util.List<TcpConnection> takeAll() {
+        java.util.List<TcpConnection> all = new java.util.ArrayList<>(count);
+        byPeer.values().forEach(all::addAll);
+        byPeer.clear();
+        count = 0;
+        return all;
+    }
+
     /** Idle sockets now. */
     int count() {
         return count;

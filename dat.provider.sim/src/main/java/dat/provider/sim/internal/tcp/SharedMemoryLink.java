@@ -3,6 +3,7 @@ package dat.provider.sim.internal.tcp;
 import dat.api.EventNumber;
 import dat.provider.sim.internal.core.ConnectAttempt;
 import dat.provider.sim.internal.core.SimEvd;
+import dat.provider.sim.internal.shm.IdleRingFile;
 import dat.provider.sim.internal.shm.ShmControl;
 import dat.provider.sim.internal.shm.ShmMode;
 import dat.provider.sim.internal.shm.ShmPoller;
@@ -16,7 +17,10 @@ import java.util.logging.Logger;
 /**
  * The shared-memory side of one {@link TcpConnection}: the session it offers (active side) or
  * takes (passive side) while the connection is set up, and, once established, what the session
- * needs of the TCP connection, which stays as its control channel ({@link ShmControl}).
+ * needs of the TCP connection, which stays as its control channel ({@link ShmControl}). A
+ * connection on the socket of an ended one ({@link SocketReuse}) inherits that one's ring file,
+ * kept mapped ({@link IdleRingFile}): the active side offers it again, the passive side takes it
+ * when the offer names it; a connection that does not use it closes it.
  */
 final class SharedMemoryLink implements ShmControl {
 
@@ -25,6 +29,8 @@ final class SharedMemoryLink implements ShmControl {
     private final TcpConnection c;
     /** The shared-memory connection offered (active) or taken (passive), or {@code null}: plain TCP. */
     private volatile ShmSession session;
+    /** The ring file the socket's last connection kept, until this connection uses or closes it. */
+    private IdleRingFile kept;
 
     SharedMemoryLink(TcpConnection c) {
         this.c = c;
@@ -43,11 +49,15 @@ final class SharedMemoryLink implements ShmControl {
      */
     boolean offer(ConnectAttempt a) {
         ShmPoller p = c.transport().shm();
+        IdleRingFile k = takeKept();
         if (!p.offers(a.remoteAddress.getAddress())) {
+            if (k != null) {
+                k.close();
+            }
             return true;
         }
         try {
-            session = p.offer(this);
+            session = k != null ? p.reoffer(k, this) : p.offer(this);
             return true;
         } catch (IOException | RuntimeException e) {
             LOG.log(p.mode() == ShmMode.ON ? Level.WARNING : Level.FINE, "sim TCP IA " + c.transport().address()
@@ -64,10 +74,11 @@ final class SharedMemoryLink implements ShmControl {
     void take(ByteBuffer offer) {
         ShmPoller p = c.transport().shm();
         if (p.mode() == ShmMode.OFF) {
+            closeKept();
             return;
         }
         try {
-            session = p.take(offer, this);
+            session = p.take(offer, takeKept(), this);
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.FINE, "sim TCP IA " + c.transport().address() + " declines a shared-memory offer: " + e.getMessage());
         }
@@ -114,13 +125,42 @@ final class SharedMemoryLink implements ShmControl {
         }
     }
 
-    /** The connection closed: no one polls the rings any more, and the ring file's name and mappings go. */
+    /** The connection closed: no one polls the rings any more, and the ring file's name and mappings go (but for a file {@link #inherit}ed by the next connection). */
     void ended() {
         ShmSession s = session;
         if (s != null) {
             c.transport().shm().ended(s);
             s.retire();
         }
+        closeKept();
+    }
+
+    /**
+     * On the agent, as the socket goes from {@code last}'s connection, ended by the exchange of
+     * DISCONNECTs, to this one: the ring file of that connection stays mapped for this one.
+     */
+    void inherit(SharedMemoryLink last) {
+        ShmSession s = last.session;
+        if (s != null) {
+            IdleRingFile k = s.keep();
+            synchronized (this) {
+                kept = k;
+            }
+        }
+    }
+
+    /** The passive side: the request offers no shared memory, so the kept ring file goes. */
+    void closeKept() {
+        IdleRingFile k = takeKept();
+        if (k != null) {
+            k.close();
+        }
+    }
+
+    private synchronized IdleRingFile takeKept() {
+        IdleRingFile k = kept;
+        kept = null;
+        return k;
     }
 
     @Override

@@ -10,14 +10,16 @@ import java.nio.ByteBuffer;
 /**
  * Whether one connection's socket outlives it, to carry the next connection between the same two
  * IAs, and the end that hands it over. The active side offers it in its CONNECT_REQUEST
- * ({@link TcpFrame#WITH_REUSE}, never beside a shared-memory offer), the passive side takes it in
- * its ACCEPT ({@link TcpFrame#ACCEPT_REUSE}). Such a connection ends with a DISCONNECT from each
+ * ({@link TcpFrame#WITH_REUSE}), the passive side takes it in its ACCEPT
+ * ({@link TcpFrame#ACCEPT_REUSE}). Such a connection ends with a DISCONNECT from each
  * side and no FIN: a side that reads the peer's DISCONNECT first answers with its own. Once a side
  * has written its DISCONNECT and read the peer's, no frame of the connection is left in either
  * direction (each is the last frame its sender writes on it), and the socket goes to a fresh
  * connection ({@link TcpConnection#recycle}): the active side's waits in the IA's
  * {@link IdleSockets} for the next dat_ep_connect to that IA, the passive side's reads it as it
- * reads an accepted socket, for its CONNECT_REQUEST.
+ * reads an accepted socket, for its CONNECT_REQUEST. A shared-memory connection's ring file goes
+ * with its socket, kept mapped on both sides ({@link SharedMemoryLink#inherit}): the next
+ * connection offers and takes it again, so that neither side creates, maps or unmaps a file.
  *
  * <p>An idle socket the peer closes, or one that idles for half the liveness timeout, is closed;
  * the passive side closes a recycled socket that brings no request within the timeout (the
@@ -58,11 +60,11 @@ final class SocketReuse {
     // the setup
     // ---------------------------------------------------------------------------------------------
 
-    /** The active side, before its CONNECT_REQUEST: offers reuse when it offers no shared memory; the request's bit. */
+    /** The active side, before its CONNECT_REQUEST: offers reuse; the request's bit. */
     int offer(ConnectAttempt a) {
         peer = a.remoteAddress;
-        offered = c.sharedMemory() == null && !c.transport().shm().offers(a.remoteAddress.getAddress());
-        return offered ? TcpFrame.WITH_REUSE : 0;
+        offered = true;
+        return TcpFrame.WITH_REUSE;
     }
 
     /** The passive side read the CONNECT_REQUEST's {@code context}. */
@@ -70,9 +72,9 @@ final class SocketReuse {
         offered = (context & TcpFrame.WITH_REUSE) != 0;
     }
 
-    /** The passive side accepts: takes an offer unless it took shared memory; the ACCEPT's bit. */
+    /** The passive side accepts: takes an offer; the ACCEPT's bit. */
     int accept() {
-        agreed = offered && c.sharedMemory() == null;
+        agreed = offered;
         return agreed ? TcpFrame.ACCEPT_REUSE : 0;
     }
 

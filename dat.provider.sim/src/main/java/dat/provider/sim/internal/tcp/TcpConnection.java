@@ -637,6 +637,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
             closed = true;
         }
         TcpConnection next = new TcpConnection(this);
+        next.shm.inherit(shm);
         transport.track(next);
         key.attach(next);
         forgotten();

@@ -59,8 +59,9 @@ final class TcpFrame {
     static final int WITH_SHM = 1 << 30;
     /**
      * {@code context} bit of a CONNECT_REQUEST: the active side offers to keep the socket for the
-     * next connection between the two IAs ({@link #ACCEPT_REUSE}); no payload. It makes no
-     * shared-memory offer with it.
+     * next connection between the two IAs ({@link #ACCEPT_REUSE}); no payload. Beside a
+     * shared-memory offer, the ring file then stays mapped with the socket, and the next
+     * connection's offer names it again.
      */
     static final int WITH_REUSE = 1 << 29;
     /** The shared-memory offer of a CONNECT_REQUEST. */

@@ -406,6 +406,14 @@ public final class TcpTransport implements Transport.Bound {
         }
     }
 
+    /** The IA's last open instance closed: its idle sockets close, and their peers close their ends. */
+    @Override
+    public void unused() {
+        for (TcpConnection c : idle.takeAll()) {
+            c.close();
+        }
+    }
+
     /**
      * Stops listening, closes every connection and ends the agent.
      *

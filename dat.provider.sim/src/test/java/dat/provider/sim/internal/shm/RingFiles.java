@@ -23,6 +23,17 @@ public final class RingFiles {
         }
     }
 
+    /** The ring files this process maps, by name (each side of a connection in this process maps its file once). */
+    public static java.util.Set<String> files() {
+        return files(mapped());
+    }
+
+    /** The ring files that lines of {@link #mapped()} map, by name. */
+    public static java.util.Set<String> files(List<String> lines) {
+        return lines.stream().map(l -> l.substring(l.indexOf("/dev/shm/dat-sim-") + "/dev/shm/".length()).split(" ")[0])
+                .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new));
+    }
+
     /**
      * Once both ends of every connection let go of it (the I/O agent retires a closed connection on
      * its own thread), no ring file stays mapped: waits for that, as long as a completion may take.

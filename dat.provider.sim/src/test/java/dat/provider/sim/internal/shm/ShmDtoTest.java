@@ -322,9 +322,14 @@ class ShmDtoTest {
         assertWaitsBehindTheLock_andTheRecordIsHandled(ShmSession::holdAsARoundForTest, session -> session.poll(true, true), "the last look");
     }
 
+    /**
+     * The ring file stays mapped for the next connection between the two IAs, with the socket that
+     * idles for it; the IA's close unmaps it on both sides.
+     */
     @Test
-    void aDisconnectFlushesEveryPostedDto_andUnmapsTheRings() {
+    void aDisconnectFlushesEveryPostedDto_andTheRingFileStaysOnlyForTheNextConnection() {
         connect();
+        java.util.Set<String> file = RingFiles.files();
         ok(a.ep.postRecv(0, null, 1, 0));
         ok(b.ep.postRecv(0, null, 3, 0));
         a.ep.disconnect(CloseFlag.ABRUPT);
@@ -333,6 +338,8 @@ class ShmDtoTest {
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
         assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
+        assertThat(RingFiles.files()).as("kept for the next connection").isEqualTo(file);
+        a.ia.close(); // its idle socket closes, and the peer closes its end
         RingFiles.assertNoneMapped();
     }
 
@@ -357,7 +364,7 @@ class ShmDtoTest {
         }
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
-        RingFiles.assertNoneMapped();
+        assertThat(RingFiles.files()).as("the connection's file, kept with the idle socket for the next").hasSize(1);
     }
 
     /**

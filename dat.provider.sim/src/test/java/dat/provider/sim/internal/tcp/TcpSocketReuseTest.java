@@ -33,14 +33,19 @@ import org.junit.jupiter.api.Timeout;
 class TcpSocketReuseTest {
 
     private static final String TCP = "tcp=127.0.0.1:0";
-    private static final long QUALIFIER = 9;
+    static final long QUALIFIER = 9;
 
-    private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), TCP);
-    private final Fabric fb = new Fabric(ProviderSettings.defaults().limits(), TCP);
-    private final Fabric.Side a = fa.new Side("tcpA", null, 1 << 16);
-    private final Fabric.Side b = fb.new Side("tcpB", null, 1 << 16);
-    private boolean aClosed;
-    private boolean bClosed;
+    final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), iaParams());
+    final Fabric fb = new Fabric(ProviderSettings.defaults().limits(), iaParams());
+    final Fabric.Side a = fa.new Side("tcpA", null, 1 << 16);
+    final Fabric.Side b = fb.new Side("tcpB", null, 1 << 16);
+    boolean aClosed;
+    boolean bClosed;
+
+    /** The two IAs' {@code ia_params}. */
+    String iaParams() {
+        return TCP;
+    }
 
     @AfterEach
     void close() {
@@ -54,7 +59,7 @@ class TcpSocketReuseTest {
 
 
     /** Waits, up to the fabric's wait, for {@code condition}; whether it came. */
-    private static boolean eventually(BooleanSupplier condition) throws InterruptedException {
+    static boolean eventually(BooleanSupplier condition) throws InterruptedException {
         for (long deadline = System.nanoTime() + Fabric.WAIT * 1_000; !condition.getAsBoolean();) {
             if (System.nanoTime() - deadline > 0) {
                 return false;
@@ -64,7 +69,7 @@ class TcpSocketReuseTest {
         return true;
     }
 
-    private Endpoint connect(Endpoint active, Endpoint passive) {
+    Endpoint connect(Endpoint active, Endpoint passive) {
         active.connect(b.address(), QUALIFIER, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
         b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(passive, null);
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
@@ -72,13 +77,13 @@ class TcpSocketReuseTest {
         return active;
     }
 
-    private void disconnectBoth(Endpoint by, Fabric.Side side, Fabric.Side other) {
+    void disconnectBoth(Endpoint by, Fabric.Side side, Fabric.Side other) {
         by.disconnect(CloseFlag.ABRUPT);
         side.expect(side.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         other.expect(other.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
     }
 
-    private static void drain(dat.api.EventDispatcher evd) {
+    static void drain(dat.api.EventDispatcher evd) {
         DatEvent e = new DatEvent();
         while (evd.dequeue(e) == DatReturn.SUCCESS) {
             // flushed completions of the connection that ended
