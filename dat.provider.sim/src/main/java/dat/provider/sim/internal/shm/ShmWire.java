@@ -234,11 +234,15 @@ final class ShmWire implements Wire {
         }
     }
 
-    /** A records' reason the connection broke, once; {@code null} when none. */
+    /**
+     * Why the peer's records broke the connection, taken once; {@code null} when none, and once the Endpoint left this
+     * wire: the connection is over on this side, and a peer that reuses the ring file for its
+     * next connection (socket reuse) may already have started its words again.
+     */
     String takeViolation() {
         String v = violation;
         violation = null;
-        return v;
+        return left ? null : v;
     }
 
     void fail(String why) {
