@@ -183,6 +183,25 @@ class TcpSocketReuseTest {
     }
 
     /**
+     * The close of the IA's last open instance closes its idle sockets (no connect of that IA can
+     * take them any more), and the peer closes its ends without counting a violation.
+     */
+    @Test
+    void theLastCloseOfTheIa_closesItsIdleSockets() throws InterruptedException {
+        b.ia.createPublicServicePoint(QUALIFIER, b.crEvd, PspFlag.CONSUMER);
+        connect(a.ep, b.ep);
+        disconnectBoth(a.ep, a, b);
+        assertThat(eventually(() -> transport(a).idleSocketCount() == 1)).as("the socket idles").isTrue();
+        SocketChannel idle = transport(a).connections().iterator().next().channel();
+        TcpTransport activeSide = transport(a);
+        a.ep.close();
+        a.ia.close();
+        assertThat(eventually(() -> activeSide.idleSocketCount() == 0 && !idle.isOpen())).as("the idle socket closed").isTrue();
+        assertThat(eventually(() -> transport(b).connections().isEmpty())).as("the peer closed its end").isTrue();
+        assertThat(activeSide.violations.get() + transport(b).violations.get()).as("violations").isZero();
+    }
+
+    /**
      * Connections set up at once each have their socket, and all of them idle once they end; the
      * IA's close closes every one, and the peer closes its ends without counting a violation.
      */
