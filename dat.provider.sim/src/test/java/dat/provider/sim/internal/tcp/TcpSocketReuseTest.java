@@ -83,6 +83,15 @@ class TcpSocketReuseTest {
         other.expect(other.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
     }
 
+    /** b listens, a connects to it and disconnects: the active IA keeps the socket, which is returned. */
+    private SocketChannel connectedOnceThenIdle() throws InterruptedException {
+        b.ia.createPublicServicePoint(QUALIFIER, b.crEvd, PspFlag.CONSUMER);
+        connect(a.ep, b.ep);
+        disconnectBoth(a.ep, a, b);
+        assertThat(eventually(() -> transport(a).idleSocketCount() == 1)).as("the active IA keeps the socket").isTrue();
+        return transport(a).connections().iterator().next().channel();
+    }
+
     static void drain(dat.api.EventDispatcher evd) {
         DatEvent e = new DatEvent();
         while (evd.dequeue(e) == DatReturn.SUCCESS) {
@@ -96,11 +105,7 @@ class TcpSocketReuseTest {
      */
     @Test
     void theNextConnectionToAnIa_goesOverTheSocketOfTheLast() throws InterruptedException {
-        b.ia.createPublicServicePoint(QUALIFIER, b.crEvd, PspFlag.CONSUMER);
-        connect(a.ep, b.ep);
-        disconnectBoth(a.ep, a, b);
-        assertThat(eventually(() -> transport(a).idleSocketCount() == 1)).as("the active IA keeps the socket").isTrue();
-        SocketChannel first = transport(a).connections().iterator().next().channel();
+        SocketChannel first = connectedOnceThenIdle();
         a.ep.reset();
         b.ep.reset();
         connect(a.ep, b.ep);
@@ -166,11 +171,7 @@ class TcpSocketReuseTest {
      */
     @Test
     void aPeerThatClosesWhileTheSocketIdles_takesTheSocketWithIt() throws InterruptedException {
-        b.ia.createPublicServicePoint(QUALIFIER, b.crEvd, PspFlag.CONSUMER);
-        connect(a.ep, b.ep);
-        disconnectBoth(a.ep, a, b);
-        assertThat(eventually(() -> transport(a).idleSocketCount() == 1)).isTrue();
-        SocketChannel idle = transport(a).connections().iterator().next().channel();
+        SocketChannel idle = connectedOnceThenIdle();
         java.net.InetSocketAddress gone = b.address();
         fb.close();
         bClosed = true;
@@ -188,11 +189,7 @@ class TcpSocketReuseTest {
      */
     @Test
     void theLastCloseOfTheIa_closesItsIdleSockets() throws InterruptedException {
-        b.ia.createPublicServicePoint(QUALIFIER, b.crEvd, PspFlag.CONSUMER);
-        connect(a.ep, b.ep);
-        disconnectBoth(a.ep, a, b);
-        assertThat(eventually(() -> transport(a).idleSocketCount() == 1)).as("the socket idles").isTrue();
-        SocketChannel idle = transport(a).connections().iterator().next().channel();
+        SocketChannel idle = connectedOnceThenIdle();
         TcpTransport activeSide = transport(a);
         a.ep.close();
         a.ia.close();
