@@ -252,18 +252,18 @@ final class RingFile {
     }
 
     /**
-     * The passive side takes the offer of this file, kept mapped since its last connection ended:
-     * only if the offer names it and its mapping holds the offered nonce (the active side wrote it
-     * into this very file). This side's words start again as in a new file, and a new nonce of its
+     * The passive side takes the offer of this file, kept mapped since its last connection ended,
+     * whose name the offer gave: only if its mapping holds the offered nonce (the active side wrote
+     * it into this very file). This side's words start again as in a new file, and a new nonce of its
      * own goes in for the ACCEPT, which the active side checks as for a new file ({@link #confirm}).
      *
      * @param passiveNonce receives this side's nonce, for the ACCEPT
-     * @throws IOException when the offer names another file or holds another nonce
+     * @throws IOException when the offer holds another nonce
      */
-    void retake(String offeredName, byte[] nonce, byte[] passiveNonce) throws IOException {
+    void retake(byte[] nonce, byte[] passiveNonce) throws IOException {
         VarHandle.acquireFence();
-        if (!name.equals(offeredName) || !Arrays.equals(file.asSlice(H_ACTIVE_NONCE, NONCE_BYTES).toArray(ValueLayout.JAVA_BYTE), nonce)) {
-            throw new IOException("the offer names another ring file than the one this socket kept: " + offeredName);
+        if (!Arrays.equals(file.asSlice(H_ACTIVE_NONCE, NONCE_BYTES).toArray(ValueLayout.JAVA_BYTE), nonce)) {
+            throw new IOException("the kept ring file holds another nonce than the offer: " + name);
         }
         restart();
         RANDOM.nextBytes(passiveNonce);
@@ -286,7 +286,7 @@ final class RingFile {
         }
         rxRequests.restartConsumer();
         rxResponses.restartConsumer();
-        INT.setVolatile(file, active ? ACTIVE_DOORBELL : PASSIVE_DOORBELL, 0);
+        wantDoorbell(false);
     }
 
     // ---------------------------------------------------------------------------------------------

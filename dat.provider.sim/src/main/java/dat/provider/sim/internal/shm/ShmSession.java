@@ -125,7 +125,7 @@ public final class ShmSession {
         RingFile k = kept == null ? null : kept.name().equals(name) ? kept.take() : null;
         if (k != null) {
             try {
-                k.retake(name, offered, answer);
+                k.retake(offered, answer);
             } catch (IOException | RuntimeException e) {
                 k.close();
                 throw e;
@@ -297,8 +297,7 @@ public final class ShmSession {
         if (doorbell) {
             control.ringDoorbell();
         }
-        if (why != null && !users.retired()) {
-            // a connection that is over reports nothing: the peer may be starting the next one on a kept file
+        if (why != null) {
             control.violation(why);
         }
         return work;

@@ -2,7 +2,9 @@ package dat.provider.sim.internal.tcp;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -63,8 +65,8 @@ final class IdleSockets {
     }
 
     /** Claims every idle socket (the IA has no open instance): the caller closes them. */
-    synchronized java.util.List<TcpConnection> takeAll() {
-        java.util.List<TcpConnection> all = new java.util.ArrayList<>(count);
+    synchronized List<TcpConnection> takeAll() {
+        List<TcpConnection> all = new ArrayList<>(count);
         byPeer.values().forEach(all::addAll);
         byPeer.clear();
         count = 0;

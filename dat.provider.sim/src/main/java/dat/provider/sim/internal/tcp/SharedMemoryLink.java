@@ -49,13 +49,11 @@ final class SharedMemoryLink implements ShmControl {
      */
     boolean offer(ConnectAttempt a) {
         ShmPoller p = c.transport().shm();
-        IdleRingFile k = takeKept();
         if (!p.offers(a.remoteAddress.getAddress())) {
-            if (k != null) {
-                k.close();
-            }
+            closeKept();
             return true;
         }
+        IdleRingFile k = takeKept();
         try {
             session = k != null ? p.reoffer(k, this) : p.offer(this);
             return true;
@@ -149,7 +147,7 @@ final class SharedMemoryLink implements ShmControl {
         }
     }
 
-    /** The passive side: the request offers no shared memory, so the kept ring file goes. */
+    /** The kept ring file goes: this connection does not use it (it shares no memory, or the request offers none). */
     void closeKept() {
         IdleRingFile k = takeKept();
         if (k != null) {
