@@ -187,6 +187,18 @@ class CliTest {
 
     @Test
     @Timeout(300)
+    void perfAndIaFailOnceForAnUnknownIa_beforeAnyTable() throws Exception {
+        for (String command : List.of("perf", "ia")) {
+            Result r = dat(SHORT, command, "nosuch");
+            clean(r);
+            assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+            assertThat(r.out()).as(r.toString()).isEmpty();
+            assertThat(r.err()).as(r.toString()).startsWith("dat " + command + ": DAT_PROVIDER_NOT_FOUND").hasLineCount(1);
+        }
+    }
+
+    @Test
+    @Timeout(300)
     void perfChecksItsOutputsAndItsServerIaBeforeItRuns() throws Exception {
         Result plot = dat(SHORT, "perf", "--plot", "/nonexistent/x.png");
         clean(plot);

@@ -111,10 +111,7 @@ public final class PerfCommands {
             out.flush();
             figures = new PerfClient(registry, options, out).run(); // prints the table's header once it reached the server
         } else {
-            out.printf("dat perf %s: one JVM, %d CPUs%n", options.iaName(), Runtime.getRuntime().availableProcessors());
-            out.println(PerfReport.HEADER);
-            out.flush();
-            PerfRunner runner = new PerfRunner(registry, options, out);
+            PerfRunner runner = new PerfRunner(registry, options, out); // prints the heading once the IA opened
             figures = runner.run();
             pinned = runner.pinned();
             out.println(pinned ? "(benchmark threads pinned to CPUs 0 and 1 with sched_setaffinity)"

@@ -81,6 +81,10 @@ final class PerfRunner {
         cpus = Runtime.getRuntime().availableProcessors();
         byte[] callerMask = CpuAffinity.currentMask();
         try (ConnectedPair pair = new ConnectedPair(registry, options.iaName(), BUFFER, options.depth())) {
+            // after the IA opened: an IA that does not open gives its one line of error and no table
+            out.printf("dat perf %s: one JVM, %d CPUs%n", options.iaName(), cpus);
+            out.println(PerfReport.HEADER);
+            out.flush();
             pinned = cpus >= 2;
             double spinRtt = spinPingPongHalfRoundTrip();
             long maxMessage = Math.min(pair.attributes.maxMessageSize(), BUFFER);
