@@ -29,6 +29,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class CompletionQueue {
 
     private static final long ENTRY = Structs.FI_CQ_DATA_ENTRY.byteSize();
+    /** {@link #accept}: the completion is not queued. */
+    private static final int NOT_QUEUED = Integer.MIN_VALUE;
+    /** A status no libfabric error has: the message of a receive landed in an LMR the consumer had freed. */
+    private static final int LMR_FREED = -1;
 
     private final OfiIa ia;
     final MemorySegment cq;
@@ -191,11 +195,12 @@ final class CompletionQueue {
                 }
                 continue;
             }
-            if (accept(token, true)) {
+            int status = accept(token, true, ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_LEN));
+            if (status != NOT_QUEUED) {
                 if (kept != i) {
                     MemorySegment.copy(ring, entry, ring, (tail + kept) * ENTRY, ENTRY);
                 }
-                statuses[tail + kept] = 0;
+                statuses[tail + kept] = status;
                 kept++;
             }
         }
@@ -209,7 +214,7 @@ final class CompletionQueue {
             return;
         }
         long token = errEntry.get(JAVA_LONG, Structs.CQ_ERR_OP_CONTEXT);
-        if (!accept(token, false)) {
+        if (accept(token, false, 0) == NOT_QUEUED) {
             return;
         }
         long entry = tail * ENTRY;
@@ -223,13 +228,19 @@ final class CompletionQueue {
     }
 
     /**
-     * Whether a completion just read is to be queued: its token names a posted DTO, and it is not a
-     * suppressed success or the write of a write with immediate data (whose slots come back at once).
+     * Queues a completion just read, or not: it is queued when its token names a posted DTO and it
+     * is not a suppressed success or the write of a write with immediate data (whose slots come back
+     * at once).
+     *
+     * @param received the bytes a successful receive received
+     * @return {@link #NOT_QUEUED}, or the status to queue a success with: 0, or {@link #LMR_FREED}
+     *     for a receive that received bytes into an LMR the consumer freed before this read
+     *     ({@link WorkSlots#namesFreedLmr})
      */
-    private boolean accept(long token, boolean success) {
+    private int accept(long token, boolean success, long received) {
         WorkSlots slots = ia.slotsOf(token);
         if (slots == null) {
-            return false;
+            return NOT_QUEUED;
         }
         int slot = slots.lookup(token);
         if (slot >= 0 && success && slots.confirming[slot]) {
@@ -240,9 +251,12 @@ final class CompletionQueue {
             if (slots.release(token)) {
                 ia.consumedFrom(token);
             }
-            return false;
+            return NOT_QUEUED;
         }
-        return slots.markQueued(token);
+        if (!slots.markQueued(token)) {
+            return NOT_QUEUED;
+        }
+        return success && received > 0 && slots.kinds[slot] == WorkSlots.RECV && slots.namesFreedLmr(slot) ? LMR_FREED : 0;
     }
 
     /** An endpoint completes its receives on this CQ from now on. */
@@ -376,6 +390,7 @@ final class CompletionQueue {
     static int status(int error) {
         return switch (error) {
             case 0 -> DtoCompletionStatus.SUCCESS;
+            case LMR_FREED -> DtoCompletionStatus.ERR_LOCAL_PROTECTION;
             case Fi.ECANCELED -> DtoCompletionStatus.ERR_FLUSHED;
             case Fi.ETRUNC, Fi.EMSGSIZE, Fi.ETOOSMALL, Fi.EOVERFLOW -> DtoCompletionStatus.ERR_LOCAL_LENGTH;
             case Fi.EACCES, Fi.EKEYREJECTED, Fi.ENOKEY, Fi.EPERM -> DtoCompletionStatus.ERR_REMOTE_ACCESS;

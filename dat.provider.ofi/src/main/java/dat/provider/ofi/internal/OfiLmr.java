@@ -44,6 +44,11 @@ final class OfiLmr extends OfiHandle implements LocalMemoryRegion {
     private final int privileges;
     final boolean localRead;
     final boolean localWrite;
+    /**
+     * Freed by the consumer ({@code dat_lmr_free}), not by the IA's teardown: a receive naming it
+     * whose completion is read afterwards fails ({@link WorkSlots#namesFreedLmr}).
+     */
+    volatile boolean freedByConsumer;
 
     OfiLmr(OfiIa ia, OfiPz pz, MemorySegment memory, long length, int privileges, RegionDescription region, MemoryType memType) {
         super(ia, HandleType.LMR, DatReturn.INVALID_HANDLE_LMR);
@@ -153,6 +158,7 @@ final class OfiLmr extends OfiHandle implements LocalMemoryRegion {
         if (freed || !ia.isUsable()) {
             return;
         }
+        freedByConsumer = true;
         destroy();
     }
 

@@ -55,6 +55,8 @@ final class OfiSrq extends OfiHandle implements SharedReceiveQueue {
     /** Freed, and still in the IA's table while receives of it are queued ({@link OfiIa#retire(OfiSrq)}). */
     volatile boolean retiring;
     private final int maxRecvIov;
+    /** The LMRs of the receive being posted, one per segment ({@link WorkSlots#rememberLmrs}). */
+    private final OfiLmr[] lmrs = new OfiLmr[Limits.MAX_IOV];
     private volatile int maxRecvDtos;
     private volatile int lowWatermark;
     private volatile boolean lowWatermarkArmed;
@@ -102,7 +104,7 @@ final class OfiSrq extends OfiHandle implements SharedReceiveQueue {
             arena.close();
             throw e;
         }
-        slots = new WorkSlots(depth, ownerId, false, 0);
+        slots = new WorkSlots(depth, ownerId, false, 0, maxRecvIov);
         msg = arena.allocate(Structs.FI_MSG);
         iovs = arena.allocate(Structs.IOVEC.byteSize() * Limits.MAX_IOV, 8);
         descs = arena.allocate(ADDRESS.byteSize() * Limits.MAX_IOV, 8);
@@ -123,7 +125,7 @@ final class OfiSrq extends OfiHandle implements SharedReceiveQueue {
             if (freed || !ia.isUsable()) {
                 return invalidHandleCode();
             }
-            long total = Posting.fill(ia, pz, iovs, descs, numSegments, localIov, maxRecvIov, true, Long.MAX_VALUE);
+            long total = Posting.fill(ia, pz, iovs, descs, numSegments, localIov, maxRecvIov, true, Long.MAX_VALUE, lmrs);
             if (total < 0) {
                 return (int) total;
             }
@@ -139,6 +141,7 @@ final class OfiSrq extends OfiHandle implements SharedReceiveQueue {
             slots.kinds[slot] = WorkSlots.RECV;
             slots.suppress[slot] = false;
             slots.immediates[slot] = 0;
+            slots.rememberLmrs(slot, lmrs, (int) (total >>> 40));
             msg.set(JAVA_LONG, Structs.MSG_IOV_COUNT, total >>> 40);
             msg.set(JAVA_LONG, Structs.MSG_CONTEXT, slots.token(slot));
             long result;

@@ -46,6 +46,8 @@ final class Posting {
     private final MemorySegment recvMsg;
     private final MemorySegment recvIov;
     private final MemorySegment recvDesc;
+    /** The LMRs of the receive being posted, one per segment ({@link WorkSlots#rememberLmrs}). */
+    private final OfiLmr[] recvLmrs = new OfiLmr[Limits.MAX_IOV];
     private final long sendMsgAddress;
     private final long rmaMsgAddress;
     private final long recvMsgAddress;
@@ -145,10 +147,11 @@ final class Posting {
      *
      * @param writes whether the DTO writes the local memory (receive, RDMA read target)
      * @param limit the most bytes to describe (an RDMA read reads no more than the remote buffer)
+     * @param lmrs where to write the LMR of each segment described, or {@code null}
      * @return the segment count in bits 40.. and the byte total in bits 0..39, or a negative DAT error code
      */
     static long fill(OfiIa ia, OfiPz pz, MemorySegment iovs, MemorySegment descs, int numSegments, LmrTriplet[] iov,
-            int maxIov, boolean writes, long limit) {
+            int maxIov, boolean writes, long limit, OfiLmr[] lmrs) {
         if (numSegments < 0 || numSegments > maxIov) {
             return Codes.invalidParameter(DatReturn.INVALID_ARG2);
         }
@@ -191,6 +194,9 @@ final class Posting {
             iovs.set(JAVA_LONG, count * IOV + Structs.IOV_BASE, t.virtualAddress());
             iovs.set(JAVA_LONG, count * IOV + Structs.IOV_LEN, length);
             descs.setAtIndex(JAVA_LONG, count, lmr.descriptor);
+            if (lmrs != null) {
+                lmrs[count] = lmr;
+            }
             total += length;
             count++;
         }
@@ -216,7 +222,7 @@ final class Posting {
         int maxIov = kind == WorkSlots.RDMA_READ ? attributes.maxRdmaReadIov()
                 : kind == WorkSlots.SEND ? attributes.maxRequestIov() : attributes.maxRdmaWriteIov();
         long limit = kind == WorkSlots.RDMA_READ ? remote.segmentLength() : Long.MAX_VALUE;
-        long total = fill(ep.ia, ep.pz(), sendIov, sendDesc, numSegments, iov, maxIov, kind == WorkSlots.RDMA_READ, limit);
+        long total = fill(ep.ia, ep.pz(), sendIov, sendDesc, numSegments, iov, maxIov, kind == WorkSlots.RDMA_READ, limit, null);
         if (total < 0) {
             return (int) total;
         }
@@ -461,7 +467,8 @@ final class Posting {
 
     /** A receive: posted now when the connection's endpoint exists, else kept for it. */
     int postRecv(int numSegments, LmrTriplet[] iov, long cookie) {
-        long total = fill(ep.ia, ep.pz(), recvIov, recvDesc, numSegments, iov, ep.attributes().maxRecvIov(), true, Long.MAX_VALUE);
+        long total = fill(ep.ia, ep.pz(), recvIov, recvDesc, numSegments, iov, ep.attributes().maxRecvIov(), true, Long.MAX_VALUE,
+                recvLmrs);
         if (total < 0) {
             return (int) total;
         }
@@ -472,6 +479,7 @@ final class Posting {
             return Codes.INSUFFICIENT_RESOURCES;
         }
         describe(slots, slot, cookie, total & ((1L << 40) - 1), WorkSlots.RECV, false, 0, false);
+        slots.rememberLmrs(slot, recvLmrs, segments);
         if (connection != null) {
             int result = postRecvNative(slot, segments);
             if (result != Codes.SUCCESS) {
@@ -521,7 +529,7 @@ final class Posting {
      */
     int flushAtOnce(OfiEvd evd, int numSegments, LmrTriplet[] iov, long cookie, boolean writes, int maxIov) {
         long checked = fill(ep.ia, ep.pz(), writes ? recvIov : sendIov, writes ? recvDesc : sendDesc, numSegments, iov, maxIov,
-                writes, Long.MAX_VALUE);
+                writes, Long.MAX_VALUE, null);
         if (checked < 0) {
             return (int) checked;
         }

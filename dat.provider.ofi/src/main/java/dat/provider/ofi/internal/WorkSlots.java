@@ -1,5 +1,6 @@
 package dat.provider.ofi.internal;
 
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -102,13 +103,32 @@ final class WorkSlots {
     final long[] iovDescriptors;
     final int[] iovCounts;
 
+    // the LMRs each receive's segments name, receiveSegments per slot (empty for request queues)
+    private final int receiveSegments;
+    private final OfiLmr[] receiveLmrs;
+    private final int[] receiveLmrCounts;
+
+    /**
+     * An Endpoint's request or receive queue.
+     *
+     * @param capacity the most DTOs posted at once
+     * @param ownerId the owner's id, at least 1
+     * @param recvQueue whether this is the receive queue
+     * @param maxIov the most segments of a receive (the IOV entries kept per receive), 0 for a request queue
+     */
+    WorkSlots(int capacity, int ownerId, boolean recvQueue, int maxIov) {
+        this(capacity, ownerId, recvQueue, maxIov, maxIov);
+    }
+
     /**
      * @param capacity the most DTOs posted at once
      * @param ownerId the owner's id (its Endpoint or SRQ), at least 1
-     * @param recvQueue whether this is a receive queue
-     * @param maxIov the IOV entries to keep per receive, 0 for a request queue
+     * @param recvQueue whether this is an Endpoint's receive queue
+     * @param maxIov the IOV entries to keep per receive until the connection exists, 0 for a
+     *     request queue or an SRQ
+     * @param receiveSegments the most segments a receive of this queue names, 0 for a request queue
      */
-    WorkSlots(int capacity, int ownerId, boolean recvQueue, int maxIov) {
+    WorkSlots(int capacity, int ownerId, boolean recvQueue, int maxIov, int receiveSegments) {
         if (capacity < 1 || capacity > SLOT_MASK) {
             throw new IllegalArgumentException("capacity " + capacity);
         }
@@ -134,6 +154,36 @@ final class WorkSlots {
         iovLengths = new long[capacity * maxIov];
         iovDescriptors = new long[capacity * maxIov];
         iovCounts = new int[maxIov == 0 ? 0 : capacity];
+        this.receiveSegments = receiveSegments;
+        receiveLmrs = new OfiLmr[capacity * receiveSegments];
+        receiveLmrCounts = new int[receiveSegments == 0 ? 0 : capacity];
+    }
+
+    /**
+     * Takes the LMRs a receive's segments name from the poster's array ({@link Posting#fill}), for
+     * the check at its completion ({@link #namesFreedLmr}); the poster's array keeps none.
+     */
+    void rememberLmrs(int slot, OfiLmr[] lmrs, int count) {
+        System.arraycopy(lmrs, 0, receiveLmrs, slot * receiveSegments, count);
+        receiveLmrCounts[slot] = count;
+        Arrays.fill(lmrs, 0, count, null);
+    }
+
+    /**
+     * Whether the consumer freed an LMR that a receive's segments name ({@code dat_lmr_free}) before
+     * the provider read the receive's completion from libfabric: its message, which libfabric placed
+     * in the memory all the same (the memory stays the consumer's), completes the receive with a
+     * protection violation, as "any DTO operation that uses the destroyed LMR after the
+     * dat_lmr_free() is completed" does (dat_lmr_free(3DAT)).
+     */
+    boolean namesFreedLmr(int slot) {
+        int first = slot * receiveSegments;
+        for (int i = first, end = first + receiveLmrCounts[slot]; i < end; i++) {
+            if (receiveLmrs[i].freedByConsumer) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -275,6 +325,11 @@ final class WorkSlots {
         }
         states[slot] = FREE;
         free[freeTop++] = slot;
+        if (receiveSegments > 0) {
+            // a freed slot keeps no LMR reachable: the consumer's memory behind it may go
+            Arrays.fill(receiveLmrs, slot * receiveSegments, slot * receiveSegments + receiveLmrCounts[slot], null);
+            receiveLmrCounts[slot] = 0;
+        }
     }
 
     /**
