@@ -110,6 +110,10 @@ final class VerbsAttributes {
             attributes.put(ProviderAttributes.DEVIATION_PREFIX + "recv_length_error", "DAT_DTO_ERR_LOCAL_EP: soft-RoCE (rdma_rxe)"
                     + " completes a receive too small for its message with IBV_WC_LOC_QP_OP_ERR, not IBV_WC_LOC_LEN_ERR (Linux 6.1"
                     + " takes the overlong payload for a malformed receive WQE), and the provider reports what the device reports");
+            attributes.put(ProviderAttributes.DEVIATION_PREFIX + "recv_freed_lmr", "DAT_DTO_ERR_LOCAL_EP: soft-RoCE (rdma_rxe)"
+                    + " completes a receive whose memory region was deregistered after the post with IBV_WC_LOC_QP_OP_ERR, not"
+                    + " IBV_WC_LOC_PROT_ERR (Linux 6.1 takes the unknown lkey for a malformed receive WQE), and the provider"
+                    + " reports what the device reports");
         }
         return attributes;
     }

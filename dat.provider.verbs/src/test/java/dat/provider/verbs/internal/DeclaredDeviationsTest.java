@@ -8,19 +8,21 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The departures from the pages the provider declares in its attributes: the private-data limit
- * of rdma_cm on every device, the receive length error only on soft-RoCE, whose driver reports it
- * differently. The conformance suite holds the provider to what it declares.
+ * of rdma_cm on every device; the receive length error and the receive into a freed LMR only on
+ * soft-RoCE, whose driver reports them differently. The conformance suite holds the provider to what it declares.
  */
 class DeclaredDeviationsTest {
 
     private static final DevicePort PORT = new DevicePort("dev0", 1, InetAddress.getLoopbackAddress(), "RoCE", 2, true);
     private static final String PRIVATE_DATA = ProviderAttributes.DEVIATION_PREFIX + "max_private_data_size";
     private static final String RECV_LENGTH = ProviderAttributes.DEVIATION_PREFIX + "recv_length_error";
+    private static final String RECV_FREED_LMR = ProviderAttributes.DEVIATION_PREFIX + "recv_freed_lmr";
 
     @Test
-    void softRoceDeclaresItsReceiveLengthError() {
+    void softRoceDeclaresItsReceiveErrors() {
         ProviderAttributes attributes = VerbsAttributes.provider(PORT, true, VerbsAttributes.SOFT_ROCE_VENDOR_ID, false);
         assertThat(attributes.providerSpecificAttributes().get(RECV_LENGTH)).startsWith("DAT_DTO_ERR_LOCAL_EP:");
+        assertThat(attributes.providerSpecificAttributes().get(RECV_FREED_LMR)).startsWith("DAT_DTO_ERR_LOCAL_EP:");
         assertThat(attributes.providerSpecificAttributes().get(PRIVATE_DATA)).startsWith(CmEvents.REQUEST_PRIVATE_DATA + " bytes");
         assertThat(attributes.maxPrivateDataSize()).isEqualTo(CmEvents.REQUEST_PRIVATE_DATA);
     }
@@ -30,6 +32,7 @@ class DeclaredDeviationsTest {
         int mellanox = 0x02c9;
         ProviderAttributes attributes = VerbsAttributes.provider(PORT, true, mellanox, true);
         assertThat(attributes.providerSpecificAttributes()).containsKey(PRIVATE_DATA).doesNotContainKey(RECV_LENGTH)
+                .doesNotContainKey(RECV_FREED_LMR)
                 .containsEntry("ia.transport", "RoCE");
     }
 }

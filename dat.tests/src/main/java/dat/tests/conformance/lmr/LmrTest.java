@@ -16,6 +16,7 @@ import dat.api.ProtectionZone;
 import dat.api.RemoteMemoryRegion;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
+import dat.tests.conformance.internal.FreedLmrReceive;
 import dat.tests.conformance.internal.IaUnderTest;
 import org.junit.jupiter.api.DisplayName;
 
@@ -73,6 +74,20 @@ class LmrTest {
         t.check(DatReturn.typeOf(code) == DatReturn.PROTECTION_VIOLATION || DatReturn.typeOf(code) == DatReturn.PRIVILEGES_VIOLATION,
                 "dat_ep_post_send from a freed LMR: expected DAT_PROTECTION_VIOLATION or DAT_PRIVILEGES_VIOLATION, got "
                         + DatReturn.describe(code));
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_lmr_free(3DAT) DAT_SUCCESS: a receive posted into the LMR before the free fails with"
+            + " DAT_DTO_ERR_LOCAL_PROTECTION when its message arrives")
+    void freeUnderAPostedReceive(IaUnderTest t) {
+        Connection c = t.connect();
+        LocalMemoryRegion lmr = t.lmr(c.passive.ia, c.passive.pz, 4096, MemPrivileges.ALL);
+        t.expectSuccess(c.passive.ep.postRecv(1, IaUnderTest.iov(lmr, 0, 64), 1, CompletionFlags.DEFAULT),
+                "dat_ep_post_recv into the LMR");
+        lmr.close();
+        IaUnderTest.fill(c.active.buffer().asSlice(0, 64), 3);
+        t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 2, CompletionFlags.DEFAULT), "dat_ep_post_send of 64 bytes");
+        FreedLmrReceive.expectProtectionViolation(t, t.completion(c.passive.recvEvd, "the receive into the freed LMR"), 1);
     }
 
     @ConformanceTest

@@ -21,6 +21,7 @@ import dat.api.SrqParamMask;
 import dat.api.SrqParams;
 import dat.api.SrqState;
 import dat.tests.conformance.internal.ConformanceTest;
+import dat.tests.conformance.internal.FreedLmrReceive;
 import dat.tests.conformance.internal.IaUnderTest;
 import org.junit.jupiter.api.DisplayName;
 
@@ -177,6 +178,20 @@ class SrqTest {
                     + received.userCookie() + ", not one of the four posted and unused buffers");
             t.verify(s.buffer.memory().asSlice(1024 * slot, 100 + i), 90 + i, 0, "message " + i + " in the SRQ buffer it took");
         }
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_srq_post_recv(3DAT) DAT_SUCCESS: a receive into an LMR freed after the post fails with"
+            + " DAT_DTO_ERR_LOCAL_PROTECTION when its message arrives")
+    void postIntoAnLmrFreedAfter(IaUnderTest t) {
+        SrqSetup s = new SrqSetup(t, 4).connect(t);
+        LocalMemoryRegion lmr = t.lmr(s.connection.passive.ia, s.connection.passive.pz, 4096, MemPrivileges.ALL);
+        t.expectSuccess(s.srq.postRecv(1, IaUnderTest.iov(lmr, 0, 64), 7), "dat_srq_post_recv into the LMR");
+        lmr.close();
+        var active = s.connection.active;
+        IaUnderTest.fill(active.buffer().asSlice(0, 64), 3);
+        t.expectSuccess(active.ep.postSend(1, active.iov(0, 64), 2, CompletionFlags.DEFAULT), "dat_ep_post_send of 64 bytes");
+        FreedLmrReceive.expectProtectionViolation(t, t.completion(s.recvEvd, "the SRQ receive into the freed LMR"), 7);
     }
 
     @ConformanceTest
