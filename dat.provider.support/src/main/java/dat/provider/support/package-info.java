@@ -6,7 +6,8 @@
  * in ({@link dat.provider.support.IntTable}), the checks of dat_ep_dup_connect's arguments
  * ({@link dat.provider.support.ConnectArguments}), the completion flags a post may carry
  * ({@link dat.provider.support.PostFlags}) and the count of an EVD's streams that refuse wait
- * thresholds above 1 ({@link dat.provider.support.ConsumerNotifiedStreams}). Not exported: each provider bundle
+ * thresholds above 1 ({@link dat.provider.support.ConsumerNotifiedStreams}), and the OSGi services a
+ * provider's bundle registers ({@link dat.provider.support.ProviderServices}). Not exported: each provider bundle
  * carries a private copy of this package (bnd {@code -conditionalpackage}), so providers never
  * depend on each other's version of it.
  */

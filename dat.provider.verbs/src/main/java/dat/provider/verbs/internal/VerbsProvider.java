@@ -1,14 +1,9 @@
 package dat.provider.verbs.internal;
 
 import dat.api.spi.DatIaFactory;
-import dat.api.spi.DatProviderConstants;
 import dat.api.spi.DatProviderStatus;
-import java.util.ArrayList;
-import java.util.Hashtable;
-import java.util.List;
-import java.util.Map;
+import dat.provider.support.ProviderServices;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -23,43 +18,14 @@ import org.osgi.service.component.annotations.Deactivate;
 @Component(immediate = true, service = {})
 public final class VerbsProvider {
 
-    private static final System.Logger LOG = System.getLogger(VerbsProvider.class.getName());
-
     private final VerbsRuntime runtime;
-    private final List<ServiceRegistration<DatIaFactory>> registrations = new ArrayList<>();
-    private ServiceRegistration<DatProviderStatus> status;
+    private final ProviderServices services;
 
     /** @param context the bundle's context, to register the factories with */
     @Activate
     public VerbsProvider(BundleContext context) {
         runtime = VerbsRuntime.start();
-        if (runtime.unavailableReason() != null) {
-            String reason = runtime.unavailableReason();
-            LOG.log(System.Logger.Level.INFO, "dat.provider.verbs: RDMA unavailable, no IA registered: " + reason);
-            Hashtable<String, Object> properties = new Hashtable<>();
-            properties.put(DatProviderConstants.DAT_PROVIDER_NAME, "verbs");
-            status = context.registerService(DatProviderStatus.class, new DatProviderStatus() {
-                @Override
-                public String providerName() {
-                    return "verbs";
-                }
-
-                @Override
-                public String unavailableReason() {
-                    return reason;
-                }
-            }, properties);
-            return;
-        }
-        for (DatIaFactory factory : runtime.factories()) {
-            Hashtable<String, Object> properties = new Hashtable<>();
-            for (Map.Entry<String, Object> e : factory.properties().entrySet()) {
-                Object value = e.getValue();
-                properties.put(e.getKey(), value instanceof List<?> list ? list.toArray(new String[0]) : value);
-            }
-            registrations.add(context.registerService(DatIaFactory.class, factory, properties));
-            LOG.log(System.Logger.Level.INFO, "dat.provider.verbs: registered " + factory);
-        }
+        services = ProviderServices.register(context, "dat.provider.verbs", "verbs", runtime.unavailableReason(), "RDMA", runtime.factories());
     }
 
     /** Why the provider registered nothing, or {@code null}. */
@@ -69,21 +35,7 @@ public final class VerbsProvider {
 
     @Deactivate
     void deactivate() {
-        for (ServiceRegistration<DatIaFactory> registration : registrations) {
-            try {
-                registration.unregister();
-            } catch (IllegalStateException alreadyGone) {
-                // the framework unregistered it while stopping the bundle
-            }
-        }
-        registrations.clear();
-        if (status != null) {
-            try {
-                status.unregister();
-            } catch (IllegalStateException alreadyGone) {
-                // the framework unregistered it while stopping the bundle
-            }
-        }
+        services.unregister();
         runtime.close();
     }
 }
