@@ -102,7 +102,7 @@ final class Posting {
             int slot = staged[stagedHead];
             stagedHead = (stagedHead + 1) % staged.length;
             stagedCount--;
-            int count = slots.iovCounts[slot];
+            int count = slots.segmentCounts[slot];
             for (int i = 0; i < count; i++) {
                 int at = slot * slots.maxIov + i;
                 recvIov.set(JAVA_LONG, i * IOV + Structs.IOV_BASE, slots.iovAddresses[at]);
@@ -493,7 +493,6 @@ final class Posting {
             slots.iovLengths[at] = recvIov.get(JAVA_LONG, i * IOV + Structs.IOV_LEN);
             slots.iovDescriptors[at] = recvDesc.getAtIndex(JAVA_LONG, i);
         }
-        slots.iovCounts[slot] = segments;
         stage(slot);
         return Codes.SUCCESS;
     }

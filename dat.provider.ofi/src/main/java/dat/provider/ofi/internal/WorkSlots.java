@@ -96,17 +96,17 @@ final class WorkSlots {
     private int silentHead;
     private int silentCount;
 
-    // receive IOV copies, maxIov per slot (empty for request queues)
+    // receive IOV copies, maxIov per slot (empty for request queues and SRQs)
     final int maxIov;
     final long[] iovAddresses;
     final long[] iovLengths;
     final long[] iovDescriptors;
-    final int[] iovCounts;
 
-    // the LMRs each receive's segments name, receiveSegments per slot (empty for request queues)
+    // the LMRs each receive's segments name, receiveSegments per slot, and the count of its
+    // segments (empty for request queues)
     private final int receiveSegments;
     private final OfiLmr[] receiveLmrs;
-    private final int[] receiveLmrCounts;
+    final int[] segmentCounts;
 
     /**
      * An Endpoint's request or receive queue.
@@ -153,19 +153,19 @@ final class WorkSlots {
         iovAddresses = new long[capacity * maxIov];
         iovLengths = new long[capacity * maxIov];
         iovDescriptors = new long[capacity * maxIov];
-        iovCounts = new int[maxIov == 0 ? 0 : capacity];
         this.receiveSegments = receiveSegments;
         receiveLmrs = new OfiLmr[capacity * receiveSegments];
-        receiveLmrCounts = new int[receiveSegments == 0 ? 0 : capacity];
+        segmentCounts = new int[receiveSegments == 0 ? 0 : capacity];
     }
 
     /**
      * Takes the LMRs a receive's segments name from the poster's array ({@link Posting#fill}), for
-     * the check at its completion ({@link #namesFreedLmr}); the poster's array keeps none.
+     * the check at its completion ({@link #namesFreedLmr}), and their count ({@link #segmentCounts});
+     * the poster's array keeps none.
      */
     void rememberLmrs(int slot, OfiLmr[] lmrs, int count) {
         System.arraycopy(lmrs, 0, receiveLmrs, slot * receiveSegments, count);
-        receiveLmrCounts[slot] = count;
+        segmentCounts[slot] = count;
         Arrays.fill(lmrs, 0, count, null);
     }
 
@@ -178,7 +178,7 @@ final class WorkSlots {
      */
     boolean namesFreedLmr(int slot) {
         int first = slot * receiveSegments;
-        for (int i = first, end = first + receiveLmrCounts[slot]; i < end; i++) {
+        for (int i = first, end = first + segmentCounts[slot]; i < end; i++) {
             if (receiveLmrs[i].freedByConsumer) {
                 return true;
             }
@@ -327,8 +327,8 @@ final class WorkSlots {
         free[freeTop++] = slot;
         if (receiveSegments > 0) {
             // a freed slot keeps no LMR reachable: the consumer's memory behind it may go
-            Arrays.fill(receiveLmrs, slot * receiveSegments, slot * receiveSegments + receiveLmrCounts[slot], null);
-            receiveLmrCounts[slot] = 0;
+            Arrays.fill(receiveLmrs, slot * receiveSegments, slot * receiveSegments + segmentCounts[slot], null);
+            segmentCounts[slot] = 0;
         }
     }
 
