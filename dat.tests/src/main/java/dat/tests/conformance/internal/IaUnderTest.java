@@ -237,6 +237,15 @@ public final class IaUnderTest implements AutoCloseable {
     }
 
     /**
+     * Whether the provider declares, under the deviation {@code name}, that it reports the DTO status
+     * {@code status} instead of the page's: a declaration {@code "<DAT_DTO_* status name>: <why>"}.
+     */
+    public boolean declaresStatus(String name, int status) {
+        String statusName = DtoCompletionStatus.name(status);
+        return declaredDeviation(name).filter(declared -> declared.startsWith(statusName + ":")).isPresent();
+    }
+
+    /**
      * Ends the test as skipped-unsupported, with the provider's own reason, for a departure from
      * the page that the provider declares. Call it only once the test has checked that the
      * provider behaves as it declares; without a declaration the test fails instead.

@@ -36,7 +36,7 @@ final class RemoteAccess {
         DatEvent completion = t.completion(c.active.requestEvd, what);
         String status = DtoCompletionStatus.name(completion.status());
         if (completion.status() != DtoCompletionStatus.ERR_REMOTE_ACCESS
-                && t.declaredDeviation(REMOTE_ACCESS_ERROR).filter(declared -> declared.startsWith(status + ":")).isPresent()) {
+                && t.declaresStatus(REMOTE_ACCESS_ERROR, completion.status())) {
             t.awaitState(c.active.ep, EpState.DISCONNECTED, "after " + what + " completed with " + status + " as declared");
             t.skipAsDeclared(REMOTE_ACCESS_ERROR, what + " completed with " + status);
         }
