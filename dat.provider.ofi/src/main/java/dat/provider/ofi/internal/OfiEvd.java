@@ -14,6 +14,7 @@ import dat.api.EventDispatcher;
 import dat.api.HandleType;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.support.ConsumerNotifiedStreams;
+import dat.provider.support.EventRing;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -74,10 +75,8 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
     /** The CQs of SRQ Endpoints whose receive EVD this is: read beside {@link #cq}. */
     private volatile CompletionQueue[] attached = new CompletionQueue[0];
 
-    // the other streams, in a ring of reused events
-    private DatEvent[] events;
-    private int eventHead;
-    private volatile int eventCount;
+    /** The other streams' events. */
+    private EventRing events;
 
     private final DatEvent pollScratch = new DatEvent();
 
@@ -91,7 +90,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         this.flags = flags;
         this.qlen = qlen;
         this.cno = cno;
-        this.events = newEvents(Math.max(qlen, 4));
+        this.events = new EventRing(Math.max(qlen, 4));
         if ((flags & EvdFlags.DTO) != 0) {
             try {
                 cq = new CompletionQueue(ia, null, qlen);
@@ -124,14 +123,6 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         return new OfiEvd(ia, Math.max(qlen, 16), null, EvdFlags.DTO, true);
     }
 
-    private static DatEvent[] newEvents(int n) {
-        DatEvent[] ring = new DatEvent[n];
-        for (int i = 0; i < n; i++) {
-            ring[i] = new DatEvent();
-        }
-        return ring;
-    }
-
     /** The EVD behind a handle, checked to be an open EVD of this IA with the stream asked for. */
     static OfiEvd check(OfiIa ia, EventDispatcher evd, int stream, int subtype, String argument) {
         if (!(evd instanceof OfiEvd v) || v.ia != ia || !v.isOpen()) {
@@ -157,7 +148,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         lockDataPath();
         try {
             if (!isOpen()) {
-                return keptAfterFailure && eventCount > 0 && take(event) ? Codes.SUCCESS : invalidHandleCode();
+                return keptAfterFailure && events.size() > 0 && take(event) ? Codes.SUCCESS : invalidHandleCode();
             }
             if (waiter != null) {
                 return Codes.INVALID_STATE_EVD_WAITER;
@@ -182,7 +173,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             int result;
             lockDataPath();
             try {
-                if (!isOpen() && !(keptAfterFailure && eventCount > 0)) {
+                if (!isOpen() && !(keptAfterFailure && events.size() > 0)) {
                     return handed > 0 ? handed : invalidHandleCode();
                 }
                 lastConsumerRead = System.nanoTime();
@@ -323,7 +314,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                 completions += q.fill();
             }
         }
-        return completions + eventCount;
+        return completions + events.size();
     }
 
     /** How many completions the rings hold; lock held. */
@@ -352,17 +343,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
 
     /** Moves the next event into {@code event}; lock held. */
     private boolean take(DatEvent event) {
-        if (takeCompletion(event)) {
-            return true;
-        }
-        if (eventCount > 0) {
-            event.copyFrom(events[eventHead]);
-            events[eventHead].clear();
-            eventHead = (eventHead + 1) % events.length;
-            eventCount--;
-            return true;
-        }
-        return false;
+        return takeCompletion(event) || events.take(event);
     }
 
     /**
@@ -414,11 +395,10 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             if ((flags & EvdFlags.SOFTWARE) == 0) {
                 return Codes.invalidParameter(DatReturn.INVALID_ARG1);
             }
-            if (eventCount + queued() >= qlen) {
+            if (events.size() + queued() >= qlen) {
                 return Codes.QUEUE_FULL;
             }
-            events[(eventHead + eventCount) % events.length].setSoftwareEvent(this, pointer);
-            eventCount++;
+            events.addSoftwareEvent(this, pointer);
         } finally {
             lock.unlock();
         }
@@ -435,32 +415,18 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             if (freed) {
                 return;
             }
-            postEventLocked(event);
+            events.add(event);
         } finally {
             lock.unlock();
         }
         signal();
     }
 
-    /** Queues an event, the ring growing if full; lock held. */
-    private void postEventLocked(DatEvent event) {
-        if (eventCount == events.length) {
-            DatEvent[] grown = newEvents(events.length * 2);
-            for (int i = 0; i < eventCount; i++) {
-                grown[i].copyFrom(events[(eventHead + i) % events.length]);
-            }
-            events = grown;
-            eventHead = 0;
-        }
-        events[(eventHead + eventCount) % events.length].copyFrom(event);
-        eventCount++;
-    }
-
     /** Whether the queue holds {@code qlen} events: a PSP with this CR EVD refuses further requests. */
     boolean isFull() {
         lock.lock();
         try {
-            return eventCount + queued() >= qlen;
+            return events.size() + queued() >= qlen;
         } finally {
             lock.unlock();
         }
@@ -562,7 +528,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                     pollScratch.clear();
                 }
                 for (DatEvent e = new DatEvent(); closing && queue.take(e, this); e.clear(), kept++) {
-                    postEventLocked(e);
+                    events.add(e);
                 }
             }
         } finally {
@@ -679,7 +645,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             if (minQlen < 1 || minQlen > ia.limits.maxEvdQlen()) {
                 throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "minQlen", minQlen + " out of range");
             }
-            int queued = eventCount + queued();
+            int queued = events.size() + queued();
             if (minQlen < queued) {
                 throw Codes.invalidState(DatReturn.NO_SUBTYPE, "more events are queued than fit in " + minQlen);
             }
@@ -773,16 +739,14 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                 return;
             }
             if (keepEvents && cq != null && !discarding) {
-                DatEvent[] later = events;
-                int laterHead = eventHead;
-                int laterCount = eventCount;
-                events = newEvents(later.length);
-                eventHead = eventCount = 0;
-                for (DatEvent next = new DatEvent(); takeCompletion(next); next.clear()) {
-                    postEventLocked(next);
+                EventRing later = events;
+                events = new EventRing(later.capacity());
+                DatEvent next = new DatEvent();
+                while (takeCompletion(next)) {
+                    events.add(next);
                 }
-                for (int i = 0; i < laterCount; i++) {
-                    postEventLocked(later[(laterHead + i) % later.length]);
+                while (later.take(next)) {
+                    events.add(next);
                 }
             }
             keptAfterFailure = keepEvents;

@@ -29,6 +29,7 @@ import dat.api.WaitProxyAgent;
 import dat.provider.ofi.internal.ffi.Fabric;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.support.IntTable;
+import dat.provider.support.SyncSegments;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
@@ -578,19 +579,10 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
     /** The sync calls are no-ops on cache-coherent hosts, but the segments are still checked. */
     private void checkSegments(LmrTriplet[] segments, int count) {
         checkOpen();
-        if (segments == null || count < 0 || count > segments.length) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "numSegments", "bad segment count " + count);
-        }
-        for (int i = 0; i < count; i++) {
-            LmrTriplet t = segments[i];
-            if (t == null) {
-                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "localSegments", "null segment " + i);
-            }
-            OfiLmr lmr = lmrsByContext.get(t.lmrContext());
-            if (lmr == null || !lmr.contains(t.virtualAddress(), t.segmentLength())) {
-                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "localSegments", "segment " + i + " is outside its LMR");
-            }
-        }
+        SyncSegments.check(segments, count, (context, address, length) -> {
+            OfiLmr lmr = lmrsByContext.get(context);
+            return lmr != null && lmr.contains(address, length);
+        });
     }
 
     @Override

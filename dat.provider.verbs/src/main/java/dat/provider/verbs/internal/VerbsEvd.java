@@ -19,6 +19,7 @@ import dat.api.EventDispatcher;
 import dat.api.HandleType;
 import dat.api.ext.IbExtension;
 import dat.provider.support.ConsumerNotifiedStreams;
+import dat.provider.support.EventRing;
 import dat.provider.verbs.internal.ffi.Inline;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
@@ -82,10 +83,8 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
     private int ringHead;
     private int ringCount;
 
-    // the other streams, in a ring of reused events
-    private DatEvent[] events;
-    private int eventHead;
-    private int eventCount;
+    /** The other streams' events. */
+    private final EventRing events;
 
     private final DatEvent pollScratch = new DatEvent();
 
@@ -95,7 +94,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         this.qlen = qlen;
         this.cno = cno;
         this.token = ia.newToken();
-        this.events = newEvents(Math.max(qlen, 4));
+        this.events = new EventRing(Math.max(qlen, 4));
         if ((flags & (EvdFlags.DTO | EvdFlags.RMR_BIND)) != 0) {
             arena = Arena.ofShared();
             try {
@@ -131,14 +130,6 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             ringTails[i] = ring.asSlice(i * WC_SIZE);
         }
         ringCapacity = capacity;
-    }
-
-    private static DatEvent[] newEvents(int n) {
-        DatEvent[] ring = new DatEvent[n];
-        for (int i = 0; i < n; i++) {
-            ring[i] = new DatEvent();
-        }
-        return ring;
     }
 
     /** The EVD behind a handle, checked to be an open EVD of this IA with the stream asked for. */
@@ -291,7 +282,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         if (hasCq && !freed) {
             fillRing();
         }
-        return ringCount + eventCount;
+        return ringCount + events.size();
     }
 
     private void arm() {
@@ -402,14 +393,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 }
             }
         }
-        if (eventCount > 0) {
-            event.copyFrom(events[eventHead]);
-            events[eventHead].clear();
-            eventHead = (eventHead + 1) % events.length;
-            eventCount--;
-            return true;
-        }
-        return false;
+        return events.take(event);
     }
 
     /** Turns one {@code ibv_wc} into a DAT completion; {@code false} when its event is suppressed. */
@@ -499,11 +483,10 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             if ((flags & EvdFlags.SOFTWARE) == 0) {
                 return Codes.invalidParameter(DatReturn.INVALID_ARG1);
             }
-            if (eventCount + ringCount >= qlen) {
+            if (events.size() + ringCount >= qlen) {
                 return Codes.QUEUE_FULL;
             }
-            events[(eventHead + eventCount) % events.length].setSoftwareEvent(this, pointer);
-            eventCount++;
+            events.addSoftwareEvent(this, pointer);
         } finally {
             lock.unlock();
         }
@@ -520,16 +503,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             if (freed) {
                 return;
             }
-            if (eventCount == events.length) {
-                DatEvent[] grown = newEvents(events.length * 2);
-                for (int i = 0; i < eventCount; i++) {
-                    grown[i].copyFrom(events[(eventHead + i) % events.length]);
-                }
-                events = grown;
-                eventHead = 0;
-            }
-            events[(eventHead + eventCount) % events.length].copyFrom(event);
-            eventCount++;
+            events.add(event);
         } finally {
             lock.unlock();
         }
@@ -540,7 +514,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
     boolean isFull() {
         lock.lock();
         try {
-            return eventCount + ringCount >= qlen;
+            return events.size() + ringCount >= qlen;
         } finally {
             lock.unlock();
         }
@@ -611,7 +585,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             if (minQlen < 1 || minQlen > ia.maxCqe) {
                 throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "minQlen", minQlen + " out of range");
             }
-            if (minQlen < eventCount + ringCount) {
+            if (minQlen < events.size() + ringCount) {
                 throw Codes.invalidState(DatReturn.NO_SUBTYPE, "more events are queued than fit in " + minQlen);
             }
             if (hasCq && minQlen > ringCapacity) {

@@ -37,6 +37,7 @@ import dat.api.WaitProxyAgent;
 import dat.api.ext.IaCounters;
 import dat.api.ext.IaStatistics;
 import dat.provider.support.IntTable;
+import dat.provider.support.SyncSegments;
 import dat.provider.verbs.internal.ffi.Libc;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
@@ -703,19 +704,10 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     /** The sync calls are no-ops on cache-coherent x86-64, but the segments are still checked. */
     private void checkSegments(LmrTriplet[] segments, int count) {
         checkOpen();
-        if (segments == null || count < 0 || count > segments.length) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "numSegments", "bad segment count " + count);
-        }
-        for (int i = 0; i < count; i++) {
-            LmrTriplet t = segments[i];
-            if (t == null) {
-                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "localSegments", "null segment " + i);
-            }
-            VerbsLmr lmr = lmrsByLkey.get(t.lmrContext());
-            if (lmr == null || !lmr.contains(t.virtualAddress(), t.segmentLength())) {
-                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "localSegments", "segment " + i + " is outside its LMR");
-            }
-        }
+        SyncSegments.check(segments, count, (context, address, length) -> {
+            VerbsLmr lmr = lmrsByLkey.get(context);
+            return lmr != null && lmr.contains(address, length);
+        });
     }
 
     @Override
