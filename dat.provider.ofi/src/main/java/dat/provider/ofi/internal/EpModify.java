@@ -60,14 +60,13 @@ final class EpModify {
                 throw new DatException(EpStates.CODES[s.value()], "ep",
                         "dat_ep_modify changes these parameters only before connecting or accepting", null);
             }
-            OfiEp.EvdsView evds = ep.evds();
             OfiPz newPz = (epParamMask & EpParamMask.PZ_HANDLE) != 0 ? OfiPz.check(ia, params.pz(), "params.pz") : ep.pz();
-            OfiEvd newRecv = (epParamMask & EpParamMask.RECV_EVD_HANDLE) == 0 ? evds.recv() : params.recvEvd() == null ? null
+            OfiEvd newRecv = (epParamMask & EpParamMask.RECV_EVD_HANDLE) == 0 ? ep.recvEvd : params.recvEvd() == null ? null
                     : OfiEvd.check(ia, params.recvEvd(), EvdFlags.DTO, DatReturn.INVALID_HANDLE_EVD_RECV, "params.recvEvd");
-            OfiEvd newRequest = (epParamMask & EpParamMask.REQUEST_EVD_HANDLE) == 0 ? evds.request()
+            OfiEvd newRequest = (epParamMask & EpParamMask.REQUEST_EVD_HANDLE) == 0 ? ep.requestEvd
                     : params.requestEvd() == null ? null
                     : OfiEvd.check(ia, params.requestEvd(), EvdFlags.DTO, DatReturn.INVALID_HANDLE_EVD_REQUEST, "params.requestEvd");
-            OfiEvd newConnect = (epParamMask & EpParamMask.CONNECT_EVD_HANDLE) == 0 ? evds.connect()
+            OfiEvd newConnect = (epParamMask & EpParamMask.CONNECT_EVD_HANDLE) == 0 ? ep.connectEvd
                     : params.connectEvd() == null ? null
                     : OfiEvd.check(ia, params.connectEvd(), EvdFlags.CONNECTION, DatReturn.INVALID_HANDLE_EVD_CONN, "params.connectEvd");
             if (ep.srq != null && ep.srq.pz != newPz) {
@@ -86,10 +85,64 @@ final class EpModify {
             }
             boolean newQueues = next.maxRecvDtos() != current.maxRecvDtos() || next.maxRequestDtos() != current.maxRequestDtos()
                     || next.maxRecvIov() != current.maxRecvIov();
-            ep.apply(newPz, newRecv, newRequest, newConnect, next, newQueues);
+            apply(ep, newPz, newRecv, newRequest, newConnect, next, newQueues);
         } finally {
             ia.cmLock.unlock();
         }
+    }
+
+    /** Applies what {@link #modify} checked (ia.cmLock held): new PZ, EVDs and attributes, new queues if they change. */
+    private static void apply(OfiEp ep, OfiPz newPz, OfiEvd newRecv, OfiEvd newRequest, OfiEvd newConnect, EpAttributes newAttributes,
+            boolean newQueues) {
+        ep.postLock.lock();
+        try {
+            ep.checkOpen();
+            EpAttributes current = ep.attributes;
+            boolean posted = ep.recvSlots.outstanding() > 0 || ep.sendSlots.outstanding() > 0;
+            if (newAttributes.recvCompletionFlags() != current.recvCompletionFlags() && ep.recvSlots.outstanding() > 0) {
+                throw new DatException(EpStates.CODES[ep.state().value()], "ep",
+                        "Recv Completion Flags cannot change after receives were posted", null);
+            }
+            if ((newQueues || newPz != ep.pz) && posted) {
+                throw Codes.notSupported("epParamMask", "the ofi provider changes the PZ, queue depths and IOV sizes only"
+                        + " while no DTO is posted to the Endpoint");
+            }
+            if (newQueues) {
+                ep.sendSlots.countIn(null);
+                ep.sendSlots = new WorkSlots(newAttributes.maxRequestDtos(), ep.ownerId, false, 0);
+                if (ep.connection != null) {
+                    ep.sendSlots.countIn(ep.requestCq.posted);
+                }
+                ep.recvSlots = new WorkSlots(ep.srq == null ? newAttributes.maxRecvDtos() : 1, ep.ownerId, true,
+                        newAttributes.maxRecvIov());
+                ep.posting.resizeStaging(ep.recvSlots.capacity());
+            }
+            if (newPz != ep.pz) {
+                newPz.users.incrementAndGet();
+                ep.pz.users.decrementAndGet();
+                ep.pz = newPz;
+            }
+            OfiEvd.countConsumerNotified(ep.recvEvd, ep.requestEvd, ep.attributes, -1);
+            ep.recvEvd = swapUser(ep.recvEvd, newRecv);
+            ep.requestEvd = swapUser(ep.requestEvd, newRequest);
+            ep.connectEvd = swapUser(ep.connectEvd, newConnect);
+            ep.attributes = newAttributes;
+            OfiEvd.countConsumerNotified(ep.recvEvd, ep.requestEvd, ep.attributes, 1);
+        } finally {
+            ep.postLock.unlock();
+        }
+    }
+
+    private static OfiEvd swapUser(OfiEvd old, OfiEvd next) {
+        if (old != next) {
+            if (next != null) {
+                next.users.incrementAndGet();
+            }
+            if (old != null) {
+                old.users.decrementAndGet();
+            }
+        }
+        return next;
     }
 
     private static boolean isEmpty(Map<String, String> attributes) {

@@ -1,5 +1,6 @@
 package dat.provider.ofi.internal;
 
+import dat.api.AsyncErrorReason;
 import dat.api.CloseFlag;
 import dat.api.ConnectFlags;
 import dat.api.DatConstants;
@@ -24,6 +25,7 @@ import dat.api.RmrTriplet;
 import dat.provider.ofi.internal.ffi.Fi;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.ofi.internal.ffi.Ops;
+import dat.provider.support.EpHighWatermarks;
 import dat.provider.support.PostFlags;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -46,33 +48,35 @@ import java.util.concurrent.locks.ReentrantLock;
  * a connection ends, its endpoint is closed, the Endpoint's completion queues are read, and every
  * DTO libfabric did not complete is completed as flushed.
  */
-final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
+final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget, EpHighWatermarks.Holder {
 
-    // what dat_ep_modify may change before a connection: written under ia.cmLock and postLock
-    private volatile OfiPz pz;
-    private volatile OfiEvd recvEvd;
-    private volatile OfiEvd requestEvd;
-    private volatile OfiEvd connectEvd;
+    // what dat_ep_modify may change before a connection ({@link EpModify}): written under ia.cmLock and postLock
+    volatile OfiPz pz;
+    volatile OfiEvd recvEvd;
+    volatile OfiEvd requestEvd;
+    volatile OfiEvd connectEvd;
     final OfiSrq srq;
     /**
      * While an SRQ Endpoint is connected, the CQ the receives it takes from its SRQ complete on,
      * read by its receive EVD; else {@code null}.
      */
     private CompletionQueue srqCq;
-    private volatile EpAttributes attributes;
+    volatile EpAttributes attributes;
     final int ownerId;
     /** Freed, and still in the IA's table while DTOs of it are queued ({@link OfiIa#retire(OfiEp)}). */
     volatile boolean retiring;
     volatile WorkSlots sendSlots;
     /** The CQ the connection's endpoint completes its requests on, whose count of DTOs in libfabric {@link #sendSlots} keeps. */
-    private CompletionQueue requestCq;
+    CompletionQueue requestCq;
     volatile WorkSlots recvSlots;
-    private final Posting posting;
-    private final ReentrantLock postLock = new ReentrantLock();
+    final Posting posting;
+    final ReentrantLock postLock = new ReentrantLock();
+    /** dat_ep_set_watermark, on the receive buffers held. */
+    private final EpHighWatermarks watermarks;
 
     // connection state: written under ia.cmLock (and postLock where the connection's endpoint changes)
     private volatile EpState state = EpState.UNCONNECTED;
-    private NativeEndpoint connection;
+    NativeEndpoint connection;
     private EventLoop.Timer connectTimer;
     /** A graceful disconnect waiting for the requests libfabric holds, or {@code null}. */
     private GracefulDisconnect settling;
@@ -98,6 +102,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         this.sendSlots = new WorkSlots(attributes.maxRequestDtos(), ownerId, false, 0);
         this.recvSlots = new WorkSlots(srq == null ? attributes.maxRecvDtos() : 1, ownerId, true, attributes.maxRecvIov());
         this.posting = new Posting(this);
+        this.watermarks = new EpHighWatermarks(this, ia.cmLock);
         countUses(1);
         ia.eps.add(this);
     }
@@ -218,6 +223,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
 
     @Override
     public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
+        int code;
         Locks.lockSpinning(postLock);
         try {
             if (freed || !ia.isUsable()) {
@@ -232,10 +238,14 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
             if (state == EpState.DISCONNECTED) {
                 return posting.flushAtOnce(recvEvd, numSegments, localIov, userCookie, true, Limits.MAX_IOV);
             }
-            return posting.postRecv(numSegments, localIov, userCookie);
+            code = posting.postRecv(numSegments, localIov, userCookie);
         } finally {
             postLock.unlock();
         }
+        if (code == Codes.SUCCESS) {
+            watermarks.received();
+        }
+        return code;
     }
 
     // ---- connection management (ia.cmLock) ---------------------------------------------------------
@@ -392,10 +402,12 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
                 }
                 state = EpState.CONNECTED;
                 post(EventNumber.CONNECTION_EVENT_ESTABLISHED, PrivateData.unframe(data));
+                watermarks.breakIfOverHard();
             } else if (s == EpState.COMPLETION_PENDING) {
                 if (confirmation.connected()) {
                     state = EpState.CONNECTED;
                     post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
+                    watermarks.breakIfOverHard();
                 }
             }
         } else if (event == Fi.SHUTDOWN || error != 0) {
@@ -437,6 +449,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         if (state == EpState.COMPLETION_PENDING && both) {
             state = EpState.CONNECTED;
             post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
+            watermarks.breakIfOverHard();
         }
     }
 
@@ -659,66 +672,6 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         EpModify.modify(this, epParamMask, params);
     }
 
-    /** Applies what {@link EpModify} checked (ia.cmLock held): new PZ, EVDs and attributes, new queues if they change. */
-    void apply(OfiPz newPz, OfiEvd newRecv, OfiEvd newRequest, OfiEvd newConnect, EpAttributes newAttributes, boolean newQueues) {
-        postLock.lock();
-        try {
-            checkOpen();
-            EpAttributes current = attributes;
-            boolean posted = recvSlots.outstanding() > 0 || sendSlots.outstanding() > 0;
-            if (newAttributes.recvCompletionFlags() != current.recvCompletionFlags() && recvSlots.outstanding() > 0) {
-                throw new DatException(EpStates.CODES[state.value()], "ep", "Recv Completion Flags cannot change after receives were posted",
-                        null);
-            }
-            if ((newQueues || newPz != pz) && posted) {
-                throw Codes.notSupported("epParamMask", "the ofi provider changes the PZ, queue depths and IOV sizes only"
-                        + " while no DTO is posted to the Endpoint");
-            }
-            if (newQueues) {
-                sendSlots.countIn(null);
-                sendSlots = new WorkSlots(newAttributes.maxRequestDtos(), ownerId, false, 0);
-                if (connection != null) {
-                    sendSlots.countIn(requestCq.posted);
-                }
-                recvSlots = new WorkSlots(srq == null ? newAttributes.maxRecvDtos() : 1, ownerId, true, newAttributes.maxRecvIov());
-                posting.resizeStaging(recvSlots.capacity());
-            }
-            if (newPz != pz) {
-                newPz.users.incrementAndGet();
-                pz.users.decrementAndGet();
-                pz = newPz;
-            }
-            OfiEvd.countConsumerNotified(recvEvd, requestEvd, attributes, -1);
-            recvEvd = swapUser(recvEvd, newRecv);
-            requestEvd = swapUser(requestEvd, newRequest);
-            connectEvd = swapUser(connectEvd, newConnect);
-            attributes = newAttributes;
-            OfiEvd.countConsumerNotified(recvEvd, requestEvd, attributes, 1);
-        } finally {
-            postLock.unlock();
-        }
-    }
-
-    private static OfiEvd swapUser(OfiEvd old, OfiEvd next) {
-        if (old != next) {
-            if (next != null) {
-                next.users.incrementAndGet();
-            }
-            if (old != null) {
-                old.users.decrementAndGet();
-            }
-        }
-        return next;
-    }
-
-    EvdsView evds() {
-        return new EvdsView(recvEvd, requestEvd, connectEvd);
-    }
-
-    /** The EVDs of the Endpoint, as {@link EpModify} reads them. */
-    record EvdsView(OfiEvd recv, OfiEvd request, OfiEvd connect) {
-    }
-
     @Override
     public EpStatus getStatus() {
         checkOpen();
@@ -731,18 +684,37 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget {
         throw Codes.notSupported("ep", "ep_recv_info_supported is 0");
     }
 
+    /**
+     * dat_ep_set_watermark(3DAT) on the receive buffers the Endpoint holds: those posted to it (staged
+     * for a connection or in libfabric) and not yet completed ({@link EpHighWatermarks}). An Endpoint
+     * of an SRQ holds an SRQ buffer only while a message lands in it, which libfabric reports with the
+     * completion: it is counted as holding none.
+     */
     @Override
     public void setWatermark(int softHighWatermark, int hardHighWatermark) {
         checkOpen();
-        if (softHighWatermark < DatConstants.WATERMARK_INFINITE) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "softHighWatermark", "negative");
-        }
-        if (hardHighWatermark < DatConstants.WATERMARK_INFINITE) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "hardHighWatermark", "negative");
-        }
-        if (softHighWatermark != DatConstants.WATERMARK_INFINITE || hardHighWatermark != DatConstants.WATERMARK_INFINITE) {
-            throw Codes.notSupported("ep", "no Endpoint watermarks on libfabric: only DAT_WATERMARK_INFINITE");
-        }
+        watermarks.set(softHighWatermark, hardHighWatermark);
+    }
+
+    @Override
+    public int buffersHeld() {
+        return srq == null ? recvSlots.outstanding() : 0;
+    }
+
+    @Override
+    public boolean isConnected() {
+        return !freed && state == EpState.CONNECTED;
+    }
+
+    @Override
+    public void postSoftWatermarkEvent() {
+        ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
+    }
+
+    @Override
+    public void breakForHardWatermark() {
+        endConnection(EventNumber.CONNECTION_EVENT_BROKEN, null);
+        ia.postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, this, AsyncErrorReason.EP_OTHER_ERROR);
     }
 
     @Override

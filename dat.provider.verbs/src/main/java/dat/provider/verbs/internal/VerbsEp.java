@@ -8,7 +8,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
-import dat.api.DatConstants;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
@@ -29,6 +28,7 @@ import dat.api.ext.IaCounters;
 import dat.api.ext.IbExtension;
 import dat.api.ext.ImmediateDataEndpoint;
 import dat.api.ext.Operation;
+import dat.provider.support.EpHighWatermarks;
 import dat.provider.verbs.internal.ffi.Inline;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
@@ -52,7 +52,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * One lock per Endpoint keeps a concurrent free from destroying the QP under a post.
  */
 @SuppressWarnings("restricted") // ibv_qp pointers are given their C size
-final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, ImmediateDataEndpoint {
+final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, ImmediateDataEndpoint, EpHighWatermarks.Holder {
 
     /** The most segments one work request may carry, whatever the device allows. */
     static final int MAX_IOV = 16;
@@ -136,10 +136,8 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
     private volatile EpState state = EpState.UNCONNECTED;
     /** The connection side: rdma_cm. */
     final EpConnection connection;
-    // dat_ep_set_watermark, on the receive buffers held
-    private volatile int softWatermark = DatConstants.WATERMARK_INFINITE;
-    private volatile int hardWatermark = DatConstants.WATERMARK_INFINITE;
-    private final java.util.concurrent.atomic.AtomicBoolean softArmed = new java.util.concurrent.atomic.AtomicBoolean();
+    /** dat_ep_set_watermark, on the receive buffers held. */
+    private final EpHighWatermarks watermarks;
     volatile VerbsServicePoint reservedBy;
     volatile VerbsCr offeredTo;
 
@@ -167,6 +165,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
         this.discardPollFn = Inline.op(context, Structs.CONTEXT_OPS_POLL_CQ);
         this.ownerId = ia.addOwner(this);
         this.requests = new EpRequests(this, arena);
+        this.watermarks = new EpHighWatermarks(this, ia.cmLock);
         ia.epsByQpNum.put(qpNum, this);
         countUses(1);
         ia.eps.add(this);
@@ -325,8 +324,8 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
     @Override
     public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
         int code = requests.postRecv(numSegments, localIov, userCookie, completionFlags);
-        if (code == Codes.SUCCESS && (softWatermark != DatConstants.WATERMARK_INFINITE || hardWatermark != DatConstants.WATERMARK_INFINITE)) {
-            checkWatermarks();
+        if (code == Codes.SUCCESS) {
+            watermarks.received();
         }
         return ia.counters.post(Operation.RECEIVE, IaCounters.iovBytes(numSegments, localIov), code);
     }
@@ -690,54 +689,37 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
 
     /**
      * dat_ep_set_watermark(3DAT) on the receive buffers the Endpoint holds: those posted to it and
-     * not yet completed. Crossing the soft watermark posts, once per setting, an asynchronous
-     * event with reason {@code DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT}; a connected Endpoint holding more
-     * than the hard watermark is broken ({@code DAT_CONNECTION_EVENT_BROKEN}). An Endpoint of an
-     * SRQ holds a buffer only while the device fills it, which verbs reports with the completion:
-     * it is counted as holding none.
+     * not yet completed ({@link EpHighWatermarks}). An Endpoint of an SRQ holds a buffer only while
+     * the device fills it, which verbs reports with the completion: it is counted as holding none.
      */
     @Override
     public void setWatermark(int softHighWatermark, int hardHighWatermark) {
         checkOpen();
-        if (softHighWatermark < 0 && softHighWatermark != DatConstants.WATERMARK_INFINITE) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "softHighWatermark", "negative watermark " + softHighWatermark);
-        }
-        if (hardHighWatermark < 0 && hardHighWatermark != DatConstants.WATERMARK_INFINITE) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "hardHighWatermark", "negative watermark " + hardHighWatermark);
-        }
-        hardWatermark = hardHighWatermark;
-        softWatermark = softHighWatermark;
-        softArmed.set(softHighWatermark != DatConstants.WATERMARK_INFINITE);
-        checkWatermarks();
+        watermarks.set(softHighWatermark, hardHighWatermark);
     }
 
-    /** The receive buffers held: posted and not completed; none for an Endpoint of an SRQ (see {@link #setWatermark}). */
-    private int buffersHeld() {
+    @Override
+    public int buffersHeld() {
         return srq == null ? recvSlots.outstanding() : 0;
     }
 
-    /** Posts the soft watermark's event or breaks for the hard one when the buffers held exceed them (no lock held). */
-    private void checkWatermarks() {
-        int held = buffersHeld();
-        if (held > softWatermark && softWatermark != DatConstants.WATERMARK_INFINITE && softArmed.compareAndSet(true, false)) {
-            ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, dat.api.AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
-        }
-        if (hardWatermark != DatConstants.WATERMARK_INFINITE && held > hardWatermark && state == EpState.CONNECTED) {
-            ia.cmLock.lock();
-            try {
-                breakIfOverHardWatermark();
-            } finally {
-                ia.cmLock.unlock();
-            }
-        }
+    @Override
+    public boolean isConnected() {
+        return !freed && state == EpState.CONNECTED;
+    }
+
+    @Override
+    public void postSoftWatermarkEvent() {
+        ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, dat.api.AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
     }
 
     /** Breaks a connected Endpoint that holds more receive buffers than its hard watermark (ia.cmLock held). */
     void breakIfOverHardWatermark() {
-        int hard = hardWatermark;
-        if (freed || state != EpState.CONNECTED || hard == DatConstants.WATERMARK_INFINITE || buffersHeld() <= hard) {
-            return;
-        }
+        watermarks.breakIfOverHard();
+    }
+
+    @Override
+    public void breakForHardWatermark() {
         toError();
         try {
             ia.verbs.disconnect(connection.cmId);

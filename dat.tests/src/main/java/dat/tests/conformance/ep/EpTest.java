@@ -2,12 +2,15 @@ package dat.tests.conformance.ep;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dat.api.AsyncErrorReason;
 import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
 import dat.api.ConnectionRequest;
 import dat.api.DatConstants;
+import dat.api.DatEvent;
 import dat.api.DatException;
 import dat.api.DatReturn;
+import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
 import dat.api.EpCreatorForPsp;
@@ -319,6 +322,75 @@ class EpTest {
         ep.setWatermark(DatConstants.WATERMARK_INFINITE, DatConstants.WATERMARK_INFINITE);
         Connection c = t.connect();
         c.active.ep.setWatermark(DatConstants.WATERMARK_INFINITE, DatConstants.WATERMARK_INFINITE);
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_ep_set_watermark(3DAT) DAT_SUCCESS: the async EVD gets the soft high watermark event once per setting, when"
+            + " the receive buffers held exceed it")
+    void softWatermark(IaUnderTest t) {
+        t.requireSupported(t.provider().srqWatermarksSupported() != 0, "watermarks (srq_watermarks_supported is 0)");
+        Connection.Side side = t.connect().passive;
+        EventDispatcher async = side.ia.query().asyncEvd();
+        side.ep.setWatermark(2, DatConstants.WATERMARK_INFINITE);
+        postReceives(t, side, 0, 2);
+        t.noEvent(async, "a soft watermark event with 2 receives held, not above 2");
+        postReceives(t, side, 2, 1);
+        DatEvent event = t.event(async, "the soft watermark event when the third receive is held");
+        assertThat(event.asyncHandle()).as(t.at("the handle of the soft watermark event")).isSameAs(side.ep);
+        assertThat(event.asyncReason()).as(t.at("the reason of the event")).isEqualTo(AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
+        postReceives(t, side, 3, 1);
+        t.noEvent(async, "a second soft watermark event for one setting");
+        side.ep.setWatermark(2, DatConstants.WATERMARK_INFINITE);
+        event = t.event(async, "the soft watermark event of a new setting below the 4 receives held");
+        assertThat(event.asyncHandle()).as(t.at("the handle of the second setting's event")).isSameAs(side.ep);
+        assertThat(side.ep.getStatus().state()).as(t.at("the Endpoint after soft watermark events")).isEqualTo(EpState.CONNECTED);
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_ep_set_watermark(3DAT) DAT_SUCCESS: a connected Endpoint that holds more receive buffers than the hard high"
+            + " watermark is broken, its receives flushed")
+    void hardWatermark(IaUnderTest t) {
+        t.requireSupported(t.provider().srqWatermarksSupported() != 0, "watermarks (srq_watermarks_supported is 0)");
+        Connection.Side side = t.connect().passive;
+        postReceives(t, side, 0, 2);
+        side.ep.setWatermark(DatConstants.WATERMARK_INFINITE, 3);
+        postReceives(t, side, 2, 1);
+        t.noEvent(side.connectEvd, "a connection event with 3 receives held, not above the hard watermark 3");
+        postReceives(t, side, 3, 1);
+        DatEvent broken = t.event(side.connectEvd, EventNumber.CONNECTION_EVENT_BROKEN,
+                "DAT_CONNECTION_EVENT_BROKEN when the fourth receive is held");
+        assertThat(broken.endpoint()).as(t.at("the Endpoint of the broken event")).isSameAs(side.ep);
+        expectFlushed(t, side, 4, "a receive held when the hard watermark broke the connection");
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_ep_set_watermark(3DAT) DAT_SUCCESS: an Endpoint over its hard high watermark before it connects is broken"
+            + " as the connection is established")
+    void hardWatermarkAtEstablish(IaUnderTest t) {
+        t.requireSupported(t.provider().srqWatermarksSupported() != 0, "watermarks (srq_watermarks_supported is 0)");
+        Connection c = t.connection().create();
+        postReceives(t, c.active, 0, 2);
+        c.active.ep.setWatermark(DatConstants.WATERMARK_INFINITE, 1);
+        t.noEvent(c.active.connectEvd, "a connection event before the Endpoint connects");
+        c.establish();
+        DatEvent broken = t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_BROKEN,
+                "DAT_CONNECTION_EVENT_BROKEN after ESTABLISHED, 2 receives held over the hard watermark 1");
+        assertThat(broken.endpoint()).as(t.at("the Endpoint of the broken event")).isSameAs(c.active.ep);
+        expectFlushed(t, c.active, 2, "a receive held when the connection broke at its establishment");
+    }
+
+    /** Posts {@code count} 64-byte receives into the side's buffer, cookies from {@code first}. */
+    private static void postReceives(IaUnderTest t, Connection.Side side, int first, int count) {
+        for (int i = first; i < first + count; i++) {
+            t.expectSuccess(side.ep.postRecv(1, side.iov(i * 64L, 64), i, CompletionFlags.DEFAULT), "dat_ep_post_recv " + i);
+        }
+    }
+
+    private static void expectFlushed(IaUnderTest t, Connection.Side side, int count, String what) {
+        for (int i = 0; i < count; i++) {
+            DatEvent flushed = t.completion(side.recvEvd, what);
+            assertThat(flushed.status()).as(t.at("the status of " + what)).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        }
     }
 
     @ConformanceTest
