@@ -14,6 +14,7 @@ import dat.api.InterfaceAdapter;
 import dat.api.WaitProxyAgent;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.Waiters;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -52,7 +53,7 @@ class CnoTest {
         EventDispatcher first = t.ia().createEventDispatcher(t.qlen(), cno, EvdFlags.SOFTWARE);
         EventDispatcher second = t.ia().createEventDispatcher(t.qlen(), cno, EvdFlags.SOFTWARE);
         CompletableFuture<EventDispatcher> waiter = CompletableFuture.supplyAsync(() -> cno.await(20_000_000L));
-        IaUnderTest.sleepMillis(50);
+        Waiters.sleepMillis(50);
         t.expectSuccess(second.postSoftwareEvent("x"), "dat_evd_post_se on the second EVD");
         assertThat(waiter.get(10, TimeUnit.SECONDS)).as(t.at("the EVD dat_cno_wait returns")).isSameAs(second);
         t.noEvent(first, "an event on the first EVD");
@@ -74,7 +75,7 @@ class CnoTest {
         ConsumerNotificationObject cno = t.ia().createNotificationObject(null);
         EventDispatcher evd = t.ia().createEventDispatcher(t.qlen(), cno, EvdFlags.SOFTWARE);
         CompletableFuture<EventDispatcher> waiter = CompletableFuture.supplyAsync(() -> cno.await(20_000_000L));
-        IaUnderTest.sleepMillis(100);
+        Waiters.sleepMillis(100);
         evd.close();
         assertThat(waiter.get(10, TimeUnit.SECONDS)).as(t.at("what dat_cno_wait returns when its EVDs are freed")).isNull();
     }
@@ -113,7 +114,7 @@ class CnoTest {
                 outcome.complete(e.code());
             }
         });
-        IaUnderTest.sleepMillis(100);
+        Waiters.sleepMillis(100);
         waiting.interrupt();
         t.expectCode(DatReturn.INTERRUPTED_CALL, outcome.get(10, TimeUnit.SECONDS), "dat_cno_wait of an interrupted thread");
     }
@@ -196,7 +197,7 @@ class CnoTest {
     void freeWithWaiter(IaUnderTest t) throws Exception {
         ConsumerNotificationObject cno = t.ia().createNotificationObject(null);
         CompletableFuture<EventDispatcher> waiter = CompletableFuture.supplyAsync(() -> cno.await(20_000_000L));
-        IaUnderTest.sleepMillis(100);
+        Waiters.sleepMillis(100);
         t.expectError(DatReturn.INVALID_STATE, "dat_cno_free while a thread waits on it", () -> cno.close());
         // The page's recipe to unblock the waiter: attach a software EVD and post to it.
         EventDispatcher unblocker = t.ia().createEventDispatcher(t.qlen(), cno, EvdFlags.SOFTWARE);

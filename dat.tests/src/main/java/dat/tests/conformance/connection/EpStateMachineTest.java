@@ -19,6 +19,7 @@ import dat.api.Qos;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.Waiters;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
@@ -98,7 +99,7 @@ class EpStateMachineTest {
                     break;
                 }
             }
-            IaUnderTest.sleepMillis(1);
+            Waiters.sleepMillis(1);
         }
         t.check(refused != null, "no connect of " + (backlog + 1) + " to a PSP with a backlog of " + backlog
                 + " got DAT_CONNECTION_EVENT_NON_PEER_REJECTED");

@@ -9,6 +9,7 @@ import dat.api.EventNumber;
 import dat.api.EvdFlags;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.Waiters;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
@@ -70,7 +71,7 @@ class EvdDequeueTest {
         int code = evd.dequeue(event);
         // Until the waiter is blocked the queue is merely empty; once it is, dequeue must be refused.
         while (DatReturn.typeOf(code) == DatReturn.QUEUE_EMPTY && System.nanoTime() < deadline) {
-            IaUnderTest.sleepMillis(5);
+            Waiters.sleepMillis(5);
             code = evd.dequeue(event);
         }
         t.expectCode(DatReturn.INVALID_STATE, code, "dat_evd_dequeue while another thread waits in dat_evd_wait");

@@ -14,6 +14,7 @@ import dat.api.EvdState;
 import dat.api.PspFlag;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.Waiters;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
@@ -274,7 +275,7 @@ class EvdTest {
         // The page says DAT_INVALID_STATE; the dat.api Javadoc of setUnwaitable says DAT_INTERRUPTED_CALL. The page wins.
         EventDispatcher evd = t.evd(EvdFlags.SOFTWARE);
         CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(() -> evd.await(20_000_000L, 1, new DatEvent()));
-        IaUnderTest.sleepMillis(100);
+        Waiters.sleepMillis(100);
         evd.setUnwaitable();
         t.expectCode(DatReturn.INVALID_STATE, waiter.get(10, TimeUnit.SECONDS), "dat_evd_wait blocked when the EVD becomes unwaitable");
     }

@@ -15,6 +15,7 @@ import dat.api.EventNumber;
 import dat.api.InterfaceAdapter;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.Waiters;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -47,7 +48,7 @@ class EvdWaitTest {
             received.set(event);
             return code;
         });
-        IaUnderTest.sleepMillis(50);
+        Waiters.sleepMillis(50);
         t.expectSuccess(evd.postSoftwareEvent("wake"), "dat_evd_post_se");
         t.expectSuccess(waiter.get(10, TimeUnit.SECONDS), "the blocked dat_evd_wait");
         assertThat(received.get().softwarePointer()).as(t.at("the event the waiter got")).isEqualTo("wake");
@@ -67,7 +68,7 @@ class EvdWaitTest {
             received.set(event);
             return code;
         });
-        IaUnderTest.awaitBlocked(waiting); // the event must find the consumer waiting
+        Waiters.awaitBlocked(waiting); // the event must find the consumer waiting
         t.expectSuccess(evd.postSoftwareEvent("wake"), "dat_evd_post_se");
         t.expectSuccess(waiter.get(10, TimeUnit.SECONDS), "dat_evd_wait on an EVD with a CNO");
         assertThat(received.get().softwarePointer()).as(t.at("the event the waiter got")).isEqualTo("wake");
@@ -176,7 +177,7 @@ class EvdWaitTest {
             if (first.isDone()) {
                 first = CompletableFuture.supplyAsync(() -> evd.await(20_000_000L, 1, new DatEvent()));
             }
-            IaUnderTest.sleepMillis(5);
+            Waiters.sleepMillis(5);
             code = evd.await(0, 1, new DatEvent());
         }
         t.expectCode(DatReturn.INVALID_STATE, code, "a second dat_evd_wait while another thread waits");
@@ -194,8 +195,8 @@ class EvdWaitTest {
             waiting.set(Thread.currentThread());
             return evd.await(20_000_000L, 1, new DatEvent());
         });
-        IaUnderTest.sleepMillis(100);
-        IaUnderTest.awaitBlocked(waiting); // the close must find the consumer waiting, not on its way to the wait
+        Waiters.sleepMillis(100);
+        Waiters.awaitBlocked(waiting); // the close must find the consumer waiting, not on its way to the wait
         ia.close();
         t.expectCode(DatReturn.ABORT, waiter.get(10, TimeUnit.SECONDS), "dat_evd_wait when the IA is closed");
     }
@@ -206,7 +207,7 @@ class EvdWaitTest {
         EventDispatcher evd = t.evd(EvdFlags.SOFTWARE);
         CompletableFuture<Integer> waiter = new CompletableFuture<>();
         Thread waiting = Thread.ofPlatform().daemon().start(() -> waiter.complete(evd.await(20_000_000L, 1, new DatEvent())));
-        IaUnderTest.sleepMillis(100);
+        Waiters.sleepMillis(100);
         waiting.interrupt();
         t.expectCode(DatReturn.INTERRUPTED_CALL, waiter.get(10, TimeUnit.SECONDS), "dat_evd_wait of an interrupted thread");
     }

@@ -17,6 +17,7 @@ import dat.api.PspFlag;
 import dat.api.SrqAttributes;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.Waiters;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -77,7 +78,7 @@ class IaCloseTest {
         InterfaceAdapter ia = t.open();
         EventDispatcher evd = ia.createEventDispatcher(t.qlen(), null, EvdFlags.SOFTWARE);
         CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(() -> evd.await(30_000_000L, 1, new DatEvent()));
-        IaUnderTest.sleepMillis(100);
+        Waiters.sleepMillis(100);
         ia.close(CloseFlag.ABRUPT);
         int code = waiter.get(10, TimeUnit.SECONDS);
         t.expectCode(DatReturn.ABORT, code, "dat_evd_wait blocked while its IA is closed abruptly");
@@ -90,7 +91,7 @@ class IaCloseTest {
         ConsumerNotificationObject cno = ia.createNotificationObject(null);
         ia.createEventDispatcher(t.qlen(), cno, EvdFlags.SOFTWARE);
         CompletableFuture<EventDispatcher> waiter = CompletableFuture.supplyAsync(() -> cno.await(30_000_000L));
-        IaUnderTest.sleepMillis(100);
+        Waiters.sleepMillis(100);
         ia.close(CloseFlag.ABRUPT);
         EventDispatcher woken = waiter.get(10, TimeUnit.SECONDS);
         assertThat(woken).as(t.at("the EVD dat_cno_wait returns when the IA is destroyed")).isNull();

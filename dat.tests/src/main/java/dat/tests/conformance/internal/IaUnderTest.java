@@ -32,7 +32,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Assumptions;
 import org.opentest4j.AssertionFailedError;
 
@@ -559,7 +558,7 @@ public final class IaUnderTest implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(EVENT_TIMEOUT_MICROS);
         EpState current = ep.getStatus().state();
         while (current != state && System.nanoTime() < deadline) {
-            sleepMillis(1);
+            Waiters.sleepMillis(1);
             current = ep.getStatus().state();
         }
         if (current != state) {
@@ -578,48 +577,6 @@ public final class IaUnderTest implements AutoCloseable {
         EpState current = ep.getStatus().state();
         if (current != state) {
             throw failure(what + ": expected the Endpoint in " + state + ", it is in " + current);
-        }
-    }
-
-    /**
-     * Waits (at most {@link #EVENT_TIMEOUT_MICROS}) until a thread is parked in a provider's
-     * {@code await} (an EVD's or CNO's wait), so that a test that acts on a blocked waiter (closes
-     * its IA, for example) does not act before the waiter got there: a fixed head start is too
-     * short on a slow machine or under emulation. A provider that blocks in another way than parking
-     * gives the thread the whole bound; the test then goes on as it would have.
-     *
-     * @param thread where the waiting thread puts itself before it calls the wait
-     */
-    public static void awaitBlocked(AtomicReference<Thread> thread) {
-        long deadline = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(EVENT_TIMEOUT_MICROS);
-        while (System.nanoTime() < deadline) {
-            Thread t = thread.get();
-            if (t != null && isParkedInAwait(t)) {
-                return;
-            }
-            sleepMillis(1);
-        }
-    }
-
-    private static boolean isParkedInAwait(Thread t) {
-        Thread.State state = t.getState();
-        if (state != Thread.State.WAITING && state != Thread.State.TIMED_WAITING) {
-            return false;
-        }
-        for (StackTraceElement frame : t.getStackTrace()) {
-            if (frame.getMethodName().equals("await") && !frame.getClassName().startsWith("java.")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** @param millis how long to sleep; an interrupt is kept for the caller */
-    public static void sleepMillis(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 

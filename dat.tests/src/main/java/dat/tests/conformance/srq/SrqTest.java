@@ -23,6 +23,7 @@ import dat.api.SrqState;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.FreedLmrReceive;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.Waiters;
 import org.junit.jupiter.api.DisplayName;
 
 /**
@@ -263,7 +264,7 @@ class SrqTest {
         }
         expectCounts(t, s.srq, 3, 3, "3 receives posted");
         s.send(t, 64, 1);
-        IaUnderTest.sleepMillis(10);
+        Waiters.sleepMillis(10);
         DatEvent received = s.receive(t, "the receive from the SRQ");
         t.check(received.transferredLength() == 64, "the received message's length");
         expectCounts(t, s.srq, 2, 2, "one message arrived and its completion was dequeued");
