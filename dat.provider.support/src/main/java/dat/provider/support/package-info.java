@@ -5,7 +5,8 @@
  * ({@link dat.provider.support.CnoWaits}), an EVD's ring of events other than completions
  * ({@link dat.provider.support.EventRing}), an Endpoint's high watermarks
  * ({@link dat.provider.support.EpHighWatermarks}), the checks of the LMR sync calls
- * ({@link dat.provider.support.SyncSegments}), the lock-free table their data paths look objects up
+ * ({@link dat.provider.support.SyncSegments}), the counts of a handle's users
+ * ({@link dat.provider.support.UseCounts}), the lock-free table their data paths look objects up
  * in ({@link dat.provider.support.IntTable}), the checks of dat_ep_dup_connect's arguments
  * ({@link dat.provider.support.ConnectArguments}), the completion flags a post may carry
  * ({@link dat.provider.support.PostFlags}) and the count of an EVD's streams that refuse wait

@@ -7,6 +7,7 @@ import dat.api.EpParamMask;
 import dat.api.EpParams;
 import dat.api.EpState;
 import dat.api.EvdFlags;
+import dat.provider.support.UseCounts;
 import java.util.Map;
 
 /**
@@ -123,26 +124,14 @@ final class EpModify {
                 ep.pz = newPz;
             }
             OfiEvd.countConsumerNotified(ep.recvEvd, ep.requestEvd, ep.attributes, -1);
-            ep.recvEvd = swapUser(ep.recvEvd, newRecv);
-            ep.requestEvd = swapUser(ep.requestEvd, newRequest);
-            ep.connectEvd = swapUser(ep.connectEvd, newConnect);
+            ep.recvEvd = UseCounts.swap(ep.recvEvd, newRecv, evd -> evd.users);
+            ep.requestEvd = UseCounts.swap(ep.requestEvd, newRequest, evd -> evd.users);
+            ep.connectEvd = UseCounts.swap(ep.connectEvd, newConnect, evd -> evd.users);
             ep.attributes = newAttributes;
             OfiEvd.countConsumerNotified(ep.recvEvd, ep.requestEvd, ep.attributes, 1);
         } finally {
             ep.postLock.unlock();
         }
-    }
-
-    private static OfiEvd swapUser(OfiEvd old, OfiEvd next) {
-        if (old != next) {
-            if (next != null) {
-                next.users.incrementAndGet();
-            }
-            if (old != null) {
-                old.users.decrementAndGet();
-            }
-        }
-        return next;
     }
 
     private static boolean isEmpty(Map<String, String> attributes) {

@@ -29,6 +29,7 @@ import dat.api.ext.IbExtension;
 import dat.api.ext.ImmediateDataEndpoint;
 import dat.api.ext.Operation;
 import dat.provider.support.EpHighWatermarks;
+import dat.provider.support.UseCounts;
 import dat.provider.verbs.internal.ffi.Inline;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
@@ -645,9 +646,9 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
                     pz = newPz;
                 }
                 VerbsEvd.countConsumerNotified(recvEvd, requestEvd, attributes, -1);
-                recvEvd = swapUser(recvEvd, newRecv);
-                requestEvd = swapUser(requestEvd, newRequest);
-                connectEvd = swapUser(connectEvd, newConnect);
+                recvEvd = UseCounts.swap(recvEvd, newRecv, evd -> evd.users);
+                requestEvd = UseCounts.swap(requestEvd, newRequest, evd -> evd.users);
+                connectEvd = UseCounts.swap(connectEvd, newConnect, evd -> evd.users);
                 attributes = newAttributes;
                 VerbsEvd.countConsumerNotified(recvEvd, requestEvd, attributes, 1);
             } finally {
@@ -661,19 +662,6 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
     private static boolean isEmpty(java.util.Map<String, String> attributes) {
         return attributes == null || attributes.isEmpty();
     }
-
-    private static VerbsEvd swapUser(VerbsEvd old, VerbsEvd next) {
-        if (old != next) {
-            if (next != null) {
-                next.users.incrementAndGet();
-            }
-            if (old != null) {
-                old.users.decrementAndGet();
-            }
-        }
-        return next;
-    }
-
 
     @Override
     public EpStatus getStatus() {
