@@ -574,12 +574,17 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget, EpHighW
 
     /** Shuts the connection down (the peer sees {@code FI_SHUTDOWN}) and ends it, disconnected (ia.cmLock held). */
     void shutdownAndEnd() {
+        shutdownAndEnd(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+    }
+
+    /** Shuts the connection down (the peer sees {@code FI_SHUTDOWN}) and ends it with {@code eventNumber} (ia.cmLock held). */
+    private void shutdownAndEnd(int eventNumber) {
         try {
             Ops.shutdown(connection.ep);
         } catch (NativeException ignored) {
             // the connection is down already
         }
-        endConnection(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
+        endConnection(eventNumber, null);
     }
 
     /** Whether libfabric holds none of the requests, their completions read (ia.cmLock held): a graceful disconnect proceeds. */
@@ -713,7 +718,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget, EpHighW
 
     @Override
     public void breakForHardWatermark() {
-        endConnection(EventNumber.CONNECTION_EVENT_BROKEN, null);
+        shutdownAndEnd(EventNumber.CONNECTION_EVENT_BROKEN); // the peer sees FI_SHUTDOWN, as for an abrupt disconnect
         ia.postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, this, AsyncErrorReason.EP_OTHER_ERROR);
     }
 

@@ -368,15 +368,16 @@ class EpTest {
             + " as the connection is established")
     void hardWatermarkAtEstablish(IaUnderTest t) {
         t.requireSupported(t.provider().srqWatermarksSupported() != 0, "watermarks (srq_watermarks_supported is 0)");
+        // the passive side: its connection is established after the active side's, so both see ESTABLISHED first
         Connection c = t.connection().create();
-        postReceives(t, c.active, 0, 2);
-        c.active.ep.setWatermark(DatConstants.WATERMARK_INFINITE, 1);
-        t.noEvent(c.active.connectEvd, "a connection event before the Endpoint connects");
+        postReceives(t, c.passive, 0, 2);
+        c.passive.ep.setWatermark(DatConstants.WATERMARK_INFINITE, 1);
+        t.noEvent(c.passive.connectEvd, "a connection event before the Endpoint connects");
         c.establish();
-        DatEvent broken = t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_BROKEN,
+        DatEvent broken = t.event(c.passive.connectEvd, EventNumber.CONNECTION_EVENT_BROKEN,
                 "DAT_CONNECTION_EVENT_BROKEN after ESTABLISHED, 2 receives held over the hard watermark 1");
-        assertThat(broken.endpoint()).as(t.at("the Endpoint of the broken event")).isSameAs(c.active.ep);
-        expectFlushed(t, c.active, 2, "a receive held when the connection broke at its establishment");
+        assertThat(broken.endpoint()).as(t.at("the Endpoint of the broken event")).isSameAs(c.passive.ep);
+        expectFlushed(t, c.passive, 2, "a receive held when the connection broke at its establishment");
     }
 
     /** Posts {@code count} 64-byte receives into the side's buffer, cookies from {@code first}. */
