@@ -150,7 +150,8 @@ final class EpRequests {
         slots.cookies[slot] = cookie;
         slots.lengths[slot] = length;
         slots.kinds[slot] = kind;
-        slots.suppress[slot] = (completionFlags & (CompletionFlags.SUPPRESS | CompletionFlags.UNSIGNALLED)) != 0;
+        // UNSIGNALLED is a non-notification completion (dat_ep_post_send(3DAT)): its event is still queued
+        slots.suppress[slot] = (completionFlags & CompletionFlags.SUPPRESS) != 0;
         slots.refs[slot] = ref;
     }
 
@@ -303,7 +304,7 @@ final class EpRequests {
             }
             if (op.length() == 0 && !op.bound()) {
                 // nothing is bound: the unbind is done, and says so in order with nothing else
-                if (evd != null && (completionFlags & (CompletionFlags.SUPPRESS | CompletionFlags.UNSIGNALLED)) == 0) {
+                if (evd != null && (completionFlags & CompletionFlags.SUPPRESS) == 0) {
                     ia.counters.completed(DtoCompletionStatus.SUCCESS, 0);
                     evd.postEvent(new DatEvent().setRmrBindCompletion(evd, op.rmr(), cookie, DtoCompletionStatus.SUCCESS));
                 }

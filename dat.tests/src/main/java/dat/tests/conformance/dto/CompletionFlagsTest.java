@@ -4,10 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.CompletionFlags;
 import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.DtoCompletionStatus;
 import dat.api.EpAttributes;
+import dat.api.EventNumber;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.Waiters;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 
 /** The completion flags of dat_ep_post_send(3DAT) and dat_ep_post_rdma_read(3DAT), each skipped where the provider does not support it. */
@@ -40,6 +45,29 @@ class CompletionFlagsTest {
         t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.UNSIGNALLED), "an unsignalled dat_ep_post_send");
         t.success(c.passive.recvEvd, "the unsignalled send's message");
         t.verify(c.passive.buffer().asSlice(0, 64), 5, 0, "the unsignalled send's bytes");
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_ep_post_send(3DAT) DAT_SUCCESS: DAT_COMPLETION_UNSIGNALLED_FLAG is a non-notification completion: the successful"
+            + " send's event is still queued")
+    void unsignalledCompletionIsQueued(IaUnderTest t) {
+        t.requireSupported(t.supportsCompletionFlag(CompletionFlags.UNSIGNALLED), "DAT_COMPLETION_UNSIGNALLED_FLAG (completion_flags_supported)");
+        EpAttributes attributes = t.epAttributesBuilder().requestCompletionFlags(CompletionFlags.UNSIGNALLED).build();
+        Connection c = t.connection().attributes(attributes).connect();
+        t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(0, 64), 1, CompletionFlags.DEFAULT), "dat_ep_post_recv");
+        t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.UNSIGNALLED), "an unsignalled dat_ep_post_send");
+        t.success(c.passive.recvEvd, "the unsignalled send's message");
+        // dequeued, not awaited: the completion need not wake a waiter, but it must be there
+        DatEvent completion = new DatEvent();
+        long deadline = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(IaUnderTest.EVENT_TIMEOUT_MICROS);
+        int code;
+        while ((code = c.active.requestEvd.dequeue(completion)) != DatReturn.SUCCESS && System.nanoTime() < deadline) {
+            Waiters.sleepMillis(1);
+        }
+        t.expectSuccess(code, "dat_evd_dequeue of the unsignalled send's completion");
+        assertThat(completion.eventNumber()).as(t.at("the event of the unsignalled send")).isEqualTo(EventNumber.DTO_COMPLETION_EVENT);
+        assertThat(completion.userCookie()).as(t.at("user_cookie of the unsignalled send's completion")).isEqualTo(10);
+        assertThat(completion.status()).as(t.at("its status")).isEqualTo(DtoCompletionStatus.SUCCESS);
     }
 
     @ConformanceTest
