@@ -6,10 +6,10 @@ import dat.api.EventDispatcher;
 /**
  * The events of an EVD's streams other than its DTO completions (connection requests and events,
  * async errors, software events, flushes kept across a teardown), in arrival order: a ring of
- * reused {@link DatEvent}s, so that handing one out copies it and allocates nothing. A connection
- * or async event is never lost: the ring doubles when full. A software event is the consumer's,
- * whose EVD refuses it with {@code DAT_QUEUE_FULL} first (dat_evd_post_se(3DAT)), so it never makes
- * the ring grow.
+ * reused {@link DatEvent}s, so that handing one out copies it and allocates nothing. No event is
+ * lost: the ring doubles when full. How many events the EVD takes is its queue length's business
+ * (a software event beyond it is refused with {@code DAT_QUEUE_FULL}, dat_evd_post_se(3DAT)), not
+ * the ring's: an EVD resized past the ring's capacity grows it as the events come.
  *
  * <p>Not thread-safe: the EVD's lock guards every call. {@link #size()} may be read without it (a
  * volatile count), for a look that the lock then confirms.
@@ -45,6 +45,18 @@ public final class EventRing {
 
     /** Queues a copy of {@code event}, the ring doubling when full. */
     public void add(DatEvent event) {
+        nextSlot().copyFrom(event);
+        count++;
+    }
+
+    /** Queues a software event of {@code evd} carrying {@code pointer}, in place: no event is built to be copied. */
+    public void addSoftwareEvent(EventDispatcher evd, Object pointer) {
+        nextSlot().setSoftwareEvent(evd, pointer);
+        count++;
+    }
+
+    /** The slot after the last event, the ring doubling first when full. */
+    private DatEvent nextSlot() {
         if (count == events.length) {
             DatEvent[] grown = newEvents(events.length * 2);
             for (int i = 0; i < count; i++) {
@@ -53,22 +65,7 @@ public final class EventRing {
             events = grown;
             head = 0;
         }
-        events[(head + count) % events.length].copyFrom(event);
-        count++;
-    }
-
-    /**
-     * Queues a software event of {@code evd} carrying {@code pointer}, in place: no event is built to
-     * be copied. The ring must have room (the EVD checked its queue length).
-     *
-     * @throws IllegalStateException when the ring is full
-     */
-    public void addSoftwareEvent(EventDispatcher evd, Object pointer) {
-        if (count == events.length) {
-            throw new IllegalStateException("the event ring is full: the EVD must refuse the software event first");
-        }
-        events[(head + count) % events.length].setSoftwareEvent(evd, pointer);
-        count++;
+        return events[(head + count) % events.length];
     }
 
     /** Moves the oldest event into {@code into}, clearing its slot; {@code false} when none is queued. */

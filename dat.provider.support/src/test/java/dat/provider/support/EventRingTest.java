@@ -1,7 +1,6 @@
 package dat.provider.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dat.api.DatEvent;
 import dat.api.EventNumber;
@@ -64,10 +63,21 @@ class EventRingTest {
     }
 
     @Test
-    void aSoftwareEventNeverGrowsTheRing() {
-        EventRing ring = new EventRing(1);
-        ring.addSoftwareEvent(null, "first");
-        assertThatThrownBy(() -> ring.addSoftwareEvent(null, "second")).isInstanceOf(IllegalStateException.class);
-        assertThat(ring.size()).isEqualTo(1);
+    void softwareEventsBeyondTheCapacityGrowTheRingInOrder() {
+        // an EVD resized past the ring's capacity takes as many software events as its new length
+        EventRing ring = new EventRing(2);
+        DatEvent out = new DatEvent();
+        ring.addSoftwareEvent(null, 0);
+        ring.addSoftwareEvent(null, 1);
+        ring.take(out); // the head moves, so the ring grows wrapped
+        for (int i = 2; i <= 5; i++) {
+            ring.addSoftwareEvent(null, i);
+        }
+        assertThat(ring.size()).isEqualTo(5);
+        for (int i = 1; i <= 5; i++) {
+            assertThat(ring.take(out)).isTrue();
+            assertThat(out.softwarePointer()).isEqualTo(i);
+        }
+        assertThat(ring.take(out)).isFalse();
     }
 }

@@ -133,6 +133,24 @@ class EvdTest {
     }
 
     @ConformanceTest
+    @DisplayName("dat_evd_resize(3DAT) DAT_SUCCESS: a grown EVD takes as many software events as its new length, none lost")
+    void resizeThenFill(IaUnderTest t) {
+        EventDispatcher evd = t.ia().createEventDispatcher(Math.min(4, t.attributes().maxEvdQlen()), null, EvdFlags.SOFTWARE);
+        t.expectSuccess(evd.postSoftwareEvent(0), "dat_evd_post_se before the resize");
+        evd.resize(Math.min(16, t.attributes().maxEvdQlen()));
+        int qlen = evd.query().qlen();
+        for (int i = 1; i < qlen; i++) {
+            t.expectSuccess(evd.postSoftwareEvent(i), "dat_evd_post_se " + i + " of " + qlen + " after the resize");
+        }
+        t.expectCode(DatReturn.QUEUE_FULL, evd.postSoftwareEvent(qlen), "dat_evd_post_se on the full resized EVD");
+        DatEvent event = new DatEvent();
+        for (int i = 0; i < qlen; i++) {
+            t.expectSuccess(evd.dequeue(event), "dat_evd_dequeue of event " + i);
+            assertThat(event.softwarePointer()).as(t.at("event " + i + " of the resized EVD")).isEqualTo(i);
+        }
+    }
+
+    @ConformanceTest
     @DisplayName("dat_evd_resize(3DAT) DAT_INVALID_STATE: more events are queued than the new length holds; none is lost")
     void resizeBelowQueued(IaUnderTest t) {
         // The page: "the operation can return DAT_INVALID_STATE and not change" the EVD; resizing must
