@@ -357,10 +357,7 @@ class EpTest {
         postReceives(t, side, 2, 1);
         t.noEvent(side.connectEvd, "a connection event with 3 receives held, not above the hard watermark 3");
         postReceives(t, side, 3, 1);
-        DatEvent broken = t.event(side.connectEvd, EventNumber.CONNECTION_EVENT_BROKEN,
-                "DAT_CONNECTION_EVENT_BROKEN when the fourth receive is held");
-        assertThat(broken.endpoint()).as(t.at("the Endpoint of the broken event")).isSameAs(side.ep);
-        expectFlushed(t, side, 4, "a receive held when the hard watermark broke the connection");
+        expectBrokenAndFlushed(t, side, 4, "when the fourth receive is held");
     }
 
     @ConformanceTest
@@ -374,10 +371,7 @@ class EpTest {
         c.passive.ep.setWatermark(DatConstants.WATERMARK_INFINITE, 1);
         t.noEvent(c.passive.connectEvd, "a connection event before the Endpoint connects");
         c.establish();
-        DatEvent broken = t.event(c.passive.connectEvd, EventNumber.CONNECTION_EVENT_BROKEN,
-                "DAT_CONNECTION_EVENT_BROKEN after ESTABLISHED, 2 receives held over the hard watermark 1");
-        assertThat(broken.endpoint()).as(t.at("the Endpoint of the broken event")).isSameAs(c.passive.ep);
-        expectFlushed(t, c.passive, 2, "a receive held when the connection broke at its establishment");
+        expectBrokenAndFlushed(t, c.passive, 2, "after ESTABLISHED, 2 receives held over the hard watermark 1");
     }
 
     /** Posts {@code count} 64-byte receives into the side's buffer, cookies from {@code first}. */
@@ -387,10 +381,14 @@ class EpTest {
         }
     }
 
-    private static void expectFlushed(IaUnderTest t, Connection.Side side, int count, String what) {
-        for (int i = 0; i < count; i++) {
-            DatEvent flushed = t.completion(side.recvEvd, what);
-            assertThat(flushed.status()).as(t.at("the status of " + what)).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+    /** The side's connection broke {@code when}: its BROKEN event, then the {@code held} receives it held, flushed. */
+    private static void expectBrokenAndFlushed(IaUnderTest t, Connection.Side side, int held, String when) {
+        DatEvent broken = t.event(side.connectEvd, EventNumber.CONNECTION_EVENT_BROKEN, "DAT_CONNECTION_EVENT_BROKEN " + when);
+        assertThat(broken.endpoint()).as(t.at("the Endpoint of the broken event")).isSameAs(side.ep);
+        for (int i = 0; i < held; i++) {
+            DatEvent flushed = t.completion(side.recvEvd, "a receive held when the connection broke " + when);
+            assertThat(flushed.status()).as(t.at("the status of receive " + i + " held when the connection broke"))
+                    .isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
         }
     }
 
