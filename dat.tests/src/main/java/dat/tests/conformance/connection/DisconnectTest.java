@@ -34,6 +34,22 @@ class DisconnectTest {
     }
 
     @ConformanceTest
+    @DisplayName("dat_ep_disconnect(3DAT) DAT_SUCCESS: abrupt at once after the active side's ESTABLISHED: the passive side gets"
+            + " ESTABLISHED, then DISCONNECTED")
+    void abruptAtOnceAfterEstablished(IaUnderTest t) {
+        Connection c = t.connection().create();
+        c.request().accept(c.passive.ep, null);
+        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "DAT_CONNECTION_EVENT_ESTABLISHED at the active side");
+        c.active.ep.disconnect(CloseFlag.ABRUPT);
+        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED, "DISCONNECTED at the disconnecting side");
+        // the connection was established at the active side: the accepting side saw it established too
+        t.event(c.passive.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED,
+                "DAT_CONNECTION_EVENT_ESTABLISHED at the passive side, whose peer disconnected at once");
+        t.event(c.passive.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED, "DISCONNECTED at the peer");
+        t.awaitState(c.passive.ep, EpState.DISCONNECTED, "the peer Endpoint");
+    }
+
+    @ConformanceTest
     @DisplayName("dat_ep_disconnect(3DAT) DAT_SUCCESS: graceful: both sides get DISCONNECTED after outstanding requests completed")
     void graceful(IaUnderTest t) {
         Connection c = t.connect();

@@ -151,6 +151,22 @@ class EpStateMachineTest {
     }
 
     @ConformanceTest
+    @DisplayName("dat_ep_free(3DAT) DAT_SUCCESS: the active Endpoint freed at once after its ESTABLISHED: the passive side gets"
+            + " ESTABLISHED, then ends disconnected")
+    void activeFreedAtOnceAfterEstablished(IaUnderTest t) {
+        Connection c = t.connection().create();
+        c.request().accept(c.passive.ep, null);
+        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "DAT_CONNECTION_EVENT_ESTABLISHED at the active side");
+        c.active.ep.close();
+        t.event(c.passive.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED,
+                "DAT_CONNECTION_EVENT_ESTABLISHED at the passive side, whose peer was freed at once");
+        DatEvent event = t.event(c.passive.connectEvd, "the connection event when the peer Endpoint is freed");
+        assertThat(event.eventNumber()).as(t.at("DISCONNECTED or BROKEN when the peer Endpoint is freed"))
+                .isIn(EventNumber.CONNECTION_EVENT_DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN);
+        t.awaitState(c.passive.ep, EpState.DISCONNECTED, "the Endpoint whose peer was freed");
+    }
+
+    @ConformanceTest
     @DisplayName("dat_ia_close(3DAT) DAT_SUCCESS: closing the peer's IA breaks the connection; the Endpoint ends disconnected")
     void peerIaClosed(IaUnderTest t) {
         Connection c = t.connect();
