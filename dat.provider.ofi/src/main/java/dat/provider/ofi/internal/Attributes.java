@@ -127,9 +127,6 @@ final class Attributes {
         if (domain.limits.cqDataSize() >= 8) { // fi_writedata carries the immediate value: ImmediateDataEndpoint
             attributes.put(IbExtension.ATTR_IMMED_DATA, "TRUE");
         }
-        attributes.put(ProviderAttributes.DEVIATION_PREFIX + "unsignalled_notification", "the completion event of a DTO posted with"
-                + " DAT_COMPLETION_UNSIGNALLED_FLAG is queued as any other and may end a dat_evd_wait or trigger a CNO: a wait reads"
-                + " libfabric's completion queue itself and does not tell notifying completions apart");
         if (domain.providerName.equals("tcp")) {
             attributes.put(ProviderAttributes.DEVIATION_PREFIX + "remote_access_error", "DAT_DTO_ERR_FLUSHED: libfabric's tcp"
                     + " provider (1.17) closes the connection when its target refuses an RDMA operation (a key, range, access or"

@@ -50,6 +50,12 @@ final class CompletionQueue {
     private int head;
     private int count;
     private int[] statuses;
+    /** Per entry: whether it is a notification event (not the success of an UNSIGNALLED DTO). */
+    private boolean[] notifies;
+    /** The notification events among the ring's entries. */
+    private int notifying;
+    /** {@link #accept}'s second answer: whether the completion it queues is a notification event. */
+    private boolean acceptedNotifies;
     /** Set when the ring is full and the CQ may hold more: the event thread leaves the CQ alone. */
     private volatile boolean stalled;
     /** The Endpoint all completions of this queue belong to (an SRQ Endpoint's own), or {@code null}. */
@@ -105,10 +111,12 @@ final class CompletionQueue {
         Arena arena = Arena.ofShared();
         MemorySegment grown = arena.allocate(ENTRY * newCapacity, 8);
         int[] grownStatuses = new int[newCapacity];
+        boolean[] grownNotifies = new boolean[newCapacity];
         for (int i = 0; i < count; i++) {
             int from = (head + i) % capacity;
             MemorySegment.copy(ring, from * ENTRY, grown, i * ENTRY, ENTRY);
             grownStatuses[i] = statuses[from];
+            grownNotifies[i] = notifies[from];
         }
         if (ringArena != null) {
             ringArena.close();
@@ -117,6 +125,7 @@ final class CompletionQueue {
         ring = grown;
         ringAddress = grown.address();
         statuses = grownStatuses;
+        notifies = grownNotifies;
         capacity = newCapacity;
         head = 0;
     }
@@ -124,6 +133,15 @@ final class CompletionQueue {
     /** @return how many completions are in the ring */
     int queued() {
         return count;
+    }
+
+    /**
+     * Whether the ring holds a notification event: a completion other than the success of a DTO
+     * posted {@code DAT_COMPLETION_UNSIGNALLED_FLAG}, which is queued but ends no wait
+     * (dat_evd_wait(3DAT)).
+     */
+    boolean hasNotification() {
+        return notifying > 0;
     }
 
     boolean isStalled() {
@@ -201,6 +219,7 @@ final class CompletionQueue {
                     MemorySegment.copy(ring, entry, ring, (tail + kept) * ENTRY, ENTRY);
                 }
                 statuses[tail + kept] = status;
+                queueNotification(tail + kept, status != 0 || acceptedNotifies);
                 kept++;
             }
         }
@@ -224,6 +243,7 @@ final class CompletionQueue {
         ring.set(JAVA_LONG, entry + Structs.CQ_ENTRY_DATA, errEntry.get(JAVA_LONG, Structs.CQ_ERR_DATA));
         int error = errEntry.get(JAVA_INT, Structs.CQ_ERR_ERR);
         statuses[tail] = error == 0 ? Fi.EOTHER : error;
+        queueNotification(tail, true); // an error notifies, whatever the DTO's flags
         count++;
     }
 
@@ -256,6 +276,7 @@ final class CompletionQueue {
         if (!slots.markQueued(token)) {
             return NOT_QUEUED;
         }
+        acceptedNotifies = !success || slot < 0 || !slots.unsignalled[slot];
         return success && received > 0 && slots.kinds[slot] == WorkSlots.RECV && slots.namesFreedLmr(slot) ? LMR_FREED : 0;
     }
 
@@ -287,7 +308,7 @@ final class CompletionQueue {
      * the Endpoint's request queue is still in the CQ, that {@link #hasRoom} and that the slot is
      * marked queued.
      */
-    void addInjected(long token) {
+    void addInjected(long token, boolean notification) {
         if (count == 0) {
             head = 0;
         }
@@ -298,7 +319,15 @@ final class CompletionQueue {
         ring.set(JAVA_LONG, entry + Structs.CQ_ENTRY_LEN, 0);
         ring.set(JAVA_LONG, entry + Structs.CQ_ENTRY_DATA, 0);
         statuses[tail] = 0;
+        queueNotification(tail, notification);
         count++;
+    }
+
+    private void queueNotification(int index, boolean notification) {
+        notifies[index] = notification;
+        if (notification) {
+            notifying++;
+        }
     }
 
     /** Reads everything the CQ holds, growing the ring as needed: a teardown's drain before its flush. */
@@ -330,6 +359,9 @@ final class CompletionQueue {
             }
             long entry = head * ENTRY;
             int error = statuses[head];
+            if (notifies[head]) {
+                notifying--;
+            }
             head = (head + 1) % capacity;
             count--;
             if (stalled && count < capacity) {
@@ -408,6 +440,7 @@ final class CompletionQueue {
     void close() {
         releaseQueued();
         count = 0;
+        notifying = 0;
         ringArena.close();
         errArena.close();
         ia.loop.retire(this);

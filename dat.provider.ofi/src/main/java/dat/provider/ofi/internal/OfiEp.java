@@ -238,7 +238,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget, EpHighW
             if (state == EpState.DISCONNECTED) {
                 return posting.flushAtOnce(recvEvd, numSegments, localIov, userCookie, true, Limits.MAX_IOV);
             }
-            code = posting.postRecv(numSegments, localIov, userCookie);
+            code = posting.postRecv(numSegments, localIov, userCookie, completionFlags);
         } finally {
             postLock.unlock();
         }

@@ -230,13 +230,17 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             waiter = Thread.currentThread(); // with a CNO too: the CNO rests while a waiter is blocked
             lastConsumerRead = start; // a wait whose first read finds its events reads the CQ too
             long spinUntil = start + OfiIa.SPIN_NANOS;
+            // what was queued before the wait counts; after, only a notification ends it, as a
+            // completion of a DTO posted UNSIGNALLED does not (dat_evd_wait(3DAT))
+            boolean first = true;
             for (;;) {
                 int available = available();
-                if (available >= threshold) {
+                if (available >= threshold && (first || hasNotification())) {
                     take(event);
                     event.setMoreEvents(available - 1);
                     return Codes.SUCCESS;
                 }
+                first = false;
                 if (freed || !ia.isUsable()) {
                     return Codes.ABORT;
                 }
@@ -315,6 +319,24 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
             }
         }
         return completions + events.size();
+    }
+
+    /** Whether a notification event is queued (read by {@link #available} first); lock held. */
+    private boolean hasNotification() {
+        if (events.size() > 0) {
+            return true;
+        }
+        if (cq != null && !freed) {
+            if (cq.hasNotification()) {
+                return true;
+            }
+            for (CompletionQueue q : attached) {
+                if (q.hasNotification()) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** How many completions the rings hold; lock held. */
@@ -482,12 +504,12 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
 
     /**
      * The event thread's turn: reads the CQ (libfabric progresses in the read) and wakes a waiter
-     * or the CNO when completions are there.
+     * or the CNO when a notification event is there.
      *
-     * @return whether completions or events are queued
+     * @return whether a notification event is queued
      */
     boolean progress() {
-        int ready;
+        boolean ready;
         if (!lock.tryLock()) {
             return false; // a consumer is reading it: that read makes the progress
         }
@@ -501,16 +523,16 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                 }
                 return false;
             }
-            ready = available();
+            ready = available() > 0 && hasNotification();
         } catch (RuntimeException e) {
             return false;
         } finally {
             lock.unlock();
         }
-        if (ready > 0) {
+        if (ready) {
             signal();
         }
-        return ready > 0;
+        return ready;
     }
 
     /**
@@ -607,11 +629,11 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         return enabled;
     }
 
-    /** For a CNO wait: whether events are already there (reading the CQ first). */
+    /** For a CNO wait: whether a notification event is already there (reading the CQ first). */
     boolean hasEvents() {
         lock.lock();
         try {
-            return !freed && available() > 0;
+            return !freed && available() > 0 && hasNotification();
         } finally {
             lock.unlock();
         }

@@ -140,6 +140,7 @@ final class OfiSrq extends OfiHandle implements SharedReceiveQueue {
             slots.lengths[slot] = total & ((1L << 40) - 1);
             slots.kinds[slot] = WorkSlots.RECV;
             slots.suppress[slot] = false;
+            slots.unsignalled[slot] = false;
             slots.immediates[slot] = 0;
             slots.rememberLmrs(slot, lmrs, (int) (total >>> 40));
             msg.set(JAVA_LONG, Structs.MSG_IOV_COUNT, total >>> 40);

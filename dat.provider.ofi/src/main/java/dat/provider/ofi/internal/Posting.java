@@ -243,7 +243,7 @@ final class Posting {
         }
         WorkSlots slots = ep.sendSlots;
         // UNSIGNALLED still queues the event (dat_ep_post_send(3DAT): a non-notification
-        // completion); only SUPPRESS drops a success
+        // completion, which ends no wait); only SUPPRESS drops a success
         boolean suppress = (completionFlags & CompletionFlags.SUPPRESS) != 0;
         long flags = Fi.COMPLETION;
         if ((completionFlags & CompletionFlags.BARRIER_FENCE) != 0 && (ep.ia.limits.caps() & Fi.FENCE) != 0) {
@@ -251,7 +251,7 @@ final class Posting {
         }
         if (kind == WorkSlots.SEND) {
             if (flags == Fi.COMPLETION && segments <= 1 && total <= ep.ia.limits.injectSize() && slots.posted() == 0) {
-                int injected = inject(slots, ep.requestEvd(), cookie, total, suppress);
+                int injected = inject(slots, ep.requestEvd(), cookie, total, completionFlags);
                 if (injected != NOT_INJECTED) {
                     return injected;
                 }
@@ -261,13 +261,13 @@ final class Posting {
                 // suppressed and then sends has every write confirmed once the send completes
                 flags |= Fi.DELIVERY_COMPLETE;
             }
-            return send(slots, cookie, total, WorkSlots.SEND, suppress, 0, segments, 0, flags);
+            return send(slots, cookie, total, WorkSlots.SEND, completionFlags, 0, segments, 0, flags);
         }
         rmaIov.set(JAVA_LONG, Structs.RMA_IOV_ADDR, remote.targetAddress());
         rmaIov.set(JAVA_LONG, Structs.RMA_IOV_LEN, kind == WorkSlots.RDMA_READ ? remote.segmentLength() : total);
         rmaIov.set(JAVA_LONG, Structs.RMA_IOV_KEY, ep.remoteKey(remote.rmrContext()));
         if (kind == WorkSlots.RDMA_READ) {
-            return rma(connection.readmsg, slots, cookie, total, kind, suppress, segments, flags);
+            return rma(connection.readmsg, slots, cookie, total, kind, completionFlags, segments, flags);
         }
         // the write completes when the target has placed it (libfabric's tcp provider otherwise
         // completes it once its bytes are in the socket): as on RC hardware, a completed RDMA Write
@@ -277,7 +277,7 @@ final class Posting {
             if (suppress && (flags & Fi.FENCE) == 0 && slots.maySilence()) {
                 return silentWrite(slots, cookie, total, segments);
             }
-            return rma(connection.writemsg, slots, cookie, total, kind, suppress, segments, flags | Fi.DELIVERY_COMPLETE);
+            return rma(connection.writemsg, slots, cookie, total, kind, completionFlags, segments, flags | Fi.DELIVERY_COMPLETE);
         }
         if (slots.capacity() - slots.outstanding() < 2) {
             OfiEvd requests = ep.requestEvd();
@@ -289,13 +289,13 @@ final class Posting {
             }
         }
         if (total > 0) {
-            int written = rma(connection.writemsg, slots, cookie, total, WorkSlots.WRITE_PART, true, segments, flags);
+            int written = rma(connection.writemsg, slots, cookie, total, WorkSlots.WRITE_PART, CompletionFlags.SUPPRESS, segments, flags);
             if (written != Codes.SUCCESS) {
                 return written;
             }
         }
         long data = (total << 32) | Integer.toUnsignedLong(immediate);
-        return send(slots, cookie, total, WorkSlots.WRITE_IMMEDIATE, suppress, immediate, 0, data,
+        return send(slots, cookie, total, WorkSlots.WRITE_IMMEDIATE, completionFlags, immediate, 0, data,
                 flags | Fi.REMOTE_CQ_DATA | Fi.DELIVERY_COMPLETE);
     }
 
@@ -314,7 +314,7 @@ final class Posting {
      *
      * @return the post's result, or {@link #NOT_INJECTED}
      */
-    private int inject(WorkSlots slots, OfiEvd requests, long cookie, long total, boolean suppress) {
+    private int inject(WorkSlots slots, OfiEvd requests, long cookie, long total, int completionFlags) {
         if (requests == null || !requests.lockForInject()) {
             return NOT_INJECTED;
         }
@@ -324,7 +324,7 @@ final class Posting {
             if (slot < 0) {
                 return NOT_INJECTED;
             }
-            describe(slots, slot, cookie, total, WorkSlots.SEND, suppress, 0, false);
+            describe(slots, slot, cookie, total, WorkSlots.SEND, completionFlags, 0, false);
             long buffer = total == 0 ? 0 : sendIov.get(JAVA_LONG, Structs.IOV_BASE);
             long result;
             try {
@@ -337,12 +337,12 @@ final class Posting {
                 return posted(slots, slot, result);
             }
             long token = slots.token(slot);
-            if (suppress) {
+            if (slots.suppress[slot]) {
                 slots.release(token);
             } else {
                 slots.markQueued(token);
-                requests.cq.addInjected(token);
-                queued = true;
+                requests.cq.addInjected(token, !slots.unsignalled[slot]);
+                queued = !slots.unsignalled[slot];
             }
             return Codes.SUCCESS;
         } finally {
@@ -351,13 +351,13 @@ final class Posting {
     }
 
     /** One {@code fi_sendmsg}: a message of the IOV in {@link #sendIov}, or a zero-length one with remote CQ data. */
-    private int send(WorkSlots slots, long cookie, long total, byte kind, boolean suppress, int immediate, int segments, long data,
+    private int send(WorkSlots slots, long cookie, long total, byte kind, int completionFlags, int immediate, int segments, long data,
             long flags) {
         int slot = acquire(slots, ep.requestEvd());
         if (slot < 0) {
             return Codes.INSUFFICIENT_RESOURCES;
         }
-        describe(slots, slot, cookie, total, kind, suppress, immediate, (flags & Fi.DELIVERY_COMPLETE) != 0);
+        describe(slots, slot, cookie, total, kind, completionFlags, immediate, (flags & Fi.DELIVERY_COMPLETE) != 0);
         sendMsg.set(JAVA_LONG, Structs.MSG_IOV_COUNT, segments);
         sendMsg.set(JAVA_LONG, Structs.MSG_CONTEXT, slots.token(slot));
         sendMsg.set(JAVA_LONG, Structs.MSG_DATA, data);
@@ -372,13 +372,13 @@ final class Posting {
     }
 
     /** One {@code fi_readmsg} or {@code fi_writemsg} of the IOV in {@link #sendIov} and the remote buffer in {@link #rmaIov}. */
-    private int rma(MemorySegment fn, WorkSlots slots, long cookie, long total, byte kind, boolean suppress, int segments, long flags) {
+    private int rma(MemorySegment fn, WorkSlots slots, long cookie, long total, byte kind, int completionFlags, int segments, long flags) {
         int slot = acquire(slots, ep.requestEvd());
         if (slot < 0) {
             return Codes.INSUFFICIENT_RESOURCES;
         }
         // a read's data comes back after the target took everything sent before the request
-        describe(slots, slot, cookie, total, kind, suppress, 0, (flags & Fi.DELIVERY_COMPLETE) != 0 || kind == WorkSlots.RDMA_READ);
+        describe(slots, slot, cookie, total, kind, completionFlags, 0, (flags & Fi.DELIVERY_COMPLETE) != 0 || kind == WorkSlots.RDMA_READ);
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_IOV_COUNT, segments);
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_CONTEXT, slots.token(slot));
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_DATA, 0);
@@ -405,16 +405,17 @@ final class Posting {
      * does, and the teardown flushes it.
      */
     private int silentWrite(WorkSlots slots, long cookie, long total, int segments) {
-        return rma(connection.writemsg, slots, cookie, total, WorkSlots.RDMA_WRITE, true, segments, 0L);
+        return rma(connection.writemsg, slots, cookie, total, WorkSlots.RDMA_WRITE, CompletionFlags.SUPPRESS, segments, 0L);
     }
 
-    private static void describe(WorkSlots slots, int slot, long cookie, long total, byte kind, boolean suppress, int immediate,
+    private static void describe(WorkSlots slots, int slot, long cookie, long total, byte kind, int completionFlags, int immediate,
             boolean confirming) {
         slots.confirming[slot] = confirming;
         slots.cookies[slot] = cookie;
         slots.lengths[slot] = total;
         slots.kinds[slot] = kind;
-        slots.suppress[slot] = suppress;
+        slots.suppress[slot] = (completionFlags & CompletionFlags.SUPPRESS) != 0;
+        slots.unsignalled[slot] = (completionFlags & CompletionFlags.UNSIGNALLED) != 0;
         slots.immediates[slot] = immediate;
     }
 
@@ -459,14 +460,15 @@ final class Posting {
         }
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_RMA_IOV_COUNT, 0);
         try {
-            int ignored = rma(connection.writemsg, ep.sendSlots, 0, 0, WorkSlots.WRITE_PART, true, 0, Fi.COMPLETION | Fi.DELIVERY_COMPLETE);
+            int ignored = rma(connection.writemsg, ep.sendSlots, 0, 0, WorkSlots.WRITE_PART, CompletionFlags.SUPPRESS, 0,
+                    Fi.COMPLETION | Fi.DELIVERY_COMPLETE);
         } finally {
             rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_RMA_IOV_COUNT, 1);
         }
     }
 
     /** A receive: posted now when the connection's endpoint exists, else kept for it. */
-    int postRecv(int numSegments, LmrTriplet[] iov, long cookie) {
+    int postRecv(int numSegments, LmrTriplet[] iov, long cookie, int completionFlags) {
         long total = fill(ep.ia, ep.pz(), recvIov, recvDesc, numSegments, iov, ep.attributes().maxRecvIov(), true, Long.MAX_VALUE,
                 recvLmrs);
         if (total < 0) {
@@ -478,7 +480,7 @@ final class Posting {
         if (slot < 0) {
             return Codes.INSUFFICIENT_RESOURCES;
         }
-        describe(slots, slot, cookie, total & ((1L << 40) - 1), WorkSlots.RECV, false, 0, false);
+        describe(slots, slot, cookie, total & ((1L << 40) - 1), WorkSlots.RECV, completionFlags & CompletionFlags.UNSIGNALLED, 0, false);
         slots.rememberLmrs(slot, recvLmrs, segments);
         if (connection != null) {
             int result = postRecvNative(slot, segments);

@@ -76,6 +76,11 @@ final class WorkSlots {
     final long[] lengths;
     final byte[] kinds;
     final boolean[] suppress;
+    /**
+     * Whether a DTO was posted {@code DAT_COMPLETION_UNSIGNALLED_FLAG}: its successful completion
+     * is queued as a non-notification event, which ends no wait and triggers no CNO.
+     */
+    final boolean[] unsignalled;
     /** Whether a DTO's success means that the target processed every DTO posted before it ({@link #confirmBefore}). */
     final boolean[] confirming;
     final int[] immediates;
@@ -136,6 +141,7 @@ final class WorkSlots {
         lengths = new long[capacity];
         kinds = new byte[capacity];
         suppress = new boolean[capacity];
+        unsignalled = new boolean[capacity];
         confirming = new boolean[capacity];
         immediates = new int[capacity];
         tokens = new long[capacity];

@@ -150,8 +150,10 @@ final class EpRequests {
         slots.cookies[slot] = cookie;
         slots.lengths[slot] = length;
         slots.kinds[slot] = kind;
-        // UNSIGNALLED is a non-notification completion (dat_ep_post_send(3DAT)): its event is still queued
+        // UNSIGNALLED is a non-notification completion (dat_ep_post_send(3DAT)): its event is still
+        // queued, and ends no wait
         slots.suppress[slot] = (completionFlags & CompletionFlags.SUPPRESS) != 0;
+        slots.unsignalled[slot] = (completionFlags & CompletionFlags.UNSIGNALLED) != 0;
         slots.refs[slot] = ref;
     }
 
@@ -401,6 +403,7 @@ final class EpRequests {
             slots.lengths[slot] = total & ((1L << 40) - 1);
             slots.kinds[slot] = WorkSlots.RECV;
             slots.suppress[slot] = false;
+            slots.unsignalled[slot] = (completionFlags & CompletionFlags.UNSIGNALLED) != 0;
             recvWr.set(JAVA_LONG, Structs.RECV_WR_WR_ID, ((long) ep.ownerId << 32) | WorkSlots.RECV_QUEUE | slot);
             recvWr.set(ADDRESS, Structs.RECV_WR_NEXT, MemorySegment.NULL);
             recvWr.set(JAVA_INT, Structs.RECV_WR_NUM_SGE, (int) (total >>> 40));

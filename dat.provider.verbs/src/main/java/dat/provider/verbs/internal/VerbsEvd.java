@@ -82,6 +82,10 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
     private int ringCapacity;
     private int ringHead;
     private int ringCount;
+    /** Per ring entry: whether it is a notification event (not the success of an UNSIGNALLED DTO). */
+    private boolean[] ringNotifies;
+    /** The notification events among the ring's entries. */
+    private int ringNotifying;
 
     /** The other streams' events. */
     private final EventRing events;
@@ -129,6 +133,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         for (int i = 0; i < capacity; i++) {
             ringTails[i] = ring.asSlice(i * WC_SIZE);
         }
+        ringNotifies = new boolean[capacity];
         ringCapacity = capacity;
     }
 
@@ -230,13 +235,17 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 return Codes.INVALID_STATE_EVD_UNWAITABLE;
             }
             waiter = Thread.currentThread(); // with a CNO too: the CNO rests while a waiter is blocked
+            // what was queued before the wait counts; after, only a notification ends it, as a
+            // completion of a DTO posted UNSIGNALLED does not (dat_evd_wait(3DAT))
+            boolean first = true;
             for (;;) {
                 int available = available();
-                if (available >= threshold) {
+                if (available >= threshold && (first || hasNotification())) {
                     take(event);
                     event.setMoreEvents(available - 1);
                     return Codes.SUCCESS;
                 }
+                first = false;
                 if (freed || !ia.isUsable()) {
                     return Codes.ABORT;
                 }
@@ -248,7 +257,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 }
                 if (hasCq) {
                     arm();
-                    if (available() >= threshold) {
+                    if (available() >= threshold && hasNotification()) {
                         continue;
                     }
                 }
@@ -324,13 +333,38 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 srq.arrived(); // dat_srq_query: no longer available, still outstanding
             }
             if (!releaseIfSuppressed(entry)) {
+                boolean notification = isNotification(entry);
                 if (kept != i) {
                     MemorySegment.copy(ring, entry, ring, (long) (tail + kept) * WC_SIZE, WC_SIZE);
+                }
+                ringNotifies[tail + kept] = notification;
+                if (notification) {
+                    ringNotifying++;
                 }
                 kept++;
             }
         }
         ringCount += kept;
+    }
+
+    /**
+     * Whether a completion is a notification event: any but the success of a DTO posted
+     * {@code DAT_COMPLETION_UNSIGNALLED_FLAG}, which is queued and ends no wait
+     * (dat_evd_wait(3DAT)); lock held.
+     */
+    private boolean isNotification(long entry) {
+        if (ring.get(JAVA_INT, entry + Structs.WC_STATUS) != 0) {
+            return true;
+        }
+        long wrId = ring.get(JAVA_LONG, entry + Structs.WC_WR_ID);
+        WorkSlots slots = WorkSlots.of(ia.owner((int) (wrId >>> 32)), wrId);
+        int slot = WorkSlots.slot(wrId);
+        return slots == null || slot < 0 || slot >= slots.capacity() || !slots.unsignalled[slot];
+    }
+
+    /** Whether a notification event is queued (after {@link #available}); lock held. */
+    private boolean hasNotification() {
+        return events.size() > 0 || ringNotifying > 0;
     }
 
     /** Releases the slot of a successful completion whose event is suppressed; lock held. */
@@ -386,6 +420,9 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                     }
                 }
                 long entry = ringHead * WC_SIZE;
+                if (ringNotifies[ringHead]) {
+                    ringNotifying--;
+                }
                 ringHead = (ringHead + 1) % ringCapacity;
                 ringCount--;
                 if (completion(entry, event)) {
@@ -520,8 +557,28 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         }
     }
 
-    /** The completion channel reported this EVD's CQ (event thread). */
+    /**
+     * The completion channel reported this EVD's CQ (event thread). A waiter looks itself; a CNO
+     * is triggered only by a notification event, and otherwise the CQ is armed again for the next
+     * completion.
+     */
     void onCompletionEvent() {
+        if (waiter == null && cno != null) {
+            lock.lock();
+            try {
+                if (freed || !hasCq) {
+                    return;
+                }
+                if (!(available() > 0 && hasNotification())) {
+                    arm();
+                    if (!(available() > 0 && hasNotification())) {
+                        return;
+                    }
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
         signal();
     }
 
@@ -551,7 +608,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             if (hasCq) {
                 arm();
             }
-            return available() > 0;
+            return available() > 0 && hasNotification();
         } finally {
             lock.unlock();
         }
@@ -612,9 +669,11 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         MemorySegment old = ring;
         int oldCapacity = ringCapacity;
         int head = ringHead;
+        boolean[] oldNotifies = ringNotifies;
         allocateRing(next, capacity);
         for (int i = 0; i < ringCount; i++) {
             MemorySegment.copy(old, (long) ((head + i) % oldCapacity) * WC_SIZE, ring, i * WC_SIZE, WC_SIZE);
+            ringNotifies[i] = oldNotifies[(head + i) % oldCapacity];
         }
         ringHead = 0;
         arena.close();
@@ -700,6 +759,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 }
                 ring = MemorySegment.NULL;
                 ringCount = 0;
+                ringNotifying = 0;
                 arena.close();
             }
         } finally {

@@ -137,6 +137,7 @@ final class VerbsSrq extends VerbsHandle implements SharedReceiveQueue {
             slots.lengths[slot] = total & ((1L << 40) - 1);
             slots.kinds[slot] = WorkSlots.RECV;
             slots.suppress[slot] = false;
+            slots.unsignalled[slot] = false;
             recvWr.set(JAVA_LONG, Structs.RECV_WR_WR_ID, ((long) ownerId << 32) | slot);
             recvWr.set(ADDRESS, Structs.RECV_WR_NEXT, MemorySegment.NULL);
             recvWr.set(JAVA_INT, Structs.RECV_WR_NUM_SGE, (int) (total >>> 40));

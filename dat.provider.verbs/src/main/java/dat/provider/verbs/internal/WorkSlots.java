@@ -65,6 +65,11 @@ final class WorkSlots {
     final long[] lengths;
     final byte[] kinds;
     final boolean[] suppress;
+    /**
+     * Whether a DTO was posted {@code DAT_COMPLETION_UNSIGNALLED_FLAG}: its successful completion
+     * is queued as a non-notification event, which ends no wait and triggers no CNO.
+     */
+    final boolean[] unsignalled;
     final Object[] refs;
     private final boolean[] busy;
     private final int[] free;
@@ -75,6 +80,7 @@ final class WorkSlots {
         lengths = new long[capacity];
         kinds = new byte[capacity];
         suppress = new boolean[capacity];
+        unsignalled = new boolean[capacity];
         refs = new Object[capacity];
         busy = new boolean[capacity];
         free = new int[capacity];

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The departures from the pages the provider declares in its attributes: the private-data limit
- * of rdma_cm and the notification of every completion on every device; the receive length error and the receive into a freed LMR only on
+ * of rdma_cm and the notification of unsolicited receives on every device; the receive length error and the receive into a freed LMR only on
  * soft-RoCE, whose driver reports them differently. The conformance suite holds the provider to what it declares.
  */
 class DeclaredDeviationsTest {
@@ -17,7 +17,7 @@ class DeclaredDeviationsTest {
     private static final String PRIVATE_DATA = ProviderAttributes.DEVIATION_PREFIX + "max_private_data_size";
     private static final String RECV_LENGTH = ProviderAttributes.DEVIATION_PREFIX + "recv_length_error";
     private static final String RECV_FREED_LMR = ProviderAttributes.DEVIATION_PREFIX + "recv_freed_lmr";
-    private static final String NOTIFICATION = ProviderAttributes.DEVIATION_PREFIX + VerbsAttributes.UNSIGNALLED_NOTIFICATION;
+    private static final String NOTIFICATION = ProviderAttributes.DEVIATION_PREFIX + VerbsAttributes.SOLICITED_WAIT_NOTIFICATION;
 
     @Test
     void softRoceDeclaresItsReceiveErrors() {

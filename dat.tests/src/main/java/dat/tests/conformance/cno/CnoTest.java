@@ -3,8 +3,10 @@ package dat.tests.conformance.cno;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.CnoParamMask;
+import dat.api.CompletionFlags;
 import dat.api.ConsumerNotificationObject;
 import dat.api.DatConstants;
+import dat.api.DatException;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.EventDispatcher;
@@ -12,6 +14,7 @@ import dat.api.EvdFlags;
 import dat.api.HandleType;
 import dat.api.InterfaceAdapter;
 import dat.api.WaitProxyAgent;
+import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
 import dat.tests.conformance.internal.Waiters;
@@ -25,6 +28,9 @@ import org.junit.jupiter.api.DisplayName;
  * dat_cno_free(3DAT): waiting on several EVDs at once, which dapltest never tests.
  */
 class CnoTest {
+
+    /** The deviation of a provider whose CNOs an unsignalled completion may trigger. */
+    private static final String UNSIGNALLED_NOTIFICATION = "unsignalled_notification";
 
     @ConformanceTest
     @DisplayName("dat_cno_create(3DAT) DAT_SUCCESS: a new CNO has no EVDs, no waiters, and the agent it was given")
@@ -78,6 +84,38 @@ class CnoTest {
         Waiters.sleepMillis(100);
         evd.close();
         assertThat(waiter.get(10, TimeUnit.SECONDS)).as(t.at("what dat_cno_wait returns when its EVDs are freed")).isNull();
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_cno_wait(3DAT) DAT_SUCCESS: the completion of a DTO posted DAT_COMPLETION_UNSIGNALLED_FLAG does not trigger"
+            + " the CNO; a notifying completion does")
+    void unsignalledCompletionDoesNotTrigger(IaUnderTest t) {
+        Connection c = t.unsignalledConnection();
+        ConsumerNotificationObject cno = c.active.ia.createNotificationObject(null);
+        c.active.requestEvd.modifyCno(cno);
+        for (int i = 0; i < 2; i++) {
+            t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(i * 64L, 64), i, CompletionFlags.DEFAULT), "dat_ep_post_recv " + i);
+        }
+        t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.UNSIGNALLED), "an unsignalled dat_ep_post_send");
+        t.success(c.passive.recvEvd, "the unsignalled send's message");
+        EventDispatcher triggered = null;
+        try {
+            triggered = cno.await(200_000);
+        } catch (DatException e) {
+            t.expectCode(DatReturn.QUEUE_EMPTY, e.code(), "dat_cno_wait after an unsignalled completion");
+        }
+        if (triggered != null) {
+            t.skipAsDeclared(UNSIGNALLED_NOTIFICATION, "the completion of an unsignalled send triggered the CNO");
+        }
+        t.expectSuccess(c.active.ep.postSend(1, c.active.iov(64, 64), 11, CompletionFlags.DEFAULT), "a notifying dat_ep_post_send");
+        assertThat(cno.await(IaUnderTest.EVENT_TIMEOUT_MICROS)).as(t.at("the EVD the notifying completion triggers the CNO for"))
+                .isSameAs(c.active.requestEvd);
+        assertThat(t.success(c.active.requestEvd, "the unsignalled send's completion").userCookie())
+                .as(t.at("user_cookie of the first completion")).isEqualTo(10);
+        assertThat(t.success(c.active.requestEvd, "the notifying send's completion").userCookie())
+                .as(t.at("user_cookie of the second completion")).isEqualTo(11);
+        c.active.requestEvd.modifyCno(null);
+        cno.close();
     }
 
     @ConformanceTest

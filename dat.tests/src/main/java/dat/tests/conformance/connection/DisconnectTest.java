@@ -37,9 +37,7 @@ class DisconnectTest {
     @DisplayName("dat_ep_disconnect(3DAT) DAT_SUCCESS: abrupt at once after the active side's ESTABLISHED: the passive side gets"
             + " ESTABLISHED, then DISCONNECTED")
     void abruptAtOnceAfterEstablished(IaUnderTest t) {
-        Connection c = t.connection().create();
-        c.request().accept(c.passive.ep, null);
-        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "DAT_CONNECTION_EVENT_ESTABLISHED at the active side");
+        Connection c = t.connection().create().establishAtActiveSide();
         c.active.ep.disconnect(CloseFlag.ABRUPT);
         t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED, "DISCONNECTED at the disconnecting side");
         // the connection was established at the active side: the accepting side saw it established too

@@ -154,9 +154,7 @@ class EpStateMachineTest {
     @DisplayName("dat_ep_free(3DAT) DAT_SUCCESS: the active Endpoint freed at once after its ESTABLISHED: the passive side gets"
             + " ESTABLISHED, then ends disconnected")
     void activeFreedAtOnceAfterEstablished(IaUnderTest t) {
-        Connection c = t.connection().create();
-        c.request().accept(c.passive.ep, null);
-        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "DAT_CONNECTION_EVENT_ESTABLISHED at the active side");
+        Connection c = t.connection().create().establishAtActiveSide();
         c.active.ep.close();
         t.event(c.passive.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED,
                 "DAT_CONNECTION_EVENT_ESTABLISHED at the passive side, whose peer was freed at once");

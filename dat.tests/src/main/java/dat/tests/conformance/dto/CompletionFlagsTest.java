@@ -6,7 +6,6 @@ import dat.api.CompletionFlags;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
-import dat.api.EpAttributes;
 import dat.api.EventNumber;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
@@ -37,9 +36,7 @@ class CompletionFlagsTest {
     @ConformanceTest
     @DisplayName("dat_ep_post_send(3DAT) DAT_SUCCESS: DAT_COMPLETION_UNSIGNALLED_FLAG is accepted on an Endpoint whose request completion flags allow it")
     void unsignalled(IaUnderTest t) {
-        t.requireSupported(t.supportsCompletionFlag(CompletionFlags.UNSIGNALLED), "DAT_COMPLETION_UNSIGNALLED_FLAG (completion_flags_supported)");
-        EpAttributes attributes = t.epAttributesBuilder().requestCompletionFlags(CompletionFlags.UNSIGNALLED).build();
-        Connection c = t.connection().attributes(attributes).connect();
+        Connection c = t.unsignalledConnection();
         t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(0, 64), 1, CompletionFlags.DEFAULT), "dat_ep_post_recv");
         IaUnderTest.fill(c.active.buffer().asSlice(0, 64), 5);
         t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.UNSIGNALLED), "an unsignalled dat_ep_post_send");
@@ -51,9 +48,7 @@ class CompletionFlagsTest {
     @DisplayName("dat_ep_post_send(3DAT) DAT_SUCCESS: DAT_COMPLETION_UNSIGNALLED_FLAG is a non-notification completion: the successful"
             + " send's event is still queued")
     void unsignalledCompletionIsQueued(IaUnderTest t) {
-        t.requireSupported(t.supportsCompletionFlag(CompletionFlags.UNSIGNALLED), "DAT_COMPLETION_UNSIGNALLED_FLAG (completion_flags_supported)");
-        EpAttributes attributes = t.epAttributesBuilder().requestCompletionFlags(CompletionFlags.UNSIGNALLED).build();
-        Connection c = t.connection().attributes(attributes).connect();
+        Connection c = t.unsignalledConnection();
         t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(0, 64), 1, CompletionFlags.DEFAULT), "dat_ep_post_recv");
         t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.UNSIGNALLED), "an unsignalled dat_ep_post_send");
         t.success(c.passive.recvEvd, "the unsignalled send's message");

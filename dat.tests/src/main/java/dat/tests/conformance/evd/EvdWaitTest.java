@@ -13,6 +13,7 @@ import dat.api.EvdFlags;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
 import dat.api.InterfaceAdapter;
+import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
 import dat.tests.conformance.internal.Waiters;
@@ -23,6 +24,9 @@ import org.junit.jupiter.api.DisplayName;
 
 /** dat_evd_wait(3DAT). */
 class EvdWaitTest {
+
+    /** The deviation of a provider whose waiters an unsignalled completion may unblock. */
+    private static final String UNSIGNALLED_NOTIFICATION = "unsignalled_notification";
 
     @ConformanceTest
     @DisplayName("dat_evd_wait(3DAT) DAT_SUCCESS: returns the first event and nmore, the events left")
@@ -162,6 +166,53 @@ class EvdWaitTest {
         t.expectCode(DatReturn.TIMEOUT_EXPIRED, requests.await(0, 1, event), "dat_evd_wait with threshold 1 on that EVD, empty");
         ep.close();
         t.expectCode(DatReturn.TIMEOUT_EXPIRED, requests.await(0, 2, event), "dat_evd_wait with threshold 2 once the Endpoint is freed");
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_evd_wait(3DAT) DAT_SUCCESS: the completion of a DTO posted DAT_COMPLETION_UNSIGNALLED_FLAG does not unblock a"
+            + " waiter; the next notification event does, and the waiter takes the events in order")
+    void unsignalledCompletionDoesNotUnblock(IaUnderTest t) throws Exception {
+        Connection c = t.unsignalledConnection();
+        for (int i = 0; i < 2; i++) {
+            t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(i * 64L, 64), i, CompletionFlags.DEFAULT), "dat_ep_post_recv " + i);
+        }
+        DatEvent taken = new DatEvent();
+        CompletableFuture<Integer> waiter = startWaiter(t, c.active.requestEvd, taken);
+        t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.UNSIGNALLED), "an unsignalled dat_ep_post_send");
+        t.success(c.passive.recvEvd, "the unsignalled send's message");
+        // the send is done: its completion is queued at the sender as the message lands, or soon after
+        Waiters.sleepMillis(200);
+        if (waiter.isDone()) {
+            String observed = "dat_evd_wait returned on the completion of an unsignalled send (" + DatReturn.describe(waiter.join())
+                    + ", user_cookie " + taken.userCookie() + ")";
+            t.check(waiter.join() == DatReturn.SUCCESS && taken.userCookie() == 10, observed);
+            t.skipAsDeclared(UNSIGNALLED_NOTIFICATION, observed);
+        }
+        t.expectSuccess(c.active.ep.postSend(1, c.active.iov(64, 64), 11, CompletionFlags.DEFAULT), "a notifying dat_ep_post_send");
+        t.expectSuccess(waiter.get(10, TimeUnit.SECONDS), "the dat_evd_wait the notifying send's completion ends");
+        assertThat(taken.userCookie()).as(t.at("the first event the waiter takes: the unsignalled send's completion")).isEqualTo(10);
+        DatEvent second = t.success(c.active.requestEvd, "the notifying send's completion");
+        assertThat(second.userCookie()).as(t.at("user_cookie of the second completion")).isEqualTo(11);
+    }
+
+    /**
+     * Starts a thread waiting on {@code evd} (threshold 1, long timeout) and returns once it waits:
+     * a zero-timeout wait is refused as a second waiter. A waiter refused because the probe was
+     * inside the EVD is started again.
+     */
+    private static CompletableFuture<Integer> startWaiter(IaUnderTest t, EventDispatcher evd, DatEvent into) {
+        long deadline = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(IaUnderTest.EVENT_TIMEOUT_MICROS);
+        CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(() -> evd.await(20_000_000L, 1, into));
+        int code = evd.await(0, 1, new DatEvent());
+        while (DatReturn.typeOf(code) == DatReturn.TIMEOUT_EXPIRED && System.nanoTime() < deadline) {
+            if (waiter.isDone() && DatReturn.typeOf(waiter.join()) == DatReturn.INVALID_STATE) {
+                waiter = CompletableFuture.supplyAsync(() -> evd.await(20_000_000L, 1, into));
+            }
+            Waiters.sleepMillis(5);
+            code = evd.await(0, 1, new DatEvent());
+        }
+        t.expectCode(DatReturn.INVALID_STATE, code, "a zero-timeout dat_evd_wait while the waiter waits");
+        return waiter;
     }
 
     @ConformanceTest

@@ -203,6 +203,22 @@ public final class Connection {
     }
 
     /**
+     * Connects the active Endpoint to the PSP, accepts the request on the passive Endpoint, and
+     * waits for {@code DAT_CONNECTION_EVENT_ESTABLISHED} at the active side only: the passive
+     * side's is left on its EVD, for a test that acts before the passive side saw it.
+     *
+     * @return this connection
+     */
+    public Connection establishAtActiveSide() {
+        ConnectionRequest cr = request();
+        requestParams = cr.query();
+        cr.accept(passive.ep, options.acceptData);
+        activeEstablished = t.event(active.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED,
+                "DAT_CONNECTION_EVENT_ESTABLISHED at the active side");
+        return this;
+    }
+
+    /**
      * Connects the active Endpoint to the passive side's PSP and waits for the connection request
      * there, without accepting it.
      *

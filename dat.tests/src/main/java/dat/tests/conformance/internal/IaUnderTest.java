@@ -1,6 +1,7 @@
 package dat.tests.conformance.internal;
 
 import dat.api.CloseFlag;
+import dat.api.CompletionFlags;
 import dat.api.DatConstants;
 import dat.api.DatEvent;
 import dat.api.DatException;
@@ -446,6 +447,17 @@ public final class IaUnderTest implements AutoCloseable {
      */
     public Connection connect() {
         return connection().connect();
+    }
+
+    /**
+     * Connects two Endpoints as {@link #connect()} does, with request completion flags that allow
+     * {@code DAT_COMPLETION_UNSIGNALLED_FLAG}; skips the test where the provider has no such flag.
+     *
+     * @return the connection
+     */
+    public Connection unsignalledConnection() {
+        requireSupported(supportsCompletionFlag(CompletionFlags.UNSIGNALLED), "DAT_COMPLETION_UNSIGNALLED_FLAG (completion_flags_supported)");
+        return connection().attributes(epAttributesBuilder().requestCompletionFlags(CompletionFlags.UNSIGNALLED).build()).connect();
     }
 
     /** @return options for a connection, to change before {@link Connection.Options#connect()} */
