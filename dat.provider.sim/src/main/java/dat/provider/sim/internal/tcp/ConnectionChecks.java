@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
 /** The I/O agent's periodic look at one TCP connection: liveness, a low-water mark up too long, a refusal that cannot go out. */
 final class ConnectionChecks {
 
-    private static final ByteBuffer NOP_FRAME = TcpConnection.frame(TcpFrame.NOP, 0, 0, 0, 0, 0, null);
+    private static final ByteBuffer NOP_FRAME = TcpFrame.control(TcpFrame.NOP, 0, 0, 0, 0, 0, null);
     /** How long a refused access's answer may take to go out before the connection ends anyway. */
     private static final long REFUSAL_PATIENCE_NANOS = 2_000_000_000L;
     /** How long the socket's low-water mark stays up without a read: a trickling peer is still read. */

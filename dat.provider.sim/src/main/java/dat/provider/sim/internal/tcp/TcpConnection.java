@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.logging.Level;
@@ -401,7 +400,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
             prepare(a.active());
             // sent or queued before the Endpoint is published (a writer that sees it sees the frame
             // queued) and CONNECTED, so that it precedes every request on the wire
-            output.sendControl(frame(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, null));
+            output.sendControl(TcpFrame.control(TcpFrame.READY_TO_USE, 0, 0, 0, 0, 0, null));
             ShmSession s = shm.session();
             Wire w = s != null ? s.join(a.active()) : (wire = new TcpWire(this, a.active()));
             endpoint = a.active();
@@ -446,7 +445,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
         passive.connectionManager().acceptedAcross(a, w);
         byte[] pd = shm.acceptPayload(acceptData == null ? new byte[0] : acceptData);
         int aux = (s != null ? TcpFrame.ACCEPT_SHM : 0) | reuse.accept();
-        output.sendControl(frame(TcpFrame.ACCEPT, pd.length, 0, aux, 0, 0, pd)); // before the wire: see establishActive
+        output.sendControl(TcpFrame.control(TcpFrame.ACCEPT, pd.length, 0, aux, 0, 0, pd)); // before the wire: see establishActive
         wire = tw;
         endpoint = passive;
         joined = w;
@@ -465,7 +464,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
             return;
         }
         int reason = eventNumber == EventNumber.CONNECTION_EVENT_PEER_REJECTED ? TcpFrame.REJECT_PEER : TcpFrame.REJECT_NON_PEER;
-        output.enqueue(frame(TcpFrame.REJECT, 0, 0, reason, 0, 0, null));
+        output.enqueue(TcpFrame.control(TcpFrame.REJECT, 0, 0, reason, 0, 0, null));
         output.queueFin();
     }
 
@@ -599,7 +598,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
             if (r != null) {
                 r.markEnd();
             }
-            ByteBuffer disconnect = frame(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0, null);
+            ByteBuffer disconnect = TcpFrame.control(TcpFrame.DISCONNECT, 0, 0, 0, 0, 0, null);
             if (!fin) {
                 if (output.sendLast(disconnect)) {
                     reuse.endWritten();
@@ -793,15 +792,5 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
         SelectionKey k = key;
         ReceiveLowWater lw = lowWater();
         return lw != null && k != null && k.isValid() && lw.set(ch, bytes);
-    }
-
-    /** A whole control frame as one buffer (the control path may allocate). */
-    static ByteBuffer frame(int op, int len, int ctx, int aux, long seq, long addr, byte[] payload) {
-        ByteBuffer b = ByteBuffer.allocate(TcpFrame.HEADER_BYTES + len).order(ByteOrder.BIG_ENDIAN);
-        TcpFrame.encode(b, op, len, ctx, aux, seq, addr);
-        if (payload != null) {
-            b.put(payload, 0, len);
-        }
-        return b.flip();
     }
 }

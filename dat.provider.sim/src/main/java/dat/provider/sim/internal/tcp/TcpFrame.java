@@ -319,6 +319,16 @@ final class TcpFrame {
                 java.util.Map.of(), java.util.Map.of());
     }
 
+    /** A whole control frame as one buffer (the control path may allocate). */
+    static ByteBuffer control(int op, int len, int ctx, int aux, long seq, long addr, byte[] payload) {
+        ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES + len).order(ByteOrder.BIG_ENDIAN);
+        encode(b, op, len, ctx, aux, seq, addr);
+        if (payload != null) {
+            b.put(payload, 0, len);
+        }
+        return b.flip();
+    }
+
     /**
      * Writes a header at the buffer's position, advancing it by {@link #HEADER_BYTES}.
      *
