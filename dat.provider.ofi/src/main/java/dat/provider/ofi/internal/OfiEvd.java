@@ -15,6 +15,7 @@ import dat.api.HandleType;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.support.ConsumerNotifiedStreams;
 import dat.provider.support.EventRing;
+import dat.provider.support.WaitArguments;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -201,17 +202,9 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
 
     @Override
     public int await(long timeoutMicros, int threshold, DatEvent event) {
-        if (!DatConstants.isValidTimeout(timeoutMicros)) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG2);
-        }
-        if (threshold < 1 || threshold > qlen) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG3);
-        }
-        if (event == null) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG4);
-        }
-        if (threshold > 1 && consumerNotifiedStreams.get() > 0) {
-            return Codes.INVALID_STATE_EVD_THRESHOLD;
+        int arguments = WaitArguments.check(timeoutMicros, threshold, qlen, event, consumerNotifiedStreams.get());
+        if (arguments != Codes.SUCCESS) {
+            return arguments;
         }
         long start = System.nanoTime();
         long deadline = timeoutMicros == DatConstants.TIMEOUT_INFINITE ? Long.MAX_VALUE

@@ -20,6 +20,7 @@ import dat.api.HandleType;
 import dat.api.ext.IbExtension;
 import dat.provider.support.ConsumerNotifiedStreams;
 import dat.provider.support.EventRing;
+import dat.provider.support.WaitArguments;
 import dat.provider.verbs.internal.ffi.Inline;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
@@ -209,17 +210,9 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
 
     @Override
     public int await(long timeoutMicros, int threshold, DatEvent event) {
-        if (!DatConstants.isValidTimeout(timeoutMicros)) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG2);
-        }
-        if (threshold < 1 || threshold > qlen) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG3);
-        }
-        if (event == null) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG4);
-        }
-        if (threshold > 1 && consumerNotifiedStreams.get() > 0) {
-            return Codes.INVALID_STATE_EVD_THRESHOLD;
+        int arguments = WaitArguments.check(timeoutMicros, threshold, qlen, event, consumerNotifiedStreams.get());
+        if (arguments != Codes.SUCCESS) {
+            return arguments;
         }
         long deadline = timeoutMicros == DatConstants.TIMEOUT_INFINITE ? Long.MAX_VALUE
                 : System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
