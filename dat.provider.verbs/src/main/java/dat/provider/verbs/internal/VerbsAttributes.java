@@ -76,8 +76,6 @@ final class VerbsAttributes {
 
     /** The deviation naming the private-data areas of InfiniBand/RoCE CM messages. */
     static final String PRIVATE_DATA_AREA = "private_data_area";
-    /** The deviation naming the unsolicited receives that notify although the pages say they should not. */
-    static final String SOLICITED_WAIT_NOTIFICATION = "solicited_wait_notification";
 
     /** {@code RXE_VENDOR_ID}: the vendor id soft-RoCE (the rdma_rxe driver) reports (older kernels reported 0). */
     static final int SOFT_ROCE_VENDOR_ID = 0xFFFFFF;
@@ -108,10 +106,6 @@ final class VerbsAttributes {
         attributes.put(ProviderAttributes.DEVIATION_PREFIX + PRIVATE_DATA_AREA, "the receiver gets the whole private-data area"
                 + " the CM message carries (56 bytes in a connect request, 196 in a reply, 144 after the version header of a"
                 + " reject): the sender's bytes, then zeros, as OFED uDAPL hands it over; the upper-level protocol knows the length");
-        attributes.put(ProviderAttributes.DEVIATION_PREFIX + SOLICITED_WAIT_NOTIFICATION, "the completion of an unsolicited"
-                + " receive on an Endpoint configured DAT_COMPLETION_SOLICITED_WAIT_FLAG may end a dat_evd_wait or trigger a CNO:"
-                + " an ibv_wc does not say whether its message was solicited, and a waiter arms the completion queue for every"
-                + " completion (ibv_req_notify_cq with solicited_only 0)");
         if (vendorId == SOFT_ROCE_VENDOR_ID) {
             attributes.put(ProviderAttributes.DEVIATION_PREFIX + "recv_length_error", "DAT_DTO_ERR_LOCAL_EP: soft-RoCE (rdma_rxe)"
                     + " completes a receive too small for its message with IBV_WC_LOC_QP_OP_ERR, not IBV_WC_LOC_LEN_ERR (Linux 6.1"

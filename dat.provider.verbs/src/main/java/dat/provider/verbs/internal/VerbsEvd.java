@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dat.api.CompletionFlags;
 import dat.api.ConsumerNotificationObject;
 import dat.api.DatConstants;
 import dat.api.DatEvent;
@@ -70,6 +71,19 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
      * refused (dat_evd_wait(3DAT)).
      */
     final AtomicInteger consumerNotifiedStreams = new AtomicInteger();
+    /**
+     * The receive streams configured {@code DAT_COMPLETION_SOLICITED_WAIT_FLAG} that feed this EVD
+     * (the pages let no other stream share it): while there are any, the CQ is armed for solicited
+     * completions only, and a successful receive's completion is no notification by itself, since
+     * an {@code ibv_wc} does not say whether its message was solicited.
+     */
+    final AtomicInteger solicitedStreams = new AtomicInteger();
+    /**
+     * Set when the completion channel reported the CQ armed for solicited completions only: a
+     * solicited message (or an error) arrived, a notification; cleared when a wait begins or ends
+     * and when the EVD is empty.
+     */
+    private volatile boolean solicitedArrived;
 
     // the CQ and its completion ring (NULL when the EVD takes no completions)
     /** The ring's memory: a resize that grows the CQ moves the ring to a larger one and closes the old. */
@@ -206,6 +220,9 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
     static void countConsumerNotified(VerbsEvd recv, VerbsEvd request, EpAttributes attributes, int delta) {
         ConsumerNotifiedStreams.count(recv != null ? recv.consumerNotifiedStreams : null,
                 request != null ? request.consumerNotifiedStreams : null, attributes, delta);
+        if (recv != null && attributes.recvCompletionFlags() == CompletionFlags.SOLICITED_WAIT) {
+            recv.solicitedStreams.addAndGet(delta);
+        }
     }
 
     @Override
@@ -228,17 +245,19 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 return Codes.INVALID_STATE_EVD_UNWAITABLE;
             }
             waiter = Thread.currentThread(); // with a CNO too: the CNO rests while a waiter is blocked
-            // what was queued before the wait counts; after, only a notification ends it, as a
-            // completion of a DTO posted UNSIGNALLED does not (dat_evd_wait(3DAT))
+            // what was queued before the wait (until its first arming of the CQ) counts; after,
+            // only a notification ends it, as a completion of a DTO posted UNSIGNALLED or of an
+            // unsolicited message on a SOLICITED_WAIT stream does not (dat_evd_wait(3DAT))
             boolean first = true;
+            solicitedArrived = false;
             for (;;) {
                 int available = available();
                 if (available >= threshold && (first || hasNotification())) {
                     take(event);
                     event.setMoreEvents(available - 1);
+                    solicitedArrived = false;
                     return Codes.SUCCESS;
                 }
-                first = false;
                 if (freed || !ia.isUsable()) {
                     return Codes.ABORT;
                 }
@@ -250,10 +269,11 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 }
                 if (hasCq) {
                     arm();
-                    if (available() >= threshold && hasNotification()) {
+                    if (available() >= threshold && (first || hasNotification())) {
                         continue;
                     }
                 }
+                first = false;
                 long remaining = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
                 if (remaining <= 0) {
                     event.clear();
@@ -290,7 +310,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
     private void arm() {
         int result;
         try {
-            result = (int) Inline.REQ_NOTIFY_CQ.invokeExact(notifyFn, cq, 0);
+            result = (int) Inline.REQ_NOTIFY_CQ.invokeExact(notifyFn, cq, solicitedStreams.get() > 0 ? 1 : 0);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }
@@ -349,6 +369,9 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         if (ring.get(JAVA_INT, entry + Structs.WC_STATUS) != 0) {
             return true;
         }
+        if (solicitedStreams.get() > 0) {
+            return false; // solicited or not, the completion channel says (solicitedArrived)
+        }
         long wrId = ring.get(JAVA_LONG, entry + Structs.WC_WR_ID);
         WorkSlots slots = WorkSlots.of(ia.owner((int) (wrId >>> 32)), wrId);
         int slot = WorkSlots.slot(wrId);
@@ -357,7 +380,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
 
     /** Whether a notification event is queued (after {@link #available}); lock held. */
     private boolean hasNotification() {
-        return events.size() > 0 || ringNotifying > 0;
+        return events.size() > 0 || ringNotifying > 0 || solicitedArrived;
     }
 
     /** Releases the slot of a successful completion whose event is suppressed; lock held. */
@@ -419,10 +442,14 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 ringHead = (ringHead + 1) % ringCapacity;
                 ringCount--;
                 if (completion(entry, event)) {
+                    if (ringCount == 0 && events.size() == 0) {
+                        solicitedArrived = false;
+                    }
                     return true;
                 }
             }
         }
+        solicitedArrived = false; // no completion left: what a solicited arrival notified of is taken
         return events.take(event);
     }
 
@@ -556,6 +583,9 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
      * completion.
      */
     void onCompletionEvent() {
+        if (solicitedStreams.get() > 0) {
+            solicitedArrived = true; // armed for solicited completions only: this is one, or an error
+        }
         if (waiter == null && cno != null) {
             lock.lock();
             try {

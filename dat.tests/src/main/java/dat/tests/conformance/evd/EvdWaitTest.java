@@ -27,6 +27,8 @@ class EvdWaitTest {
 
     /** The deviation of a provider whose waiters an unsignalled completion may unblock. */
     private static final String UNSIGNALLED_NOTIFICATION = "unsignalled_notification";
+    /** The deviation of a provider whose waiters an unsolicited receive may unblock. */
+    private static final String SOLICITED_WAIT_NOTIFICATION = "solicited_wait_notification";
 
     @ConformanceTest
     @DisplayName("dat_evd_wait(3DAT) DAT_SUCCESS: returns the first event and nmore, the events left")
@@ -193,6 +195,36 @@ class EvdWaitTest {
         assertThat(taken.userCookie()).as(t.at("the first event the waiter takes: the unsignalled send's completion")).isEqualTo(10);
         DatEvent second = t.success(c.active.requestEvd, "the notifying send's completion");
         assertThat(second.userCookie()).as(t.at("user_cookie of the second completion")).isEqualTo(11);
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_evd_wait(3DAT) DAT_SUCCESS: on a receive stream configured DAT_COMPLETION_SOLICITED_WAIT_FLAG, an unsolicited"
+            + " message's completion does not unblock a waiter; a solicited one's does, and the waiter takes the events in order")
+    void unsolicitedReceiveDoesNotUnblock(IaUnderTest t) throws Exception {
+        t.requireSupported(t.supportsCompletionFlag(CompletionFlags.SOLICITED_WAIT), "DAT_COMPLETION_SOLICITED_WAIT_FLAG (completion_flags_supported)");
+        EpAttributes attributes = t.epAttributesBuilder().recvCompletionFlags(CompletionFlags.SOLICITED_WAIT).build();
+        Connection c = t.connection().attributes(attributes).connect();
+        for (int i = 0; i < 2; i++) {
+            t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(i * 64L, 64), i, CompletionFlags.DEFAULT), "dat_ep_post_recv " + i);
+        }
+        DatEvent taken = new DatEvent();
+        CompletableFuture<Integer> waiter = startWaiter(t, c.passive.recvEvd, taken);
+        t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.DEFAULT), "an unsolicited dat_ep_post_send");
+        t.success(c.active.requestEvd, "the unsolicited send's completion");
+        // the message is in the receive: its completion is queued at the receiver, or soon after
+        Waiters.sleepMillis(200);
+        if (waiter.isDone()) {
+            String observed = "dat_evd_wait returned on the receive of an unsolicited message (" + DatReturn.describe(waiter.join())
+                    + ", user_cookie " + taken.userCookie() + ")";
+            t.check(waiter.join() == DatReturn.SUCCESS && taken.userCookie() == 0, observed);
+            t.skipAsDeclared(SOLICITED_WAIT_NOTIFICATION, observed);
+        }
+        t.expectSuccess(c.active.ep.postSend(1, c.active.iov(64, 64), 11, CompletionFlags.SOLICITED_WAIT), "a solicited dat_ep_post_send");
+        t.expectSuccess(waiter.get(10, TimeUnit.SECONDS), "the dat_evd_wait the solicited message's receive ends");
+        assertThat(taken.userCookie()).as(t.at("the first event the waiter takes: the unsolicited message's receive")).isEqualTo(0);
+        DatEvent second = t.success(c.passive.recvEvd, "the solicited message's receive");
+        assertThat(second.userCookie()).as(t.at("user_cookie of the second receive")).isEqualTo(1);
+        t.success(c.active.requestEvd, "the solicited send's completion");
     }
 
     /**
