@@ -175,24 +175,11 @@ class EvdWaitTest {
             + " waiter; the next notification event does, and the waiter takes the events in order")
     void unsignalledCompletionDoesNotUnblock(IaUnderTest t) throws Exception {
         Connection c = t.unsignalledConnection();
-        for (int i = 0; i < 2; i++) {
-            t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(i * 64L, 64), i, CompletionFlags.DEFAULT), "dat_ep_post_recv " + i);
-        }
-        DatEvent taken = new DatEvent();
-        CompletableFuture<Integer> waiter = startWaiter(t, c.active.requestEvd, taken);
-        t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.UNSIGNALLED), "an unsignalled dat_ep_post_send");
-        t.success(c.passive.recvEvd, "the unsignalled send's message");
-        // the send is done: its completion is queued at the sender as the message lands, or soon after
-        Waiters.sleepMillis(200);
-        if (waiter.isDone()) {
-            String observed = "dat_evd_wait returned on the completion of an unsignalled send (" + DatReturn.describe(waiter.join())
-                    + ", user_cookie " + taken.userCookie() + ")";
-            t.check(waiter.join() == DatReturn.SUCCESS && taken.userCookie() == 10, observed);
-            t.skipAsDeclared(UNSIGNALLED_NOTIFICATION, observed);
-        }
-        t.expectSuccess(c.active.ep.postSend(1, c.active.iov(64, 64), 11, CompletionFlags.DEFAULT), "a notifying dat_ep_post_send");
-        t.expectSuccess(waiter.get(10, TimeUnit.SECONDS), "the dat_evd_wait the notifying send's completion ends");
-        assertThat(taken.userCookie()).as(t.at("the first event the waiter takes: the unsignalled send's completion")).isEqualTo(10);
+        postTwoReceives(t, c);
+        expectOnlyTheNotificationEnds(t, c.active.requestEvd, UNSIGNALLED_NOTIFICATION, "the completion of an unsignalled send", 10, () -> {
+            t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.UNSIGNALLED), "an unsignalled dat_ep_post_send");
+            t.success(c.passive.recvEvd, "the unsignalled send's message");
+        }, () -> t.expectSuccess(c.active.ep.postSend(1, c.active.iov(64, 64), 11, CompletionFlags.DEFAULT), "a notifying dat_ep_post_send"));
         DatEvent second = t.success(c.active.requestEvd, "the notifying send's completion");
         assertThat(second.userCookie()).as(t.at("user_cookie of the second completion")).isEqualTo(11);
     }
@@ -204,27 +191,46 @@ class EvdWaitTest {
         t.requireSupported(t.supportsCompletionFlag(CompletionFlags.SOLICITED_WAIT), "DAT_COMPLETION_SOLICITED_WAIT_FLAG (completion_flags_supported)");
         EpAttributes attributes = t.epAttributesBuilder().recvCompletionFlags(CompletionFlags.SOLICITED_WAIT).build();
         Connection c = t.connection().attributes(attributes).connect();
-        for (int i = 0; i < 2; i++) {
-            t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(i * 64L, 64), i, CompletionFlags.DEFAULT), "dat_ep_post_recv " + i);
-        }
-        DatEvent taken = new DatEvent();
-        CompletableFuture<Integer> waiter = startWaiter(t, c.passive.recvEvd, taken);
-        t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.DEFAULT), "an unsolicited dat_ep_post_send");
-        t.success(c.active.requestEvd, "the unsolicited send's completion");
-        // the message is in the receive: its completion is queued at the receiver, or soon after
-        Waiters.sleepMillis(200);
-        if (waiter.isDone()) {
-            String observed = "dat_evd_wait returned on the receive of an unsolicited message (" + DatReturn.describe(waiter.join())
-                    + ", user_cookie " + taken.userCookie() + ")";
-            t.check(waiter.join() == DatReturn.SUCCESS && taken.userCookie() == 0, observed);
-            t.skipAsDeclared(SOLICITED_WAIT_NOTIFICATION, observed);
-        }
-        t.expectSuccess(c.active.ep.postSend(1, c.active.iov(64, 64), 11, CompletionFlags.SOLICITED_WAIT), "a solicited dat_ep_post_send");
-        t.expectSuccess(waiter.get(10, TimeUnit.SECONDS), "the dat_evd_wait the solicited message's receive ends");
-        assertThat(taken.userCookie()).as(t.at("the first event the waiter takes: the unsolicited message's receive")).isEqualTo(0);
+        postTwoReceives(t, c);
+        expectOnlyTheNotificationEnds(t, c.passive.recvEvd, SOLICITED_WAIT_NOTIFICATION, "the receive of an unsolicited message", 0, () -> {
+            t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.DEFAULT), "an unsolicited dat_ep_post_send");
+            t.success(c.active.requestEvd, "the unsolicited send's completion");
+        }, () -> t.expectSuccess(c.active.ep.postSend(1, c.active.iov(64, 64), 11, CompletionFlags.SOLICITED_WAIT),
+                "a solicited dat_ep_post_send"));
         DatEvent second = t.success(c.passive.recvEvd, "the solicited message's receive");
         assertThat(second.userCookie()).as(t.at("user_cookie of the second receive")).isEqualTo(1);
         t.success(c.active.requestEvd, "the solicited send's completion");
+    }
+
+    /** Two 64-byte receives at the passive side, cookies 0 and 1. */
+    private static void postTwoReceives(IaUnderTest t, Connection c) {
+        for (int i = 0; i < 2; i++) {
+            t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(i * 64L, 64), i, CompletionFlags.DEFAULT), "dat_ep_post_recv " + i);
+        }
+    }
+
+    /**
+     * A waiter on {@code evd} stays blocked past the event {@code quiet} causes (a completion that
+     * is no notification: {@code quiet} returns once the transfer is done at the other end) and
+     * ends at the notification {@code notifying} causes, taking the quiet event ({@code firstCookie})
+     * first. A provider that declares {@code deviation} may end the wait at the quiet event.
+     */
+    private static void expectOnlyTheNotificationEnds(IaUnderTest t, EventDispatcher evd, String deviation, String quietEvent,
+            long firstCookie, Runnable quiet, Runnable notifying) throws Exception {
+        DatEvent taken = new DatEvent();
+        CompletableFuture<Integer> waiter = startWaiter(t, evd, taken);
+        quiet.run();
+        // the transfer is done: its event is queued here as it lands, or soon after
+        Waiters.sleepMillis(200);
+        if (waiter.isDone()) {
+            String observed = "dat_evd_wait returned on " + quietEvent + " (" + DatReturn.describe(waiter.join()) + ", user_cookie "
+                    + taken.userCookie() + ")";
+            t.check(waiter.join() == DatReturn.SUCCESS && taken.userCookie() == firstCookie, observed);
+            t.skipAsDeclared(deviation, observed);
+        }
+        notifying.run();
+        t.expectSuccess(waiter.get(10, TimeUnit.SECONDS), "the dat_evd_wait the notification ends");
+        assertThat(taken.userCookie()).as(t.at("the first event the waiter takes: " + quietEvent)).isEqualTo(firstCookie);
     }
 
     /**
