@@ -1,8 +1,11 @@
 package dat.provider.support;
 
+import dat.api.CnoParamMask;
+import dat.api.CnoParams;
 import dat.api.DatConstants;
 import dat.api.DatReturn;
 import dat.api.EventDispatcher;
+import dat.api.InterfaceAdapter;
 import dat.api.WaitProxyAgent;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -76,6 +79,21 @@ public final class CnoWaits<E extends EventDispatcher> {
 
     public void agent(WaitProxyAgent newAgent) {
         agent = newAgent;
+    }
+
+    /** dat_cno_query(3DAT): the CNO's parameters, once the mask is checked. */
+    public CnoParams params(InterfaceAdapter ia, int cnoParamMask) {
+        if (!CnoParamMask.isValid(cnoParamMask)) {
+            throw ReturnCodes.invalidParameterException(DatReturn.INVALID_ARG2, "cnoParamMask", "undefined bits");
+        }
+        return new CnoParams(ia, agent);
+    }
+
+    /** dat_cno_free(3DAT): refused while an EVD is attached or a thread waits. */
+    public void checkFree() {
+        if (inUse()) {
+            throw ReturnCodes.invalidState(DatReturn.INVALID_STATE_CNO_IN_USE, "an EVD is attached or a thread waits");
+        }
     }
 
     /** Whether an EVD is attached or a thread waits: dat_cno_free refuses then. */

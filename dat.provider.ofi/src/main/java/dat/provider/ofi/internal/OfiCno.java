@@ -1,6 +1,5 @@
 package dat.provider.ofi.internal;
 
-import dat.api.CnoParamMask;
 import dat.api.CnoParams;
 import dat.api.ConsumerNotificationObject;
 import dat.api.DatReturn;
@@ -49,10 +48,7 @@ final class OfiCno extends OfiHandle implements ConsumerNotificationObject {
     @Override
     public CnoParams query(int cnoParamMask) {
         checkOpen();
-        if (!CnoParamMask.isValid(cnoParamMask)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "cnoParamMask", "undefined bits");
-        }
-        return new CnoParams(ia, waits.agent());
+        return waits.params(ia, cnoParamMask);
     }
 
     @Override
@@ -60,9 +56,7 @@ final class OfiCno extends OfiHandle implements ConsumerNotificationObject {
         if (freed || !ia.isUsable()) {
             return;
         }
-        if (waits.inUse()) {
-            throw Codes.invalidState(DatReturn.INVALID_STATE_CNO_IN_USE, "an EVD is attached or a thread waits");
-        }
+        waits.checkFree();
         destroy();
     }
 
