@@ -9,6 +9,7 @@ import dat.api.DatConstants;
 import dat.api.DatException;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
+import dat.api.EpAttributes;
 import dat.api.EventDispatcher;
 import dat.api.EvdFlags;
 import dat.api.HandleType;
@@ -31,6 +32,8 @@ class CnoTest {
 
     /** The deviation of a provider whose CNOs an unsignalled completion may trigger. */
     private static final String UNSIGNALLED_NOTIFICATION = "unsignalled_notification";
+    /** The deviation of a provider whose CNOs an unsolicited message's receive may trigger. */
+    private static final String SOLICITED_WAIT_NOTIFICATION = "solicited_wait_notification";
 
     @ConformanceTest
     @DisplayName("dat_cno_create(3DAT) DAT_SUCCESS: a new CNO has no EVDs, no waiters, and the agent it was given")
@@ -115,6 +118,41 @@ class CnoTest {
         assertThat(t.success(c.active.requestEvd, "the notifying send's completion").userCookie())
                 .as(t.at("user_cookie of the second completion")).isEqualTo(11);
         c.active.requestEvd.modifyCno(null);
+        cno.close();
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_cno_wait(3DAT) DAT_SUCCESS: on a receive stream configured DAT_COMPLETION_SOLICITED_WAIT_FLAG, an unsolicited"
+            + " message's completion does not trigger the CNO; a solicited one's does")
+    void unsolicitedReceiveDoesNotTrigger(IaUnderTest t) {
+        t.requireSupported(t.supportsCompletionFlag(CompletionFlags.SOLICITED_WAIT), "DAT_COMPLETION_SOLICITED_WAIT_FLAG (completion_flags_supported)");
+        EpAttributes attributes = t.epAttributesBuilder().recvCompletionFlags(CompletionFlags.SOLICITED_WAIT).build();
+        Connection c = t.connection().attributes(attributes).connect();
+        ConsumerNotificationObject cno = c.passive.ia.createNotificationObject(null);
+        c.passive.recvEvd.modifyCno(cno);
+        for (int i = 0; i < 2; i++) {
+            t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(i * 64L, 64), i, CompletionFlags.DEFAULT), "dat_ep_post_recv " + i);
+        }
+        t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.DEFAULT), "an unsolicited dat_ep_post_send");
+        t.success(c.active.requestEvd, "the unsolicited send's completion");
+        EventDispatcher triggered = null;
+        try {
+            triggered = cno.await(200_000);
+        } catch (DatException e) {
+            t.expectCode(DatReturn.QUEUE_EMPTY, e.code(), "dat_cno_wait after an unsolicited message's receive");
+        }
+        if (triggered != null) {
+            t.skipAsDeclared(SOLICITED_WAIT_NOTIFICATION, "the receive of an unsolicited message triggered the CNO");
+        }
+        t.expectSuccess(c.active.ep.postSend(1, c.active.iov(64, 64), 11, CompletionFlags.SOLICITED_WAIT), "a solicited dat_ep_post_send");
+        assertThat(cno.await(IaUnderTest.EVENT_TIMEOUT_MICROS)).as(t.at("the EVD the solicited message's receive triggers the CNO for"))
+                .isSameAs(c.passive.recvEvd);
+        assertThat(t.success(c.passive.recvEvd, "the unsolicited message's receive").userCookie())
+                .as(t.at("user_cookie of the first receive")).isEqualTo(0);
+        assertThat(t.success(c.passive.recvEvd, "the solicited message's receive").userCookie())
+                .as(t.at("user_cookie of the second receive")).isEqualTo(1);
+        t.success(c.active.requestEvd, "the solicited send's completion");
+        c.passive.recvEvd.modifyCno(null);
         cno.close();
     }
 
