@@ -1,16 +1,11 @@
 package dat.provider.verbs.internal;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 import dat.api.CompletionFlags;
 import dat.api.ConsumerNotificationObject;
 import dat.api.DatConstants;
 import dat.api.DatEvent;
 import dat.api.DatEventHandler;
 import dat.api.DatReturn;
-import dat.api.DtoCompletionStatus;
 import dat.api.EpAttributes;
 import dat.api.EvdFlags;
 import dat.api.EvdParamMask;
@@ -18,43 +13,29 @@ import dat.api.EvdParams;
 import dat.api.EvdState;
 import dat.api.EventDispatcher;
 import dat.api.HandleType;
-import dat.api.ext.IbExtension;
 import dat.provider.support.ConsumerNotifiedStreams;
 import dat.provider.support.EventRing;
 import dat.provider.support.WaitArguments;
-import dat.provider.verbs.internal.ffi.Inline;
 import dat.provider.verbs.internal.ffi.NativeException;
-import dat.provider.verbs.internal.ffi.Structs;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * An EVD. One that takes DTO or RMR-bind completions owns a CQ on the IA's completion channel,
- * sized to its queue length, and a native {@code ibv_wc} ring of the same size that
- * {@code poll_cq} fills; every other stream (connection requests and events, async errors,
- * software events) arrives in a ring of reused {@link DatEvent}s. Dequeue polls the CQ on the
- * caller's thread and copies one completion into the consumer's {@link DatEvent}: no
- * allocation, one uncontended lock per EVD (so that a concurrent free can never destroy the CQ
- * under a poll).
+ * An EVD. One that takes DTO or RMR-bind completions owns a {@link CompletionQueue} (a CQ on
+ * the IA's completion channel and the native {@code ibv_wc} ring {@code poll_cq} fills); every
+ * other stream (connection requests and events, async errors, software events) arrives in a ring
+ * of reused {@link DatEvent}s. Dequeue polls the CQ on the caller's thread and copies one
+ * completion into the consumer's {@link DatEvent}: no allocation, one uncontended lock per EVD (so
+ * that a concurrent free can never destroy the CQ under a poll).
  *
  * <p>A waiter arms the CQ ({@code req_notify_cq}), polls once more to close the race, and parks;
  * the IA's event thread unparks it when the completion channel reports the CQ, or when it queues
  * another event.
  */
-@SuppressWarnings("restricted") // ibv_cq pointers are given their C size
 final class VerbsEvd extends VerbsHandle implements EventDispatcher {
-
-    private static final long WC_SIZE = Structs.IBV_WC.byteSize();
-    /** {@code IBV_WC_RECV_RDMA_WITH_IMM}: a receive consumed by an RDMA write with immediate data. */
-    private static final int IBV_WC_RECV_RDMA_WITH_IMM = 129;
-    /** {@code IBV_WC_WITH_IMM}: the completion carries immediate data. */
-    private static final int IBV_WC_WITH_IMM = 2;
-    private static final java.lang.foreign.ValueLayout.OfInt BIG_ENDIAN_INT = JAVA_INT.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
     final int flags;
     private final long token;
@@ -74,8 +55,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
     /**
      * The receive streams configured {@code DAT_COMPLETION_SOLICITED_WAIT_FLAG} that feed this EVD
      * (the pages let no other stream share it): while there are any, the CQ is armed for solicited
-     * completions only, and a successful receive's completion is no notification by itself, since
-     * an {@code ibv_wc} does not say whether its message was solicited.
+     * completions only ({@link CompletionQueue#arm}).
      */
     final AtomicInteger solicitedStreams = new AtomicInteger();
     /**
@@ -85,22 +65,10 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
      */
     private volatile boolean solicitedArrived;
 
-    // the CQ and its completion ring (NULL when the EVD takes no completions)
-    /** The ring's memory: a resize that grows the CQ moves the ring to a larger one and closes the old. */
-    private Arena arena;
+    /** The CQ and its ring, or {@code null} when the EVD takes no completions. */
+    private final CompletionQueue queue;
+    /** The {@code ibv_cq} the EVD's Endpoints' QPs complete into, or {@code NULL}. */
     final MemorySegment cq;
-    private final boolean hasCq;
-    private final MemorySegment pollFn;
-    private final MemorySegment notifyFn;
-    private MemorySegment ring;
-    private MemorySegment[] ringTails;
-    private int ringCapacity;
-    private int ringHead;
-    private int ringCount;
-    /** Per ring entry: whether it is a notification event (not the success of an UNSIGNALLED DTO). */
-    private boolean[] ringNotifies;
-    /** The notification events among the ring's entries. */
-    private int ringNotifying;
 
     /** The other streams' events. */
     private final EventRing events;
@@ -115,41 +83,20 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         this.token = ia.newToken();
         this.events = new EventRing(Math.max(qlen, 4));
         if ((flags & (EvdFlags.DTO | EvdFlags.RMR_BIND)) != 0) {
-            arena = Arena.ofShared();
             try {
-                cq = ia.verbs.createCq(ia.context, qlen, token, ia.compChannel);
+                queue = new CompletionQueue(ia, qlen, token, solicitedStreams);
             } catch (NativeException e) {
-                arena.close();
                 throw Codes.fromNative(e, "minQlen");
             }
-            MemorySegment context = cq.get(ADDRESS, Structs.CQ_CONTEXT).reinterpret(Structs.IBV_CONTEXT.byteSize());
-            pollFn = Inline.op(context, Structs.CONTEXT_OPS_POLL_CQ);
-            notifyFn = Inline.op(context, Structs.CONTEXT_OPS_REQ_NOTIFY_CQ);
-            hasCq = true;
-            ringCapacity = Math.max(qlen, cq.get(JAVA_INT, Structs.CQ_CQE));
-            allocateRing(arena, ringCapacity);
+            cq = queue.cq;
         } else {
-            arena = null;
-            hasCq = false;
+            queue = null;
             cq = MemorySegment.NULL;
-            pollFn = MemorySegment.NULL;
-            notifyFn = MemorySegment.NULL;
         }
         if (cno != null) {
             cno.attach(this);
         }
         ia.addEvd(token, this);
-    }
-
-    /** Gives the EVD a completion ring of {@code capacity} entries in {@code memory}. */
-    private void allocateRing(Arena memory, int capacity) {
-        ring = memory.allocate(WC_SIZE * capacity, 8);
-        ringTails = new MemorySegment[capacity];
-        for (int i = 0; i < capacity; i++) {
-            ringTails[i] = ring.asSlice(i * WC_SIZE);
-        }
-        ringNotifies = new boolean[capacity];
-        ringCapacity = capacity;
     }
 
     /** The EVD behind a handle, checked to be an open EVD of this IA with the stream asked for. */
@@ -267,8 +214,8 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 if (Thread.interrupted()) {
                     return Codes.INTERRUPTED;
                 }
-                if (hasCq) {
-                    arm();
+                if (queue != null) {
+                    queue.arm();
                     if (available() >= threshold && (first || hasNotification())) {
                         continue;
                     }
@@ -299,115 +246,22 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         }
     }
 
-    /** How many events are ready: the software ring plus completions (polling the CQ into the ring first). */
+    /** How many events are ready: the software ring plus completions (polling the CQ into the ring first); lock held. */
     private int available() {
-        if (hasCq && !freed) {
-            fillRing();
+        if (queue != null && !freed) {
+            queue.fill();
         }
-        return ringCount + events.size();
+        return queued() + events.size();
     }
 
-    private void arm() {
-        int result;
-        try {
-            result = (int) Inline.REQ_NOTIFY_CQ.invokeExact(notifyFn, cq, solicitedStreams.get() > 0 ? 1 : 0);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
-        if (result != 0) {
-            throw new NativeException("req_notify_cq", result);
-        }
-    }
-
-    /** Polls as many completions as fit contiguously after the ring's tail. */
-    private void fillRing() {
-        if (ringCount == ringCapacity) {
-            return;
-        }
-        if (ringCount == 0) {
-            ringHead = 0;
-        }
-        int tail = (ringHead + ringCount) % ringCapacity;
-        int space = Math.min(ringCapacity - ringCount, ringCapacity - tail);
-        int polled;
-        try {
-            polled = (int) Inline.POLL_CQ.invokeExact(pollFn, cq, space, ringTails[tail]);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
-        if (polled <= 0) {
-            return;
-        }
-        // reap the suppressed successes at once: their slots come back even if nobody dequeues
-        int kept = 0;
-        for (int i = 0; i < polled; i++) {
-            long entry = (long) (tail + i) * WC_SIZE;
-            if (ia.owner((int) (ring.get(JAVA_LONG, entry + Structs.WC_WR_ID) >>> 32)) instanceof VerbsSrq srq) {
-                srq.arrived(); // dat_srq_query: no longer available, still outstanding
-            }
-            if (!releaseIfSuppressed(entry)) {
-                boolean notification = isNotification(entry);
-                if (kept != i) {
-                    MemorySegment.copy(ring, entry, ring, (long) (tail + kept) * WC_SIZE, WC_SIZE);
-                }
-                ringNotifies[tail + kept] = notification;
-                if (notification) {
-                    ringNotifying++;
-                }
-                kept++;
-            }
-        }
-        ringCount += kept;
-    }
-
-    /**
-     * Whether a completion is a notification event: any but the success of a DTO posted
-     * {@code DAT_COMPLETION_UNSIGNALLED_FLAG}, which is queued and ends no wait
-     * (dat_evd_wait(3DAT)); lock held.
-     */
-    private boolean isNotification(long entry) {
-        if (ring.get(JAVA_INT, entry + Structs.WC_STATUS) != 0) {
-            return true;
-        }
-        if (solicitedStreams.get() > 0) {
-            return false; // solicited or not, the completion channel says (solicitedArrived)
-        }
-        long wrId = ring.get(JAVA_LONG, entry + Structs.WC_WR_ID);
-        WorkSlots slots = WorkSlots.of(ia.owner((int) (wrId >>> 32)), wrId);
-        int slot = WorkSlots.slot(wrId);
-        return slots == null || slot < 0 || slot >= slots.capacity() || !slots.unsignalled[slot];
+    /** How many completions the ring holds; lock held. */
+    private int queued() {
+        return queue == null || freed ? 0 : queue.count();
     }
 
     /** Whether a notification event is queued (after {@link #available}); lock held. */
     private boolean hasNotification() {
-        return events.size() > 0 || ringNotifying > 0 || solicitedArrived;
-    }
-
-    /** Releases the slot of a successful completion whose event is suppressed; lock held. */
-    private boolean releaseIfSuppressed(long entry) {
-        if (ring.get(JAVA_INT, entry + Structs.WC_STATUS) != 0) {
-            return false;
-        }
-        long wrId = ring.get(JAVA_LONG, entry + Structs.WC_WR_ID);
-        Object owner = ia.owner((int) (wrId >>> 32));
-        WorkSlots slots = WorkSlots.of(owner, wrId);
-        if (slots == null) {
-            return false;
-        }
-        int slot = WorkSlots.slot(wrId);
-        if (slot < 0 || slot >= slots.capacity() || !slots.suppress[slot]) {
-            return false;
-        }
-        Object ref = slots.refs[slot];
-        if (slots.release(slot)) {
-            if (owner instanceof VerbsSrq srq) {
-                srq.consumed();
-            }
-            if (ref instanceof VerbsRmr.BindOp bind) {
-                bind.completed(true); // the window moved: what the bind replaced can go
-            }
-        }
-        return true;
+        return events.size() > 0 || queue != null && !freed && queue.hasNotification() || solicitedArrived;
     }
 
     /**
@@ -417,8 +271,8 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
     void reclaim() {
         lock.lock();
         try {
-            if (hasCq && !freed) {
-                fillRing();
+            if (queue != null && !freed) {
+                queue.fill();
             }
         } finally {
             lock.unlock();
@@ -427,107 +281,14 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
 
     /** Moves the next event into {@code event}; lock held. */
     private boolean take(DatEvent event) {
-        if (hasCq && !freed) {
-            for (;;) {
-                if (ringCount == 0) {
-                    fillRing();
-                    if (ringCount == 0) {
-                        break;
-                    }
-                }
-                long entry = ringHead * WC_SIZE;
-                if (ringNotifies[ringHead]) {
-                    ringNotifying--;
-                }
-                ringHead = (ringHead + 1) % ringCapacity;
-                ringCount--;
-                if (completion(entry, event)) {
-                    if (ringCount == 0 && events.size() == 0) {
-                        solicitedArrived = false;
-                    }
-                    return true;
-                }
+        if (queue != null && !freed && queue.take(event, this)) {
+            if (queue.count() == 0 && events.size() == 0) {
+                solicitedArrived = false;
             }
+            return true;
         }
         solicitedArrived = false; // no completion left: what a solicited arrival notified of is taken
         return events.take(event);
-    }
-
-    /** Turns one {@code ibv_wc} into a DAT completion; {@code false} when its event is suppressed. */
-    private boolean completion(long entry, DatEvent event) {
-        long wrId = ring.get(JAVA_LONG, entry + Structs.WC_WR_ID);
-        int wcStatus = ring.get(JAVA_INT, entry + Structs.WC_STATUS);
-        int ownerId = (int) (wrId >>> 32);
-        int slot = WorkSlots.slot(wrId);
-        Object owner = ia.owner(ownerId);
-        WorkSlots slots;
-        VerbsEp ep;
-        if (owner instanceof VerbsEp e) {
-            ep = e;
-            slots = WorkSlots.isRecv(wrId) ? e.recvSlots : e.sendSlots;
-        } else if (owner instanceof VerbsSrq srq) {
-            slots = srq.slots;
-            ep = ia.epsByQpNum.get(ring.get(JAVA_INT, entry + Structs.WC_QP_NUM));
-        } else {
-            return false;
-        }
-        if (slot < 0 || slot >= slots.capacity()) {
-            return false;
-        }
-        long cookie = slots.cookies[slot];
-        boolean suppress = slots.suppress[slot];
-        byte kind = slots.kinds[slot];
-        Object ref = slots.refs[slot];
-        long length = kind == WorkSlots.RECV ? Integer.toUnsignedLong(ring.get(JAVA_INT, entry + Structs.WC_BYTE_LEN))
-                : slots.lengths[slot];
-        if (!slots.release(slot)) {
-            return false; // a completion for a request already reaped: never report it twice
-        }
-        if (owner instanceof VerbsSrq srq) {
-            srq.consumed();
-        }
-        int status = status(wcStatus);
-        boolean success = status == DtoCompletionStatus.SUCCESS;
-        if (ref instanceof VerbsRmr.BindOp bind) {
-            bind.completed(success);
-        }
-        if (suppress && success) {
-            return false;
-        }
-        ia.counters.completed(status, success ? length : 0);
-        if (kind == WorkSlots.BIND && ref instanceof VerbsRmr.BindOp bind) {
-            event.setRmrBindCompletion(this, bind.rmr(), cookie, status);
-            return true;
-        }
-        int extension = WorkSlots.extensionType(kind);
-        if (kind == WorkSlots.RECV && success && ring.get(JAVA_INT, entry + Structs.WC_OPCODE) == IBV_WC_RECV_RDMA_WITH_IMM
-                && (ring.get(JAVA_INT, entry + Structs.WC_WC_FLAGS) & IBV_WC_WITH_IMM) != 0) {
-            // the receive an RDMA write with immediate data consumed: the bytes went to the write's target
-            event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, this, ep, cookie, status, length,
-                    IbExtension.RDMA_WRITE_IMMED_DATA, ring.get(BIG_ENDIAN_INT, entry + Structs.WC_IMM_DATA));
-        } else if (extension >= 0) {
-            event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, this, ep, cookie, status, success ? length : 0, extension, 0);
-        } else {
-            event.setDtoCompletion(this, ep, cookie, status, success ? length : 0);
-        }
-        return true;
-    }
-
-    /** {@code enum ibv_wc_status} to {@code DAT_DTO_COMPLETION_STATUS}. */
-    static int status(int wcStatus) {
-        return switch (wcStatus) {
-            case 0 -> DtoCompletionStatus.SUCCESS;
-            case 1 -> DtoCompletionStatus.ERR_LOCAL_LENGTH;
-            case 2 -> DtoCompletionStatus.ERR_LOCAL_EP;
-            case 4, 8 -> DtoCompletionStatus.ERR_LOCAL_PROTECTION;
-            case 5 -> DtoCompletionStatus.ERR_FLUSHED;
-            case 6 -> DtoCompletionStatus.RMR_OPERATION_FAILED;
-            case 7 -> DtoCompletionStatus.ERR_BAD_RESPONSE;
-            case 10 -> DtoCompletionStatus.ERR_REMOTE_ACCESS;
-            case 9, 11 -> DtoCompletionStatus.ERR_REMOTE_RESPONDER;
-            case 13 -> DtoCompletionStatus.ERR_RECEIVER_NOT_READY;
-            default -> DtoCompletionStatus.ERR_TRANSPORT;
-        };
     }
 
     @Override
@@ -540,7 +301,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             if ((flags & EvdFlags.SOFTWARE) == 0) {
                 return Codes.invalidParameter(DatReturn.INVALID_ARG1);
             }
-            if (events.size() + ringCount >= qlen) {
+            if (events.size() + queued() >= qlen) {
                 return Codes.QUEUE_FULL;
             }
             events.addSoftwareEvent(this, pointer);
@@ -571,7 +332,7 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
     boolean isFull() {
         lock.lock();
         try {
-            return events.size() + ringCount >= qlen;
+            return events.size() + queued() >= qlen;
         } finally {
             lock.unlock();
         }
@@ -589,11 +350,11 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
         if (waiter == null && cno != null) {
             lock.lock();
             try {
-                if (freed || !hasCq) {
+                if (freed || queue == null) {
                     return;
                 }
                 if (!(available() > 0 && hasNotification())) {
-                    arm();
+                    queue.arm();
                     if (!(available() > 0 && hasNotification())) {
                         return;
                     }
@@ -628,8 +389,8 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             if (freed) {
                 return false;
             }
-            if (hasCq) {
-                arm();
+            if (queue != null) {
+                queue.arm();
             }
             return available() > 0 && hasNotification();
         } finally {
@@ -665,42 +426,20 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
             if (minQlen < 1 || minQlen > ia.maxCqe) {
                 throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "minQlen", minQlen + " out of range");
             }
-            if (minQlen < events.size() + ringCount) {
+            if (minQlen < events.size() + queued()) {
                 throw Codes.invalidState(DatReturn.NO_SUBTYPE, "more events are queued than fit in " + minQlen);
             }
-            if (hasCq && minQlen > ringCapacity) {
-                grow(minQlen);
+            if (queue != null && minQlen > queue.capacity()) {
+                try {
+                    queue.grow(minQlen);
+                } catch (NativeException e) {
+                    throw Codes.fromNative(e, "minQlen");
+                }
             }
             qlen = minQlen;
         } finally {
             lock.unlock();
         }
-    }
-
-    /**
-     * Grows the CQ ({@code ibv_resize_cq}) and moves the completions already polled into a ring
-     * of the CQ's new size; lock held, so no poll runs meanwhile.
-     */
-    private void grow(int minQlen) {
-        try {
-            ia.verbs.resizeCq(cq, minQlen);
-        } catch (NativeException e) {
-            throw Codes.fromNative(e, "minQlen");
-        }
-        int capacity = Math.max(minQlen, cq.get(JAVA_INT, Structs.CQ_CQE));
-        Arena next = Arena.ofShared();
-        MemorySegment old = ring;
-        int oldCapacity = ringCapacity;
-        int head = ringHead;
-        boolean[] oldNotifies = ringNotifies;
-        allocateRing(next, capacity);
-        for (int i = 0; i < ringCount; i++) {
-            MemorySegment.copy(old, (long) ((head + i) % oldCapacity) * WC_SIZE, ring, i * WC_SIZE, WC_SIZE);
-            ringNotifies[i] = oldNotifies[(head + i) % oldCapacity];
-        }
-        ringHead = 0;
-        arena.close();
-        arena = next;
     }
 
     @Override
@@ -774,16 +513,8 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 return;
             }
             freed = true;
-            if (hasCq) {
-                try {
-                    ia.verbs.destroyCq(cq);
-                } catch (NativeException e) {
-                    System.getLogger(VerbsEvd.class.getName()).log(System.Logger.Level.WARNING, "ibv_destroy_cq failed", e);
-                }
-                ring = MemorySegment.NULL;
-                ringCount = 0;
-                ringNotifying = 0;
-                arena.close();
+            if (queue != null) {
+                queue.destroy();
             }
         } finally {
             lock.unlock();
