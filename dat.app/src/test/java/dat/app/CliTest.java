@@ -193,7 +193,8 @@ class CliTest {
             clean(r);
             assertThat(r.exit()).as(r.toString()).isEqualTo(1);
             assertThat(r.out()).as(r.toString()).isEmpty();
-            assertThat(r.err()).as(r.toString()).startsWith("dat " + command + ": DAT_PROVIDER_NOT_FOUND").hasLineCount(1);
+            assertThat(r.err()).as(r.toString()).startsWith("dat " + command + ": cannot open IA 'nosuch': DAT_PROVIDER_NOT_FOUND")
+                    .contains("; 'dat providers' lists the IAs").hasLineCount(1);
         }
     }
 

@@ -1,5 +1,9 @@
 package dat.shell.internal;
 
+import dat.api.DatException;
+import dat.api.DatRegistry;
+import dat.api.DatReturn;
+import dat.api.InterfaceAdapter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -52,6 +56,27 @@ public final class Cli {
      */
     public static String usage(CommandLine cli) {
         return cli.getUsageMessage();
+    }
+
+    /**
+     * Opens the IA a command works on. A name no provider offers fails in one line that names the
+     * command listing the names, as every command says it.
+     *
+     * @param registry the DAT registry
+     * @param iaName the IA's name
+     * @return the open IA
+     * @throws IllegalStateException for a name no provider offers ({@code DAT_PROVIDER_NOT_FOUND})
+     * @throws DatException for any other failure to open it
+     */
+    public static InterfaceAdapter openIa(DatRegistry registry, String iaName) {
+        try {
+            return registry.openIa(iaName);
+        } catch (DatException e) {
+            if (e.type() == DatReturn.PROVIDER_NOT_FOUND) {
+                throw new IllegalStateException("cannot open IA '" + iaName + "': " + e.getMessage() + "; 'dat providers' lists the IAs", e);
+            }
+            throw e;
+        }
     }
 
     /**

@@ -198,7 +198,7 @@ public final class ProviderCommands {
         }
         IaOptions options = cli.getCommand();
         String text;
-        try (InterfaceAdapter ia = registry.openIa(options.iaName)) {
+        try (InterfaceAdapter ia = Cli.openIa(registry, options.iaName)) {
             IaQuery query = ia.query();
             Optional<ProviderDTO> provider = registry.findProviders("(dat.ia.name=" + DatRegistry.escapeFilterValue(ia.name()) + ")")
                     .stream().findFirst();

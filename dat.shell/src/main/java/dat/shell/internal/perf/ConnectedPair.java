@@ -22,6 +22,7 @@ import dat.api.ProviderAttributes;
 import dat.api.PspFlag;
 import dat.api.PublicServicePoint;
 import dat.api.Qos;
+import dat.shell.internal.Cli;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -67,7 +68,7 @@ final class ConnectedPair implements AutoCloseable {
     ConnectedPair(DatRegistry registry, String iaName, long bufferSize, int depth) {
         boolean done = false;
         try {
-            ia = keep(registry.openIa(iaName));
+            ia = keep(Cli.openIa(registry, iaName));
             var query = ia.query();
             iaAttributes = query.iaAttributes();
             providerAttributes = query.providerAttributes();

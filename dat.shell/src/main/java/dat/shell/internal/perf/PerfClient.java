@@ -21,6 +21,7 @@ import dat.api.MemPrivileges;
 import dat.api.ProtectionZone;
 import dat.api.Qos;
 import dat.api.RmrTriplet;
+import dat.shell.internal.Cli;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -87,7 +88,7 @@ final class PerfClient {
     }
 
     List<Figure> run() {
-        try (InterfaceAdapter adapter = registry.openIa(options.iaName()); Arena arena = Arena.ofShared()) {
+        try (InterfaceAdapter adapter = Cli.openIa(registry, options.iaName()); Arena arena = Arena.ofShared()) {
             ia = adapter;
             limits = ia.query().iaAttributes();
             pz = ia.createProtectionZone();

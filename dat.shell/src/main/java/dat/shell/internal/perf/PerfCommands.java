@@ -162,7 +162,7 @@ public final class PerfCommands {
      * refused before anything is set up.
      */
     private void serve(CommandLine cli, PerfOptions options, PrintStream out) {
-        InterfaceAdapter ia = registry.openIa(options.iaName());
+        InterfaceAdapter ia = Cli.openIa(registry, options.iaName());
         InetSocketAddress address;
         try {
             address = ia.query().iaAttributes().iaAddress();
