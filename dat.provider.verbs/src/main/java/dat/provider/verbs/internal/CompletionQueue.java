@@ -134,11 +134,14 @@ final class CompletionQueue {
         int kept = 0;
         for (int i = 0; i < polled; i++) {
             long entry = (long) (tail + i) * WC_SIZE;
-            if (ia.owner((int) (ring.get(JAVA_LONG, entry + Structs.WC_WR_ID) >>> 32)) instanceof VerbsSrq srq) {
+            long wrId = ring.get(JAVA_LONG, entry + Structs.WC_WR_ID);
+            boolean success = ring.get(JAVA_INT, entry + Structs.WC_STATUS) == 0;
+            Object owner = ia.owner((int) (wrId >>> 32));
+            if (owner instanceof VerbsSrq srq) {
                 srq.arrived(); // dat_srq_query: no longer available, still outstanding
             }
-            if (!releaseIfSuppressed(entry)) {
-                boolean notification = isNotification(entry);
+            if (!(success && releaseIfSuppressed(owner, wrId))) {
+                boolean notification = !success || isNotification(owner, wrId);
                 if (kept != i) {
                     MemorySegment.copy(ring, entry, ring, (long) (tail + kept) * WC_SIZE, WC_SIZE);
                 }
@@ -153,31 +156,22 @@ final class CompletionQueue {
     }
 
     /**
-     * Whether a completion is a notification event: any but the success of a DTO posted
+     * Whether a successful completion is a notification event: any but that of a DTO posted
      * {@code DAT_COMPLETION_UNSIGNALLED_FLAG}, which is queued and ends no wait
-     * (dat_evd_wait(3DAT)), and a successful receive on a SOLICITED_WAIT stream, of which the
-     * completion channel tells.
+     * (dat_evd_wait(3DAT)), and a receive on a SOLICITED_WAIT stream, of which the completion
+     * channel tells. A failed completion always notifies.
      */
-    private boolean isNotification(long entry) {
-        if (ring.get(JAVA_INT, entry + Structs.WC_STATUS) != 0) {
-            return true;
-        }
+    private boolean isNotification(Object owner, long wrId) {
         if (solicitedStreams.get() > 0) {
             return false;
         }
-        long wrId = ring.get(JAVA_LONG, entry + Structs.WC_WR_ID);
-        WorkSlots slots = WorkSlots.of(ia.owner((int) (wrId >>> 32)), wrId);
+        WorkSlots slots = WorkSlots.of(owner, wrId);
         int slot = WorkSlots.slot(wrId);
         return slots == null || slot < 0 || slot >= slots.capacity() || !slots.unsignalled[slot];
     }
 
-    /** Releases the slot of a successful completion whose event is suppressed. */
-    private boolean releaseIfSuppressed(long entry) {
-        if (ring.get(JAVA_INT, entry + Structs.WC_STATUS) != 0) {
-            return false;
-        }
-        long wrId = ring.get(JAVA_LONG, entry + Structs.WC_WR_ID);
-        Object owner = ia.owner((int) (wrId >>> 32));
+    /** Releases the slot of a successful completion whose event is suppressed; {@code false} when its event is not. */
+    private boolean releaseIfSuppressed(Object owner, long wrId) {
         WorkSlots slots = WorkSlots.of(owner, wrId);
         if (slots == null) {
             return false;
