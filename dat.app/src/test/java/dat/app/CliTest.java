@@ -188,12 +188,14 @@ class CliTest {
     @Test
     @Timeout(300)
     void perfAndIaFailOnceForAnUnknownIa_beforeAnyTable() throws Exception {
-        for (String command : List.of("perf", "ia")) {
-            Result r = dat(SHORT, command, "nosuch");
+        List<List<String>> commands = List.of(List.of("perf", "nosuch"), List.of("perf", "nosuch", "--client", "127.0.0.1:7700"),
+                List.of("perf", "nosuch", "--server"), List.of("ia", "nosuch"));
+        for (List<String> command : commands) {
+            Result r = dat(SHORT, command.toArray(String[]::new));
             clean(r);
             assertThat(r.exit()).as(r.toString()).isEqualTo(1);
             assertThat(r.out()).as(r.toString()).isEmpty();
-            assertThat(r.err()).as(r.toString()).startsWith("dat " + command + ": cannot open IA 'nosuch': DAT_PROVIDER_NOT_FOUND")
+            assertThat(r.err()).as(r.toString()).startsWith("dat " + command.get(0) + ": cannot open IA 'nosuch': DAT_PROVIDER_NOT_FOUND")
                     .contains("; 'dat providers' lists the IAs").hasLineCount(1);
         }
     }

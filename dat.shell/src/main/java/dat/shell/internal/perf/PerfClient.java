@@ -90,6 +90,12 @@ final class PerfClient {
     List<Figure> run() {
         try (InterfaceAdapter adapter = Cli.openIa(registry, options.iaName()); Arena arena = Arena.ofShared()) {
             ia = adapter;
+            out.printf("dat perf %s --client %s: two processes, depth %d, %d CPUs here; the benchmark waits in dat_evd_wait"
+                    + " and polls nothing itself%n", options.iaName(),
+                    options.client(), options.depth(), Runtime.getRuntime().availableProcessors());
+            PerfCommands.congestionControl(PerfCommands.CONGESTION_CONTROL).ifPresent(cc -> out.printf(
+                    "TCP congestion control here: %s (the large-write figures over loopback depend on it: docs/sim-provider.md)%n", cc));
+            out.flush();
             limits = ia.query().iaAttributes();
             pz = ia.createProtectionZone();
             memory = buffer(arena, Math.min(BUFFER, limits.maxLmrBlockSize()));

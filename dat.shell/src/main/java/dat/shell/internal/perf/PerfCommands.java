@@ -103,13 +103,8 @@ public final class PerfCommands {
         List<Figure> figures;
         boolean pinned = false;
         if (options.client() != null) {
-            out.printf("dat perf %s --client %s: two processes, depth %d, %d CPUs here; the benchmark waits in dat_evd_wait"
-                    + " and polls nothing itself%n", options.iaName(),
-                    options.client(), options.depth(), Runtime.getRuntime().availableProcessors());
-            congestionControl(CONGESTION_CONTROL).ifPresent(cc -> out.printf(
-                    "TCP congestion control here: %s (the large-write figures over loopback depend on it: docs/sim-provider.md)%n", cc));
-            out.flush();
-            figures = new PerfClient(registry, options, out).run(); // prints the table's header once it reached the server
+            // prints its heading once the IA opened, and the table's header once it reached the server
+            figures = new PerfClient(registry, options, out).run();
         } else {
             PerfRunner runner = new PerfRunner(registry, options, out); // prints the heading once the IA opened
             figures = runner.run();
