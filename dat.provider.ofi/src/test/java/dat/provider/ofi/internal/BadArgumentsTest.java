@@ -12,7 +12,6 @@ import dat.api.Endpoint;
 import dat.api.EpAttributes;
 import dat.api.EventDispatcher;
 import dat.api.EvdFlags;
-import dat.api.InterfaceAdapter;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
@@ -23,12 +22,8 @@ import dat.api.RegionDescription;
 import dat.api.RmrTriplet;
 import dat.api.SharedReceiveQueue;
 import dat.api.SrqAttributes;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -38,42 +33,17 @@ import org.junit.jupiter.api.Test;
  * {@link DatException} on the control path; freed handles answer {@code DAT_INVALID_HANDLE}. None
  * reaches libfabric with memory it could misuse.
  */
-class BadArgumentsTest {
+class BadArgumentsTest extends LoopbackIaTest {
 
-    private static OfiRuntime runtime;
-    private InterfaceAdapter ia;
     private ProtectionZone pz;
     private EventDispatcher dto;
     private EventDispatcher conn;
-    private Arena arena;
-
-    @BeforeAll
-    static void start() {
-        runtime = TcpLoopback.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        runtime.close();
-    }
 
     @BeforeEach
-    void open() {
-        ia = TcpLoopback.open(runtime);
+    void openObjects() {
         pz = ia.createProtectionZone();
         dto = ia.createEventDispatcher(64, null, EvdFlags.DTO);
         conn = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION | EvdFlags.CR);
-        arena = Arena.ofShared();
-    }
-
-    @AfterEach
-    void close() {
-        if (ia != null) {
-            ia.close();
-        }
-        if (arena != null) {
-            arena.close();
-        }
     }
 
     private static void expect(Runnable call, int type, int subtype) {

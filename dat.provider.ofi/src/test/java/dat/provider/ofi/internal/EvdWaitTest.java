@@ -9,18 +9,12 @@ import dat.api.DtoCompletionStatus;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
 import dat.api.EvdFlags;
-import dat.api.InterfaceAdapter;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
-import java.lang.foreign.Arena;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -31,41 +25,10 @@ import org.junit.jupiter.api.Timeout;
  * thread parks, and the event thread wakes it.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class EvdWaitTest {
+class EvdWaitTest extends LoopbackIaTest {
 
     private static final long WAIT = TimeUnit.SECONDS.toMicros(30);
-    private static OfiRuntime runtime;
 
-    private InterfaceAdapter ia;
-    private Arena arena;
-
-    @BeforeAll
-    static void start() {
-        runtime = TcpLoopback.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (runtime != null) {
-            runtime.close();
-        }
-    }
-
-    @BeforeEach
-    void open() {
-        ia = TcpLoopback.open(runtime);
-        arena = Arena.ofShared();
-    }
-
-    @AfterEach
-    void close() {
-        if (ia != null) {
-            ia.close();
-        }
-        if (arena != null) {
-            arena.close();
-        }
-    }
 
     /** A thread waiting on {@code evd} with an infinite timeout; its result code and event. */
     private static CompletableFuture<DatEvent> waiter(EventDispatcher evd, boolean virtual, int[] code) {

@@ -10,20 +10,14 @@ import dat.api.DtoCompletionStatus;
 import dat.api.EpState;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
-import dat.api.InterfaceAdapter;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
 import dat.api.RmrTriplet;
-import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,42 +26,11 @@ import org.junit.jupiter.api.Timeout;
  * progress complete successfully before the connection goes down; an abrupt one flushes them.
  */
 @Timeout(60)
-class GracefulDisconnectTest {
+class GracefulDisconnectTest extends LoopbackIaTest {
 
     private static final long WAIT = TimeUnit.SECONDS.toMicros(20);
     private static final long SIZE = 8L << 20;
-    private static OfiRuntime runtime;
 
-    private InterfaceAdapter ia;
-    private Arena arena;
-
-    @BeforeAll
-    static void start() {
-        runtime = TcpLoopback.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (runtime != null) {
-            runtime.close();
-        }
-    }
-
-    @BeforeEach
-    void open() {
-        ia = TcpLoopback.open(runtime);
-        arena = Arena.ofShared();
-    }
-
-    @AfterEach
-    void close() {
-        if (ia != null) {
-            ia.close();
-        }
-        if (arena != null) {
-            arena.close();
-        }
-    }
 
     private LocalMemoryRegion lmr(LoopbackPair p) {
         LocalMemoryRegion lmr = ia.registerMemory(arena.allocate(SIZE, 4096), p.pz(), MemPrivileges.ALL);

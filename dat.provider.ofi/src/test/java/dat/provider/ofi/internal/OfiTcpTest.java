@@ -25,15 +25,11 @@ import dat.api.PublicServicePoint;
 import dat.api.RmrTriplet;
 import dat.api.ext.IbExtension;
 import dat.api.ext.ImmediateDataEndpoint;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -45,49 +41,22 @@ import org.junit.jupiter.api.Timeout;
  * installs {@code libfabric1}.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class OfiTcpTest {
+class OfiTcpTest extends LoopbackIaTest {
 
     private static final long WAIT = TimeUnit.SECONDS.toMicros(10);
-    private static OfiRuntime runtime;
 
-    private InterfaceAdapter ia;
     private ProtectionZone pz;
     private EventDispatcher dtoEvd;
     private EventDispatcher connEvd;
     private EventDispatcher crEvd;
-    private Arena arena;
     private final DatEvent event = new DatEvent();
 
-    @BeforeAll
-    static void start() {
-        runtime = TcpLoopback.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (runtime != null) {
-            runtime.close();
-        }
-    }
-
     @BeforeEach
-    void open() {
-        ia = TcpLoopback.open(runtime);
+    void openObjects() {
         pz = ia.createProtectionZone();
         dtoEvd = ia.createEventDispatcher(256, null, EvdFlags.DTO);
         connEvd = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION);
         crEvd = ia.createEventDispatcher(16, null, EvdFlags.CR);
-        arena = Arena.ofShared();
-    }
-
-    @AfterEach
-    void close() {
-        if (ia != null) {
-            ia.close();
-        }
-        if (arena != null) {
-            arena.close();
-        }
     }
 
     private InetSocketAddress address() {

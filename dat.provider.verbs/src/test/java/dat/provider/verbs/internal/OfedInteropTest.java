@@ -1,7 +1,6 @@
 package dat.provider.verbs.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dat.api.CompletionFlags;
 import dat.api.ConnectionRequest;
@@ -11,24 +10,17 @@ import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
-import dat.api.EvdFlags;
-import dat.api.InterfaceAdapter;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
-import dat.api.ProtectionZone;
 import dat.api.PspFlag;
 import dat.api.PublicServicePoint;
 import dat.api.RmrTriplet;
-import dat.api.spi.DatIaFactory;
-import dat.api.spi.IaOpenRequest;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -38,9 +30,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -58,7 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
  * every test is skipped by assumption, where there is one the peer must be there.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class OfedInteropTest {
+class OfedInteropTest extends DeviceIaTest {
 
     /** The system property naming the built C peer. */
     static final String PEER_PROPERTY = "dat.verbs.udapl.peer";
@@ -74,42 +64,15 @@ class OfedInteropTest {
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    private static VerbsRuntime runtime;
 
     @TempDir
     Path temp;
 
-    private InterfaceAdapter ia;
-    private ProtectionZone pz;
-    private EventDispatcher dtoEvd;
-    private EventDispatcher connEvd;
-    private EventDispatcher crEvd;
-    private Arena arena;
     private Path datConf;
     private final List<Peer> peers = new ArrayList<>();
 
-    @BeforeAll
-    static void start() {
-        runtime = VerbsRuntime.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (runtime != null) {
-            runtime.close();
-        }
-    }
-
     @BeforeEach
-    void open() throws IOException {
-        assumeTrue(!runtime.factories().isEmpty(), () -> "no RDMA device: " + runtime.unavailableReason());
-        DatIaFactory factory = runtime.factories().get(0);
-        ia = factory.openIa(new IaOpenRequest((String) factory.properties().get("dat.ia.name"), 16, null, ""));
-        pz = ia.createProtectionZone();
-        dtoEvd = ia.createEventDispatcher(64, null, EvdFlags.DTO);
-        connEvd = ia.createEventDispatcher(32, null, EvdFlags.CONNECTION);
-        crEvd = ia.createEventDispatcher(32, null, EvdFlags.CR);
-        arena = Arena.ofShared();
+    void writeDatConf() throws IOException {
         // the C side's dat.conf: OFED's cma provider on the netdev of the Java IA's address
         NetworkInterface netdev = NetworkInterface.getByInetAddress(address().getAddress());
         assertThat(netdev).as("the netdev of %s", address()).isNotNull();
@@ -118,20 +81,10 @@ class OfedInteropTest {
     }
 
     @AfterEach
-    void close() throws InterruptedException {
+    void stopPeers() throws InterruptedException {
         for (Peer peer : peers) {
             peer.stop();
         }
-        if (ia != null) {
-            ia.close();
-        }
-        if (arena != null) {
-            arena.close();
-        }
-    }
-
-    private InetSocketAddress address() {
-        return ia.query().iaAttributes().iaAddress();
     }
 
     // ---- the C peer ------------------------------------------------------------------------------

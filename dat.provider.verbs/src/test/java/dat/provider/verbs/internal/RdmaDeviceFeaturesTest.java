@@ -17,28 +17,21 @@ import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
 import dat.api.MemoryType;
-import dat.api.ProtectionZone;
 import dat.api.PspFlag;
 import dat.api.PublicServicePoint;
 import dat.api.RegionDescription;
 import dat.api.SharedReceiveQueue;
 import dat.api.SrqAttributes;
 import dat.api.SrqParams;
-import dat.api.spi.DatIaFactory;
 import dat.api.spi.IaOpenRequest;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,59 +43,13 @@ import org.junit.jupiter.api.io.TempDir;
  * with completions queued, SHARED_VIRTUAL cookies, and the memory window probe's declaration.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class RdmaDeviceFeaturesTest {
+class RdmaDeviceFeaturesTest extends DeviceIaTest {
 
     private static final long WAIT = TimeUnit.SECONDS.toMicros(10);
-    private static VerbsRuntime runtime;
 
     @TempDir
     Path temp;
 
-    private DatIaFactory factory;
-    private InterfaceAdapter ia;
-    private ProtectionZone pz;
-    private EventDispatcher dtoEvd;
-    private EventDispatcher connEvd;
-    private EventDispatcher crEvd;
-    private Arena arena;
-
-    @BeforeAll
-    static void start() {
-        runtime = VerbsRuntime.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (runtime != null) {
-            runtime.close();
-        }
-    }
-
-    @BeforeEach
-    void open() {
-        assumeTrue(!runtime.factories().isEmpty(), () -> "no RDMA device: " + runtime.unavailableReason());
-        factory = runtime.factories().get(0);
-        ia = factory.openIa(new IaOpenRequest((String) factory.properties().get("dat.ia.name"), 16, null, ""));
-        pz = ia.createProtectionZone();
-        dtoEvd = ia.createEventDispatcher(64, null, EvdFlags.DTO);
-        connEvd = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION);
-        crEvd = ia.createEventDispatcher(16, null, EvdFlags.CR);
-        arena = Arena.ofShared();
-    }
-
-    @AfterEach
-    void close() {
-        if (ia != null) {
-            ia.close();
-        }
-        if (arena != null) {
-            arena.close();
-        }
-    }
-
-    private InetSocketAddress address() {
-        return ia.query().iaAttributes().iaAddress();
-    }
 
     private DatEvent await(EventDispatcher evd) {
         DatEvent event = new DatEvent();

@@ -3,7 +3,6 @@ package dat.provider.verbs.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dat.api.AsyncErrorReason;
 import dat.api.CompletionFlags;
@@ -30,16 +29,9 @@ import dat.api.SharedReceiveQueue;
 import dat.api.SrqAttributes;
 import dat.api.spi.DatIaFactory;
 import dat.api.spi.IaOpenRequest;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
-import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -50,60 +42,11 @@ import org.junit.jupiter.api.Timeout;
  * Both ends of each connection are in one IA, connected through rdma_cm to the IA's own address.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class RdmaDeviceTest {
+class RdmaDeviceTest extends DeviceIaTest {
 
     private static final long WAIT = TimeUnit.SECONDS.toMicros(10);
-    private static VerbsRuntime runtime;
 
-    private InterfaceAdapter ia;
-    private ProtectionZone pz;
-    private EventDispatcher dtoEvd;
-    private EventDispatcher connEvd;
-    private EventDispatcher crEvd;
-    private Arena arena;
     private final DatEvent event = new DatEvent();
-
-    @BeforeAll
-    static void start() {
-        runtime = VerbsRuntime.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (runtime != null) {
-            runtime.close();
-        }
-    }
-
-    static DatIaFactory factory() {
-        assumeTrue(!runtime.factories().isEmpty(), () -> "no RDMA device: " + runtime.unavailableReason());
-        return runtime.factories().get(0);
-    }
-
-    @BeforeEach
-    void open() {
-        DatIaFactory factory = factory();
-        ia = factory.openIa(new IaOpenRequest((String) factory.properties().get("dat.ia.name"), 16, null, ""));
-        pz = ia.createProtectionZone();
-        dtoEvd = ia.createEventDispatcher(256, null, EvdFlags.DTO);
-        connEvd = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION);
-        crEvd = ia.createEventDispatcher(16, null, EvdFlags.CR);
-        arena = Arena.ofShared();
-    }
-
-    @AfterEach
-    void close() {
-        if (ia != null) {
-            ia.close();
-        }
-        if (arena != null) {
-            arena.close();
-        }
-    }
-
-    private InetSocketAddress address() {
-        return ia.query().iaAttributes().iaAddress();
-    }
 
     private LocalMemoryRegion lmr(long size, int privileges) {
         return ia.registerMemory(arena.allocate(size, 4096), pz, privileges);
