@@ -73,8 +73,8 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
 
     /** The completion queue, or {@code null} when the EVD takes no DTO completions. */
     final CompletionQueue cq;
-    /** The CQs of SRQ Endpoints whose receive EVD this is: read beside {@link #cq}. */
-    private volatile CompletionQueue[] attached = new CompletionQueue[0];
+    /** {@link #cq} and the CQs of SRQ Endpoints whose receive EVD this is, or {@code null} with no CQ. */
+    private final EvdQueues cqs;
 
     /** The other streams' events. */
     private EventRing events;
@@ -104,8 +104,10 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                 cq.close();
                 throw Codes.fromNative(e, "minQlen");
             }
+            cqs = new EvdQueues(cq);
         } else {
             cq = null;
+            cqs = null;
             nativeWait = null;
         }
         if (cno != null) {
@@ -299,66 +301,27 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
      * completions arrive on its own CQ alone (an SRQ Endpoint's attached CQ is the event thread's).
      */
     private boolean blocksNatively() {
-        return nativeWait != null && attached.length == 0 && !Thread.currentThread().isVirtual();
+        return nativeWait != null && !cqs.hasAttached() && !Thread.currentThread().isVirtual();
     }
 
     /** How many events are ready: completions (reading the CQs first) and the other streams; lock held. */
     private int available() {
-        int completions = 0;
-        if (cq != null && !freed) {
-            completions = cq.fill();
-            for (CompletionQueue q : attached) {
-                completions += q.fill();
-            }
-        }
-        return completions + events.size();
+        return (cqs != null && !freed ? cqs.fill() : 0) + events.size();
     }
 
     /** Whether a notification event is queued (read by {@link #available} first); lock held. */
     private boolean hasNotification() {
-        if (events.size() > 0) {
-            return true;
-        }
-        if (cq != null && !freed) {
-            if (cq.hasNotification()) {
-                return true;
-            }
-            for (CompletionQueue q : attached) {
-                if (q.hasNotification()) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return events.size() > 0 || cqs != null && !freed && cqs.hasNotification();
     }
 
     /** How many completions the rings hold; lock held. */
     private int queued() {
-        int n = cq == null ? 0 : cq.queued();
-        for (CompletionQueue q : attached) {
-            n += q.queued();
-        }
-        return n;
+        return cqs == null ? 0 : cqs.queued();
     }
 
-    /** Moves the next completion of the CQs into {@code event}; lock held. */
-    private boolean takeCompletion(DatEvent event) {
-        if (cq != null && !freed) {
-            if (cq.take(event, this)) {
-                return true;
-            }
-            for (CompletionQueue q : attached) {
-                if (q.take(event, this)) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    /** Moves the next event into {@code event}; lock held. */
+    /** Moves the next event, completions first, into {@code event}; lock held. */
     private boolean take(DatEvent event) {
-        return takeCompletion(event) || events.take(event);
+        return cqs != null && !freed && cqs.take(event, this) || events.take(event);
     }
 
     /**
@@ -455,14 +418,8 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
      * whose ring is full is left alone until a consumer makes room.
      */
     boolean watched(long now) {
-        CompletionQueue q = cq;
-        if (q == null || freed || q.isStalled()) {
+        if (cqs == null || freed || cqs.anyStalled()) {
             return false;
-        }
-        for (CompletionQueue more : attached) {
-            if (more.isStalled()) {
-                return false;
-            }
         }
         if (nativeWait != null && nativeWait.isArmed()) {
             return false; // its waiter blocks on the CQ's descriptor itself and reads what comes
@@ -477,7 +434,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
      */
     boolean readByConsumer(long now) {
         CompletionQueue q = cq;
-        if (q != null && q.isIdle() && attached.length == 0 && !(nativeWait != null && nativeWait.isArmed())) {
+        if (q != null && q.isIdle() && !cqs.hasAttached() && !(nativeWait != null && nativeWait.isArmed())) {
             return false;
         }
         return now - lastConsumerRead < QUIET_NANOS || nativeWait != null && nativeWait.isArmed();
@@ -558,9 +515,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
     void attach(CompletionQueue queue) {
         lock.lock();
         try {
-            CompletionQueue[] grown = java.util.Arrays.copyOf(attached, attached.length + 1);
-            grown[grown.length - 1] = queue;
-            attached = grown;
+            cqs.attach(queue);
         } finally {
             lock.unlock();
         }
@@ -571,7 +526,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
     void detach(CompletionQueue queue) {
         lock.lock();
         try {
-            attached = java.util.Arrays.stream(attached).filter(q -> q != queue).toArray(CompletionQueue[]::new);
+            cqs.detach(queue);
         } finally {
             lock.unlock();
         }
@@ -579,11 +534,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
 
     /** Every CQ the event thread watches for this EVD: its own and the attached ones. */
     CompletionQueue[] queues() {
-        CompletionQueue[] more = attached;
-        CompletionQueue[] all = new CompletionQueue[more.length + 1];
-        all[0] = cq;
-        System.arraycopy(more, 0, all, 1, more.length);
-        return all;
+        return cqs.all();
     }
 
     /** Called by the ring when a consumer made room in a full ring: the event thread watches again. */
@@ -757,7 +708,7 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
                 EventRing later = events;
                 events = new EventRing(later.capacity());
                 DatEvent next = new DatEvent();
-                while (takeCompletion(next)) {
+                while (cqs.take(next, this)) {
                     events.add(next);
                 }
                 while (later.take(next)) {
