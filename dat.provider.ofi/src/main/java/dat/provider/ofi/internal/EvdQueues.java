@@ -2,6 +2,7 @@ package dat.provider.ofi.internal;
 
 import dat.api.DatEvent;
 import java.util.Arrays;
+import java.util.function.Predicate;
 
 /**
  * The completion queues one DTO EVD reads: its own, and those of the SRQ Endpoints whose receive
@@ -33,15 +34,7 @@ final class EvdQueues {
 
     /** Whether a ring holds a notification event (read by {@link #fill} first). */
     boolean hasNotification() {
-        if (own.hasNotification()) {
-            return true;
-        }
-        for (CompletionQueue q : attached) {
-            if (q.hasNotification()) {
-                return true;
-            }
-        }
-        return false;
+        return any(CompletionQueue::hasNotification);
     }
 
     /** How many completions the rings hold. */
@@ -85,11 +78,16 @@ final class EvdQueues {
 
     /** Whether a ring is full while its CQ may hold more: the event thread leaves them alone. */
     boolean anyStalled() {
-        if (own.isStalled()) {
+        return any(CompletionQueue::isStalled);
+    }
+
+    /** Whether a CQ answers {@code true}; a non-capturing method reference allocates nothing. */
+    private boolean any(Predicate<CompletionQueue> answer) {
+        if (answer.test(own)) {
             return true;
         }
         for (CompletionQueue q : attached) {
-            if (q.isStalled()) {
+            if (answer.test(q)) {
                 return true;
             }
         }
