@@ -437,8 +437,8 @@ class TcpDtoTest extends OnTcpPair {
         assertThat(s.userCookie()).isEqualTo(2);
         assertThat(s.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
         // The far side may already hold the send, waiting for a receive with everything behind it
-        // (the DISCONNECT too): it learns of the disconnect once that send is through. A known gap
-        // (docs/sim-provider.md, "What is left"): an RNR-waiting target does not see the disconnect sooner.
+        // (the DISCONNECT too): it learns of the disconnect once that send is through. A known gap:
+        // an RNR-waiting target does not see the disconnect sooner.
         ok(b.ep.postRecv(0, null, 3, 0));
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         assertThat(b.ep.getStatus().state()).isEqualTo(EpState.DISCONNECTED);
