@@ -47,15 +47,11 @@ abstract class DeviceIaTest {
         }
     }
 
-    /** The first device port's factory; skips the test where there is none. */
-    static DatIaFactory factory() {
-        assumeTrue(!runtime.factories().isEmpty(), () -> "no RDMA device: " + runtime.unavailableReason());
-        return runtime.factories().get(0);
-    }
-
+    /** Opens an IA of the first device port; skips the test where there is none. */
     @BeforeEach
     void openIa() {
-        factory = factory();
+        assumeTrue(!runtime.factories().isEmpty(), () -> "no RDMA device: " + runtime.unavailableReason());
+        factory = runtime.factories().get(0);
         ia = factory.openIa(new IaOpenRequest((String) factory.properties().get("dat.ia.name"), 16, null, ""));
         pz = ia.createProtectionZone();
         dtoEvd = ia.createEventDispatcher(256, null, EvdFlags.DTO);

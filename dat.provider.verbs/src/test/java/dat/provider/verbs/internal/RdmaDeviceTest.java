@@ -104,7 +104,6 @@ class RdmaDeviceTest extends DeviceIaTest {
     /** The IA's event thread, made on the consumer's thread of dat_ia_open, takes none of its settings. */
     @Test
     void theEventThreadOfAnIaOpenedOnAConsumersThread_takesNoneOfItsSettings() throws InterruptedException {
-        DatIaFactory factory = factory();
         String name = (String) factory.properties().get("dat.ia.name");
         java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
         java.util.concurrent.atomic.AtomicReference<InterfaceAdapter> opened = new java.util.concurrent.atomic.AtomicReference<>();
@@ -430,8 +429,8 @@ class RdmaDeviceTest extends DeviceIaTest {
     @Test
     void providerStopWithOpenIasFailsThemCatastrophically() throws Exception {
         VerbsRuntime own = VerbsRuntime.start();
-        DatIaFactory factory = own.factories().get(0);
-        InterfaceAdapter doomed = factory.openIa(new IaOpenRequest((String) factory.properties().get("dat.ia.name"), 8, null, ""));
+        DatIaFactory stopping = own.factories().get(0); // of its own runtime, not the rig's factory
+        InterfaceAdapter doomed = stopping.openIa(new IaOpenRequest((String) stopping.properties().get("dat.ia.name"), 8, null, ""));
         ProtectionZone doomedPz = doomed.createProtectionZone();
         EventDispatcher evd = doomed.createEventDispatcher(16, null, EvdFlags.DTO);
         EventDispatcher conn = doomed.createEventDispatcher(16, null, EvdFlags.CONNECTION | EvdFlags.CR);
@@ -458,7 +457,7 @@ class RdmaDeviceTest extends DeviceIaTest {
         assertThat(DatReturn.typeOf(ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, 0, 64)}, 1, 0)))
                 .isEqualTo(DatReturn.INVALID_HANDLE);
         assertThatThrownBy(doomed::createProtectionZone).isInstanceOf(DatException.class);
-        assertThat(factory.properties()).isNotEmpty();
-        assertThatThrownBy(() -> factory.openIa(new IaOpenRequest("ofa-v2-x", 8, null, ""))).isInstanceOf(DatException.class);
+        assertThat(stopping.properties()).isNotEmpty();
+        assertThatThrownBy(() -> stopping.openIa(new IaOpenRequest("ofa-v2-x", 8, null, ""))).isInstanceOf(DatException.class);
     }
 }
