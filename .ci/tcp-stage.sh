@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The sim provider's TCP transport under the conformance suite, from the built application
-# (dat.app/target/app.jar, after mvn verify). Three runs, each writing JUnit XML under
+# (dat.app/target/app.jar, after mvn verify). Four runs, each writing JUnit XML under
 # dat.provider.sim/target/test-reports/, which .ci/run's closing line counts:
 #   1. tcp-one-jvm:   the whole suite against a TCP IA; both IA instances of every test are in this
 #                     JVM, and every connection between them is a real TCP connection on loopback;
