@@ -56,13 +56,24 @@ public final class CnoWaits<E extends EventDispatcher> {
         }
     }
 
-    /** An attached EVD has a notification: wake the waiter and call the agent. */
+    /**
+     * An attached EVD has a notification: wake the waiter and call the agent. The agent is the
+     * consumer's code, called on whichever thread completed the event (the provider's event
+     * thread, or a consumer's in {@code dat_evd_post_se}): what it throws goes to that thread's
+     * uncaught-exception handler and no further, so it neither stops the provider's progress nor
+     * turns a data-path call into an exception.
+     */
     public void trigger(E evd) {
         triggered = evd;
         wakeWaiter();
         WaitProxyAgent a = agent;
         if (a != null) {
-            a.notify(evd);
+            try {
+                a.notify(evd);
+            } catch (RuntimeException | Error e) {
+                Thread t = Thread.currentThread();
+                t.getUncaughtExceptionHandler().uncaughtException(t, e);
+            }
         }
     }
 

@@ -24,10 +24,10 @@ public final class SyncSegments {
      * Checks {@code count} segments of {@code segments} against the IA's LMRs.
      *
      * @throws dat.api.DatException {@code DAT_INVALID_PARAMETER}: {@code DAT_INVALID_ARG3} for a count
-     *     the array does not hold, {@code DAT_INVALID_ARG2} for a null segment or one outside its LMR
+     *     the array does not hold (no array holds none), {@code DAT_INVALID_ARG2} for a null segment or one outside its LMR
      */
     public static void check(LmrTriplet[] segments, int count, Lmrs lmrs) {
-        if (segments == null || count < 0 || count > segments.length) {
+        if (count < 0 || count > (segments == null ? 0 : segments.length)) {
             throw ReturnCodes.invalidParameterException(DatReturn.INVALID_ARG3, "numSegments", "bad segment count " + count);
         }
         for (int i = 0; i < count; i++) {

@@ -1,6 +1,5 @@
 package dat.provider.ofi.internal;
 
-import dat.api.CompletionFlags;
 import dat.api.ConnectFlags;
 import dat.api.DatConstants;
 import dat.api.DatException;
@@ -10,6 +9,8 @@ import dat.api.Qos;
 import dat.api.ServiceType;
 import dat.provider.ofi.internal.ffi.Fi;
 import dat.provider.ofi.internal.ffi.NativeException;
+import dat.provider.support.ConnectArguments;
+import dat.provider.support.EpAttributeValues;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
@@ -19,12 +20,18 @@ final class EpLimits {
     private EpLimits() {
     }
 
-    /** The requested attributes with the provider's defaults for zeros, checked against the limits. */
-    static EpAttributes effective(OfiIa ia, EpAttributes requested) {
+    /**
+     * The requested attributes with the provider's defaults for zeros, checked against the limits.
+     *
+     * @param attrArg the {@code DAT_INVALID_ARGn} subtype of the call's attributes argument
+     *     (dat_ep_create 6, dat_ep_create_with_srq 7, dat_ep_modify 3)
+     */
+    static EpAttributes effective(OfiIa ia, EpAttributes requested, int attrArg) {
         EpAttributes a = requested == null ? EpAttributes.providerDefaults() : requested;
         if (a.serviceType() != ServiceType.RC) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.serviceType", "only RC");
+            throw Codes.invalidParameterException(attrArg, "attributes.serviceType", "only RC");
         }
+        EpAttributeValues.check(a, attrArg);
         if (a.qos() != Qos.BEST_EFFORT) {
             throw Codes.notSupported("attributes.qos", "only BEST_EFFORT");
         }
@@ -32,34 +39,31 @@ final class EpLimits {
         int maxIov = limits.iovLimit();
         int maxRecvIov = limits.recvIovLimit();
         int depth = limits.maxDtosPerEp();
-        int recvDtos = orDefault(a.maxRecvDtos(), Math.min(64, depth), depth, "maxRecvDtos");
-        int requestDtos = orDefault(a.maxRequestDtos(), Math.min(64, depth), depth, "maxRequestDtos");
-        int recvIov = orDefault(a.maxRecvIov(), maxRecvIov, maxRecvIov, "maxRecvIov");
-        int requestIov = orDefault(a.maxRequestIov(), maxIov, maxIov, "maxRequestIov");
-        int readIn = orDefault(a.maxRdmaReadIn(), Math.min(8, requestDtos), depth, "maxRdmaReadIn");
-        int readOut = orDefault(a.maxRdmaReadOut(), Math.min(8, requestDtos), depth, "maxRdmaReadOut");
-        int readIov = orDefault(a.maxRdmaReadIov(), requestIov, maxIov, "maxRdmaReadIov");
-        int writeIov = orDefault(a.maxRdmaWriteIov(), requestIov, maxIov, "maxRdmaWriteIov");
+        int recvDtos = orDefault(attrArg, a.maxRecvDtos(), Math.min(64, depth), depth, "maxRecvDtos");
+        int requestDtos = orDefault(attrArg, a.maxRequestDtos(), Math.min(64, depth), depth, "maxRequestDtos");
+        int recvIov = orDefault(attrArg, a.maxRecvIov(), maxRecvIov, maxRecvIov, "maxRecvIov");
+        int requestIov = orDefault(attrArg, a.maxRequestIov(), maxIov, maxIov, "maxRequestIov");
+        int readIn = orDefault(attrArg, a.maxRdmaReadIn(), Math.min(8, requestDtos), depth, "maxRdmaReadIn");
+        int readOut = orDefault(attrArg, a.maxRdmaReadOut(), Math.min(8, requestDtos), depth, "maxRdmaReadOut");
+        int readIov = orDefault(attrArg, a.maxRdmaReadIov(), requestIov, maxIov, "maxRdmaReadIov");
+        int writeIov = orDefault(attrArg, a.maxRdmaWriteIov(), requestIov, maxIov, "maxRdmaWriteIov");
         long messageSize = a.maxMessageSize() == 0 ? limits.maxMessage() : a.maxMessageSize();
         long rdmaSize = a.maxRdmaSize() == 0 ? limits.maxMessage() : a.maxRdmaSize();
         if (messageSize < 0 || messageSize > limits.maxMessage() || rdmaSize < 0 || rdmaSize > limits.maxMessage()) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.maxMessageSize",
+            throw Codes.invalidParameterException(attrArg, "attributes.maxMessageSize",
                     "above the provider's " + limits.maxMessage());
-        }
-        if (!CompletionFlags.isValid(a.recvCompletionFlags()) || !CompletionFlags.isValid(a.requestCompletionFlags())) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes.completionFlags", "undefined bits");
         }
         return a.toBuilder().maxRecvDtos(recvDtos).maxRequestDtos(requestDtos).maxRecvIov(recvIov).maxRequestIov(requestIov)
                 .maxRdmaReadIn(readIn).maxRdmaReadOut(readOut).maxRdmaReadIov(readIov).maxRdmaWriteIov(writeIov)
                 .maxMessageSize(messageSize).maxRdmaSize(rdmaSize).build();
     }
 
-    private static int orDefault(int value, int fallback, int max, String name) {
+    private static int orDefault(int attrArg, int value, int fallback, int max, String name) {
         if (value == 0) {
             return fallback;
         }
         if (value < 0 || value > max) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "attributes." + name, value + " is not in 1.." + max);
+            throw Codes.invalidParameterException(attrArg, "attributes." + name, value + " is not in 1.." + max);
         }
         return value;
     }
@@ -77,10 +81,7 @@ final class EpLimits {
      */
     static void checkConnect(OfiIa ia, InetSocketAddress remoteIaAddress, long remoteConnQual, long timeoutMicros,
             byte[] privateData, int qos, int connectFlags) {
-        if (remoteIaAddress == null || remoteIaAddress.getAddress() == null) {
-            throw Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNSUPPORTED, "remoteIaAddress",
-                    "an IP address is needed");
-        }
+        ConnectArguments.checkRemoteAddress(remoteIaAddress);
         if (remoteConnQual < 1 || remoteConnQual > 0xFFFF) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "remoteConnQual", "not a port 1..65535");
         }

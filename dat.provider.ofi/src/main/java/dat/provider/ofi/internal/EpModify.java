@@ -82,7 +82,7 @@ final class EpModify {
                     throw Codes.notSupported("params.attributes", "the ofi provider has no transport- or provider-specific"
                             + " Endpoint attributes");
                 }
-                next = EpLimits.effective(ia, current.withMasked(params.attributes(), epParamMask));
+                next = EpLimits.effective(ia, current.withMasked(params.attributes(), epParamMask), DatReturn.INVALID_ARG3);
             }
             boolean newQueues = next.maxRecvDtos() != current.maxRecvDtos() || next.maxRequestDtos() != current.maxRequestDtos()
                     || next.maxRecvIov() != current.maxRecvIov();

@@ -31,10 +31,13 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
     /** The requester's owner id: not 0 when it will confirm an accept. */
     final int remoteOwnerId;
     final OfiEp reservedEp;
+    /** The qualifier of the Service Point the request is reported on: a handoff names another. */
+    private final long connQual;
 
-    OfiCr(OfiIa ia, Listener listener, MemorySegment info, InetSocketAddress remoteAddress, byte[] privateData, int remotePzId,
-            int remoteOwnerId, OfiEp reservedEp) {
+    OfiCr(OfiIa ia, long connQual, Listener listener, MemorySegment info, InetSocketAddress remoteAddress, byte[] privateData,
+            int remotePzId, int remoteOwnerId, OfiEp reservedEp) {
         super(ia, HandleType.CR, DatReturn.INVALID_HANDLE_CR);
+        this.connQual = connQual;
         this.listener = listener;
         this.info = info;
         this.remoteAddress = remoteAddress;
@@ -119,24 +122,28 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
     }
 
     @Override
-    public void handoff(long connQual) {
+    public void handoff(long handoffQual) {
         checkOpen();
+        if (handoffQual == connQual) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "handoff",
+                    "the request is on qualifier " + connQual + " already: hand it off to another (dat_cr_handoff)");
+        }
         ia.cmLock.lock();
         try {
             checkOpen();
             for (OfiServicePoint sp : ia.servicePoints) {
-                if (sp.connQual == connQual && sp instanceof OfiServicePoint.OfiPsp psp && sp.isOpen()) {
+                if (sp.connQual == handoffQual && sp instanceof OfiServicePoint.OfiPsp psp && sp.isOpen()) {
                     // the request moves to a new CR of the other PSP; this handle is spent (dat_cr_handoff)
-                    OfiCr moved = new OfiCr(ia, listener, info, remoteAddress, privateData, remotePzId, remoteOwnerId, null);
+                    OfiCr moved = new OfiCr(ia, handoffQual, listener, info, remoteAddress, privateData, remotePzId, remoteOwnerId, null);
                     freed = true;
                     ia.crs.remove(this);
                     info = MemorySegment.NULL;
                     releaseReservedEp(); // an RSP's Endpoint goes back to the consumer, as at a reject
-                    psp.crEvd.postEvent(new DatEvent().setConnectionRequest(psp.crEvd, psp, psp.localAddress(), connQual, moved));
+                    psp.crEvd.postEvent(new DatEvent().setConnectionRequest(psp.crEvd, psp, psp.localAddress(), handoffQual, moved));
                     return;
                 }
             }
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "connQual", "no PSP of this IA listens on " + connQual);
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "handoff", "no PSP of this IA listens on " + handoffQual);
         } finally {
             ia.cmLock.unlock();
         }

@@ -133,7 +133,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget, EpHighW
             throw Codes.exception(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG6, "srq",
                     "the SRQ is in another PZ (srq_ep_pz_difference_supported is false)");
         }
-        EpAttributes effective = EpLimits.effective(ia, requested);
+        EpAttributes effective = EpLimits.effective(ia, requested, srq == null ? DatReturn.INVALID_ARG6 : DatReturn.INVALID_ARG7);
         if (ia.eps.size() >= ia.limits.maxEps()) {
             throw Codes.exception(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_TEP, "ep", "max_eps " + ia.limits.maxEps());
         }
@@ -209,11 +209,13 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget, EpHighW
             if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
                 return EpStates.CODES[s.value()];
             }
-            if (!PostFlags.isValidRequest(completionFlags, attributes)) {
-                return Codes.invalidParameter(remote == null ? DatReturn.INVALID_ARG5 : DatReturn.INVALID_ARG6);
+            if (!PostFlags.isValidRequest(completionFlags, attributes, kind == WorkSlots.SEND)) {
+                return Codes.invalidParameter(kind == WorkSlots.SEND ? DatReturn.INVALID_ARG5
+                        : kind == WorkSlots.WRITE_IMMEDIATE ? DatReturn.INVALID_ARG7 : DatReturn.INVALID_ARG6);
             }
             if (s == EpState.DISCONNECTED) {
-                return posting.flushAtOnce(requestEvd, numSegments, iov, cookie, kind == WorkSlots.RDMA_READ, Limits.MAX_IOV);
+                return posting.flushAtOnce(requestEvd, numSegments, iov, cookie, kind == WorkSlots.RDMA_READ,
+                        Posting.maxIov(kind, attributes));
             }
             return posting.postRequest(kind, numSegments, iov, cookie, remote, completionFlags, immediate);
         } finally {
@@ -236,7 +238,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget, EpHighW
                 return Codes.invalidParameter(DatReturn.INVALID_ARG5);
             }
             if (state == EpState.DISCONNECTED) {
-                return posting.flushAtOnce(recvEvd, numSegments, localIov, userCookie, true, Limits.MAX_IOV);
+                return posting.flushAtOnce(recvEvd, numSegments, localIov, userCookie, true, attributes.maxRecvIov());
             }
             code = posting.postRecv(numSegments, localIov, userCookie, completionFlags);
         } finally {

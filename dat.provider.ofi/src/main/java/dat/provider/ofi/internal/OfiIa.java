@@ -128,6 +128,11 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
             throw Codes.fromNative(e, "ia");
         }
         this.limits = domain.limits;
+        if (requestedAsyncEvd == null && asyncQlen > limits.maxEvdQlen()) {
+            domain.close();
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "asyncEvdMinQlen",
+                    asyncQlen + " is not in 1.." + limits.maxEvdQlen());
+        }
         EventLoop created;
         try {
             created = new EventLoop(this, domain, fabric, name);
@@ -383,10 +388,10 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
     public IaQuery query(long iaAttrMask, long providerAttrMask) {
         checkOpen();
         if (!IaAttrMask.isValid(iaAttrMask)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "iaAttrMask", "undefined bits");
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "iaAttrMask", "undefined bits");
         }
         if (!ProviderAttrMask.isValid(providerAttrMask)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "providerAttrMask", "undefined bits");
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG5, "providerAttrMask", "undefined bits");
         }
         return new IaQuery(asyncEvd, Attributes.ia(this), Attributes.provider(domain));
     }
@@ -538,9 +543,11 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
         }
         if (memType == MemoryType.LMR) {
             // the memory of an existing LMR, registered again (in any PZ of this IA)
-            if (!(region instanceof RegionDescription.OfLmr ofLmr) || !(ofLmr.lmr() instanceof OfiLmr source)
-                    || source.ia != this || !source.isOpen()) {
-                throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "DAT_MEM_TYPE_LMR needs an open LMR of this IA");
+            if (!(region instanceof RegionDescription.OfLmr ofLmr)) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "DAT_MEM_TYPE_LMR needs an LMR handle");
+            }
+            if (!(ofLmr.lmr() instanceof OfiLmr source) || source.ia != this || !source.isOpen()) {
+                throw Codes.exception(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_LMR, "region", "not an open LMR of this IA");
             }
             // the region is the whole LMR, "Length parameter is ignored" (dat_lmr_create(3DAT))
             return new OfiLmr(this, OfiPz.check(this, pz, "pz"), source.memory(), source.registeredSize(), memPrivileges, region, memType);

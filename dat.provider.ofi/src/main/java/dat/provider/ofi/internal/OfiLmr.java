@@ -15,6 +15,7 @@ import dat.provider.ofi.internal.ffi.Fi;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.ofi.internal.ffi.Ops;
 import dat.provider.ofi.internal.ffi.Structs;
+import dat.provider.support.RegionMemory;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -52,10 +53,7 @@ final class OfiLmr extends OfiHandle implements LocalMemoryRegion {
 
     OfiLmr(OfiIa ia, OfiPz pz, MemorySegment memory, long length, int privileges, RegionDescription region, MemoryType memType) {
         super(ia, HandleType.LMR, DatReturn.INVALID_HANDLE_LMR);
-        if (!memory.isNative()) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region",
-                    "heap memory moves: register native memory (an Arena's segment)");
-        }
+        RegionMemory.check(memory);
         if (length <= 0 || length > memory.byteSize()) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "length", length + " is not in 1.." + memory.byteSize());
         }
@@ -142,6 +140,11 @@ final class OfiLmr extends OfiHandle implements LocalMemoryRegion {
     @Override
     public MemorySegment memory() {
         return memory;
+    }
+
+    /** Whether the registered memory's arena is still open: a post names no memory that is gone. */
+    boolean memoryAlive() {
+        return memory.scope().isAlive();
     }
 
     @Override

@@ -124,7 +124,7 @@ abstract sealed class OfiServicePoint extends OfiHandle implements OfiIa.CmTarge
         InetSocketAddress remote = destination.equals(MemorySegment.NULL) || length <= 0 ? null
                 : Sockaddr.read(Fabric.sized(destination, length));
         OfiEp reserved = this instanceof OfiRsp rsp ? rsp.ep : null;
-        OfiCr cr = new OfiCr(ia, listener.retain(), info, remote, PrivateData.unframe(data), PrivateData.pzOf(data),
+        OfiCr cr = new OfiCr(ia, connQual, listener.retain(), info, remote, PrivateData.unframe(data), PrivateData.pzOf(data),
                 PrivateData.ownerOf(data), reserved);
         if (reserved != null) {
             destroy(); // the RSP is spent: its one request is reported, its handle freed (the CR holds the passive endpoint)

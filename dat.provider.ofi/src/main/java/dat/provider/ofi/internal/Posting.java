@@ -173,7 +173,8 @@ final class Posting {
                 return Codes.invalidParameter(DatReturn.INVALID_ARG3);
             }
             OfiLmr lmr = ia.lmrsByContext.get(t.lmrContext());
-            if (lmr == null || lmr.freed) {
+            if (lmr == null || lmr.freed || !lmr.memoryAlive()) {
+                // memory whose arena closed under its LMR is no registration libfabric may touch
                 return Codes.PRIVILEGES_UNKNOWN;
             }
             if (lmr.pz != pz) {
@@ -203,6 +204,12 @@ final class Posting {
         return ((long) count << 40) | total;
     }
 
+    /** The most segments a request of {@code kind} may name on an Endpoint of these attributes. */
+    static int maxIov(byte kind, EpAttributes attributes) {
+        return kind == WorkSlots.RDMA_READ ? attributes.maxRdmaReadIov()
+                : kind == WorkSlots.SEND ? attributes.maxRequestIov() : attributes.maxRdmaWriteIov();
+    }
+
     // ---- posts -------------------------------------------------------------------------------------
 
     /** A remote buffer a post may name: given, and of a length no less than 0 (dat_ep_post_rdma_write(3DAT): DAT_INVALID_PARAMETER). */
@@ -219,8 +226,7 @@ final class Posting {
     int postRequest(byte kind, int numSegments, LmrTriplet[] iov, long cookie, RmrTriplet remote, int completionFlags,
             int immediate) {
         EpAttributes attributes = ep.attributes();
-        int maxIov = kind == WorkSlots.RDMA_READ ? attributes.maxRdmaReadIov()
-                : kind == WorkSlots.SEND ? attributes.maxRequestIov() : attributes.maxRdmaWriteIov();
+        int maxIov = maxIov(kind, attributes);
         long limit = kind == WorkSlots.RDMA_READ ? remote.segmentLength() : Long.MAX_VALUE;
         long total = fill(ep.ia, ep.pz(), sendIov, sendDesc, numSegments, iov, maxIov, kind == WorkSlots.RDMA_READ, limit, null);
         if (total < 0) {

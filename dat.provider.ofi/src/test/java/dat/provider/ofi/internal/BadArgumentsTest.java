@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
+import dat.api.ConsumerNotificationObject;
 import dat.api.DatEvent;
 import dat.api.DatException;
 import dat.api.DatReturn;
@@ -12,6 +13,7 @@ import dat.api.Endpoint;
 import dat.api.EpAttributes;
 import dat.api.EventDispatcher;
 import dat.api.EvdFlags;
+import dat.api.InterfaceAdapter;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
@@ -22,6 +24,9 @@ import dat.api.RegionDescription;
 import dat.api.RmrTriplet;
 import dat.api.SharedReceiveQueue;
 import dat.api.SrqAttributes;
+import dat.api.spi.DatIaFactory;
+import dat.api.spi.IaOpenRequest;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.BeforeEach;
@@ -65,7 +70,9 @@ class BadArgumentsTest extends LoopbackIaTest {
 
     @Test
     void theIaRefusesBadArguments() {
-        expect(() -> ia.query(-1L, 0), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        // dat_ia_query(3DAT)'s masks are its third and fifth arguments
+        expect(() -> ia.query(-1L, 0), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
+        expect(() -> ia.query(0, -1L), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG5);
         expect(() -> ia.createEventDispatcher(0, null, EvdFlags.DTO), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
         expect(() -> ia.createEventDispatcher(Integer.MAX_VALUE, null, EvdFlags.DTO), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
         expect(() -> ia.createEventDispatcher(8, null, 0), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG4);
@@ -90,6 +97,23 @@ class BadArgumentsTest extends LoopbackIaTest {
         expect(() -> ia.createEndpoint(pz, dto, dto, dto, null), DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EVD_CONN);
         expect(() -> ia.createEndpoint(pz, dto, dto, conn, EpAttributes.providerDefaults().toBuilder().maxRecvDtos(1 << 30).build()),
                 DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG6);
+        // values no stream may be configured with, whatever the device allows
+        EpAttributes defaults = EpAttributes.providerDefaults();
+        expect(() -> ia.createEndpoint(pz, dto, dto, conn, defaults.toBuilder().requestCompletionFlags(CompletionFlags.SOLICITED_WAIT).build()),
+                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG6);
+        expect(() -> ia.createEndpoint(pz, dto, dto, conn,
+                defaults.toBuilder().requestCompletionFlags(CompletionFlags.SUPPRESS | CompletionFlags.UNSIGNALLED).build()),
+                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG6);
+        expect(() -> ia.createEndpoint(pz, dto, dto, conn, defaults.toBuilder().recvCompletionFlags(CompletionFlags.SUPPRESS).build()),
+                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG6);
+        expect(() -> ia.createEndpoint(pz, dto, dto, conn, defaults.toBuilder().qos(0x4000_0000).build()), DatReturn.INVALID_PARAMETER,
+                DatReturn.INVALID_ARG6);
+        expect(() -> ia.createEndpoint(pz, dto, dto, conn, defaults.toBuilder().srqSoftHighWatermark(-5).build()),
+                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG6);
+        SharedReceiveQueue srq = ia.createSharedReceiveQueue(pz, SrqAttributes.builder().maxRecvDtos(8).maxRecvIov(1).build());
+        expect(() -> ia.createEndpointWithSrq(pz, dto, dto, conn, srq, defaults.toBuilder().maxRecvIov(1 << 20).build()),
+                DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG7);
+        srq.close();
         expect(() -> ia.createSharedReceiveQueue(pz, null), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
         expect(() -> ia.createSharedReceiveQueue(pz, SrqAttributes.builder().maxRecvDtos(0).build()), DatReturn.INVALID_PARAMETER,
                 DatReturn.INVALID_ARG3);
@@ -113,7 +137,11 @@ class BadArgumentsTest extends LoopbackIaTest {
         expect(ep.postSend(1, iov, 1, 0), DatReturn.INVALID_STATE, DatReturn.INVALID_STATE_EP_UNCONNECTED);
         expect(ep.postRdmaWrite(1, iov, 1, null, 0), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG5);
         expect(ep.postRdmaRead(1, iov, 1, null, 0), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG5);
-        expect(() -> ep.connect(null, 1, 1000, null, 0, 0), DatReturn.INVALID_ADDRESS, -1);
+        expect(() -> ep.connect(null, 1, 1000, null, 0, 0), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        expect(() -> ep.connect(InetSocketAddress.createUnresolved("nowhere.invalid", 0), 1, 1000, null, 0, 0), DatReturn.INVALID_ADDRESS,
+                DatReturn.INVALID_ADDRESS_MALFORMED);
+        expect(() -> ep.connect(new InetSocketAddress("0.0.0.0", 0), 1, 1000, null, 0, 0), DatReturn.INVALID_ADDRESS,
+                DatReturn.INVALID_ADDRESS_UNSUPPORTED);
         InetSocketAddress self = ia.query().iaAttributes().iaAddress();
         expect(() -> ep.connect(self, 0, 1000, null, 0, 0), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
         expect(() -> ep.connect(self, 1, -1, null, 0, 0), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG4);
@@ -143,7 +171,7 @@ class BadArgumentsTest extends LoopbackIaTest {
         expect(dto.await(1000, 1, null), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG4);
         expect(dto.poll(null, 1), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
         expect(dto.poll(e -> { }, -1), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
-        expect(dto.postSoftwareEvent(null), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG1);
+        expect(dto.postSoftwareEvent(null), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
         expect(() -> dto.resize(0), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
         expect(() -> dto.query(-1), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
         SharedReceiveQueue srq = ia.createSharedReceiveQueue(pz, SrqAttributes.builder().maxRecvDtos(8).maxRecvIov(1).build());
@@ -160,5 +188,73 @@ class BadArgumentsTest extends LoopbackIaTest {
         expect(() -> ia.createProtectionZone(), DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_IA);
         expect(() -> pz.query(), DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_PZ);
         expect(conn.dequeue(event), DatReturn.INVALID_HANDLE, -1);
+    }
+
+    @Test
+    void memoryThatCannotBeRegisteredIsRefusedBeforeLibfabricSeesIt() {
+        Arena closed = Arena.ofShared();
+        MemorySegment gone = closed.allocate(4096);
+        closed.close();
+        expect(() -> ia.registerMemory(gone, pz, MemPrivileges.LOCAL_READ), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
+        try (Arena confined = Arena.ofConfined()) {
+            MemorySegment mine = confined.allocate(4096);
+            expect(() -> ia.registerMemory(mine, pz, MemPrivileges.LOCAL_READ), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
+        }
+        LocalMemoryRegion freed = ia.registerMemory(arena.allocate(4096), pz, MemPrivileges.LOCAL_READ);
+        freed.close();
+        expect(() -> ia.registerMemory(MemoryType.LMR, RegionDescription.ofLmr(freed), 0, pz, MemPrivileges.LOCAL_READ),
+                DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_LMR);
+    }
+
+    @Test
+    void aPostNamingMemoryWhoseArenaClosedIsRefused() {
+        Arena own = Arena.ofShared();
+        LocalMemoryRegion lmr = ia.registerMemory(own.allocate(4096), pz, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        Endpoint ep = ia.createEndpoint(pz, dto, dto, conn, null);
+        LmrTriplet[] iov = {new LmrTriplet(lmr.lmrContext(), lmr.memory().address(), 64)};
+        assertThat(ep.postRecv(1, iov, 1, CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
+        own.close();
+        expect(ep.postRecv(1, iov, 2, CompletionFlags.DEFAULT), DatReturn.PRIVILEGES_VIOLATION, -1);
+        ep.close();
+        lmr.close();
+    }
+
+    @Test
+    void anIaAsksForNoAsyncQueueLongerThanItsEvdsMayBe() {
+        long most = ia.query().iaAttributes().maxEvdQlen();
+        DatIaFactory factory = TcpLoopback.factory(runtime);
+        expect(() -> factory.openIa(new IaOpenRequest(TcpLoopback.IA, Integer.MAX_VALUE, null, "")), DatReturn.INVALID_PARAMETER,
+                DatReturn.INVALID_ARG2);
+        if (most < Integer.MAX_VALUE) {
+            expect(() -> factory.openIa(new IaOpenRequest(TcpLoopback.IA, (int) most + 1, null, "")), DatReturn.INVALID_PARAMETER,
+                    DatReturn.INVALID_ARG2);
+        }
+        try (InterfaceAdapter another = factory.openIa(new IaOpenRequest(TcpLoopback.IA, (int) Math.min(most, 64), null, ""))) {
+            assertThat(another.isOpen()).isTrue();
+        }
+    }
+
+    @Test
+    void aWaitProxyAgentThatThrowsStopsNeitherThePostNorTheWait() {
+        ConsumerNotificationObject cno = ia.createNotificationObject(evd -> {
+            throw new IllegalStateException("the consumer's agent fails");
+        });
+        EventDispatcher software = ia.createEventDispatcher(8, cno, EvdFlags.SOFTWARE);
+        Thread self = Thread.currentThread();
+        Thread.UncaughtExceptionHandler before = self.getUncaughtExceptionHandler();
+        java.util.List<Throwable> reported = new java.util.ArrayList<>();
+        self.setUncaughtExceptionHandler((thread, e) -> reported.add(e));
+        try {
+            assertThat(software.postSoftwareEvent("first")).isEqualTo(DatReturn.SUCCESS);
+        } finally {
+            self.setUncaughtExceptionHandler(before);
+        }
+        assertThat(reported).singleElement().extracting(Throwable::getMessage).isEqualTo("the consumer's agent fails");
+        assertThat(cno.await(1_000_000)).isSameAs(software);
+        DatEvent event = new DatEvent();
+        assertThat(software.dequeue(event)).isEqualTo(DatReturn.SUCCESS);
+        assertThat(event.softwarePointer()).isEqualTo("first");
+        software.close();
+        cno.close();
     }
 }

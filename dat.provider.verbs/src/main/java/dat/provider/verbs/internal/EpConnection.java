@@ -13,6 +13,7 @@ import dat.api.Endpoint;
 import dat.api.EpState;
 import dat.api.EventNumber;
 import dat.api.Qos;
+import dat.provider.support.ConnectArguments;
 import dat.provider.verbs.internal.ffi.Errno;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
@@ -65,10 +66,7 @@ final class EpConnection implements VerbsIa.CmTarget {
     void connect(InetSocketAddress remoteIaAddress, long remoteConnQual, long timeoutMicros, byte[] privateData,
             int qos, int connectFlags) {
         ep.checkOpen();
-        if (remoteIaAddress == null || remoteIaAddress.getAddress() == null) {
-            throw Codes.exception(DatReturn.INVALID_ADDRESS, DatReturn.INVALID_ADDRESS_UNSUPPORTED, "remoteIaAddress",
-                    "an IP address is needed");
-        }
+        ConnectArguments.checkRemoteAddress(remoteIaAddress);
         ConnQual.check(remoteConnQual, DatReturn.INVALID_ARG3, "remoteConnQual");
         if (!DatConstants.isValidTimeout(timeoutMicros) || timeoutMicros == 0) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "timeoutMicros", "must be positive, was " + timeoutMicros);

@@ -92,7 +92,7 @@ final class EpRequests {
      *
      * @return 0 to go on (connected or disconnected, see {@link VerbsEp#state()}), or an error code
      */
-    private int check(int completionFlags, int flagsArgument) {
+    private int check(int completionFlags, int flagsArgument, boolean send) {
         if (ep.freed || !ia.isUsable()) {
             return ep.invalidHandleCode();
         }
@@ -100,7 +100,7 @@ final class EpRequests {
         if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
             return VerbsEp.stateCode(s);
         }
-        if (!PostFlags.isValidRequest(completionFlags, ep.attributes())) {
+        if (!PostFlags.isValidRequest(completionFlags, ep.attributes(), send)) {
             return Codes.invalidParameter(flagsArgument);
         }
         return 0;
@@ -176,16 +176,17 @@ final class EpRequests {
             int immediate) {
         ep.postLock.lock();
         try {
-            int checked = check(completionFlags, remote == null ? DatReturn.INVALID_ARG5 : DatReturn.INVALID_ARG6);
+            int checked = check(completionFlags, kind == WorkSlots.SEND ? DatReturn.INVALID_ARG5
+                    : kind == WorkSlots.RDMA_WRITE_IMM ? DatReturn.INVALID_ARG7 : DatReturn.INVALID_ARG6, kind == WorkSlots.SEND);
             if (checked != 0) {
                 return checked;
             }
             boolean read = kind == WorkSlots.RDMA_READ;
-            if (ep.state() == EpState.DISCONNECTED) {
-                return flushAtOnce(ep.requestEvd(), kind, numSegments, iov, cookie, read, sendSge);
-            }
             var a = ep.attributes();
             int maxIov = read ? a.maxRdmaReadIov() : kind == WorkSlots.SEND ? a.maxRequestIov() : a.maxRdmaWriteIov();
+            if (ep.state() == EpState.DISCONNECTED) {
+                return flushAtOnce(ep.requestEvd(), kind, numSegments, iov, maxIov, cookie, read, sendSge);
+            }
             long limit = read ? remote.segmentLength() : Long.MAX_VALUE;
             long total = fillSges(ia, ep.pz(), sendSge, numSegments, iov, maxIov, read, limit);
             if (total < 0) {
@@ -236,7 +237,7 @@ final class EpRequests {
             int firstArg) {
         ep.postLock.lock();
         try {
-            int checked = check(completionFlags, firstArg + 3);
+            int checked = check(completionFlags, firstArg + 3, false);
             if (checked != 0) {
                 return checked;
             }
@@ -255,7 +256,7 @@ final class EpRequests {
             LmrTriplet[] one = atomicIov;
             one[0] = local;
             if (ep.state() == EpState.DISCONNECTED) {
-                return flushAtOnce(ep.requestEvd(), kind, 1, one, cookie, true, sendSge);
+                return flushAtOnce(ep.requestEvd(), kind, 1, one, 1, cookie, true, sendSge);
             }
             long total = fillSges(ia, ep.pz(), sendSge, 1, one, 1, true, Long.MAX_VALUE);
             if (total < 0) {
@@ -292,7 +293,7 @@ final class EpRequests {
     int postBind(VerbsRmr.BindOp op, long cookie, int completionFlags) {
         ep.postLock.lock();
         try {
-            int checked = check(completionFlags, DatReturn.INVALID_ARG6);
+            int checked = check(completionFlags, DatReturn.INVALID_ARG6, false);
             if (checked != 0) {
                 return checked;
             }
@@ -383,7 +384,7 @@ final class EpRequests {
                 return Codes.invalidParameter(DatReturn.INVALID_ARG5);
             }
             if (ep.state() == EpState.DISCONNECTED) {
-                return flushAtOnce(ep.recvEvd(), WorkSlots.RECV, numSegments, iov, cookie, true, recvSge);
+                return flushAtOnce(ep.recvEvd(), WorkSlots.RECV, numSegments, iov, ep.attributes().maxRecvIov(), cookie, true, recvSge);
             }
             long total = fillSges(ia, ep.pz(), recvSge, numSegments, iov, ep.attributes().maxRecvIov(), true, Long.MAX_VALUE);
             if (total < 0) {
@@ -427,12 +428,13 @@ final class EpRequests {
 
     /**
      * A DTO posted on a disconnected Endpoint is flushed at once (dat_ep_post_send(3DAT),
-     * dat_ep_post_recv(3DAT)): its IOV is still checked, then its completion goes straight to the
-     * EVD with {@code DAT_DTO_ERR_FLUSHED}, without touching the QP.
+     * dat_ep_post_recv(3DAT)): its IOV is still checked, against the Endpoint's limit of its kind,
+     * then its completion goes straight to the EVD with {@code DAT_DTO_ERR_FLUSHED}, without
+     * touching the QP.
      */
-    private int flushAtOnce(VerbsEvd evd, byte kind, int numSegments, LmrTriplet[] iov, long cookie, boolean writes,
+    private int flushAtOnce(VerbsEvd evd, byte kind, int numSegments, LmrTriplet[] iov, int maxIov, long cookie, boolean writes,
             MemorySegment sges) {
-        long checked = fillSges(ia, ep.pz(), sges, numSegments, iov, VerbsEp.MAX_IOV, writes, Long.MAX_VALUE);
+        long checked = fillSges(ia, ep.pz(), sges, numSegments, iov, maxIov, writes, Long.MAX_VALUE);
         if (checked < 0) {
             return (int) checked;
         }
@@ -480,7 +482,8 @@ final class EpRequests {
                 return Codes.invalidParameter(DatReturn.INVALID_ARG3);
             }
             VerbsLmr lmr = ia.lmrsByLkey.get(t.lmrContext());
-            if (lmr == null || lmr.freed) {
+            if (lmr == null || lmr.freed || !lmr.memoryAlive()) {
+                // memory whose arena closed under its LMR: an inline send would copy from it
                 return Codes.PRIVILEGES_UNKNOWN;
             }
             if (lmr.pz != pz) {

@@ -126,24 +126,29 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
     }
 
     @Override
-    public void handoff(long connQual) {
+    public void handoff(long handoffQual) {
         checkOpen();
+        if (handoffQual == servicePoint.connQual) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "handoff",
+                    "the request is on qualifier " + handoffQual + " already: hand it off to another (dat_cr_handoff)");
+        }
         ia.cmLock.lock();
         try {
             checkOpen();
             for (VerbsServicePoint sp : ia.servicePoints) {
-                if (sp.connQual == connQual && sp instanceof VerbsServicePoint.VerbsPsp psp && sp.isOpen()) {
+                if (sp.connQual == handoffQual && sp instanceof VerbsServicePoint.VerbsPsp psp && sp.isOpen()) {
                     // the request moves to a new CR of the other PSP; this handle is spent (dat_cr_handoff)
                     VerbsCr moved = new VerbsCr(ia, psp, id, remoteAddress, privateData, null);
                     freed = true;
                     ia.crs.remove(this);
                     ia.removeCmTarget(token);
                     id = MemorySegment.NULL;
-                    psp.crEvd.postEvent(new DatEvent().setConnectionRequest(psp.crEvd, psp, psp.localAddress(), connQual, moved));
+                    releaseReservedEp(); // an RSP's Endpoint goes back to the consumer, as at a reject
+                    psp.crEvd.postEvent(new DatEvent().setConnectionRequest(psp.crEvd, psp, psp.localAddress(), handoffQual, moved));
                     return;
                 }
             }
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "connQual", "no PSP of this IA listens on " + connQual);
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "handoff", "no PSP of this IA listens on " + handoffQual);
         } finally {
             ia.cmLock.unlock();
         }
@@ -151,6 +156,14 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
 
     VerbsServicePoint servicePoint() {
         return servicePoint;
+    }
+
+    /** The Endpoint an RSP offered with this request is the consumer's again, unconnected (ia.cmLock held). */
+    private void releaseReservedEp() {
+        if (reservedEp != null && reservedEp.offeredTo == this) {
+            reservedEp.offeredTo = null;
+            reservedEp.setState(EpState.UNCONNECTED);
+        }
     }
 
     @Override
@@ -176,10 +189,7 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
             freed = true;
             ia.crs.remove(this);
             ia.removeCmTarget(token);
-            if (reservedEp != null && reservedEp.offeredTo == this) {
-                reservedEp.offeredTo = null;
-                reservedEp.setState(EpState.UNCONNECTED);
-            }
+            releaseReservedEp();
             if (byConsumer) {
                 try {
                     CmEvents.rejectByConsumer(ia.verbs, id);

@@ -280,7 +280,8 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
             throw Codes.exception(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG6, "srq",
                     "the SRQ is in another PZ (srq_ep_pz_difference_supported is false)");
         }
-        return new VerbsEp(ia, verbsPz, recv, request, connect, srq, EpLimits.effective(ia, requested));
+        return new VerbsEp(ia, verbsPz, recv, request, connect, srq,
+                EpLimits.effective(ia, requested, srq == null ? DatReturn.INVALID_ARG6 : DatReturn.INVALID_ARG7));
     }
 
     static VerbsEp check(VerbsIa ia, Endpoint ep, String argument) {
@@ -603,7 +604,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
                     throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "params.attributes",
                             "the verbs provider has no transport- or provider-specific Endpoint attributes");
                 }
-                newAttributes = EpLimits.effective(ia, current.withMasked(params.attributes(), epParamMask));
+                newAttributes = EpLimits.effective(ia, current.withMasked(params.attributes(), epParamMask), DatReturn.INVALID_ARG3);
             }
             boolean newQp = newPz != pz || newRecv != recvEvd || newRequest != requestEvd
                     || newAttributes.maxRecvDtos() != current.maxRecvDtos() || newAttributes.maxRequestDtos() != current.maxRequestDtos()

@@ -299,7 +299,8 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
                 return invalidHandleCode();
             }
             if ((flags & EvdFlags.SOFTWARE) == 0) {
-                return Codes.invalidParameter(DatReturn.INVALID_ARG1);
+                // dat_evd_post_se(3DAT): DAT_INVALID_PARAMETER names the event, which this EVD's streams cannot carry
+                return Codes.invalidParameter(DatReturn.INVALID_ARG2);
             }
             if (events.size() + queued() >= qlen) {
                 return Codes.QUEUE_FULL;

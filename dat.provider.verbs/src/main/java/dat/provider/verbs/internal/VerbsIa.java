@@ -236,6 +236,11 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         this.compChannel = comp;
         this.cmChannel = cm;
         this.wakeFd = wake;
+        if (requestedAsyncEvd == null && asyncQlen > maxCqe) {
+            release(verbs, ctx, comp, cm, wake);
+            arena.close();
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "asyncEvdMinQlen", asyncQlen + " is not in 1.." + maxCqe);
+        }
         if (requestedAsyncEvd == null) {
             this.asyncEvd = new VerbsEvd(this, Math.max(1, asyncQlen), null, EvdFlags.ASYNC);
             this.ownsAsyncEvd = true;
@@ -536,10 +541,10 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     public IaQuery query(long iaAttrMask, long providerAttrMask) {
         checkOpen();
         if (!IaAttrMask.isValid(iaAttrMask)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "iaAttrMask", "undefined bits");
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "iaAttrMask", "undefined bits");
         }
         if (!ProviderAttrMask.isValid(providerAttrMask)) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "providerAttrMask", "undefined bits");
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG5, "providerAttrMask", "undefined bits");
         }
         return new IaQuery(asyncEvd, iaAttributes(), VerbsAttributes.provider(port, maxSrq > 0, vendorId, windowBoundsEnforced));
     }

@@ -12,6 +12,7 @@ import dat.api.MemoryType;
 import dat.api.ProtectionZone;
 import dat.api.RegionDescription;
 import dat.api.ext.IbExtension;
+import dat.provider.support.RegionMemory;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
 import java.lang.foreign.MemorySegment;
@@ -57,10 +58,7 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
     VerbsLmr(VerbsIa ia, VerbsPz pz, MemorySegment memory, long length, int privileges, RegionDescription region,
             MemoryType memType) {
         super(ia, HandleType.LMR, DatReturn.INVALID_HANDLE_LMR);
-        if (!memory.isNative()) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region",
-                    "heap memory moves: register native memory (an Arena's segment)");
-        }
+        RegionMemory.check(memory);
         if (length <= 0 || length > memory.byteSize() || length > ia.maxMrSize) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "length",
                     length + " is not in 1.." + Math.min(memory.byteSize(), ia.maxMrSize));
@@ -139,6 +137,11 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
         return memory;
     }
 
+    /** Whether the registered memory's arena is still open: a post names no memory that is gone. */
+    boolean memoryAlive() {
+        return memory.scope().isAlive();
+    }
+
     @Override
     public LmrParams query(int lmrParamMask) {
         checkOpen();
@@ -194,9 +197,11 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
         }
         if (memType == MemoryType.LMR) {
             // the memory of an existing LMR, registered again (in any PZ of this IA)
-            if (!(region instanceof RegionDescription.OfLmr ofLmr) || !(ofLmr.lmr() instanceof VerbsLmr source)
-                    || source.ia != ia || !source.isOpen()) {
-                throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "DAT_MEM_TYPE_LMR needs an open LMR of this IA");
+            if (!(region instanceof RegionDescription.OfLmr ofLmr)) {
+                throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "DAT_MEM_TYPE_LMR needs an LMR handle");
+            }
+            if (!(ofLmr.lmr() instanceof VerbsLmr source) || source.ia != ia || !source.isOpen()) {
+                throw Codes.exception(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_LMR, "region", "not an open LMR of this IA");
             }
             // the region is the whole LMR, "Length parameter is ignored" (dat_lmr_create(3DAT))
             return new VerbsLmr(ia, VerbsPz.check(ia, pz, "pz"), source.memory(), source.registeredSize(), memPrivileges, region, memType);

@@ -64,7 +64,8 @@ public final class EpConnection {
         if (remoteIaAddress == null) {
             throw SimHandle.invalidParameter(DatReturn.INVALID_ARG2, "remoteIaAddress", "null address");
         }
-        checkConnectArguments(timeoutMicros, privateData, qos);
+        // dat_ep_connect(3DAT): timeout 4, private data (its size) 5, qos 7
+        checkConnectArguments(timeoutMicros, privateData, qos, DatReturn.INVALID_ARG4, DatReturn.INVALID_ARG5, DatReturn.INVALID_ARG7);
         if (!ConnectFlags.isValid(connectFlags)) {
             throw SimHandle.invalidParameter(DatReturn.INVALID_ARG8, "connectFlags",
                     "undefined bits 0x" + Integer.toHexString(connectFlags));
@@ -77,17 +78,17 @@ public final class EpConnection {
         startConnect(remoteIaAddress, remoteConnQual, timeoutMicros, privateData, qos);
     }
 
-    private void checkConnectArguments(long timeoutMicros, byte[] privateData, int qos) {
+    private void checkConnectArguments(long timeoutMicros, byte[] privateData, int qos, int timeoutArg, int dataArg, int qosArg) {
         if (!DatConstants.isValidTimeout(timeoutMicros) || timeoutMicros == 0) {
-            throw SimHandle.invalidParameter(DatReturn.INVALID_ARG4, "timeoutMicros",
+            throw SimHandle.invalidParameter(timeoutArg, "timeoutMicros",
                     "the timeout must be positive, was " + timeoutMicros);
         }
         if (privateData != null && privateData.length > ia.limits().maxPrivateData()) {
-            throw SimHandle.invalidParameter(DatReturn.INVALID_ARG5, "privateData",
+            throw SimHandle.invalidParameter(dataArg, "privateData",
                     privateData.length + " bytes exceed max_private_data_size " + ia.limits().maxPrivateData());
         }
         if (!Qos.isValid(qos)) {
-            throw SimHandle.invalidParameter(DatReturn.INVALID_ARG7, "qos", "undefined bits 0x" + Integer.toHexString(qos));
+            throw SimHandle.invalidParameter(qosArg, "qos", "undefined bits 0x" + Integer.toHexString(qos));
         }
         if ((qos & ~ia.limits().qosSupported()) != 0) {
             throw DatException.of(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "qos",
@@ -165,7 +166,8 @@ public final class EpConnection {
     void dupConnect(Endpoint dupEp, long timeoutMicros, byte[] privateData, int qos) {
         ep.checkOpen();
         SimEndpoint dup = ia.endpoint(dupEp, "dupEp");
-        checkConnectArguments(timeoutMicros, privateData, qos);
+        // dat_ep_dup_connect(3DAT): timeout 3, private data (its size) 4, qos 6
+        checkConnectArguments(timeoutMicros, privateData, qos, DatReturn.INVALID_ARG3, DatReturn.INVALID_ARG4, DatReturn.INVALID_ARG6);
         InetSocketAddress address;
         long qual;
         ia.provider.cmLock.lock();

@@ -457,6 +457,9 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
         if (!memory.isNative()) {
             throw invalidParameter(DatReturn.INVALID_ARG3, "region", "only native memory segments can be registered");
         }
+        if (!memory.scope().isAlive()) {
+            throw invalidParameter(DatReturn.INVALID_ARG3, "region", "the segment's arena is closed");
+        }
         if (!memory.isAccessibleBy(NO_OWNER)) {
             // registered memory is the peer's to access at any time: the thread of a peer's post
             // in one JVM, a connection's reader or writer over TCP. A confined segment throws

@@ -1,0 +1,42 @@
+package dat.provider.support;
+
+import dat.api.DatReturn;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The checks of the memory a consumer registers (dat_lmr_create(3DAT), {@code region_description}):
+ * memory the native library may hand to the device or to another thread for as long as the LMR
+ * lives. A segment that fails them is refused with {@code DAT_INVALID_PARAMETER} naming the region,
+ * before any native call sees it.
+ */
+public final class RegionMemory {
+
+    /** A thread that owns no arena: a segment it may access is accessible by every thread. */
+    private static final Thread NO_OWNER = Thread.ofVirtual().unstarted(() -> { });
+
+    private RegionMemory() {
+    }
+
+    /**
+     * Checks that {@code memory} can be registered: native (heap memory moves), its arena open,
+     * and not confined to one thread (the provider's event thread and the native library read and
+     * write it, and a downcall passing a confined segment from another thread throws).
+     *
+     * @param memory the segment to register
+     * @throws dat.api.DatException {@code DAT_INVALID_PARAMETER}, {@code DAT_INVALID_ARG3}
+     */
+    public static void check(MemorySegment memory) {
+        if (!memory.isNative()) {
+            throw ReturnCodes.invalidParameterException(DatReturn.INVALID_ARG3, "region",
+                    "heap memory moves: register native memory (an Arena's segment)");
+        }
+        if (!memory.scope().isAlive()) {
+            throw ReturnCodes.invalidParameterException(DatReturn.INVALID_ARG3, "region", "the segment's arena is closed");
+        }
+        if (!memory.isAccessibleBy(NO_OWNER)) {
+            throw ReturnCodes.invalidParameterException(DatReturn.INVALID_ARG3, "region",
+                    "memory confined to one thread cannot be registered: other threads access it; "
+                            + "allocate it from a shared, automatic or global arena");
+        }
+    }
+}
