@@ -101,6 +101,15 @@ class RdmaReadTest {
     }
 
     @ConformanceTest
+    @DisplayName("dat_ep_post_rdma_read(3DAT) DAT_INVALID_PARAMETER: DAT_COMPLETION_SOLICITED_WAIT_FLAG, which only a send may carry")
+    void solicitedWaitFlag(IaUnderTest t) {
+        Connection c = t.connect();
+        t.expectCode(DatReturn.INVALID_PARAMETER, c.active.ep.postRdmaRead(1, c.active.iov(0, 64), 1, c.passive.remote(0, 64),
+                CompletionFlags.SOLICITED_WAIT), "dat_ep_post_rdma_read with DAT_COMPLETION_SOLICITED_WAIT_FLAG");
+        t.noEvent(c.active.requestEvd, "a completion of the refused post");
+    }
+
+    @ConformanceTest
     @DisplayName("dat_ep_post_rdma_read(3DAT) DAT_INVALID_PARAMETER: a remote buffer of negative length")
     void negativeRemoteLength(IaUnderTest t) {
         t.requireRdmaRead();

@@ -156,6 +156,34 @@ class CrTest {
     }
 
     @ConformanceTest
+    @DisplayName("dat_cr_handoff(3DAT) DAT_INVALID_PARAMETER: the request's own qualifier is not another one; the request stays")
+    void handoffToItsOwnQualifier(IaUnderTest t) {
+        Connection c = t.connection().create();
+        ConnectionRequest cr = c.request();
+        t.expectError(DatReturn.INVALID_PARAMETER, "dat_cr_handoff to the qualifier the request came on", () -> cr.handoff(c.psp.connQual()));
+        c.accept(cr);
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_cr_handoff(3DAT) DAT_SUCCESS: a request through an RSP handed off gives its reserved Endpoint back, unconnected")
+    void handoffOfAnRspRequest(IaUnderTest t) {
+        Connection c = t.connection().create();
+        long qual = t.unusedConnQual(c.passive.ia);
+        EventDispatcher rspEvd = t.evd(c.passive.ia, EvdFlags.CR);
+        c.passive.ia.createReservedServicePoint(qual, c.passive.ep, rspEvd);
+        EventDispatcher otherEvd = t.evd(c.passive.ia, EvdFlags.CR);
+        PublicServicePoint other = c.passive.ia.createPublicServicePointAny(otherEvd, PspFlag.CONSUMER);
+        c.connectActive(qual);
+        ConnectionRequest cr = t.event(rspEvd, EventNumber.CONNECTION_REQUEST_EVENT, "the request at the RSP").connectionRequest();
+        cr.handoff(other.connQual());
+        t.expectState(c.passive.ep, EpState.UNCONNECTED, "the RSP's Endpoint once its request was handed off");
+        DatEvent arrival = t.event(otherEvd, EventNumber.CONNECTION_REQUEST_EVENT, "the request handed off to the PSP");
+        arrival.connectionRequest().accept(c.passive.ep, null);
+        t.event(c.passive.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED on the Endpoint the RSP gave back");
+        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED at the requester");
+    }
+
+    @ConformanceTest
     @DisplayName("dat_cr_handoff(3DAT) DAT_INVALID_HANDLE: a request already rejected")
     void handoffRejected(IaUnderTest t) {
         Connection c = t.connection().create();
