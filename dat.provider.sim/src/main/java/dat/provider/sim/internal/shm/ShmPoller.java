@@ -203,10 +203,25 @@ public final class ShmPoller {
 
     private int poll(boolean byAgent, boolean lastLook) {
         int work = 0;
-        for (ShmSession s : sessions) {
-            work += s.poll(byAgent, lastLook);
+        try {
+            for (ShmSession s : sessions) {
+                work += s.poll(byAgent, lastLook);
+            }
+        } catch (InternalError e) {
+            faulted();
         }
         return work;
+    }
+
+    /**
+     * A fault in a mapping reached this poller's thread outside the connection whose access
+     * caused it (the JVM raises it at the thread's next safepoint check): every connection whose
+     * ring file its peer cut short ends; the others poll on.
+     */
+    private void faulted() {
+        for (ShmSession s : sessions) {
+            s.breakIfCutShort();
+        }
     }
 
     /**
@@ -243,8 +258,12 @@ public final class ShmPoller {
      */
     public boolean arm(boolean byAgent) {
         armed = true;
-        for (ShmSession s : sessions) {
-            s.wantDoorbell(true);
+        try {
+            for (ShmSession s : sessions) {
+                s.wantDoorbell(true);
+            }
+        } catch (InternalError e) {
+            faulted();
         }
         // after the flags (a volatile store each): a record published before them is seen here,
         // one published after them finds a flag set; a round in progress elsewhere is waited out
@@ -258,8 +277,12 @@ public final class ShmPoller {
     /** The agent awake, or a consumer polling: no doorbells wanted. */
     public void disarm() {
         armed = false;
-        for (ShmSession s : sessions) {
-            s.wantDoorbell(false);
+        try {
+            for (ShmSession s : sessions) {
+                s.wantDoorbell(false);
+            }
+        } catch (InternalError e) {
+            faulted();
         }
     }
 

@@ -160,6 +160,8 @@ final class ShmWire implements Wire {
         if (session.enter()) {
             try {
                 target.flushAcknowledgement(); // the sends that landed complete at the peer as given
+            } catch (InternalError cutShort) {
+                // the file cut short by the peer: it gets no acknowledgement, this side still leaves
             } finally {
                 session.exit();
             }
