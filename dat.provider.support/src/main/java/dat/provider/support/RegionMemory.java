@@ -1,6 +1,8 @@
 package dat.provider.support;
 
 import dat.api.DatReturn;
+import dat.api.MemPrivileges;
+import dat.api.ext.IbExtension;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -14,7 +16,25 @@ public final class RegionMemory {
     /** A thread that owns no arena: a segment it may access is accessible by every thread. */
     private static final Thread NO_OWNER = Thread.ofVirtual().unstarted(() -> { });
 
+    /** The privileges that let the memory be written, locally or by a peer (an atomic writes too). */
+    private static final int WRITE_PRIVILEGES = MemPrivileges.LOCAL_WRITE | MemPrivileges.REMOTE_WRITE | IbExtension.MEM_PRIV_REMOTE_ATOMIC;
+
     private RegionMemory() {
+    }
+
+    /**
+     * Checks that memory registered with a write privilege can be written: a read-only segment
+     * (a read-only mapping, {@code asReadOnly()}) takes none.
+     *
+     * @param memory the segment to register
+     * @param privileges the privileges asked for
+     * @throws dat.api.DatException {@code DAT_INVALID_PARAMETER}, {@code DAT_INVALID_ARG6}
+     */
+    public static void checkPrivileges(MemorySegment memory, int privileges) {
+        if (memory.isReadOnly() && (privileges & WRITE_PRIVILEGES) != 0) {
+            throw ReturnCodes.invalidParameterException(DatReturn.INVALID_ARG6, "memPrivileges",
+                    "the memory is read-only: no write privilege can be granted");
+        }
     }
 
     /**

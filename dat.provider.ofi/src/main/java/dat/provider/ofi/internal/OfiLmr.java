@@ -60,6 +60,7 @@ final class OfiLmr extends OfiHandle implements LocalMemoryRegion {
         if (!MemPrivileges.isValid(privileges)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "memPrivileges", "undefined bits");
         }
+        RegionMemory.checkPrivileges(memory, privileges);
         this.pz = pz;
         this.memory = memory.asSlice(0, length);
         this.region = region;

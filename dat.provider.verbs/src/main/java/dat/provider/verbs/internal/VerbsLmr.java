@@ -67,6 +67,7 @@ final class VerbsLmr extends VerbsHandle implements LocalMemoryRegion {
         if (!MemPrivileges.isValid(privileges & ~atomic)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "memPrivileges", "undefined bits");
         }
+        RegionMemory.checkPrivileges(memory, privileges);
         this.pz = pz;
         this.memory = memory.asSlice(0, length);
         this.region = region;

@@ -141,6 +141,28 @@ class LmrCreateTest {
     }
 
     @ConformanceTest
+    @DisplayName("dat_lmr_create(3DAT) DAT_INVALID_PARAMETER: read-only memory with a privilege to write it")
+    void readOnlyMemoryWithWritePrivileges(IaUnderTest t) {
+        MemorySegment readOnly = t.memory(4096).asReadOnly();
+        t.expectError(DatReturn.INVALID_PARAMETER, "dat_lmr_create of read-only memory with DAT_MEM_PRIV_LOCAL_WRITE_FLAG",
+                () -> t.ia().registerMemory(readOnly, t.pz(), MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE));
+        t.expectError(DatReturn.INVALID_PARAMETER, "dat_lmr_create of read-only memory with DAT_MEM_PRIV_REMOTE_WRITE_FLAG",
+                () -> t.ia().registerMemory(readOnly, t.pz(), MemPrivileges.LOCAL_READ | MemPrivileges.REMOTE_WRITE));
+        t.ia().registerMemory(readOnly, t.pz(), MemPrivileges.LOCAL_READ | MemPrivileges.REMOTE_READ).close();
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_lmr_create(3DAT) DAT_INVALID_PARAMETER: memory whose arena is closed")
+    void memoryOfAClosedArena(IaUnderTest t) {
+        MemorySegment gone;
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
+            gone = arena.allocate(4096);
+        }
+        t.expectError(DatReturn.INVALID_PARAMETER, "dat_lmr_create of memory whose arena is closed",
+                () -> t.ia().registerMemory(gone, t.pz(), MemPrivileges.LOCAL_READ));
+    }
+
+    @ConformanceTest
     @DisplayName("dat_lmr_create(3DAT) DAT_INVALID_PARAMETER: a region description that does not match the memory type")
     void mismatchedRegion(IaUnderTest t) {
         LocalMemoryRegion existing = t.lmr(t.pz(), 4096, MemPrivileges.ALL);

@@ -433,6 +433,10 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
             }
             default -> throw DatException.of(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "memType", memType.toString());
         }
+        if (memory.isReadOnly() && (memPrivileges & WRITE_PRIVILEGES) != 0) {
+            // a write into it (a peer's send, RDMA write or atomic, a local RDMA read) would throw
+            throw invalidParameter(DatReturn.INVALID_ARG6, "memPrivileges", "the memory is read-only: no write privilege can be granted");
+        }
         if (!Adapter.reserve(adapter.lmrs, adapter.limits.maxLmrs())) {
             throw insufficient(DatReturn.RESOURCE_MEMORY_REGION, "max_lmrs " + adapter.limits.maxLmrs() + " reached");
         }
@@ -449,6 +453,10 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
         lmrs.add(lmr);
         return lmr;
     }
+
+    /** The privileges that let the memory be written, locally or by a peer. */
+    private static final int WRITE_PRIVILEGES = MemPrivileges.LOCAL_WRITE | MemPrivileges.REMOTE_WRITE
+            | dat.api.ext.IbExtension.MEM_PRIV_REMOTE_ATOMIC;
 
     /** A thread that owns no arena: a segment it may access is accessible by every thread. */
     private static final Thread NO_OWNER = Thread.ofVirtual().unstarted(() -> { });
