@@ -143,13 +143,17 @@ public record DatConf(String source, List<Entry> entries, List<Problem> problems
      * Reads and parses a static registry file.
      *
      * @param file the file
-     * @return the entries and problems; a file that is not UTF-8 or larger than
-     *     {@link #MAX_FILE_SIZE} gives one problem and no entry
+     * @return the entries and problems; a line that is not UTF-8 is a problem of its own, and the
+     *     other lines still count; a file larger than {@link #MAX_FILE_SIZE}, or one that is not a
+     *     regular file (a FIFO would block the reader), gives one problem and no entry
      * @throws IOException when the file cannot be read, for example
      *     {@link java.nio.file.NoSuchFileException}
      */
     public static DatConf read(Path file) throws IOException {
         String source = file.toString();
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            return new DatConf(source, List.of(), List.of(new Problem(source, 0, "not a regular file")));
+        }
         byte[] bytes;
         try (InputStream in = Files.newInputStream(file)) {
             bytes = in.readNBytes(MAX_FILE_SIZE + 1);
@@ -157,17 +161,36 @@ public record DatConf(String source, List<Entry> entries, List<Problem> problems
         if (bytes.length > MAX_FILE_SIZE) {
             return new DatConf(source, List.of(), List.of(new Problem(source, 0, "larger than " + MAX_FILE_SIZE + " bytes")));
         }
-        String text;
-        try {
-            text = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            return new DatConf(source, List.of(), List.of(new Problem(source, 0, "not UTF-8 text")));
+        // line by line, so that one line in another encoding is named and hides no other
+        StringBuilder text = new StringBuilder(bytes.length);
+        List<Problem> undecodable = new ArrayList<>();
+        int line = 1;
+        for (int start = 0; start <= bytes.length; line++) {
+            int end = start;
+            while (end < bytes.length && bytes[end] != '\n') {
+                end++;
+            }
+            try {
+                text.append(StandardCharsets.UTF_8.newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT)
+                        .decode(ByteBuffer.wrap(bytes, start, end - start)));
+            } catch (CharacterCodingException e) {
+                undecodable.add(new Problem(source, line, "not UTF-8 text"));
+            }
+            if (end < bytes.length) {
+                text.append('\n');
+            }
+            start = end + 1;
         }
-        return parse(source, text);
+        DatConf parsed = parse(source, text.toString());
+        if (undecodable.isEmpty()) {
+            return parsed;
+        }
+        List<Problem> problems = new ArrayList<>(parsed.problems());
+        problems.addAll(undecodable);
+        problems.sort(java.util.Comparator.comparingInt(Problem::line));
+        return new DatConf(source, parsed.entries(), problems);
     }
 
     /**

@@ -235,11 +235,24 @@ class DatConfTest {
     }
 
     @Test
-    void rejectsFilesThatAreNotTextOrTooLarge(@TempDir Path dir) throws IOException {
+    void namesTheLinesThatAreNotTextAndRejectsFilesTooLargeOrNotRegular(@TempDir Path dir) throws Exception {
         Path binary = dir.resolve("binary.conf");
         Files.write(binary, new byte[] {'a', ' ', (byte) 0xC3, (byte) 0x28, '\n'});
         assertThat(DatConf.read(binary).problems()).extracting(DatConf.Problem::toString)
-                .containsExactly(binary + ": not UTF-8 text");
+                .containsExactly(binary + ":1: not UTF-8 text");
+        // a comment in Latin-1 hides none of the lines around it
+        Path mixed = dir.resolve("mixed.conf");
+        byte[] latin1 = "# caf\u00e9\n".getBytes(StandardCharsets.ISO_8859_1);
+        byte[] good = "sim0 u1.2 threadsafe default sim v \"\" \"\"\n".getBytes(StandardCharsets.UTF_8);
+        Files.write(mixed, concat(good, latin1, good("sim1")));
+        DatConf conf = DatConf.read(mixed);
+        assertThat(conf.entries()).extracting(DatConf.Entry::iaName).containsExactly("sim0", "sim1");
+        assertThat(conf.problems()).extracting(DatConf.Problem::toString).containsExactly(mixed + ":2: not UTF-8 text");
+        Path fifo = dir.resolve("fifo.conf");
+        if (new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0) {
+            assertThat(DatConf.read(fifo).problems()).extracting(DatConf.Problem::toString)
+                    .containsExactly(fifo + ": not a regular file");
+        }
         Path large = dir.resolve("large.conf");
         Files.write(large, "#".repeat(DatConf.MAX_FILE_SIZE + 1).getBytes(StandardCharsets.US_ASCII));
         assertThat(DatConf.read(large).problems()).extracting(DatConf.Problem::toString)
@@ -249,5 +262,17 @@ class DatConfTest {
     @Test
     void aMissingFileIsAnIOException(@TempDir Path dir) {
         assertThatThrownBy(() -> DatConf.read(dir.resolve("absent.conf"))).isInstanceOf(NoSuchFileException.class);
+    }
+
+    private static byte[] good(String iaName) {
+        return (iaName + " u1.2 threadsafe default sim v \"\" \"\"\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] part : parts) {
+            out.writeBytes(part);
+        }
+        return out.toByteArray();
     }
 }

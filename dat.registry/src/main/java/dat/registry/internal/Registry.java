@@ -108,6 +108,11 @@ public final class Registry implements DatRegistry {
         maxAddedProviders = max;
     }
 
+    /** @return the most providers {@link #addProvider} accepts */
+    int maxAddedProviders() {
+        return maxAddedProviders;
+    }
+
     /** A new id for a registration that is not an OSGi service: -1, -2, ... */
     long nextLocalId() {
         synchronized (lock) {

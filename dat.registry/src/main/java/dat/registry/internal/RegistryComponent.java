@@ -41,6 +41,8 @@ public final class RegistryComponent extends RegistryFacade {
     /** The Configuration Admin PID of the registry. */
     public static final String PID = "dat.registry";
 
+    private static final System.Logger LOG = System.getLogger(RegistryComponent.class.getName());
+
     /** The registry's configuration. */
     @ObjectClassDefinition(name = "DAT registry", description = "The DAT registry: which static registry (dat.conf) it reads.")
     public @interface Config {
@@ -79,7 +81,7 @@ public final class RegistryComponent extends RegistryFacade {
      */
     @Activate
     public RegistryComponent(BundleContext context, Config config) {
-        super(new Registry(Math.max(0, config.max_added_providers())));
+        super(new Registry(maxAddedProviders(config, DatRegistries.DEFAULT_MAX_ADDED_PROVIDERS)));
         this.context = context;
         registry.setStaticRegistry(StaticRegistry.load(staticRegistryPath(context, config)));
         this.factories = new ServiceTracker<>(context, DatIaFactory.class, new FactoryCustomizer());
@@ -115,7 +117,7 @@ public final class RegistryComponent extends RegistryFacade {
      */
     @Modified
     void modified(Config config) {
-        registry.setMaxAddedProviders(Math.max(0, config.max_added_providers()));
+        registry.setMaxAddedProviders(maxAddedProviders(config, registry.maxAddedProviders()));
         registry.setStaticRegistry(StaticRegistry.load(staticRegistryPath(context, config)));
     }
 
@@ -125,6 +127,28 @@ public final class RegistryComponent extends RegistryFacade {
         listeners.close();
         factories.close();
         registry.close();
+    }
+
+    /**
+     * The configured maximum of added providers, or {@code fallback} (the default at activation,
+     * the maximum in force on a change) where the value is not a count: a value Configuration
+     * Admin cannot convert would otherwise fail the component, and with it the registry service.
+     */
+    private static int maxAddedProviders(Config config, int fallback) {
+        int max;
+        try {
+            max = config.max_added_providers();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "configuration " + PID + ": max.added.providers is not a number ("
+                    + e.getMessage() + "); keeping " + fallback);
+            return fallback;
+        }
+        if (max < 0) {
+            LOG.log(System.Logger.Level.WARNING, "configuration " + PID + ": max.added.providers " + max
+                    + " is negative; keeping " + fallback);
+            return fallback;
+        }
+        return max;
     }
 
     private static String staticRegistryPath(BundleContext context, Config config) {

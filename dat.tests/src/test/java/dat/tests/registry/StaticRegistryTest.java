@@ -134,6 +134,26 @@ class StaticRegistryTest {
     }
 
     @Test
+    void aMaximumThatIsNotACountLeavesTheRegistryServingTheNewConfiguration() throws Exception {
+        Path conf = Files.createTempFile("dat", ".conf");
+        Files.writeString(conf, "conf9 u1.2 nonthreadsafe default test test.1.0 \"\" \"\"\n");
+        try {
+            configureRegistry(Map.of("max.added.providers", "many", "dat.conf", conf.toString()));
+            // the update applied (its static registry is read) though one of its values is refused
+            assertThat(eventually(() -> Support.active(registry, "conf9").isPresent())).isTrue();
+            try (InterfaceAdapter ia = registry.openIa("conf9")) {
+                assertThat(ia.isOpen()).isTrue();
+            }
+            configureRegistry(Map.of("max.added.providers", -3, "dat.conf", conf.toString()));
+            try (InterfaceAdapter ia = registry.openIa("test0")) {
+                assertThat(ia.isOpen()).isTrue();
+            }
+        } finally {
+            Files.deleteIfExists(conf);
+        }
+    }
+
+    @Test
     void addsAndRemovesProvidersProgrammaticallyWithEveryCode() throws Exception {
         // room for exactly one more than the providers other tests may have added and kept
         long alreadyAdded = registry.getRuntimeDTO().providers().stream()
