@@ -138,6 +138,13 @@ class CliTest {
         clean(unknown);
         assertThat(unknown.exit()).isEqualTo(2);
         assertThat(unknown.err()).isEqualTo("dat: unknown command 'nosuch'; './dat help' lists the commands\n");
+        // a name with a scope reaches Gogo only as a dat command: no other scope, no second command
+        for (String name : List.of("x:(", "dat:providers;dat:exit 7", "felix:lb")) {
+            Result scoped = dat(SHORT, name);
+            clean(scoped);
+            assertThat(scoped.exit()).as(scoped.toString()).isEqualTo(2);
+            assertThat(scoped.err()).isEqualTo("dat: unknown command '" + name + "'; './dat help' lists the commands\n");
+        }
 
         Result helpUnknown = dat(SHORT, "help", "nosuch");
         clean(helpUnknown);
@@ -176,6 +183,16 @@ class CliTest {
         clean(filter);
         usageError(filter, "test");
         assertThat(filter.err()).contains("--filter '(' is not a regular expression");
+
+        Result coverage = dat(SHORT, "test", "--coverage", "--filter", "(");
+        clean(coverage);
+        usageError(coverage, "test");
+        assertThat(coverage.err()).contains("--coverage runs no test");
+
+        Result comma = dat(SHORT, "test", "sim0,sim1");
+        clean(comma);
+        usageError(comma, "test");
+        assertThat(comma.err()).contains("'sim0,sim1' is no IA name");
 
         // the report's file is checked before the suite runs, not when it is written after it
         Path notADirectory = Files.writeString(dir.resolve("plain-file"), "");
@@ -327,6 +344,11 @@ class CliTest {
         clean(url);
         usageError(url, "stats");
         assertThat(url.err()).contains("needs a JMX service URL", "'notaurl'");
+        Result port = dat(SHORT, "stats", "--jmx", "service:jmx:rmi:///jndi/rmi://127.0.0.1:99999/jmxrmi");
+        clean(port);
+        assertThat(port.exit()).as(port.toString()).isEqualTo(1);
+        assertThat(port.err()).startsWith("dat stats: cannot connect to service:jmx:rmi:///jndi/rmi://127.0.0.1:99999/jmxrmi")
+                .hasLineCount(1);
     }
 
     // ---- the shell ----------------------------------------------------------------------------------

@@ -86,14 +86,14 @@ public final class BatchRunner {
             err.println("dat: unknown option '" + name + "'; './dat --help' lists the commands and options");
             return 2;
         }
+        // a dat command, named with or without its scope: the name goes to Gogo's parser, so nothing
+        // but a command name may pass (no other scope, no second command after a ';')
         String display = name.startsWith(HelpCommand.SCOPE + ":") ? name.substring(HelpCommand.SCOPE.length() + 1) : name;
-        if (name.indexOf(':') < 0) {
-            if (!isDatCommand(context, name)) {
-                err.println("dat: unknown command '" + name + "'; './dat help' lists the commands");
-                return 2;
-            }
-            name = HelpCommand.SCOPE + ":" + name;
+        if (!isDatCommand(context, display)) {
+            err.println("dat: unknown command '" + name + "'; './dat help' lists the commands");
+            return 2;
         }
+        name = HelpCommand.SCOPE + ":" + display;
         StringBuilder line = new StringBuilder(name);
         for (String arg : rest) {
             line.append(' ').append(quote(arg));

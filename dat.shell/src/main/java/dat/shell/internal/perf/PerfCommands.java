@@ -96,7 +96,8 @@ public final class PerfCommands {
         if (ia != null) {
             perfArgs.add(ia);
         }
-        run(PerfOptions.parse(perfArgs, defaultIa()), out);
+        // the default IA is looked for only when none is named: the lookup lists every provider
+        run(PerfOptions.parse(perfArgs, ia != null ? ia : defaultIa()), out);
     }
 
     private void run(PerfOptions options, PrintStream out) {

@@ -193,6 +193,9 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         }
         Cli.checkOutput(cli, "--json", a.json);
         Cli.checkOutput(cli, "--plot", a.plot);
+        if (a.json != null && a.plot != null && a.json.toAbsolutePath().normalize().equals(a.plot.toAbsolutePath().normalize())) {
+            throw Cli.error(cli, "--json and --plot name the same file, " + a.json + ": the plot would overwrite the figures");
+        }
         List<Long> latency = a.quick ? List.of(8L, 4096L) : List.of(8L, 64L, 512L, 4096L, 32768L);
         List<Long> bandwidth = a.quick ? List.of(64L, 4096L, 65536L, 1048576L)
                 : List.of(64L, 256L, 1024L, 4096L, 16384L, 65536L, 262144L, 1048576L, 4194304L);
@@ -320,7 +323,11 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
                     if (host.startsWith("[") && host.endsWith("]")) {
                         host = host.substring(1, host.length() - 1);
                     }
-                    return new InetSocketAddress(host, port);
+                    InetSocketAddress address = new InetSocketAddress(host, port);
+                    if (address.isUnresolved()) {
+                        throw new TypeConversionException("unknown host '" + host + "' in '" + text + "'");
+                    }
+                    return address;
                 }
             }
         } catch (NumberFormatException e) {

@@ -40,6 +40,8 @@ class PerfOptionsTest {
         assertThatThrownBy(() -> PerfOptions.parse(List.of("--client", "127.0.0.1:0"), "sim0")).hasMessageContaining("HOST:PORT");
         assertThatThrownBy(() -> PerfOptions.parse(List.of("--client", "127.0.0.1:70000"), "sim0")).hasMessageContaining("HOST:PORT");
         assertThatThrownBy(() -> PerfOptions.parse(List.of("--client"), "sim0")).hasMessageContaining("Missing required parameter for option '--client'");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--client", "nosuch.invalid:7700"), "sim0"))
+                .hasMessageContaining("unknown host 'nosuch.invalid'");
         assertThatThrownBy(() -> PerfOptions.parse(List.of("--no-such"), "sim0")).isInstanceOf(CommandLine.ParameterException.class)
                 .hasMessageContaining("'--no-such'");
         assertThatThrownBy(() -> PerfOptions.parse(List.of("sim0", "extra"), "sim0")).isInstanceOf(CommandLine.ParameterException.class)
@@ -165,6 +167,8 @@ class PerfOptionsTest {
         Path file = dir.resolve("figures.json");
         assertThat(PerfOptions.parse(List.of("--json", file.toString()), "sim0").json()).isEqualTo(file);
         assertThat(file).doesNotExist(); // checked, not created
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--json", file.toString(), "--plot", file.toString()), "sim0"))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("name the same file");
     }
 
     @Test

@@ -125,11 +125,11 @@ public final class TestCommand {
             return;
         }
         TestOptions options = cli.getCommand();
+        check(cli, options);
         if (options.coverage) {
             out.print(coverageTable());
             return;
         }
-        check(cli, options);
         if (options.serve != null) {
             serve(options.serve, options.listen == null ? null : address(cli, options.listen, "--listen", true), out);
             return;
@@ -182,6 +182,16 @@ public final class TestCommand {
 
     /** The checks of the arguments that need no IA: options that exclude each other, the filter, the XML file. */
     private static void check(CommandLine cli, TestOptions options) {
+        if (options.coverage && (options.serve != null || options.peer != null || options.listen != null || !options.iaNames.isEmpty()
+                || !options.filter.isEmpty() || options.xml != null || options.skipped)) {
+            throw new CommandLine.ParameterException(cli, "--coverage runs no test: it takes no other option");
+        }
+        for (String name : options.iaNames) {
+            if (name.isBlank() || name.indexOf(',') >= 0) {
+                throw new CommandLine.ParameterException(cli, "'" + name + "' is no IA name: "
+                        + (name.isBlank() ? "it is empty" : "the suite takes IA names apart at commas"));
+            }
+        }
         if (options.serve != null && (options.peer != null || !options.iaNames.isEmpty() || !options.filter.isEmpty()
                 || options.xml != null || options.skipped)) {
             throw new CommandLine.ParameterException(cli, "--serve runs no test: it takes only --listen");
