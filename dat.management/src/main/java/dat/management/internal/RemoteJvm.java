@@ -80,7 +80,8 @@ final class RemoteJvm {
         thread.setContextClassLoader(ClassLoader.getSystemClassLoader());
         try {
             return JMXConnectorFactory.connect(service);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
+            // the RMI connector lets some bad URLs through as runtime exceptions (a port out of range)
             throw new IOException("cannot connect to " + url + ": " + describe(e), e);
         } finally {
             thread.setContextClassLoader(previous);
