@@ -58,13 +58,18 @@ class ShmDtoTest {
         assertThat(RingFiles.mapped()).as("the connection's ring file is mapped").isNotEmpty();
     }
 
-    /** Side b listens, side a connects: both ESTABLISHED, over shared memory (the transport says so). */
-    static void connectOverSharedMemory(Fabric.Side a, Fabric.Side b) {
-        b.ia.createPublicServicePoint(100, b.crEvd, PspFlag.CONSUMER);
+    /** Side a connects to the PSP of side b's earlier connection; b accepts: both ESTABLISHED. */
+    private static void connectAgain(Fabric.Side a, Fabric.Side b) {
         a.ep.connect(b.address(), 100, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
         b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(b.ep, null);
         b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
         a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+    }
+
+    /** Side b listens, side a connects: both ESTABLISHED, over shared memory (the transport says so). */
+    static void connectOverSharedMemory(Fabric.Side a, Fabric.Side b) {
+        b.ia.createPublicServicePoint(100, b.crEvd, PspFlag.CONSUMER);
+        connectAgain(a, b);
         assertThat(a.ia.query().iaAttributes().transportAttributes()).containsEntry("shm.established", "1");
         assertThat(b.ia.query().iaAttributes().transportAttributes()).containsEntry("shm.established", "1");
     }
@@ -120,10 +125,7 @@ class ShmDtoTest {
         // the agents serve on: a new connection of the same IAs carries a message
         a.ep.reset();
         b.ep.reset();
-        a.ep.connect(b.address(), 100, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
-        b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(b.ep, null);
-        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        connectAgain(a, b);
         ok(b.ep.postRecv(1, iov(LmrTriplet.of(b.lmr, 0, 64)), 23, 0));
         ok(a.ep.postSend(1, iov(LmrTriplet.of(a.lmr, 0, 8)), 24, 0));
         assertThat(dto(b, true).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
