@@ -6,10 +6,10 @@ import dat.api.ext.IbExtension;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The checks of the memory a consumer registers (dat_lmr_create(3DAT), {@code region_description}):
- * memory the native library may hand to the device or to another thread for as long as the LMR
- * lives. A segment that fails them is refused with {@code DAT_INVALID_PARAMETER} naming the region,
- * before any native call sees it.
+ * The checks of the memory a consumer registers (dat_lmr_create(3DAT)): memory the native library
+ * may hand to the device or to another thread for as long as the LMR lives, and that takes the
+ * privileges asked for. A segment that fails them is refused with {@code DAT_INVALID_PARAMETER},
+ * naming the region or the privileges, before any native call sees it.
  */
 public final class RegionMemory {
 

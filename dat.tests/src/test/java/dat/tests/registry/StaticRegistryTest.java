@@ -144,10 +144,6 @@ class StaticRegistryTest {
             try (InterfaceAdapter ia = registry.openIa("conf9")) {
                 assertThat(ia.isOpen()).isTrue();
             }
-            configureRegistry(Map.of("max.added.providers", -3, "dat.conf", conf.toString()));
-            try (InterfaceAdapter ia = registry.openIa("test0")) {
-                assertThat(ia.isOpen()).isTrue();
-            }
         } finally {
             Files.deleteIfExists(conf);
         }

@@ -297,19 +297,6 @@ final class RingFile {
     // doorbells
     // ---------------------------------------------------------------------------------------------
 
-    /**
-     * Reads the file's first and last words: a fault if the peer cut the file short (a truncation
-     * takes the tail, so the last word's page is the first to go). The JVM raises a fault in an
-     * unsafe access at the thread's next safepoint check, not at the access, so the caller lets
-     * it be raised before it looks ({@link ShmSession#cutShort()}).
-     */
-    void touchEnds() {
-        long sum = file.get(ValueLayout.JAVA_LONG, 0) + file.get(ValueLayout.JAVA_LONG, file.byteSize() - Long.BYTES);
-        if (sum == 0x5EA1_5EA1_5EA1_5EA1L) {
-            Thread.onSpinWait(); // keeps the reads: their sum is used
-        }
-    }
-
     /** This side's rings' consumer is about to sleep: the peer rings the doorbell after its next publication. */
     void wantDoorbell(boolean want) {
         INT.setVolatile(file, active ? ACTIVE_DOORBELL : PASSIVE_DOORBELL, want ? 1 : 0);

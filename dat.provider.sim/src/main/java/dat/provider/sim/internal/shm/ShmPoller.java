@@ -203,25 +203,10 @@ public final class ShmPoller {
 
     private int poll(boolean byAgent, boolean lastLook) {
         int work = 0;
-        try {
-            for (ShmSession s : sessions) {
-                work += s.poll(byAgent, lastLook);
-            }
-        } catch (InternalError e) {
-            faulted();
+        for (ShmSession s : sessions) {
+            work += s.poll(byAgent, lastLook);
         }
         return work;
-    }
-
-    /**
-     * A fault in a mapping reached this poller's thread outside the connection whose access
-     * caused it (the JVM raises it at the thread's next safepoint check): every connection whose
-     * ring file its peer cut short ends; the others poll on.
-     */
-    private void faulted() {
-        for (ShmSession s : sessions) {
-            s.breakIfCutShort();
-        }
     }
 
     /**
@@ -258,12 +243,8 @@ public final class ShmPoller {
      */
     public boolean arm(boolean byAgent) {
         armed = true;
-        try {
-            for (ShmSession s : sessions) {
-                s.wantDoorbell(true);
-            }
-        } catch (InternalError e) {
-            faulted();
+        for (ShmSession s : sessions) {
+            s.wantDoorbell(true);
         }
         // after the flags (a volatile store each): a record published before them is seen here,
         // one published after them finds a flag set; a round in progress elsewhere is waited out
@@ -277,12 +258,8 @@ public final class ShmPoller {
     /** The agent awake, or a consumer polling: no doorbells wanted. */
     public void disarm() {
         armed = false;
-        try {
-            for (ShmSession s : sessions) {
-                s.wantDoorbell(false);
-            }
-        } catch (InternalError e) {
-            faulted();
+        for (ShmSession s : sessions) {
+            s.wantDoorbell(false);
         }
     }
 

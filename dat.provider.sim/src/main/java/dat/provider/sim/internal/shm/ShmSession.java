@@ -257,8 +257,6 @@ public final class ShmSession {
         }
     }
 
-    private static final String CUT_SHORT = "the ring file was cut short";
-
     private int round(ShmWire w, boolean byAgent, boolean lastLook) {
         String found = later;
         if (found != null) {
@@ -270,8 +268,7 @@ public final class ShmSession {
                 return 0;
             }
         } catch (InternalError e) {
-            breakIfCutShort(); // a fault: this file's, cut short by the peer, or another's raised here
-            return 0;
+            return 0; // the file cut short by the peer: the next round's copy meets it
         }
         SpinLock l = w.ep.tryAcquire();
         if (l == null) {
@@ -283,21 +280,19 @@ public final class ShmSession {
         int work = 0;
         String why = null;
         boolean doorbell = false;
-        boolean fault = false;
         try {
             IN_ROUND.setOpaque(this, true);
             work = w.process(BUDGET, byAgent);
             why = w.takeViolation();
             doorbell = w.takeDoorbell();
         } catch (InternalError e) {
-            fault = true; // a fault in a mapping cut short by a peer: this one's, or another's raised here
+            why = "the ring file was cut short"; // a fault in a mapping cut short (truncated by the peer)
+            if (w.ep.connectedThrough(w)) {
+                w.ep.breakConnection();
+            }
         } finally {
             IN_ROUND.setOpaque(this, false);
             l.unlock();
-        }
-        if (fault) {
-            breakIfCutShort();
-            return work;
         }
         if (doorbell) {
             control.ringDoorbell();
@@ -326,62 +321,11 @@ public final class ShmSession {
         if (!users.enter()) {
             return;
         }
-        boolean fault = false;
         try {
             file.wantDoorbell(want);
-        } catch (InternalError e) {
-            fault = true;
         } finally {
             users.exit();
         }
-        if (fault) {
-            breakIfCutShort();
-        }
-    }
-
-    /**
-     * Whether the peer cut the ring file short, so that reading it faults. A fault in a mapping
-     * reaches Java as an {@link InternalError} at the thread's next safepoint check, which may lie
-     * past the access (in the next connection's round, say): this reads the file's ends, then
-     * makes a native call, on whose return a fault of those reads is raised, so the answer is this
-     * file's.
-     */
-    boolean cutShort() {
-        if (!users.enter()) {
-            return false;
-        }
-        try {
-            file.touchEnds();
-            // a native call: a fault pending from the reads is raised as it returns, on any thread
-            Runtime.getRuntime().availableProcessors();
-            return false;
-        } catch (InternalError e) {
-            return true;
-        } finally {
-            users.exit();
-        }
-    }
-
-    /**
-     * After a fault in a mapping: if it is this file's (the peer cut it short), the Endpoint's
-     * connection breaks, its DTOs flush, and the connection ends as a violation. Without locks held.
-     */
-    void breakIfCutShort() {
-        ShmWire w = wire;
-        if (w == null || !cutShort()) {
-            return;
-        }
-        SpinLock l = w.ep.acquire();
-        try {
-            if (w.ep.connectedThrough(w)) {
-                w.ep.breakConnection();
-            }
-        } catch (InternalError e) {
-            // the break's own writes into the file (its acknowledgement) fault too: it broke all the same
-        } finally {
-            l.unlock();
-        }
-        control.violation(CUT_SHORT);
     }
 
     /** A violation found with the lock held by a call of the core's: reported by the next poll. */
