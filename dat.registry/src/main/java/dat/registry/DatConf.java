@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -162,6 +163,9 @@ public record DatConf(String source, List<Entry> entries, List<Problem> problems
             return new DatConf(source, List.of(), List.of(new Problem(source, 0, "larger than " + MAX_FILE_SIZE + " bytes")));
         }
         // line by line, so that one line in another encoding is named and hides no other
+        CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
         StringBuilder text = new StringBuilder(bytes.length);
         List<Problem> undecodable = new ArrayList<>();
         int line = 1;
@@ -171,10 +175,7 @@ public record DatConf(String source, List<Entry> entries, List<Problem> problems
                 end++;
             }
             try {
-                text.append(StandardCharsets.UTF_8.newDecoder()
-                        .onMalformedInput(CodingErrorAction.REPORT)
-                        .onUnmappableCharacter(CodingErrorAction.REPORT)
-                        .decode(ByteBuffer.wrap(bytes, start, end - start)));
+                text.append(utf8.decode(ByteBuffer.wrap(bytes, start, end - start))); // resets the decoder first
             } catch (CharacterCodingException e) {
                 undecodable.add(new Problem(source, line, "not UTF-8 text"));
             }

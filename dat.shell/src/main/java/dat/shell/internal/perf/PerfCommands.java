@@ -96,8 +96,7 @@ public final class PerfCommands {
         if (ia != null) {
             perfArgs.add(ia);
         }
-        // the default IA is looked for only when none is named: the lookup lists every provider
-        run(PerfOptions.parse(perfArgs, ia != null ? ia : defaultIa()), out);
+        run(PerfOptions.of(PerfOptions.commandLine(perfArgs), this::defaultIa), out);
     }
 
     private void run(PerfOptions options, PrintStream out) {
