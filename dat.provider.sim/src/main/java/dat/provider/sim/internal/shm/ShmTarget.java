@@ -589,7 +589,12 @@ final class ShmTarget {
         return true;
     }
 
+    /** No room in the answers ring: wait for the peer to consume, unless the position it gave was refused. */
     private int roomLacking() {
+        String why = answers.violation();
+        if (why != null) {
+            return violation(why);
+        }
         stalledForRoom = true;
         return STALLED;
     }
@@ -612,7 +617,7 @@ final class ShmTarget {
     /** Writes the refusal with the acknowledgements before it, then breaks; within 2 s, or it breaks anyway. */
     private void writeRefusal() {
         long p = answers.claim(ShmRecord.HEADER_BYTES);
-        if (p < 0 && System.nanoTime() - refusingSince < 2_000_000_000L) {
+        if (p < 0 && answers.violation() == null && System.nanoTime() - refusingSince < 2_000_000_000L) {
             stalledForRoom = true;
             return;
         }
@@ -620,6 +625,8 @@ final class ShmTarget {
         if (p >= 0) {
             answers.putHeader(p, ShmRecord.HEADER_BYTES, refuseOp, 0, 0, refuseStatus, refuseSeq, 0, 0);
             answers.commit(ShmRecord.HEADER_BYTES);
+        } else if (answers.violation() != null) {
+            wire.fail(answers.violation());
         }
         finish(false);
         ep.breakConnection();

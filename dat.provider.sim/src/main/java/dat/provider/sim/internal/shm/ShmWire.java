@@ -236,19 +236,20 @@ final class ShmWire implements Wire {
         }
     }
 
-    /**
-     * Why the peer's records broke the connection, taken once; {@code null} when none, and once the Endpoint left this
-     * wire: the connection is over on this side, and a peer that reuses the ring file for its
-     * next connection (socket reuse) may already have started its words again.
-     */
+    /** Why the peer's records broke the connection, taken once; {@code null} when none. */
     String takeViolation() {
         String v = violation;
         violation = null;
-        return left ? null : v;
+        return v;
     }
 
+    /**
+     * The peer's records break the connection. Kept only while the Endpoint has not left this
+     * wire: once it left, the connection is over on this side, and a peer that reuses the ring
+     * file for its next connection (socket reuse) may already have started its words again.
+     */
     void fail(String why) {
-        if (violation == null) {
+        if (violation == null && !left) {
             violation = why;
         }
     }

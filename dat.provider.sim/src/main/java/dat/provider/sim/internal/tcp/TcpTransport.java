@@ -223,13 +223,14 @@ public final class TcpTransport implements Transport.Bound {
      * The shared-memory mode ({@code shm}: auto, on, off), and the connections established since
      * the transport started, by wire ({@code shm.established}, {@code tcp.established}), and the
      * shared-memory ones open now ({@code shm.connections}), and the connection attempts that took
-     * the idle socket of an earlier connection ({@code tcp.reused}).
+     * the idle socket of an earlier connection ({@code tcp.reused}), and the connections ended
+     * because the peer broke the wire protocol, in its frames or in its rings ({@code violations}).
      */
     @Override
     public java.util.Map<String, String> attributes() {
         return java.util.Map.of("shm", shm.mode().value(), "shm.established", Long.toString(shm.sharedEstablished()),
                 "tcp.established", Long.toString(shm.tcpEstablished()), "shm.connections", Integer.toString(shm.live()),
-                "tcp.reused", Long.toString(reusedSockets.get()));
+                "tcp.reused", Long.toString(reusedSockets.get()), "violations", Long.toString(violations.get()));
     }
 
     /** The IA's shared-memory connections. */
