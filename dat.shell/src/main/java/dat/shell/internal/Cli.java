@@ -90,6 +90,17 @@ public final class Cli {
         return new CommandLine.ParameterException(cli, message);
     }
 
+    /** An IA name as a command takes it: not blank, which no IA is named (a usage error, not a failed dat_ia_open). */
+    public static final class IaName implements CommandLine.ITypeConverter<String> {
+        @Override
+        public String convert(String text) {
+            if (text.isBlank()) {
+                throw new CommandLine.TypeConversionException("needs an IA name, not '" + text + "' ('dat providers' lists them)");
+            }
+            return text;
+        }
+    }
+
     /**
      * Checks, before a command starts its work, that it will be able to write a file it was asked
      * to write: its directory exists and is writable, and the file, where it exists, is a writable

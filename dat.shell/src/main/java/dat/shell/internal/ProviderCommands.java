@@ -175,7 +175,7 @@ public final class ProviderCommands {
     @Command(name = "ia", description = "Open an IA (DAT 1.2), show its provider and its IA and provider attributes (dat_ia_query),"
             + " close it.")
     static final class IaOptions {
-        @Parameters(paramLabel = "IA", description = "the IA name, for example sim0 ('dat providers' lists them)")
+        @Parameters(paramLabel = "IA", converter = Cli.IaName.class, description = "the IA name, for example sim0 ('dat providers' lists them)")
         String iaName;
         @Option(names = "--json", description = "write JSON instead of the text")
         boolean json;

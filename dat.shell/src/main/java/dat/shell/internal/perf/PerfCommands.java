@@ -68,7 +68,7 @@ public final class PerfCommands {
 
     @Command(name = "demo", description = "The main job: list the providers, then run a short perf (perf --quick) on an IA.")
     static final class DemoOptions {
-        @Parameters(arity = "0..1", paramLabel = "IA", description = "the IA to measure (default: sim0, else the first provider listed)")
+        @Parameters(arity = "0..1", paramLabel = "IA", converter = Cli.IaName.class, description = "the IA to measure (default: sim0, else the first provider listed)")
         String ia;
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
         boolean help;

@@ -51,6 +51,10 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
     static final long MAX_LATENCY_SIZE = 4L << 20;
     /** The most round trips of a latency point: each one's time is kept (8 bytes, in a few copies). */
     static final int MAX_ITERATIONS = 10_000_000;
+    /** The longest {@code --time}: a minute per bandwidth point, which a sweep of nine sizes and three streams already makes half an hour. */
+    static final int MAX_TIME_MS = 60_000;
+    /** The most {@code --connections}: some minutes of connections at the slowest setup measured (a few hundred microseconds). */
+    static final int MAX_CONNECTIONS = 1_000_000;
 
     /** The options that say what to measure: the client's, or a one-process run's; not the server's. */
     private static final Set<String> MEASURING = Set.of("--quick", "--sizes", "--latency-sizes", "--iterations", "--time", "--rounds",
@@ -66,7 +70,7 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
             + " may share memory, the client's buffer is a file in /dev/shm and each RDMA write size is also shown beside"
             + " MemorySegment.copy of the same chunks."})
     static final class Arguments {
-        @Parameters(arity = "0..1", paramLabel = "IA", description = "the IA to measure (default: sim0, else the first provider listed)")
+        @Parameters(arity = "0..1", paramLabel = "IA", converter = Cli.IaName.class, description = "the IA to measure (default: sim0, else the first provider listed)")
         String ia;
         @Option(names = "--quick", description = "a short run: fewer sizes, shorter measurements and warm-ups")
         boolean quick;
@@ -81,7 +85,7 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
                 description = "round trips per latency point (default 20000, at most 10000000)")
         Integer iterations;
         @Option(names = "--time", paramLabel = "MS", converter = Positive.class, description = "measuring time per bandwidth point in ms"
-                + " (default 200; with --client, that long for each of DAT and NIO, split into --rounds alternating rounds,"
+                + " (default 200, at most 60000; with --client, that long for each of DAT and NIO, split into --rounds alternating rounds,"
                 + " each at least 500 ms for chunks of 1 MiB and more)")
         Integer time;
         @Option(names = "--rounds", paramLabel = "N", converter = Positive.class, description = "with --client: alternating rounds per"
@@ -97,7 +101,7 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
                 + " (default 128, as perftest's ib_write_bw; not an option of --server)")
         Integer depth;
         @Option(names = "--connections", paramLabel = "N", converter = Positive.class,
-                description = "connections for the setup rate (default 200), timed in four batches after a warm-up: in one JVM of a"
+                description = "connections for the setup rate (default 200, at most 1000000), timed in four batches after a warm-up: in one JVM of a"
                         + " quarter as many; with --client of as many, 2 s at least, and (unless --quick) until the JIT settled, 12 s"
                         + " at most")
         Integer connections;
@@ -190,6 +194,12 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         checkAtMost(cli, "--latency-sizes", a.latencySizes, MAX_LATENCY_SIZE);
         if (a.iterations != null && a.iterations > MAX_ITERATIONS) {
             throw Cli.error(cli, "--iterations takes at most " + MAX_ITERATIONS + " (each round trip's time is kept), not " + a.iterations);
+        }
+        if (a.time != null && a.time > MAX_TIME_MS) {
+            throw Cli.error(cli, "--time takes at most " + MAX_TIME_MS + " ms per bandwidth point, not " + a.time);
+        }
+        if (a.connections != null && a.connections > MAX_CONNECTIONS) {
+            throw Cli.error(cli, "--connections takes at most " + MAX_CONNECTIONS + ", not " + a.connections);
         }
         Cli.checkOutput(cli, "--json", a.json);
         Cli.checkOutput(cli, "--plot", a.plot);

@@ -69,6 +69,18 @@ class PerfOptionsTest {
     }
 
     @Test
+    void aTimeOrConnectionCountBeyondItsBound_andABlankIaName_areUsageErrors() {
+        assertThat(PerfOptions.parse(List.of("--time", "60000", "--connections", "1000000"), "sim0").connections()).isEqualTo(1_000_000);
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--time", "60001"), "sim0")).isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessage("--time takes at most 60000 ms per bandwidth point, not 60001");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of("--connections", "2147483647"), "sim0"))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessage("--connections takes at most 1000000, not 2147483647");
+        assertThatThrownBy(() -> PerfOptions.parse(List.of(" "), "sim0")).isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("needs an IA name, not ' '");
+        assertThat(PerfOptions.usage().replaceAll("\\s+", " ")).contains("at most 60000", "at most 1000000");
+    }
+
+    @Test
     void theUsageSaysHowEachKindOfRunWarmsTheConnectionsUp() {
         assertThat(PerfOptions.usage().replaceAll("\\s+", " ")).contains("in one JVM of a quarter as many; with --client of as many");
     }

@@ -29,4 +29,22 @@ class PerfRunnerTest {
                     .anyMatch(f -> f.series().startsWith("send bandwidth") && f.size() == 64 && f.value() > 0);
         }
     }
+
+    @Test
+    @Timeout(50)
+    void aLatencySizeBelowEightBytes_measuresTheSendRecvPingPong_andSaysWhyTheRdmaWriteOneIsNot() throws Exception {
+        try (SimIaFactory sim = new SimIaFactory();
+                StandaloneRegistry registry = DatRegistries.builder().serviceLoader(false).provider(sim).build()) {
+            PerfOptions options = PerfOptions.parse(List.of("sim0", "--quick", "--latency-sizes", "4,8", "--sizes", "64",
+                    "--iterations", "200", "--time", "10", "--connections", "4"), "sim0");
+            ByteArrayOutputStream text = new ByteArrayOutputStream();
+            List<Figure> figures = new PerfRunner(registry, options, new PrintStream(text, true, StandardCharsets.UTF_8)).run();
+            String printed = text.toString(StandardCharsets.UTF_8);
+            assertThat(figures).as(printed)
+                    .anyMatch(f -> f.series().startsWith("send/recv latency") && f.size() == 4 && f.value() > 0)
+                    .anyMatch(f -> f.series().startsWith("RDMA write latency") && f.size() == 8 && f.value() > 0)
+                    .noneMatch(f -> f.series().startsWith("RDMA write latency") && f.size() == 4);
+            assertThat(printed).contains("RDMA-write ping-pong 4 B: not measured, each message carries an 8-byte sequence");
+        }
+    }
 }
