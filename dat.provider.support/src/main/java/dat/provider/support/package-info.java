@@ -9,7 +9,8 @@
  * ({@link dat.provider.support.UseCounts}), the lock-free table their data paths look objects up
  * in ({@link dat.provider.support.IntTable}), the checks of dat_ep_dup_connect's arguments
  * ({@link dat.provider.support.ConnectArguments}), the completion flags a post may carry
- * ({@link dat.provider.support.PostFlags}) and the count of an EVD's streams that refuse wait
+ * ({@link dat.provider.support.PostFlags}), the segments a request may name
+ * ({@link dat.provider.support.RequestIov}) and the count of an EVD's streams that refuse wait
  * thresholds above 1 ({@link dat.provider.support.ConsumerNotifiedStreams}), and the OSGi services a
  * provider's bundle registers ({@link dat.provider.support.ProviderServices}). Not exported: each provider bundle
  * carries a private copy of this package (bnd {@code -conditionalpackage}), so providers never

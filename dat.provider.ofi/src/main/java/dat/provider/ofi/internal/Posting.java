@@ -13,6 +13,7 @@ import dat.api.RmrTriplet;
 import dat.provider.ofi.internal.ffi.Fi;
 import dat.provider.ofi.internal.ffi.Ops;
 import dat.provider.ofi.internal.ffi.Structs;
+import dat.provider.support.RequestIov;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -206,8 +207,7 @@ final class Posting {
 
     /** The most segments a request of {@code kind} may name on an Endpoint of these attributes. */
     static int maxIov(byte kind, EpAttributes attributes) {
-        return kind == WorkSlots.RDMA_READ ? attributes.maxRdmaReadIov()
-                : kind == WorkSlots.SEND ? attributes.maxRequestIov() : attributes.maxRdmaWriteIov();
+        return RequestIov.max(attributes, kind == WorkSlots.RDMA_READ, kind == WorkSlots.SEND);
     }
 
     // ---- posts -------------------------------------------------------------------------------------

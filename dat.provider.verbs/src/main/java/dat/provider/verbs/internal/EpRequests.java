@@ -14,6 +14,7 @@ import dat.api.RmrTriplet;
 import dat.api.ext.IbExtension;
 import dat.api.ext.Operation;
 import dat.provider.support.PostFlags;
+import dat.provider.support.RequestIov;
 import dat.provider.verbs.internal.ffi.Errno;
 import dat.provider.verbs.internal.ffi.Inline;
 import dat.provider.verbs.internal.ffi.Structs;
@@ -183,7 +184,7 @@ final class EpRequests {
             }
             boolean read = kind == WorkSlots.RDMA_READ;
             var a = ep.attributes();
-            int maxIov = read ? a.maxRdmaReadIov() : kind == WorkSlots.SEND ? a.maxRequestIov() : a.maxRdmaWriteIov();
+            int maxIov = RequestIov.max(a, read, kind == WorkSlots.SEND);
             if (ep.state() == EpState.DISCONNECTED) {
                 return flushAtOnce(ep.requestEvd(), kind, numSegments, iov, maxIov, cookie, read, sendSge);
             }

@@ -142,7 +142,7 @@ class PostRecvTest {
         for (int i = 0; i < iov.length; i++) {
             iov[i] = LmrTriplet.of(c.passive.lmr, 16L * i, 16);
         }
-        t.expectCode(DatReturn.INVALID_PARAMETER, c.passive.ep.postRecv(iov.length, iov, 1, CompletionFlags.DEFAULT),
+        t.expectCode(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, c.passive.ep.postRecv(iov.length, iov, 1, CompletionFlags.DEFAULT),
                 "dat_ep_post_recv of " + iov.length + " segments with max_recv_iov " + max);
     }
 

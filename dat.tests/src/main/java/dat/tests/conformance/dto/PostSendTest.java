@@ -143,13 +143,16 @@ class PostSendTest {
     }
 
     @ConformanceTest
-    @DisplayName("dat_ep_post_send(3DAT) DAT_INVALID_PARAMETER: num_segments negative or beyond the IOV")
+    @DisplayName("dat_ep_post_send(3DAT) DAT_INVALID_PARAMETER: num_segments negative (argument 2) or beyond the IOV (argument 3)")
     void badCount(IaUnderTest t) {
         Connection c = t.connect();
-        t.expectCode(DatReturn.INVALID_PARAMETER, c.active.ep.postSend(-1, c.active.iov(0, 64), 1, CompletionFlags.DEFAULT),
-                "dat_ep_post_send of -1 segments");
-        t.expectCode(DatReturn.INVALID_PARAMETER, c.active.ep.postSend(2, c.active.iov(0, 64), 1, CompletionFlags.DEFAULT),
-                "dat_ep_post_send of 2 segments of a 1-entry IOV");
+        t.expectCode(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2,
+                c.active.ep.postSend(-1, c.active.iov(0, 64), 1, CompletionFlags.DEFAULT), "dat_ep_post_send of -1 segments");
+        t.expectCode(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3,
+                c.active.ep.postSend(2, c.active.iov(0, 64), 1, CompletionFlags.DEFAULT), "dat_ep_post_send of 2 segments of a 1-entry IOV");
+        t.expectCode(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3,
+                c.active.ep.postSend(1, null, 1, CompletionFlags.DEFAULT), "dat_ep_post_send of 1 segment and no IOV");
+        t.noEvent(c.active.requestEvd, "a completion of a refused send");
     }
 
     @ConformanceTest
@@ -162,7 +165,7 @@ class PostSendTest {
         for (int i = 0; i < iov.length; i++) {
             iov[i] = LmrTriplet.of(c.active.lmr, i, 1);
         }
-        t.expectCode(DatReturn.INVALID_PARAMETER, c.active.ep.postSend(iov.length, iov, 1, CompletionFlags.DEFAULT),
+        t.expectCode(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, c.active.ep.postSend(iov.length, iov, 1, CompletionFlags.DEFAULT),
                 "dat_ep_post_send of " + iov.length + " segments with max_request_iov " + max);
     }
 

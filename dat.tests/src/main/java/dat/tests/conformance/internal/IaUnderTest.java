@@ -665,6 +665,22 @@ public final class IaUnderTest implements AutoCloseable {
     }
 
     /**
+     * Checks a data-path return code against an expected error type and the argument it names.
+     *
+     * @param type the expected {@link DatReturn} type
+     * @param subtype the expected subtype, such as {@link DatReturn#INVALID_ARG2}
+     * @param code the returned code
+     * @param what the call in words
+     */
+    public void expectCode(int type, int subtype, int code, String what) {
+        expectCode(type, code, what);
+        if (DatReturn.subtypeOf(code) != subtype) {
+            throw failure(what + ": expected " + DatReturn.describe(DatReturn.error(type, subtype)) + ", got "
+                    + DatReturn.describe(code) + String.format(" (0x%08X)", code));
+        }
+    }
+
+    /**
      * Checks that a data-path call succeeded.
      *
      * @param code the returned code

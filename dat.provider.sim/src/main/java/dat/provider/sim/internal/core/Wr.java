@@ -41,8 +41,11 @@ public abstract class Wr {
      * @return {@link DatReturn#SUCCESS} or the post's error code
      */
     final int load(SimIa ia, SimPz pz, int n, LmrTriplet[] iov, int maxIov, int neededPrivilege) {
-        if (n < 0 || n > maxIov || n > lmrs.length || (n > 0 && (iov == null || iov.length < n))) {
-            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
+        if (n < 0 || n > maxIov || n > lmrs.length) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2); // num_segments
+        }
+        if (n > 0 && (iov == null || iov.length < n)) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3); // local_iov holds fewer
         }
         long sum = 0;
         int used = 0;
