@@ -1,6 +1,5 @@
 package dat.api;
 
-import java.util.Objects;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -132,7 +131,10 @@ public interface InterfaceAdapter extends DatHandle {
      * @throws DatException as {@code registerMemory} does
      */
     default LocalMemoryRegion registerMemory(java.lang.foreign.MemorySegment memory, ProtectionZone pz, int memPrivileges) {
-        Objects.requireNonNull(memory, "memory");
+        if (memory == null) {
+            // the provider names what is wrong, the closed IA before the missing region (DAT_INVALID_ARG3)
+            return registerMemory(MemoryType.VIRTUAL, null, 0, pz, memPrivileges);
+        }
         return registerMemory(MemoryType.VIRTUAL, RegionDescription.virtual(memory), memory.byteSize(), pz, memPrivileges);
     }
 

@@ -4,7 +4,7 @@ import dat.api.DatConstants;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 
-/** The checks dat_evd_wait(3DAT) makes of its arguments before it looks at the EVD. */
+/** The checks dat_evd_wait(3DAT) makes of its arguments once the EVD handle is known to be open, before it looks at the queue. */
 public final class WaitArguments {
 
     private WaitArguments() {

@@ -38,9 +38,6 @@ final class Extensions {
         @Override
         public int postRdmaWriteImmediate(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
                 int immediateData, int completionFlags) {
-            if (!Posting.isRemoteBuffer(remoteBuffer)) {
-                return Codes.invalidParameter(DatReturn.INVALID_ARG5);
-            }
             return ep.postRequest(WorkSlots.WRITE_IMMEDIATE, numSegments, localIov, userCookie, remoteBuffer, completionFlags,
                     immediateData);
         }

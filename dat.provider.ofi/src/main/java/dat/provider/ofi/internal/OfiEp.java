@@ -183,18 +183,12 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget, EpHighW
     @Override
     public int postRdmaWrite(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        if (!Posting.isRemoteBuffer(remoteBuffer)) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG5);
-        }
         return postRequest(WorkSlots.RDMA_WRITE, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0);
     }
 
     @Override
     public int postRdmaRead(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        if (!Posting.isRemoteBuffer(remoteBuffer)) {
-            return Codes.invalidParameter(DatReturn.INVALID_ARG5);
-        }
         return postRequest(WorkSlots.RDMA_READ, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0);
     }
 
@@ -204,6 +198,9 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget, EpHighW
         try {
             if (freed || !ia.isUsable()) {
                 return invalidHandleCode();
+            }
+            if (kind != WorkSlots.SEND && !Posting.isRemoteBuffer(remote)) {
+                return Codes.invalidParameter(DatReturn.INVALID_ARG5); // after the handle, before the state
             }
             EpState s = state;
             if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {

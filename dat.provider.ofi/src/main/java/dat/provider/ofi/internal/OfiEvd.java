@@ -145,6 +145,9 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
 
     @Override
     public int dequeue(DatEvent event) {
+        if (!isOpen() && !keptAfterFailure) {
+            return invalidHandleCode(); // the handle before the arguments, as every call
+        }
         if (event == null) {
             return Codes.invalidParameter(DatReturn.INVALID_ARG2);
         }
@@ -165,6 +168,9 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
 
     @Override
     public int poll(DatEventHandler handler, int limit) {
+        if (!isOpen() && !keptAfterFailure) {
+            return invalidHandleCode();
+        }
         if (handler == null) {
             return Codes.invalidParameter(DatReturn.INVALID_ARG2);
         }
@@ -204,6 +210,9 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
 
     @Override
     public int await(long timeoutMicros, int threshold, DatEvent event) {
+        if (!isOpen()) {
+            return invalidHandleCode();
+        }
         int arguments = WaitArguments.check(timeoutMicros, threshold, qlen, event, consumerNotifiedStreams.get());
         if (arguments != Codes.SUCCESS) {
             return arguments;

@@ -403,6 +403,7 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
     @Override
     public void close(CloseFlag flag) {
         if (flag == null) {
+            checkOpen(); // a closed IA is named before the argument, as every call names its handle first
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "flag", "null");
         }
         if (state != OPEN) {

@@ -177,6 +177,9 @@ final class EpRequests {
             int immediate) {
         ep.postLock.lock();
         try {
+            if (kind != WorkSlots.SEND && !VerbsEp.isRemoteBuffer(remote) && !ep.freed && ia.isUsable()) {
+                return Codes.invalidParameter(DatReturn.INVALID_ARG5); // after the handle, before the state
+            }
             int checked = check(completionFlags, kind == WorkSlots.SEND ? DatReturn.INVALID_ARG5
                     : kind == WorkSlots.RDMA_WRITE_IMM ? DatReturn.INVALID_ARG7 : DatReturn.INVALID_ARG6, kind == WorkSlots.SEND);
             if (checked != 0) {

@@ -301,25 +301,23 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
     }
 
     /** A remote buffer a post may name: given, and of a length no less than 0 (dat_ep_post_rdma_write(3DAT): DAT_INVALID_PARAMETER). */
-    private static boolean isRemoteBuffer(RmrTriplet remote) {
+    static boolean isRemoteBuffer(RmrTriplet remote) {
         return remote != null && remote.segmentLength() >= 0;
     }
 
     @Override
     public int postRdmaWrite(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        int code = !isRemoteBuffer(remoteBuffer) ? Codes.invalidParameter(DatReturn.INVALID_ARG5)
-                : requests.postRequest(WorkSlots.RDMA_WRITE, EpRequests.IBV_WR_RDMA_WRITE, numSegments, localIov, userCookie,
-                        remoteBuffer, completionFlags, 0);
+        int code = requests.postRequest(WorkSlots.RDMA_WRITE, EpRequests.IBV_WR_RDMA_WRITE, numSegments, localIov, userCookie,
+                remoteBuffer, completionFlags, 0);
         return ia.counters.post(Operation.RDMA_WRITE, IaCounters.iovBytes(numSegments, localIov), code);
     }
 
     @Override
     public int postRdmaRead(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        int code = !isRemoteBuffer(remoteBuffer) ? Codes.invalidParameter(DatReturn.INVALID_ARG5)
-                : requests.postRequest(WorkSlots.RDMA_READ, EpRequests.IBV_WR_RDMA_READ, numSegments, localIov, userCookie,
-                        remoteBuffer, completionFlags, 0);
+        int code = requests.postRequest(WorkSlots.RDMA_READ, EpRequests.IBV_WR_RDMA_READ, numSegments, localIov, userCookie,
+                remoteBuffer, completionFlags, 0);
         return ia.counters.post(Operation.RDMA_READ, IaCounters.iovBytes(numSegments, localIov), code);
     }
 
@@ -336,9 +334,8 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
     @Override
     public int postRdmaWriteImmediate(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int immediateData, int completionFlags) {
-        int code = !isRemoteBuffer(remoteBuffer) ? Codes.invalidParameter(DatReturn.INVALID_ARG5)
-                : requests.postRequest(WorkSlots.RDMA_WRITE_IMM, EpRequests.IBV_WR_RDMA_WRITE_WITH_IMM, numSegments, localIov,
-                        userCookie, remoteBuffer, completionFlags, immediateData);
+        int code = requests.postRequest(WorkSlots.RDMA_WRITE_IMM, EpRequests.IBV_WR_RDMA_WRITE_WITH_IMM, numSegments, localIov,
+                userCookie, remoteBuffer, completionFlags, immediateData);
         return ia.counters.post(Operation.RDMA_WRITE_IMMEDIATE, IaCounters.iovBytes(numSegments, localIov), code);
     }
 

@@ -114,6 +114,9 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
 
     @Override
     public int dequeue(DatEvent event) {
+        if (!isOpen()) {
+            return invalidHandleCode(); // the handle before the arguments, as every call
+        }
         if (event == null) {
             return Codes.invalidParameter(DatReturn.INVALID_ARG2);
         }
@@ -133,6 +136,9 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
 
     @Override
     public int poll(DatEventHandler handler, int limit) {
+        if (!isOpen()) {
+            return invalidHandleCode();
+        }
         if (handler == null) {
             return Codes.invalidParameter(DatReturn.INVALID_ARG2);
         }
@@ -174,6 +180,9 @@ final class VerbsEvd extends VerbsHandle implements EventDispatcher {
 
     @Override
     public int await(long timeoutMicros, int threshold, DatEvent event) {
+        if (!isOpen()) {
+            return invalidHandleCode();
+        }
         int arguments = WaitArguments.check(timeoutMicros, threshold, qlen, event, consumerNotifiedStreams.get());
         if (arguments != Codes.SUCCESS) {
             return arguments;

@@ -556,6 +556,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     @Override
     public void close(CloseFlag flag) {
         if (flag == null) {
+            checkOpen(); // a closed IA is named before the argument, as every call names its handle first
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "flag", "null");
         }
         if (state != OPEN) {

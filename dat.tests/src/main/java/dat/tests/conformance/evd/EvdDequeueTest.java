@@ -85,5 +85,7 @@ class EvdDequeueTest {
         EventDispatcher evd = t.evd(EvdFlags.SOFTWARE);
         evd.close();
         t.expectCode(DatReturn.INVALID_HANDLE, evd.dequeue(new DatEvent()), "dat_evd_dequeue of a freed EVD");
+        t.expectCode(DatReturn.INVALID_HANDLE, evd.dequeue(null), "dat_evd_dequeue of a freed EVD into no event: the handle is named first");
+        t.expectCode(DatReturn.INVALID_HANDLE, evd.poll(null, -1), "a poll of a freed EVD with no handler: the handle is named first");
     }
 }

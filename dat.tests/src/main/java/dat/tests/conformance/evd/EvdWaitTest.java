@@ -307,5 +307,6 @@ class EvdWaitTest {
         EventDispatcher evd = t.evd(EvdFlags.SOFTWARE);
         evd.close();
         t.expectCode(DatReturn.INVALID_HANDLE, evd.await(1000, 1, new DatEvent()), "dat_evd_wait on a freed EVD");
+        t.expectCode(DatReturn.INVALID_HANDLE, evd.await(1000, 0, null), "dat_evd_wait on a freed EVD, threshold 0, no event: the handle is named first");
     }
 }

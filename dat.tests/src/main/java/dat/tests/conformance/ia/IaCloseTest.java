@@ -135,5 +135,6 @@ class IaCloseTest {
         ia.close();
         ia.close(CloseFlag.GRACEFUL);
         t.expectError(DatReturn.INVALID_HANDLE, "dat_ia_query of a closed IA", () -> ia.query());
+        t.expectError(DatReturn.INVALID_HANDLE, "dat_ia_close of a closed IA with no flag: the handle is named first", () -> ia.close(null));
     }
 }

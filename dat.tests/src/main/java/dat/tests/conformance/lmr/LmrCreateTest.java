@@ -171,6 +171,15 @@ class LmrCreateTest {
     }
 
     @ConformanceTest
+    @DisplayName("dat_lmr_create(3DAT) DAT_INVALID_PARAMETER: no memory (a NULL segment, or a NULL region description)")
+    void noMemory(IaUnderTest t) {
+        t.expectError(DatReturn.INVALID_PARAMETER, "dat_lmr_create of a NULL segment",
+                () -> t.ia().registerMemory((MemorySegment) null, t.pz(), MemPrivileges.ALL));
+        t.expectError(DatReturn.INVALID_PARAMETER, "dat_lmr_create of DAT_MEM_TYPE_VIRTUAL with a NULL region description",
+                () -> t.ia().registerMemory(MemoryType.VIRTUAL, null, 4096, t.pz(), MemPrivileges.ALL));
+    }
+
+    @ConformanceTest
     @DisplayName("dat_lmr_create(3DAT) DAT_INVALID_HANDLE: a freed PZ")
     void freedPz(IaUnderTest t) {
         ProtectionZone pz = t.pz();
@@ -193,6 +202,8 @@ class LmrCreateTest {
         ProtectionZone pz = ia.createProtectionZone();
         ia.close();
         t.expectError(DatReturn.INVALID_HANDLE, "dat_lmr_create on a closed IA", () -> t.lmr(ia, pz, 4096, MemPrivileges.ALL));
+        t.expectError(DatReturn.INVALID_HANDLE, "dat_lmr_create of a NULL segment on a closed IA: the handle is named first",
+                () -> ia.registerMemory((MemorySegment) null, pz, MemPrivileges.ALL));
     }
 
     @ConformanceTest

@@ -127,6 +127,8 @@ class RdmaReadTest {
         c.active.ep.close();
         t.expectCode(DatReturn.INVALID_HANDLE, c.active.ep.postRdmaRead(1, c.active.iov(0, 64), 1, c.passive.remote(0, 64),
                 CompletionFlags.DEFAULT), "dat_ep_post_rdma_read on a freed Endpoint");
+        t.expectCode(DatReturn.INVALID_HANDLE, c.active.ep.postRdmaRead(1, c.active.iov(0, 64), 1, null, CompletionFlags.DEFAULT),
+                "dat_ep_post_rdma_read on a freed Endpoint from no remote buffer: the handle is named first");
     }
 
     @ConformanceTest

@@ -126,6 +126,8 @@ class RdmaWriteTest {
         c.active.ep.close();
         t.expectCode(DatReturn.INVALID_HANDLE, c.active.ep.postRdmaWrite(1, c.active.iov(0, 64), 1, c.passive.remote(0, 64),
                 CompletionFlags.DEFAULT), "dat_ep_post_rdma_write on a freed Endpoint");
+        t.expectCode(DatReturn.INVALID_HANDLE, c.active.ep.postRdmaWrite(1, c.active.iov(0, 64), 1, null, CompletionFlags.DEFAULT),
+                "dat_ep_post_rdma_write on a freed Endpoint to no remote buffer: the handle is named first");
     }
 
     @ConformanceTest
