@@ -16,7 +16,11 @@ import java.nio.file.attribute.BasicFileAttributes;
  * in {@code /dev/shm} (no link followed) whose inode is the one announced and which is at least
  * the announced size; the mapping is read-only, in an arena of the connection's own (created at
  * the first file), so it goes with the connection, while the ring file may stay mapped for the
- * next one ({@link IdleRingFile}). A descriptor is served only inside its file's mapping; a file cut short later (a
+ * next one ({@link IdleRingFile}). The file is opened for reading and writing, though only read:
+ * such an open of a FIFO does not wait for a writer (a read-only one would, holding the
+ * Endpoint's lock), so a peer that swaps one in after the checks gets a refusal, not a hang; a
+ * file this process may read but not write is refused, and the peer's requests naming it go by
+ * value. A descriptor is served only inside its file's mapping; a file cut short later (a
  * peer that truncates it) faults the copy, which the JVM reports as an {@link InternalError}: the
  * connection breaks.
  */
@@ -65,12 +69,26 @@ final class PeerFiles {
             if (arena == null) {
                 arena = Arena.ofShared();
             }
-            try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-                files[id] = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
-            }
+            files[id] = map(path, size, arena);
             return null;
         } catch (IOException | RuntimeException e) {
             return "cannot map it: " + e.getMessage();
+        }
+    }
+
+    /**
+     * Maps the first {@code size} bytes of {@code path} read-only, without waiting: the open never
+     * blocks, whatever the path names by then (see the class comment), and what holds fewer bytes
+     * than {@code size} (a FIFO holds none) is refused.
+     *
+     * @throws IOException when it cannot be opened or mapped, or is shorter than {@code size}
+     */
+    static MemorySegment map(Path path, long size, Arena arena) throws IOException {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            if (ch.size() < size) {
+                throw new IOException("it holds " + ch.size() + " bytes, not " + size);
+            }
+            return ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
         }
     }
 
