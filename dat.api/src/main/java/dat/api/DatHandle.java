@@ -8,10 +8,12 @@ import org.osgi.annotation.versioning.ProviderType;
  * {@link AutoCloseable}; {@link #close()} is the object's {@code dat_*_free} (for the IA,
  * {@code dat_ia_close} with {@link CloseFlag#ABRUPT}).
  *
- * <p>After a handle is freed, or after its IA closed or failed, every method answers
- * {@link DatReturn#INVALID_HANDLE}: the control path throws a {@link DatException} with that type,
- * the data path returns the code. Freeing a handle that is already freed is a no-op, so that
- * try-with-resources blocks nest without care.
+ * <p>After a handle is freed, or after its IA closed or failed, every method that is a DAT call
+ * answers {@link DatReturn#INVALID_HANDLE}, before it looks at its other arguments: the control
+ * path throws a {@link DatException} with that type, the data path returns the code. The accessors
+ * of what was fixed at creation (an IA's name, an LMR's contexts, registered range and memory, a
+ * PSP's qualifier) keep answering, so that a consumer can still name what it freed. Freeing a
+ * handle that is already freed is a no-op, so that try-with-resources blocks nest without care.
  *
  * <p>See dat_get_handle_type(3DAT), dat_set_consumer_context(3DAT),
  * dat_get_consumer_context(3DAT).
