@@ -10,7 +10,8 @@ import org.osgi.annotation.versioning.ProviderType;
  *
  * <p>After a handle is freed, or after its IA closed or failed, every method that is a DAT call
  * answers {@link DatReturn#INVALID_HANDLE}, before it looks at its other arguments: the control
- * path throws a {@link DatException} with that type, the data path returns the code. The accessors
+ * path throws a {@link DatException} with that type, the data path returns the code (an EVD of an
+ * IA that failed still hands out the events it held: dat_evd_dequeue(3DAT)). The accessors
  * of what was fixed at creation (an IA's name, an LMR's contexts, registered range and memory, a
  * PSP's qualifier) keep answering, so that a consumer can still name what it freed. Freeing a
  * handle that is already freed is a no-op, so that try-with-resources blocks nest without care.

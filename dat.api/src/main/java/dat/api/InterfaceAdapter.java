@@ -132,7 +132,7 @@ public interface InterfaceAdapter extends DatHandle {
      */
     default LocalMemoryRegion registerMemory(java.lang.foreign.MemorySegment memory, ProtectionZone pz, int memPrivileges) {
         if (memory == null) {
-            // the provider names what is wrong, the closed IA before the missing region (DAT_INVALID_ARG3)
+            // the provider names what is wrong, its handle first, and the missing region (DAT_INVALID_ARG3)
             return registerMemory(MemoryType.VIRTUAL, null, 0, pz, memPrivileges);
         }
         return registerMemory(MemoryType.VIRTUAL, RegionDescription.virtual(memory), memory.byteSize(), pz, memPrivileges);

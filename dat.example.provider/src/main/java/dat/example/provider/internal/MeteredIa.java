@@ -193,6 +193,9 @@ final class MeteredIa implements InterfaceAdapter {
     @Override
     public void close(CloseFlag flag) {
         if (closed.get()) {
+            if (flag == null) {
+                checkUsable(); // the closed IA is named before the missing flag, as the providers name it
+            }
             return;
         }
         if (failed) {

@@ -1,6 +1,5 @@
 package dat.provider.ofi.internal;
 
-import dat.api.DatReturn;
 import dat.api.LmrTriplet;
 import dat.api.RmrTriplet;
 import dat.api.ext.ImmediateDataEndpoint;

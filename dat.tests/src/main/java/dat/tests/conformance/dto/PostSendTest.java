@@ -148,8 +148,10 @@ class PostSendTest {
         Connection c = t.connect();
         t.expectCode(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2,
                 c.active.ep.postSend(-1, c.active.iov(0, 64), 1, CompletionFlags.DEFAULT), "dat_ep_post_send of -1 segments");
+        t.expectCode(DatReturn.INVALID_PARAMETER, c.active.ep.postSend(2, c.active.iov(0, 64), 1, CompletionFlags.DEFAULT),
+                "dat_ep_post_send of 2 segments of a 1-entry IOV");
         t.expectCode(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3,
-                c.active.ep.postSend(2, c.active.iov(0, 64), 1, CompletionFlags.DEFAULT), "dat_ep_post_send of 2 segments of a 1-entry IOV");
+                c.active.ep.postSend(1, new LmrTriplet[0], 1, CompletionFlags.DEFAULT), "dat_ep_post_send of 1 segment of an empty IOV");
         t.expectCode(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3,
                 c.active.ep.postSend(1, null, 1, CompletionFlags.DEFAULT), "dat_ep_post_send of 1 segment and no IOV");
         t.noEvent(c.active.requestEvd, "a completion of a refused send");

@@ -139,6 +139,9 @@ final class EpRequests {
         if (ep.freed || !ep.ia.usable()) {
             return ep.invalidCode();
         }
+        if (op != Wr.Request.SEND && remote == null) {
+            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG5);
+        }
         int flagsArg = op == Wr.Request.SEND ? DatReturn.INVALID_ARG5
                 : op == Wr.Request.WRITE_IMMEDIATE ? DatReturn.INVALID_ARG7
                 : op == Wr.Request.CMP_AND_SWAP ? DatReturn.INVALID_ARG7 : DatReturn.INVALID_ARG6;
@@ -149,9 +152,6 @@ final class EpRequests {
         if ((flags & CompletionFlags.UNSIGNALLED) != 0 && a.requestCompletionFlags() != CompletionFlags.UNSIGNALLED) {
             // dat_ep_post_send(3DAT): only valid on an Endpoint configured for unsignalled completions
             return DatReturn.error(DatReturn.INVALID_PARAMETER, flagsArg);
-        }
-        if (op != Wr.Request.SEND && remote == null) {
-            return DatReturn.error(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG5);
         }
         EpState s = ep.state;
         if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {

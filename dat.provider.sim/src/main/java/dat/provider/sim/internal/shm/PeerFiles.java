@@ -20,7 +20,8 @@ import java.nio.file.attribute.BasicFileAttributes;
  * such an open of a FIFO does not wait for a writer (a read-only one would, holding the
  * Endpoint's lock), so a peer that swaps one in after the checks gets a refusal, not a hang; a
  * file this process may read but not write is refused, and the peer's requests naming it go by
- * value. A descriptor is served only inside its file's mapping; a file cut short later (a
+ * value. A file cut short between the size check and the mapping is extended back to the
+ * announced size by the mapping (the JDK extends a file a writable channel maps past its end). A descriptor is served only inside its file's mapping; a file cut short later (a
  * peer that truncates it) faults the copy, which the JVM reports as an {@link InternalError}: the
  * connection breaks.
  */
@@ -77,9 +78,9 @@ final class PeerFiles {
     }
 
     /**
-     * Maps the first {@code size} bytes of {@code path} read-only, without waiting: the open never
-     * blocks, whatever the path names by then (see the class comment), and what holds fewer bytes
-     * than {@code size} (a FIFO holds none) is refused.
+     * Maps the first {@code size} bytes of {@code path} read-only: the open does not wait for a
+     * FIFO's writer (see the class comment), and what holds fewer bytes than {@code size} (a FIFO
+     * holds none) is refused.
      *
      * @throws IOException when it cannot be opened or mapped, or is shorter than {@code size}
      */

@@ -338,17 +338,21 @@ public final class ShmSession {
     /**
      * Before the connection is taken as lost (the peer's DISCONNECT, its end of stream): the
      * answers it gave before its end complete as given. Without locks held.
+     *
+     * @return why those answers broke the protocol, for the caller to count (it is ending the
+     *     connection already); {@code null} when they did not
      */
-    public void drain() {
+    public String drain() {
         ShmWire w = wire;
         if (w == null || !users.enter()) {
-            return;
+            return null;
         }
         SpinLock l = w.ep.acquire();
         try {
             w.drain();
+            return w.takeViolation();
         } catch (InternalError e) {
-            // cut short: the flush that follows completes the rest
+            return null; // cut short: the flush that follows completes the rest
         } finally {
             l.unlock();
             users.exit();

@@ -696,7 +696,7 @@ final class TcpConnection implements AttemptLink, IoAgent.Handler {
         if (w != null) {
             ShmSession s = shm.session();
             if (s != null) {
-                s.drain(); // what the peer answered before its end completes as answered
+                protocolEnd(s.drain()); // what the peer answered before its end completes as answered
             }
             endpoint.connectionManager().wireLost(w, eventNumber);
         }

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Timeout;
 class ShmHostileRingTest {
 
     private static final String SHM = "tcp=127.0.0.1:0 shm=on";
-    private static final int SIZE = 1 << 20;
+    /** Each side's memory: eight times the ring, so that a read of it cannot be answered without waiting for room. */
+    private static final int SIZE = 8 * RingFile.DEFAULT_CAPACITY;
     private final Fabric fa = new Fabric(ProviderSettings.defaults().limits(), SHM);
     private final Fabric fb = new Fabric(ProviderSettings.defaults().limits(), SHM);
     private final Fabric.Side a = fa.new Side("shmA", null, SIZE);
