@@ -1,8 +1,9 @@
 package dat.provider.support;
 
 import dat.api.EpAttributes;
+import dat.api.RmrTriplet;
 
-/** How many local segments a request may name on an Endpoint, as every provider counts them alike. */
+/** What a request may name on an Endpoint, as every provider checks it alike: how many local segments, which remote buffer. */
 public final class RequestIov {
 
     private RequestIov() {
@@ -20,5 +21,16 @@ public final class RequestIov {
      */
     public static int max(EpAttributes attributes, boolean rdmaRead, boolean send) {
         return rdmaRead ? attributes.maxRdmaReadIov() : send ? attributes.maxRequestIov() : attributes.maxRdmaWriteIov();
+    }
+
+    /**
+     * A remote buffer an RDMA request may name: given, and of a length no less than 0
+     * (dat_ep_post_rdma_write(3DAT), dat_ep_post_rdma_read(3DAT): {@code DAT_INVALID_PARAMETER}).
+     *
+     * @param remote the request's remote buffer
+     * @return whether it may be named
+     */
+    public static boolean isRemoteBuffer(RmrTriplet remote) {
+        return remote != null && remote.segmentLength() >= 0;
     }
 }

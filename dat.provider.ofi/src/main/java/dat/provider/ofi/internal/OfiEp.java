@@ -27,6 +27,7 @@ import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.ofi.internal.ffi.Ops;
 import dat.provider.support.EpHighWatermarks;
 import dat.provider.support.PostFlags;
+import dat.provider.support.RequestIov;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -199,7 +200,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget, EpHighW
             if (freed || !ia.isUsable()) {
                 return invalidHandleCode();
             }
-            if (kind != WorkSlots.SEND && !Posting.isRemoteBuffer(remote)) {
+            if (kind != WorkSlots.SEND && !RequestIov.isRemoteBuffer(remote)) {
                 return Codes.invalidParameter(DatReturn.INVALID_ARG5); // after the handle, before the state
             }
             EpState s = state;

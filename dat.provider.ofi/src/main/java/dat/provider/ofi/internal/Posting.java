@@ -212,11 +212,6 @@ final class Posting {
 
     // ---- posts -------------------------------------------------------------------------------------
 
-    /** A remote buffer a post may name: given, and of a length no less than 0 (dat_ep_post_rdma_write(3DAT): DAT_INVALID_PARAMETER). */
-    static boolean isRemoteBuffer(RmrTriplet remote) {
-        return remote != null && remote.segmentLength() >= 0;
-    }
-
     /**
      * A send, RDMA write or RDMA read; the state and flags were checked by the caller.
      *

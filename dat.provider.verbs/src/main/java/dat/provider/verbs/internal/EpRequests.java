@@ -177,7 +177,7 @@ final class EpRequests {
             int immediate) {
         ep.postLock.lock();
         try {
-            if (kind != WorkSlots.SEND && !VerbsEp.isRemoteBuffer(remote) && !ep.freed && ia.isUsable()) {
+            if (kind != WorkSlots.SEND && !RequestIov.isRemoteBuffer(remote) && !ep.freed && ia.isUsable()) {
                 return Codes.invalidParameter(DatReturn.INVALID_ARG5); // after the handle, before the state
             }
             int checked = check(completionFlags, kind == WorkSlots.SEND ? DatReturn.INVALID_ARG5

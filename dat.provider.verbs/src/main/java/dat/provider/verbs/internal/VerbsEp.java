@@ -300,11 +300,6 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
                         completionFlags, 0));
     }
 
-    /** A remote buffer a post may name: given, and of a length no less than 0 (dat_ep_post_rdma_write(3DAT): DAT_INVALID_PARAMETER). */
-    static boolean isRemoteBuffer(RmrTriplet remote) {
-        return remote != null && remote.segmentLength() >= 0;
-    }
-
     @Override
     public int postRdmaWrite(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {

@@ -126,6 +126,13 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         boolean help;
     }
 
+    /** A count given for {@code option}, if any, is at most {@code max}; {@code why} follows the bound in the error. */
+    private static void checkAtMost(CommandLine cli, String option, Integer count, int max, String why) {
+        if (count != null && count > max) {
+            throw Cli.error(cli, option + " takes at most " + max + why + ", not " + count);
+        }
+    }
+
     /** Every size given for {@code option} is at most {@code max}. */
     private static void checkAtMost(CommandLine cli, String option, List<Long> sizes, long max) {
         if (sizes == null) {
@@ -178,9 +185,7 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         if (a.rounds != null && a.client == null) {
             throw Cli.error(cli, "--rounds is an option of --client: a run in one JVM measures each bandwidth point in one piece");
         }
-        if (a.rounds != null && a.rounds > MAX_ROUNDS) {
-            throw Cli.error(cli, "--rounds takes at most " + MAX_ROUNDS + ", not " + a.rounds);
-        }
+        checkAtMost(cli, "--rounds", a.rounds, MAX_ROUNDS, "");
         if (a.signalEvery != null && a.client == null) {
             throw Cli.error(cli, "--signal-every is an option of --client: a run in one JVM signals every write of its streams");
         }
@@ -192,15 +197,9 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         }
         checkAtMost(cli, "--sizes", a.sizes, MAX_BANDWIDTH_SIZE);
         checkAtMost(cli, "--latency-sizes", a.latencySizes, MAX_LATENCY_SIZE);
-        if (a.iterations != null && a.iterations > MAX_ITERATIONS) {
-            throw Cli.error(cli, "--iterations takes at most " + MAX_ITERATIONS + " (each round trip's time is kept), not " + a.iterations);
-        }
-        if (a.time != null && a.time > MAX_TIME_MS) {
-            throw Cli.error(cli, "--time takes at most " + MAX_TIME_MS + " ms per bandwidth point, not " + a.time);
-        }
-        if (a.connections != null && a.connections > MAX_CONNECTIONS) {
-            throw Cli.error(cli, "--connections takes at most " + MAX_CONNECTIONS + ", not " + a.connections);
-        }
+        checkAtMost(cli, "--iterations", a.iterations, MAX_ITERATIONS, " (each round trip's time is kept)");
+        checkAtMost(cli, "--time", a.time, MAX_TIME_MS, " ms per bandwidth point");
+        checkAtMost(cli, "--connections", a.connections, MAX_CONNECTIONS, "");
         Cli.checkOutput(cli, "--json", a.json);
         Cli.checkOutput(cli, "--plot", a.plot);
         if (a.json != null && a.plot != null && a.json.toAbsolutePath().normalize().equals(a.plot.toAbsolutePath().normalize())) {

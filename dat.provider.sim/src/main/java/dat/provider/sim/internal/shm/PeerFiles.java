@@ -21,9 +21,10 @@ import java.nio.file.attribute.BasicFileAttributes;
  * Endpoint's lock), so a peer that swaps one in after the checks gets a refusal, not a hang; a
  * file this process may read but not write is refused, and the peer's requests naming it go by
  * value. A file cut short between the size check and the mapping is extended back to the
- * announced size by the mapping (the JDK extends a file a writable channel maps past its end). A descriptor is served only inside its file's mapping; a file cut short later (a
- * peer that truncates it) faults the copy, which the JVM reports as an {@link InternalError}: the
- * connection breaks.
+ * announced size by the mapping (the JDK extends a file a writable channel maps past its end). A
+ * descriptor is served only inside its file's mapping; a file cut short later (a peer that
+ * truncates it) faults the copy, which the JVM reports as an {@link InternalError}: the connection
+ * breaks.
  */
 final class PeerFiles {
 

@@ -617,7 +617,8 @@ final class ShmTarget {
     /** Writes the refusal with the acknowledgements before it, then breaks; within 2 s, or it breaks anyway. */
     private void writeRefusal() {
         long p = answers.claim(ShmRecord.HEADER_BYTES);
-        if (p < 0 && answers.violation() == null && System.nanoTime() - refusingSince < 2_000_000_000L) {
+        String refused = answers.violation(); // a consumer position the peer gave that no room will follow
+        if (p < 0 && refused == null && System.nanoTime() - refusingSince < 2_000_000_000L) {
             stalledForRoom = true;
             return;
         }
@@ -625,8 +626,8 @@ final class ShmTarget {
         if (p >= 0) {
             answers.putHeader(p, ShmRecord.HEADER_BYTES, refuseOp, 0, 0, refuseStatus, refuseSeq, 0, 0);
             answers.commit(ShmRecord.HEADER_BYTES);
-        } else if (answers.violation() != null) {
-            wire.fail(answers.violation());
+        } else if (refused != null) {
+            wire.fail(refused);
         }
         finish(false);
         ep.breakConnection();
