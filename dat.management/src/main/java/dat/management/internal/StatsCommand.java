@@ -65,7 +65,7 @@ public final class StatsCommand {
         + " MXBeans dat:type=IA,name=<ia>,instance=<n>.",
         "In the dat shell or a container the IAs are this JVM's; from ./dat, attach to a running application with --pid or --jmx."})
     static final class StatsOptions {
-        @Parameters(arity = "0..1", paramLabel = "IA", description = "only the open instances of this IA")
+        @Parameters(arity = "0..1", paramLabel = "IA", converter = IaName.class, description = "only the open instances of this IA")
         String iaName;
         @ArgGroup(exclusive = true)
         Target target;
@@ -83,6 +83,17 @@ public final class StatsCommand {
         @Option(names = "--jmx", paramLabel = "URL", converter = ServiceUrl.class, description = "the JMX service URL of a running"
                 + " JVM with DAT, e.g. service:jmx:rmi:///jndi/rmi://HOST:PORT/jmxrmi")
         String url;
+    }
+
+    /** An IA name: not blank, which no IA is named (a usage error, not a report of no such IA). */
+    static final class IaName implements CommandLine.ITypeConverter<String> {
+        @Override
+        public String convert(String text) {
+            if (text.isBlank()) {
+                throw new CommandLine.TypeConversionException("needs an IA name, not '" + text + "' (without one, every open IA)");
+            }
+            return text;
+        }
     }
 
     /** A process id: a positive number a process of this host may have (Linux's are at most 2^22). */

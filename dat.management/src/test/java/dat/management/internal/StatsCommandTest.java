@@ -1,6 +1,7 @@
 package dat.management.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dat.management.IaStatisticsMXBean;
 import java.lang.reflect.InvocationTargetException;
@@ -12,6 +13,7 @@ import javax.management.MBeanServerFactory;
 import javax.management.ObjectName;
 import javax.management.StandardMBean;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /** {@code dat:stats}'s report over an MBean server of the test's own. */
 class StatsCommandTest {
@@ -76,5 +78,15 @@ class StatsCommandTest {
         register("stats-a0");
         assertThat(StatsCommand.report(closingAfterTheQuery(closing), "stats-a0", false))
                 .contains("no open instance of IA 'stats-a0'");
+    }
+
+    @Test
+    void aBlankIaNameIsAUsageError() {
+        StatsCommand command = new StatsCommand(null, null);
+        for (String blank : new String[] {"", " "}) {
+            assertThatThrownBy(() -> command.stats(blank)).as("dat stats '" + blank + "'")
+                    .isInstanceOf(CommandLine.ParameterException.class)
+                    .hasMessageContaining("needs an IA name, not '" + blank + "'");
+        }
     }
 }

@@ -724,7 +724,6 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget, EpHighW
 
     @Override
     public <T> java.util.Optional<T> extension(Class<T> type) {
-        checkOpen();
         return Extensions.of(this, type);
     }
 

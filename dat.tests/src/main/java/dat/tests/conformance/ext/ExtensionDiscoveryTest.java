@@ -55,6 +55,32 @@ class ExtensionDiscoveryTest {
     }
 
     @ConformanceTest
+    @DisplayName("dat_ep_free(3DAT) DAT_SUCCESS: a freed Endpoint still answers extension(type) as before; the extension's posts"
+            + " answer DAT_INVALID_HANDLE before they look at their arguments")
+    void aFreedEndpointKeepsItsExtensionsWhoseCallsNameTheHandle(IaUnderTest t) {
+        ProtectionZone pz = t.pz();
+        EventDispatcher evd = t.evd(EvdFlags.DTO);
+        Endpoint ep = t.ia().createEndpoint(pz, evd, evd, null, null);
+        boolean atomics = ep.extension(AtomicEndpoint.class).isPresent();
+        boolean immediate = ep.extension(ImmediateDataEndpoint.class).isPresent();
+        ep.close();
+        assertThatCode(() -> assertThat(ep.extension(AtomicEndpoint.class).isPresent()).as(t.at("AtomicEndpoint after the free"))
+                .isEqualTo(atomics)).as(t.at("extension(AtomicEndpoint) of a freed Endpoint")).doesNotThrowAnyException();
+        assertThatCode(() -> assertThat(ep.extension(ImmediateDataEndpoint.class).isPresent())
+                .as(t.at("ImmediateDataEndpoint after the free")).isEqualTo(immediate))
+                .as(t.at("extension(ImmediateDataEndpoint) of a freed Endpoint")).doesNotThrowAnyException();
+        ep.extension(AtomicEndpoint.class).ifPresent(a -> {
+            t.expectCode(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EP,
+                    a.postFetchAndAdd(1, null, 1, null, CompletionFlags.DEFAULT), "fetch-and-add on a freed Endpoint, no buffers");
+            t.expectCode(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EP,
+                    a.postCompareAndSwap(0, 1, null, 2, null, CompletionFlags.DEFAULT), "compare-and-swap on a freed Endpoint, no buffers");
+        });
+        ep.extension(ImmediateDataEndpoint.class).ifPresent(i -> t.expectCode(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EP,
+                i.postRdmaWriteImmediate(-1, null, 3, null, 7, CompletionFlags.DEFAULT),
+                "RDMA write with immediate data on a freed Endpoint, -1 segments"));
+    }
+
+    @ConformanceTest
     @DisplayName("dat_ia_query(3DAT) DAT_SUCCESS: the extension attributes and dat.extension name exactly the extensions the handles offer")
     void theDeclaredExtensionsAreTheOfferedOnes(IaUnderTest t) {
         ProtectionZone pz = t.pz();

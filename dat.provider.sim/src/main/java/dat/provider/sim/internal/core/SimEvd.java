@@ -83,7 +83,7 @@ public final class SimEvd extends SimHandle implements EventDispatcher {
     final AtomicInteger thresholdStreams = new AtomicInteger();
 
     SimEvd(SimIa ia, int qlen, SimCno cno, int flags) {
-        super(HandleType.EVD, DatReturn.NO_SUBTYPE);
+        super(HandleType.EVD, DatReturn.INVALID_HANDLE_EVD_REQUEST); // what the reference libdat names a bad EVD with
         this.ia = ia;
         this.flags = flags;
         this.cno = cno;
