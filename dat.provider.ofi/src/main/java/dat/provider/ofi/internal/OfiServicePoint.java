@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dat.api.DatEvent;
+import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.EpState;
 import dat.api.HandleType;
@@ -52,10 +53,6 @@ abstract sealed class OfiServicePoint extends OfiHandle implements OfiIa.CmTarge
                 Ops.listen(created);
             } catch (NativeException e) {
                 Ops.close(created);
-                if (e.error() == Fi.EADDRINUSE) {
-                    throw Codes.exception(DatReturn.CONN_QUAL_IN_USE, DatReturn.NO_SUBTYPE, "connQual",
-                            "connection qualifier " + requestedQual + " is in use");
-                }
                 throw e;
             }
             this.listener = new Listener(created);
@@ -64,10 +61,24 @@ abstract sealed class OfiServicePoint extends OfiHandle implements OfiIa.CmTarge
             ia.servicePoints.add(this);
             crEvd.users.incrementAndGet();
         } catch (NativeException e) {
-            throw Codes.fromNative(e, "connQual");
+            throw refused(e, requestedQual);
         } finally {
             ia.cmLock.unlock();
         }
+    }
+
+    /** What a listen on a qualifier refused by the system answers: dat_psp_create(3DAT) and dat_rsp_create(3DAT) codes. */
+    private static DatException refused(NativeException e, long requestedQual) {
+        if (e.error() == Fi.EADDRINUSE) {
+            return Codes.exception(DatReturn.CONN_QUAL_IN_USE, DatReturn.NO_SUBTYPE, "connQual",
+                    "connection qualifier " + requestedQual + " is in use");
+        }
+        if (e.error() == Fi.EACCES || e.error() == Fi.EPERM) {
+            // the pages have no code for a port the process may not bind: for this process the qualifier is invalid
+            return Codes.exception(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "connQual", "connection qualifier "
+                    + requestedQual + " is a port this process lacks the privilege to listen on");
+        }
+        return Codes.fromNative(e, "connQual");
     }
 
     private static long boundPort(MemorySegment pep) {

@@ -24,9 +24,7 @@ import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -125,16 +123,7 @@ class PeerKilledTest {
     }
 
     private static Process startPeer() throws Exception {
-        String launcher = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String classPath = String.join(java.io.File.pathSeparator, location(OfiPeer.class), location(OfiRuntime.class),
-                location(dat.provider.support.ReturnCodes.class), location(dat.api.InterfaceAdapter.class));
-        return new ProcessBuilder(List.of(launcher, "--enable-native-access=ALL-UNNAMED", "-cp", classPath, OfiPeer.class.getName()))
-                .redirectErrorStream(true).start();
-    }
-
-    /** Where a class was loaded from (a directory or a jar): the peer's class path. */
-    private static String location(Class<?> type) throws Exception {
-        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        return new ProcessBuilder(TcpLoopback.javaCommand(OfiPeer.class)).redirectErrorStream(true).start();
     }
 
     private static long readyQualifier(Process peer) throws Exception {

@@ -1,6 +1,7 @@
 package dat.provider.verbs.internal;
 
 import dat.api.DatEvent;
+import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.EpState;
 import dat.api.HandleType;
@@ -44,10 +45,6 @@ abstract sealed class VerbsServicePoint extends VerbsHandle implements VerbsIa.C
                 ia.verbs.listen(id, BACKLOG);
             } catch (NativeException e) {
                 ia.verbs.destroyId(id);
-                if (e.errno() == Errno.EADDRINUSE) {
-                    throw Codes.exception(DatReturn.CONN_QUAL_IN_USE, DatReturn.NO_SUBTYPE, "connQual",
-                            "connection qualifier " + requestedQual + " is in use");
-                }
                 throw e;
             }
             this.listenId = id;
@@ -57,10 +54,24 @@ abstract sealed class VerbsServicePoint extends VerbsHandle implements VerbsIa.C
             ia.servicePoints.add(this);
             crEvd.users.incrementAndGet();
         } catch (NativeException e) {
-            throw Codes.fromNative(e, "connQual");
+            throw refused(e, requestedQual);
         } finally {
             ia.cmLock.unlock();
         }
+    }
+
+    /** What a listen on a qualifier refused by the system answers: dat_psp_create(3DAT) and dat_rsp_create(3DAT) codes. */
+    private static DatException refused(NativeException e, long requestedQual) {
+        if (e.errno() == Errno.EADDRINUSE) {
+            return Codes.exception(DatReturn.CONN_QUAL_IN_USE, DatReturn.NO_SUBTYPE, "connQual",
+                    "connection qualifier " + requestedQual + " is in use");
+        }
+        if (e.errno() == Errno.EACCES || e.errno() == Errno.EPERM) {
+            // the pages have no code for a port the process may not bind: for this process the qualifier is invalid
+            return Codes.exception(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "connQual", "connection qualifier "
+                    + requestedQual + " is a port this process lacks the privilege to listen on");
+        }
+        return Codes.fromNative(e, "connQual");
     }
 
     static VerbsPsp psp(VerbsIa ia, long connQual, VerbsEvd crEvd, PspFlag flag) {

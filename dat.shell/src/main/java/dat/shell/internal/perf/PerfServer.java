@@ -252,8 +252,8 @@ final class PerfServer implements AutoCloseable {
                 psp = ia.createPublicServicePoint(qualifier, crEvd, PspFlag.CONSUMER);
             } catch (DatException e) {
                 throw new IllegalStateException("cannot listen on connection qualifier " + qualifier + " of IA " + ia.name() + ": "
-                        + e.getMessage() + " (another dat perf --server? choose another qualifier with --qualifier N, and give"
-                        + " the clients the same)", e);
+                        + e.getMessage() + (e.type() == DatReturn.CONN_QUAL_IN_USE ? " (another dat perf --server? " : " (")
+                        + "choose another qualifier with --qualifier N, and give the clients the same)", e);
             }
             InetSocketAddress address = limits.iaAddress();
             nio = ServerSocketChannel.open();
