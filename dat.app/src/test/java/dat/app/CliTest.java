@@ -346,9 +346,71 @@ class CliTest {
         assertThat(url.err()).contains("needs a JMX service URL", "'notaurl'");
         Result port = dat(SHORT, "stats", "--jmx", "service:jmx:rmi:///jndi/rmi://127.0.0.1:99999/jmxrmi");
         clean(port);
-        assertThat(port.exit()).as(port.toString()).isEqualTo(1);
-        assertThat(port.err()).startsWith("dat stats: cannot connect to service:jmx:rmi:///jndi/rmi://127.0.0.1:99999/jmxrmi")
+        usageError(port, "stats");
+        assertThat(port.err()).contains("port 99999 out of range");
+        Result protocol = dat(SHORT, "stats", "--jmx", "service:jmx:foo:///x");
+        clean(protocol);
+        usageError(protocol, "stats");
+        assertThat(protocol.err()).contains("the rmi protocol, not foo");
+        Result blank = dat(SHORT, "stats", "", "--pid", "1");
+        clean(blank);
+        usageError(blank, "stats");
+        assertThat(blank.err()).contains("needs an IA name, not ''");
+        // nothing listens on port 1: the RMI connector's failure of several lines comes out as one
+        Result refused = dat(SHORT, "stats", "--jmx", "service:jmx:rmi:///jndi/rmi://127.0.0.1:1/jmxrmi");
+        clean(refused);
+        assertThat(refused.exit()).as(refused.toString()).isEqualTo(1);
+        assertThat(refused.err()).startsWith("dat stats: cannot connect to service:jmx:rmi:///jndi/rmi://127.0.0.1:1/jmxrmi")
                 .hasLineCount(1);
+    }
+
+    @Test
+    @Timeout(600)
+    void argumentsThatNameNothingAreUsageErrors() throws Exception {
+        Result conf = dat(SHORT, "checkconf", "");
+        clean(conf);
+        usageError(conf, "checkconf");
+        assertThat(conf.err()).contains("needs a file name, not ''");
+
+        Result serve = dat(SHORT, "test", "--serve", " ");
+        clean(serve);
+        usageError(serve, "test");
+        assertThat(serve.err()).contains("--serve ' ' is no IA name");
+        for (List<String> unknownHost : List.of(List.of("test", "--serve", "sim0", "--listen", "nosuchhost.invalid:5000"),
+                List.of("test", "sim0", "--peer", "nosuchhost.invalid:5000"))) {
+            Result r = dat(SHORT, unknownHost.toArray(String[]::new));
+            clean(r);
+            usageError(r, "test");
+            assertThat(r.err()).contains(unknownHost.get(unknownHost.size() - 2) + " nosuchhost.invalid:5000: the host nosuchhost.invalid"
+                    + " is unknown");
+        }
+
+        Result slash = dat(SHORT, "perf", "--json", "/");
+        clean(slash);
+        usageError(slash, "perf");
+        assertThat(slash.err()).contains("--json /: is a directory");
+        Result noSizes = dat(SHORT, "perf", "--sizes", ",");
+        clean(noSizes);
+        usageError(noSizes, "perf");
+        assertThat(noSizes.err()).contains("--sizes needs at least one size");
+        Result inJvmClient = dat(SHORT, "perf", "sim0", "--client", "127.0.0.1:7700");
+        clean(inJvmClient);
+        usageError(inJvmClient, "perf");
+        assertThat(inJvmClient.err()).contains("--client needs an IA that other processes reach");
+
+        // after --, an IA name that looks like an option is an IA name, checked before the providers' table
+        Result demo = dat(SHORT, "demo", "--", "--server");
+        clean(demo);
+        assertThat(demo.exit()).as(demo.toString()).isEqualTo(1);
+        assertThat(demo.err()).as(demo.toString()).startsWith("dat demo: cannot open IA '--server'").hasLineCount(1);
+
+        Result shell = dat(SHORT, "shell", "--bogus");
+        assertThat(shell.exit()).as(shell.toString()).isEqualTo(2);
+        assertThat(shell.out()).isEmpty();
+        assertThat(shell.err()).isEqualTo("dat: shell takes no arguments, not '--bogus' (usage: './dat --help')\n");
+        Result option = dat(SHORT, "-x");
+        assertThat(option.exit()).as(option.toString()).isEqualTo(2);
+        assertThat(option.err()).isEqualTo("dat: unknown option '-x' (usage: './dat --help')\n");
     }
 
     // ---- the shell ----------------------------------------------------------------------------------

@@ -88,11 +88,14 @@ final class RemoteJvm {
         }
     }
 
+    /** The innermost cause that says something, on one line: RMI wraps the socket's failure in messages of several lines. */
     private static String describe(Throwable e) {
-        Throwable cause = e;
-        while (cause.getCause() != null && (cause.getMessage() == null || cause.getMessage().isBlank())) {
-            cause = cause.getCause();
+        String message = e.getClass().getSimpleName();
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause.getMessage() != null && !cause.getMessage().isBlank()) {
+                message = cause.getMessage();
+            }
         }
-        return cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
+        return message.strip().replaceAll("\\s+", " ");
     }
 }

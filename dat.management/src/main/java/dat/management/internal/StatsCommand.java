@@ -116,12 +116,31 @@ public final class StatsCommand {
     static final class ServiceUrl implements CommandLine.ITypeConverter<String> {
         @Override
         public String convert(String text) {
+            String problem;
             try {
-                new JMXServiceURL(text);
-                return text;
+                JMXServiceURL url = new JMXServiceURL(text);
+                problem = !url.getProtocol().equals("rmi") ? "the JDK connects with the rmi protocol, not " + url.getProtocol()
+                        : registryPortProblem(url.getURLPath());
             } catch (MalformedURLException e) {
+                problem = e.getMessage();
+            }
+            if (problem != null) {
                 throw new CommandLine.TypeConversionException("needs a JMX service URL such as"
-                        + " service:jmx:rmi:///jndi/rmi://HOST:PORT/jmxrmi, not '" + text + "' (" + e.getMessage() + ")");
+                        + " service:jmx:rmi:///jndi/rmi://HOST:PORT/jmxrmi, not '" + text + "' (" + problem + ")");
+            }
+            return text;
+        }
+
+        /** What is wrong with the RMI registry's address in a {@code /jndi/rmi://HOST:PORT/NAME} path, or {@code null}. */
+        private static String registryPortProblem(String path) {
+            if (!path.startsWith("/jndi/rmi://")) {
+                return null; // a stub in the URL, or another directory: the connection says what is wrong
+            }
+            try {
+                int port = new java.net.URI(path.substring("/jndi/".length())).getPort();
+                return port == -1 || (port > 0 && port <= 0xFFFF) ? null : "port " + port + " out of range";
+            } catch (java.net.URISyntaxException e) {
+                return e.getMessage();
             }
         }
     }

@@ -101,6 +101,17 @@ public final class Cli {
         }
     }
 
+    /** A file name as a command takes it: not blank, which names no file (a usage error, not a failed read). */
+    public static final class FileName implements CommandLine.ITypeConverter<String> {
+        @Override
+        public String convert(String text) {
+            if (text.isBlank()) {
+                throw new CommandLine.TypeConversionException("needs a file name, not '" + text + "'");
+            }
+            return text;
+        }
+    }
+
     /**
      * Checks, before a command starts its work, that it will be able to write a file it was asked
      * to write: its directory exists and is writable, and the file, where it exists, is a writable
@@ -117,11 +128,14 @@ public final class Cli {
         }
         Path absolute = file.toAbsolutePath();
         Path directory = absolute.getParent();
-        if (directory == null || !Files.isDirectory(directory)) {
+        if (directory == null || Files.isDirectory(absolute)) {
+            throw error(cli, option + " " + file + ": is a directory");
+        }
+        if (!Files.isDirectory(directory)) {
             throw error(cli, option + " " + file + ": the directory " + directory + " does not exist");
         }
         if (Files.exists(absolute) && (!Files.isRegularFile(absolute) || !Files.isWritable(absolute))) {
-            throw error(cli, option + " " + file + ": " + (Files.isDirectory(absolute) ? "is a directory" : "cannot be written"));
+            throw error(cli, option + " " + file + ": cannot be written");
         }
         if (!Files.exists(absolute) && !Files.isWritable(directory)) {
             throw error(cli, option + " " + file + ": the directory " + directory + " cannot be written");

@@ -250,7 +250,7 @@ public final class ProviderCommands {
     @Command(name = "checkconf", description = "Check a static registry file (dat.conf): list every entry and every bad line with"
             + " its reason; fail on a bad line.")
     static final class CheckconfOptions {
-        @Parameters(paramLabel = "FILE", description = "the file, in the dat.conf format")
+        @Parameters(paramLabel = "FILE", converter = Cli.FileName.class, description = "the file, in the dat.conf format")
         String file;
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
         boolean help;

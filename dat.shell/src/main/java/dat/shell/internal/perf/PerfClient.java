@@ -35,6 +35,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * {@code dat perf IA --client HOST:PORT}: measures against a {@link PerfServer} in another process
@@ -80,16 +81,21 @@ final class PerfClient {
     /** What the server's last accept said: its buffer, its NIO port, the depth its Endpoint took. */
     private PerfServer.Accept accepted;
 
-    PerfClient(DatRegistry registry, PerfOptions options, PrintStream out) {
+    /** Refuses, before anything is printed, an IA whose address the server cannot reach. */
+    private final Consumer<InetSocketAddress> addressCheck;
+
+    PerfClient(DatRegistry registry, PerfOptions options, PrintStream out, Consumer<InetSocketAddress> addressCheck) {
         this.registry = registry;
         this.options = options;
         this.out = out;
         this.server = options.client();
+        this.addressCheck = addressCheck;
     }
 
     List<Figure> run() {
         try (InterfaceAdapter adapter = Cli.openIa(registry, options.iaName()); Arena arena = Arena.ofShared()) {
             ia = adapter;
+            addressCheck.accept(ia.query().iaAttributes().iaAddress());
             out.printf("dat perf %s --client %s: two processes, depth %d, %d CPUs here; the benchmark waits in dat_evd_wait"
                     + " and polls nothing itself%n", options.iaName(),
                     options.client(), options.depth(), Runtime.getRuntime().availableProcessors());

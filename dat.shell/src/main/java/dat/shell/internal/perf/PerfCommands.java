@@ -62,7 +62,7 @@ public final class PerfCommands {
         if (options.server()) {
             serve(cli, options, System.out);
         } else {
-            run(options, System.out);
+            run(cli, options, System.out);
         }
     }
 
@@ -89,22 +89,23 @@ public final class PerfCommands {
             return;
         }
         String ia = cli.<DemoOptions>getCommand().ia;
+        List<String> perfArgs = new java.util.ArrayList<>(List.of("--quick"));
+        if (ia != null) {
+            perfArgs.addAll(List.of("--", ia)); // an IA name, even one that looks like an option
+        }
+        PerfOptions options = PerfOptions.of(PerfOptions.commandLine(perfArgs), this::defaultIa);
         PrintStream out = System.out;
         session.execute("dat:providers"); // prints the table
         out.println();
-        List<String> perfArgs = new java.util.ArrayList<>(List.of("--quick"));
-        if (ia != null) {
-            perfArgs.add(ia);
-        }
-        run(PerfOptions.of(PerfOptions.commandLine(perfArgs), this::defaultIa), out);
+        run(cli, options, out);
     }
 
-    private void run(PerfOptions options, PrintStream out) {
+    private void run(CommandLine cli, PerfOptions options, PrintStream out) {
         List<Figure> figures;
         boolean pinned = false;
         if (options.client() != null) {
             // prints its heading once the IA opened, and the table's header once it reached the server
-            figures = new PerfClient(registry, options, out).run();
+            figures = new PerfClient(registry, options, out, address -> requireReachable(cli, options, address, "--client")).run();
         } else {
             PerfRunner runner = new PerfRunner(registry, options, out); // prints the heading once the IA opened
             figures = runner.run();
@@ -165,11 +166,11 @@ public final class PerfCommands {
             ia.close();
             throw e;
         }
-        if (!reachable(address)) {
+        try {
+            requireReachable(cli, options, address, "--server");
+        } catch (CommandLine.ParameterException e) {
             ia.close();
-            throw Cli.error(cli, "--server needs an IA that other processes reach; " + options.iaName() + " (address "
-                    + (address == null ? "none" : address.getHostString() + ":" + address.getPort()) + ") is reachable only from this process: serve a TCP IA, e.g. one of the sim provider with ia_params"
-                    + " tcp=HOST:PORT in dat.conf");
+            throw e;
         }
         PerfServer server;
         try {
@@ -182,6 +183,15 @@ public final class PerfCommands {
                     server.iaAddress(), server.qualifier(), server.nioPort());
             out.flush();
             server.serve();
+        }
+    }
+
+    /** Refuses an IA that no other process reaches, for an option that needs one. */
+    private static void requireReachable(CommandLine cli, PerfOptions options, InetSocketAddress address, String option) {
+        if (!reachable(address)) {
+            throw Cli.error(cli, option + " needs an IA that other processes reach; " + options.iaName() + " (address "
+                    + (address == null ? "none" : address.getHostString() + ":" + address.getPort()) + ") is reachable only from"
+                    + " this process: use a TCP IA, e.g. one of the sim provider with ia_params tcp=HOST:PORT in dat.conf");
         }
     }
 

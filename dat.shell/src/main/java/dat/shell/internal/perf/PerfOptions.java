@@ -138,6 +138,9 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         if (sizes == null) {
             return;
         }
+        if (sizes.isEmpty()) {
+            throw Cli.error(cli, option + " needs at least one size");
+        }
         for (long size : sizes) {
             if (size > max) {
                 throw Cli.error(cli, option + " takes sizes of at most " + (max >> 20) + "M (the benchmark's buffers), not " + size);

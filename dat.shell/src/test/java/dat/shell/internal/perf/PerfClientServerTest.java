@@ -41,7 +41,7 @@ class PerfClientServerTest {
                     PerfOptions options = PerfOptions.parse(List.of("shmA", "--client", "127.0.0.1:" + server.iaAddress().getPort(), "--depth",
                             "4", "--latency-sizes", "8", "--iterations", "200", "--sizes", "64K", "--time", "40", "--rounds", "3",
                             "--connections", "2", "--signal-every", "3", "--quick"), "shmA");
-                    List<Figure> figures = new PerfClient(registry, options, out).run();
+                    List<Figure> figures = new PerfClient(registry, options, out, iaAddress -> { }).run();
 
                     Figure write = figures.stream().filter(f -> f.series().equals("RDMA write bandwidth, 2 processes")).findFirst().orElseThrow();
                     Figure besideCopy = figures.stream()
@@ -125,7 +125,7 @@ class PerfClientServerTest {
                 InetSocketAddress address = server.iaAddress();
                 PerfOptions options = PerfOptions.parse(List.of("tcpA", "--client", "127.0.0.1:" + address.getPort(), "--depth", "4",
                         "--latency-sizes", "8", "--iterations", "200", "--sizes", "64K", "--time", "40", "--rounds", "3", "--connections", "8", "--quick"), "tcpA");
-                PerfClient client = new PerfClient(registry, options, out);
+                PerfClient client = new PerfClient(registry, options, out, iaAddress -> { });
                 List<Figure> figures = client.run();
 
                 assertThat(client.depth()).isEqualTo(4);

@@ -192,6 +192,9 @@ public final class TestCommand {
                         + (name.isBlank() ? "it is empty" : "the suite takes IA names apart at commas"));
             }
         }
+        if (options.serve != null && options.serve.isBlank()) {
+            throw new CommandLine.ParameterException(cli, "--serve '" + options.serve + "' is no IA name: it is empty");
+        }
         if (options.serve != null && (options.peer != null || !options.iaNames.isEmpty() || !options.filter.isEmpty()
                 || options.xml != null || options.skipped)) {
             throw new CommandLine.ParameterException(cli, "--serve runs no test: it takes only --listen");
@@ -235,18 +238,20 @@ public final class TestCommand {
     }
 
     private static InetSocketAddress address(CommandLine cli, String text, String option, boolean anyPort) {
+        InetSocketAddress address;
         try {
-            return TestEnvironment.parseAddress(text, option, anyPort);
+            address = TestEnvironment.parseAddress(text, option, anyPort);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cli, e.getMessage());
         }
+        if (address.isUnresolved()) {
+            throw new CommandLine.ParameterException(cli, option + " " + text + ": the host " + address.getHostString() + " is unknown");
+        }
+        return address;
     }
 
     /** Fails once, in one line, where no peer agent answers: not once per test that would need it. */
     private static void reachable(InetSocketAddress agent) {
-        if (agent.isUnresolved()) {
-            throw new IllegalStateException("the peer agent's host " + agent.getHostString() + " is unknown");
-        }
         try (Socket socket = new Socket()) {
             socket.connect(agent, PEER_CONNECT_TIMEOUT_MILLIS);
         } catch (IOException e) {
@@ -275,8 +280,9 @@ public final class TestCommand {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (java.io.IOException e) {
-            throw new IllegalStateException("dat test --serve: cannot listen at " + (address != null ? address
-                    : "port " + PeerProtocol.DEFAULT_PORT + " of " + iaName + "'s host") + ": " + e.getMessage(), e);
+            throw new IllegalStateException(address != null ? "--listen " + address.getHostString() + ":" + address.getPort()
+                    + ": cannot listen there: " + e.getMessage() : "cannot listen at port " + PeerProtocol.DEFAULT_PORT + " of "
+                    + iaName + "'s host: " + e.getMessage() + "; choose another with --listen HOST:PORT", e);
         }
     }
 
