@@ -3,6 +3,11 @@ package dat.management.internal;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.net.MalformedURLException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
@@ -15,6 +20,9 @@ import javax.management.remote.JMXServiceURL;
  * layer.
  */
 final class RemoteJvm {
+
+    /** How long {@code dat stats} waits for a JVM to answer. */
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(20);
 
     private RemoteJvm() {
     }
@@ -68,6 +76,46 @@ final class RemoteJvm {
      * @throws IOException when the URL is malformed or the JVM cannot be reached
      */
     static JMXConnector connect(String url) throws IOException {
+        return connect(url, CONNECT_TIMEOUT);
+    }
+
+    /**
+     * Connects to a JMX service URL, giving up after {@code timeout}: the RMI connector itself waits
+     * as long as the operating system does for a host that drops the packets, or for a listener
+     * that accepts and never answers. A connection made after the command gave up is closed.
+     */
+    static JMXConnector connect(String url, Duration timeout) throws IOException {
+        CompletableFuture<JMXConnector> connecting = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("dat-stats-jmx-connect").start(() -> {
+            try {
+                connecting.complete(connectNow(url));
+            } catch (IOException | RuntimeException e) {
+                connecting.completeExceptionally(e);
+            }
+        });
+        try {
+            return connecting.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            connecting.thenAccept(RemoteJvm::closeQuietly);
+            throw new IOException("cannot connect to " + url + ": no answer within " + timeout.toSeconds() + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            connecting.thenAccept(RemoteJvm::closeQuietly);
+            throw new IOException("interrupted while connecting to " + url, e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(describe(e.getCause()), e.getCause());
+        }
+    }
+
+    private static void closeQuietly(JMXConnector connector) {
+        try {
+            connector.close();
+        } catch (IOException e) {
+            // the connection the command no longer wanted: nothing is left to report
+        }
+    }
+
+    private static JMXConnector connectNow(String url) throws IOException {
         JMXServiceURL service;
         try {
             service = new JMXServiceURL(url);
