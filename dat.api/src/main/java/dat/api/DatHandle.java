@@ -59,8 +59,8 @@ public interface DatHandle extends AutoCloseable {
     /**
      * A typed extension of this object beyond DAT 1.2 that its provider offers (for example
      * atomic operations on an Endpoint). The answer is empty, never an exception, for an
-     * extension the provider does not offer. A freed handle answers as it did while open; the
-     * extension's own calls then answer {@link DatReturn#INVALID_HANDLE}, as the handle's do.
+     * extension the provider does not offer. A freed handle answers as it did while open; an
+     * Endpoint extension's posts then answer {@link DatReturn#INVALID_HANDLE}, as the Endpoint's do.
      *
      * @param <T> the extension type
      * @param type the extension interface

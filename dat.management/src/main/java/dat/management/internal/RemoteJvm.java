@@ -2,8 +2,12 @@ package dat.management.internal;
 
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
+import java.net.InetSocketAddress;
 import java.net.MalformedURLException;
+import java.net.Socket;
+import java.rmi.server.RMIClientSocketFactory;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -88,8 +92,8 @@ final class RemoteJvm {
         CompletableFuture<JMXConnector> connecting = new CompletableFuture<>();
         Thread.ofPlatform().daemon().name("dat-stats-jmx-connect").start(() -> {
             try {
-                connecting.complete(connectNow(url));
-            } catch (IOException | RuntimeException e) {
+                connecting.complete(connectNow(url, timeout));
+            } catch (Throwable e) { // an Error too (a connector provider that fails to load): the command reports it
                 connecting.completeExceptionally(e);
             }
         });
@@ -103,7 +107,29 @@ final class RemoteJvm {
             connecting.thenAccept(RemoteJvm::closeQuietly);
             throw new IOException("interrupted while connecting to " + url, e);
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
             throw e.getCause() instanceof IOException io ? io : new IOException(describe(e.getCause()), e.getCause());
+        }
+    }
+
+    /** The JNDI environment property that names the socket factory of an {@code rmi:} registry lookup. */
+    private static final String REGISTRY_SOCKET_FACTORY = "com.sun.jndi.rmi.factory.socket";
+
+    /** Sockets whose connect and reads end after a time, for the RMI registry's lookup. */
+    private record TimedSockets(int timeoutMillis) implements RMIClientSocketFactory {
+        @Override
+        public Socket createSocket(String host, int port) throws IOException {
+            Socket socket = new Socket();
+            try {
+                socket.connect(new InetSocketAddress(host, port), timeoutMillis);
+                socket.setSoTimeout(timeoutMillis);
+                return socket;
+            } catch (IOException e) {
+                socket.close();
+                throw e;
+            }
         }
     }
 
@@ -115,7 +141,7 @@ final class RemoteJvm {
         }
     }
 
-    private static JMXConnector connectNow(String url) throws IOException {
+    private static JMXConnector connectNow(String url, Duration timeout) throws IOException {
         JMXServiceURL service;
         try {
             service = new JMXServiceURL(url);
@@ -127,7 +153,8 @@ final class RemoteJvm {
         ClassLoader previous = thread.getContextClassLoader();
         thread.setContextClassLoader(ClassLoader.getSystemClassLoader());
         try {
-            return JMXConnectorFactory.connect(service);
+            // the lookup in the RMI registry through sockets that time out: the thread ends by itself after a silent listener
+            return JMXConnectorFactory.connect(service, Map.of(REGISTRY_SOCKET_FACTORY, new TimedSockets((int) timeout.toMillis())));
         } catch (IOException | RuntimeException e) {
             // the RMI connector lets some bad URLs through as runtime exceptions (a port out of range)
             throw new IOException("cannot connect to " + url + ": " + describe(e), e);

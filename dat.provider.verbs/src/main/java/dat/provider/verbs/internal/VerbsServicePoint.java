@@ -66,7 +66,7 @@ abstract sealed class VerbsServicePoint extends VerbsHandle implements VerbsIa.C
             return Codes.exception(DatReturn.CONN_QUAL_IN_USE, DatReturn.NO_SUBTYPE, "connQual",
                     "connection qualifier " + requestedQual + " is in use");
         }
-        if (e.errno() == Errno.EACCES || e.errno() == Errno.EPERM) {
+        if (requestedQual != 0 && (e.errno() == Errno.EACCES || e.errno() == Errno.EPERM)) {
             // the pages have no code for a port the process may not bind: for this process the qualifier is invalid
             return Codes.exception(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "connQual", "connection qualifier "
                     + requestedQual + " is a port this process lacks the privilege to listen on");

@@ -86,7 +86,9 @@ class EvdDequeueTest {
         evd.close();
         t.expectCode(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EVD_REQUEST, evd.dequeue(new DatEvent()),
                 "dat_evd_dequeue of a freed EVD (the subtype the reference libdat gives a bad EVD)");
-        t.expectCode(DatReturn.INVALID_HANDLE, evd.dequeue(null), "dat_evd_dequeue of a freed EVD into no event: the handle is named first");
-        t.expectCode(DatReturn.INVALID_HANDLE, evd.poll(null, -1), "a poll of a freed EVD with no handler: the handle is named first");
+        t.expectCode(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EVD_REQUEST, evd.dequeue(null),
+                "dat_evd_dequeue of a freed EVD into no event: the handle is named first");
+        t.expectCode(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EVD_REQUEST, evd.poll(null, -1),
+                "a poll of a freed EVD with no handler: the handle is named first");
     }
 }

@@ -193,7 +193,7 @@ public final class TestCommand {
             }
         }
         if (options.serve != null && options.serve.isBlank()) {
-            throw new CommandLine.ParameterException(cli, "--serve '" + options.serve + "' is no IA name: it is empty");
+            throw new CommandLine.ParameterException(cli, "--serve '" + options.serve + "' is no IA name: it is blank");
         }
         if (options.serve != null && (options.peer != null || !options.iaNames.isEmpty() || !options.filter.isEmpty()
                 || options.xml != null || options.skipped)) {
