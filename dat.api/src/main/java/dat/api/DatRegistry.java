@@ -147,8 +147,9 @@ public interface DatRegistry {
 
     /**
      * The active providers whose properties match an LDAP filter (RFC 1960, as OSGi service
-     * filters), best first: static entries, then higher {@code service.ranking}, then lower
-     * {@code service.id}. The properties are those of {@link ProviderDTO#properties()}, for
+     * filters), best first: static entries, then higher {@code service.ranking}, then OSGi services
+     * before {@link java.util.ServiceLoader} providers before those given to {@link #addProvider},
+     * then lower {@code service.id}. The properties are those of {@link ProviderDTO#properties()}, for
      * example {@code (dat.transport=sim)} or {@code (&(dat.provider.name=verbs)(dat.capability=srq))};
      * build literals with {@link #escapeFilterValue(String)}.
      *
@@ -161,13 +162,16 @@ public interface DatRegistry {
 
     /**
      * Opens the best active IA that matches an LDAP filter: the first of
-     * {@link #findProviders(String)}, opened with {@link #openIa(String)}.
+     * {@link #findProviders(String)}, opened with its name, DAT version and thread safety, and a
+     * new async EVD of {@link #DEFAULT_ASYNC_EVD_QLEN} events. The registry prefers the exact version
+     * and thread safety asked for, and only one active IA has a given name, version and thread
+     * safety: so the IA opened is the one the filter matched, unless the registry changed meanwhile.
      *
      * @param filter the filter, for example {@code (dat.transport=sim)}
      * @return the open IA
      * @throws DatException {@link DatReturn#PROVIDER_NOT_FOUND} with
      *     {@link DatReturn#NAME_NOT_REGISTERED} when no active IA matches; the codes of
-     *     {@link #findProviders} and {@link #openIa(String)}
+     *     {@link #findProviders} and {@link #openIa(String, int, EventDispatcher, int, int, boolean)}
      */
     default InterfaceAdapter openIaMatching(String filter) {
         List<ProviderDTO> found = findProviders(filter);
@@ -175,7 +179,9 @@ public interface DatRegistry {
             throw DatException.of(DatReturn.PROVIDER_NOT_FOUND, DatReturn.NAME_NOT_REGISTERED, "filter",
                     "no active provider matches " + filter);
         }
-        return openIa(found.getFirst().iaName());
+        ProviderDTO best = found.getFirst();
+        // by name alone (DAT 1.2, not thread safe) another IA of the name could win
+        return openIa(best.iaName(), DEFAULT_ASYNC_EVD_QLEN, null, best.versionMajor(), best.versionMinor(), best.threadSafe());
     }
 
     /**

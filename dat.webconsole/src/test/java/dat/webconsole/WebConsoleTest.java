@@ -95,6 +95,7 @@ class WebConsoleTest {
 
             JsonNode data = new ObjectMapper().readTree(get(endpoint + "system/console/dat/data.json"));
             assertThat(providerRows(data)).isEqualTo(registryRows());
+            assertThat(providerDetails(data)).as("the fields of providers --json").isEqualTo(registryDetails());
             JsonNode open = data.get("openIas").get(0);
             assertThat(open.get("iaName").asText()).isEqualTo("metered-sim0");
             assertThat(open.get("operationsPosted").asLong()).isEqualTo(posted);
@@ -137,6 +138,27 @@ class WebConsoleTest {
             rows.add(p.iaName() + " " + p.state().name().toLowerCase(Locale.ROOT));
         }
         return rows;
+    }
+
+    /** The registry's IAs as "name service-id ranking [ia_params]". */
+    private Set<String> registryDetails() {
+        Set<String> rows = new TreeSet<>();
+        for (ProviderDTO p : registry.getRuntimeDTO().providers()) {
+            rows.add(p.iaName() + " " + p.id() + " " + p.ranking() + " [" + p.instanceData() + "]");
+        }
+        return rows;
+    }
+
+    /** The data's IAs as {@link #registryDetails()} has them, a missing field as "missing". */
+    private static Set<String> providerDetails(JsonNode data) {
+        Set<String> rows = new TreeSet<>();
+        data.get("providers").forEach(p -> rows.add(field(p, "iaName") + " " + field(p, "serviceId") + " "
+                + field(p, "ranking") + " [" + field(p, "instanceData") + "]"));
+        return rows;
+    }
+
+    private static String field(JsonNode node, String name) {
+        return node.has(name) ? node.get(name).asText() : "missing";
     }
 
     private static Set<String> providerRows(JsonNode data) {

@@ -15,13 +15,15 @@ import java.util.function.Supplier;
 
 /**
  * The mutable state that goes with one {@link Entry}: whether its provider was initialized for it
- * ({@code dat_provider_init}), and the IAs opened through it, held weakly so that the registry
- * never keeps an IA alive. One binding lives as long as its entry's key.
+ * ({@code dat_provider_init}) and finished ({@code dat_provider_fini}), and the IAs opened through
+ * it, held weakly so that the registry never keeps an IA alive. One binding lives as long as its
+ * entry's key, and once retired until its {@code fini} is decided.
  *
  * <p>The registry's own lock is never held while a binding's lock is taken (removing an added
  * provider takes the registry's lock inside its bindings' locks, see {@link #holdingAll}), and
- * provider code ({@code init}, {@code isOpen}) runs under the binding's lock only; {@code fini}
- * and {@code openIa} run under no registry lock at all.
+ * provider code ({@code init}, {@code isOpen}) runs under the binding's lock and at most the
+ * registry's lock that serializes {@code init} and {@code fini}; {@code openIa} runs under no
+ * registry lock at all.
  */
 final class Binding {
 
@@ -34,8 +36,8 @@ final class Binding {
     private final List<WeakReference<InterfaceAdapter>> ias = new ArrayList<>();
     private boolean initialized;
     private boolean retired; // no new init or open
-    private boolean finished; // retire() has decided on fini
-    /** Set under the registry's lock when the entry leaves the view; {@link #retire()} follows. */
+    private boolean finished; // fini was called, or will never be
+    /** Set under the registry's lock when the entry leaves the view; {@link #retire} follows. */
     private volatile boolean retiring;
     private int opening;
 
@@ -50,18 +52,21 @@ final class Binding {
     /**
      * Calls the provider's {@code init} once, before the first open of a static entry's IA.
      *
+     * @return whether {@code init} was called now
      * @throws DatException the provider's failure, or {@link DatReturn#PROVIDER_NOT_FOUND} when the
      *     entry went away meanwhile
      */
-    void ensureInitialized(DatIaFactory factory, ProviderInfo info, String instanceData) {
+    boolean ensureInitialized(DatIaFactory factory, ProviderInfo info, String instanceData) {
         synchronized (lock) {
             if (retired) {
                 throw gone();
             }
-            if (!initialized) {
-                factory.init(info, instanceData);
-                initialized = true;
+            if (initialized) {
+                return false;
             }
+            factory.init(info, instanceData);
+            initialized = true;
+            return true;
         }
     }
 
@@ -117,26 +122,53 @@ final class Binding {
         }
     }
 
+    /** What {@link #retire} decides about the provider's {@code fini}. */
+    enum Fini {
+        /** Call it now: the binding was initialized and nothing opened through it is open. */
+        NOW,
+        /** Ask again later: IAs opened through it are still open. */
+        LATER,
+        /** Never: it was not initialized, was finished already, or its IAs are left to the provider. */
+        NEVER
+    }
+
     /**
-     * Marks the binding as gone: no new open or init. Returns whether the caller must now call the
-     * provider's {@code fini}: only when it was initialized and nothing opened through it is open
-     * (with open IAs the provider, which is leaving or being reconfigured, cleans up itself).
+     * Marks the binding as gone (no new open or init) and decides on the provider's {@code fini},
+     * which comes once: when it was initialized and nothing opened through it is open. Called
+     * again while IAs are open, it answers {@link Fini#LATER} as long as {@code mayWait}.
      *
-     * @return whether to call {@code fini}
+     * @param mayWait whether the provider stays, so that {@code fini} may follow the last IA's
+     *     close; without it, open IAs are the provider's to clean up (it is leaving)
+     * @return the decision
      */
-    boolean retire() {
+    Fini retire(boolean mayWait) {
         synchronized (lock) {
+            retired = true;
             if (finished) {
-                return false;
+                return Fini.NEVER;
+            }
+            prune();
+            boolean inUse = !ias.isEmpty() || opening > 0;
+            if (initialized && inUse && mayWait) {
+                return Fini.LATER;
             }
             finished = true;
-            retired = true;
-            prune();
-            return initialized && ias.isEmpty() && opening == 0;
+            return initialized && !inUse ? Fini.NOW : Fini.NEVER;
         }
     }
 
-    /** Refuses every later init and open; {@link #retire()} still decides on {@code fini}. */
+    /**
+     * Gives up the {@code fini} still due: a later {@code init} of the same IA name by the same
+     * provider replaced what this binding's {@code init} set up, and a {@code fini} now would undo
+     * the replacement.
+     */
+    void superseded() {
+        synchronized (lock) {
+            finished = true;
+        }
+    }
+
+    /** Refuses every later init and open; {@link #retire} still decides on {@code fini}. */
     void refuseOpens() {
         synchronized (lock) {
             retired = true;

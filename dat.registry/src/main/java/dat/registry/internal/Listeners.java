@@ -24,7 +24,8 @@ final class Listeners {
 
     /**
      * One call to make: the DTO is built at delivery, outside the registry's lock. With an IA it is
-     * {@code iaOpened}, else {@code providerAdded} or {@code providerRemoved}.
+     * {@code iaOpened}, else {@code providerAdded} or {@code providerRemoved}; without a listener it
+     * is the registry's close, after which no listener is called.
      */
     private record Event(DatRegistryListener listener, boolean added, Supplier<ProviderDTO> provider, InterfaceAdapter ia) {
     }
@@ -44,9 +45,13 @@ final class Listeners {
         listeners.remove(listener);
     }
 
-    void clear() {
-        listeners.clear();
-        events.clear();
+    /**
+     * Forgets every listener once the events queued so far are delivered: a thread delivering
+     * meanwhile delivers them, and the listeners go when it reaches this point of the queue.
+     */
+    void close() {
+        events.add(new Event(null, false, null, null));
+        deliver();
     }
 
     /** Queues an event for every listener; the caller holds the registry's lock. */
@@ -82,7 +87,9 @@ final class Listeners {
             try {
                 Event event;
                 while ((event = events.poll()) != null) {
-                    if (listeners.contains(event.listener())) {
+                    if (event.listener() == null) {
+                        listeners.clear();
+                    } else if (listeners.contains(event.listener())) {
                         call(event);
                     }
                 }

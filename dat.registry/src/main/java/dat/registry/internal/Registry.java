@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 /**
@@ -35,12 +36,22 @@ import java.util.stream.Collectors;
  * <p>What it does not do: it never closes an IA (a departing provider fails its own IAs, see
  * {@link DatIaFactory}), never calls provider code while holding its lock, never blocks on a
  * provider that comes or goes, and never holds a strong reference to an opened IA.
+ *
+ * <p>{@code init} and {@code fini} of static entries are serialized under a lock of their own
+ * ({@code setup}), so that a {@code fini} never follows an {@code init} that replaced what it
+ * would undo: a provider sees, per IA name, {@code init}s that each replace the set-up before and
+ * a {@code fini} that undoes the last one.
  */
 public final class Registry implements DatRegistry {
 
     private static final System.Logger LOG = System.getLogger(Registry.class.getName());
 
     private final Object lock = new Object();
+    /**
+     * Held while calling {@code init} or {@code fini} and while deciding on {@code fini}; never
+     * taken under {@link #lock}, which may be taken under it.
+     */
+    private final Object setup = new Object();
     private volatile int maxAddedProviders;
     private final Listeners listeners = new Listeners();
 
@@ -48,6 +59,12 @@ public final class Registry implements DatRegistry {
     private final Map<Long, Registration> registrations = new LinkedHashMap<>();
     private final Map<Entry.Key, Binding> bindings = new HashMap<>();
     private final Map<Entry.Key, View.Failure> failures = new HashMap<>();
+    /**
+     * The bindings that left the view and whose {@code fini} is not decided yet: those with IAs
+     * open wait here for their last close. Changed under {@link #lock}; read without it for a quick
+     * look whether it is empty.
+     */
+    private final List<Retired> unfinished = new CopyOnWriteArrayList<>();
     private StaticRegistry staticRegistry = StaticRegistry.NONE;
     private long lastLocalId;
     private volatile boolean closed; // written under lock; openIa reads it without
@@ -130,7 +147,10 @@ public final class Registry implements DatRegistry {
         update(() -> staticRegistry = newStaticRegistry);
     }
 
-    /** Retires every entry (calling {@code fini} where due) and forgets the listeners. */
+    /**
+     * Retires every entry (calling {@code fini} where due; an entry with an IA open is left to its
+     * provider) and forgets the listeners once they have heard every {@code providerRemoved}.
+     */
     void close() {
         update(() -> {
             registrations.values().forEach(registration -> registration.factory().release());
@@ -138,7 +158,7 @@ public final class Registry implements DatRegistry {
             staticRegistry = StaticRegistry.NONE;
             closed = true;
         });
-        listeners.clear();
+        listeners.close();
     }
 
     /**
@@ -147,22 +167,18 @@ public final class Registry implements DatRegistry {
      * the events.
      */
     private void update(Runnable change) {
-        List<Retired> retired;
         synchronized (lock) {
             change.run();
-            retired = recompute();
+            recompute();
         }
-        finish(retired);
+        finish();
     }
 
     /**
      * Recomputes and publishes the view after a change and queues the listener events; called
-     * under the lock.
-     *
-     * @return the bindings whose entries left the view, for {@link #finish}
+     * under the lock. The bindings whose entries left the view go to {@link #unfinished}.
      */
-    private List<Retired> recompute() {
-        List<Retired> retired = new ArrayList<>();
+    private void recompute() {
         View old = view;
         List<Entry> entries = View.compute(registrations.values(), staticRegistry, failures);
         Map<Entry.Key, Binding> current = new HashMap<>();
@@ -181,7 +197,7 @@ public final class Registry implements DatRegistry {
             }
             if (!binding.getValue().isRetiring()) {
                 binding.getValue().markRetiring();
-                retired.add(new Retired(binding.getValue(), oldEntries.get(key)));
+                unfinished.add(new Retired(binding.getValue(), oldEntries.get(key)));
             }
             // a retired binding counts the IAs of its registration while that lives (PROVIDER_IN_USE)
             if (!registrations.containsKey(key.registrationId())) {
@@ -191,19 +207,73 @@ public final class Registry implements DatRegistry {
         View next = new View(entries, current, staticRegistry);
         queueChanges(old, next);
         view = next;
-        return retired;
     }
 
-    /** Calls {@code fini} where due for the bindings that left the view and delivers the events; without the lock. */
-    private void finish(List<Retired> retired) {
-        for (Retired r : retired) {
-            if (r.binding().retire() && r.entry() != null && r.entry().registration() != null) {
-                fini(r.entry());
-            }
-        }
+    /** Decides on {@code fini} for the bindings that left the view and delivers the events; without the lock. */
+    private void finish() {
+        finishRetired();
         listeners.deliver();
     }
 
+    /**
+     * Calls {@code fini} for each retired binding that is due: initialized and nothing opened
+     * through it open. One with IAs open waits while its provider stays, and is looked at again at
+     * the next open or change (the registry is not told of closes); when its provider leaves, or
+     * the registry closes, its IAs are the provider's.
+     */
+    private void finishRetired() {
+        if (unfinished.isEmpty()) {
+            return;
+        }
+        synchronized (setup) {
+            List<Retired> decided = new ArrayList<>();
+            for (Retired r : List.copyOf(unfinished)) {
+                boolean providerStays;
+                synchronized (lock) {
+                    providerStays = !closed && registrations.containsKey(r.binding().key().registrationId());
+                }
+                Binding.Fini fini = r.binding().retire(providerStays);
+                if (fini != Binding.Fini.LATER) {
+                    decided.add(r);
+                }
+                if (fini == Binding.Fini.NOW && r.entry() != null && r.entry().registration() != null) {
+                    fini(r.entry());
+                }
+            }
+            synchronized (lock) {
+                unfinished.removeAll(decided);
+            }
+        }
+    }
+
+    /**
+     * Calls the provider's {@code init} for a static entry before its first open. An {@code init}
+     * replaces what the provider set up for the IA name before, so the {@code fini} still due for
+     * a retired entry of the same provider and IA name (one whose IAs are open) is given up: after
+     * this {@code init} it would undo the new set-up.
+     */
+    private void initialize(Entry entry, Binding binding, DatIaFactory factory) {
+        synchronized (setup) {
+            finishRetired(); // a retired entry whose IAs are closed is finished before the new one starts
+            if (!binding.ensureInitialized(factory, entry.info(), entry.instanceData())) {
+                return;
+            }
+            long registrationId = binding.key().registrationId();
+            List<Retired> replaced = new ArrayList<>();
+            synchronized (lock) {
+                for (Retired r : unfinished) {
+                    if (r.binding() != binding && r.binding().key().registrationId() == registrationId
+                            && r.binding().key().iaName().equals(entry.iaName())) {
+                        replaced.add(r);
+                    }
+                }
+                unfinished.removeAll(replaced);
+            }
+            replaced.forEach(r -> r.binding().superseded());
+        }
+    }
+
+    /** A binding whose entry left the view, with that entry (for {@code fini}). */
     private record Retired(Binding binding, Entry entry) {
     }
 
@@ -314,6 +384,7 @@ public final class Registry implements DatRegistry {
         }
         String name = iaName.startsWith(DatConstants.IA_NAME_RO_AWARE_PREFIX)
                 ? iaName.substring(DatConstants.IA_NAME_RO_AWARE_PREFIX.length()) : iaName;
+        finishRetired();
         View current = view;
         Entry chosen = choose(current, name, versionMajor, versionMinor, threadSafe);
         Binding binding = current.bindings().get(chosen.key());
@@ -326,7 +397,7 @@ public final class Registry implements DatRegistry {
         }
         if (chosen.staticEntry() != null) {
             try {
-                binding.ensureInitialized(factory, chosen.info(), chosen.instanceData());
+                initialize(chosen, binding, factory);
             } catch (RuntimeException e) {
                 if (e instanceof DatException failure && failure.type() == DatReturn.PROVIDER_NOT_FOUND) {
                     throw failure;
@@ -515,10 +586,9 @@ public final class Registry implements DatRegistry {
                                 + providerInfo.versionMajor() + "." + providerInfo.versionMinor()
                                 + (providerInfo.threadSafe() ? " thread safe" : "") + " and this factory");
             }
-            List<Retired> retired = remove(found, itsBindings);
-            if (retired != null) {
+            if (remove(found, itsBindings)) {
                 found.factory().release();
-                finish(retired);
+                finish();
                 return;
             }
             // a binding of the provider came or went meanwhile: look again
@@ -530,29 +600,28 @@ public final class Registry implements DatRegistry {
      * every binding's lock makes the count and the removal one step for {@code beginOpen}: an open
      * either is counted (PROVIDER_IN_USE) or finds its binding retired (PROVIDER_NOT_FOUND).
      *
-     * @return the bindings that left the view, or {@code null} when the provider's bindings are no
-     *     longer {@code itsBindings}
+     * @return whether it was removed: {@code false} when the provider's bindings are no longer
+     *     {@code itsBindings}
      * @throws DatException PROVIDER_IN_USE
      */
-    private List<Retired> remove(Registration registration, List<Binding> itsBindings) {
+    private boolean remove(Registration registration, List<Binding> itsBindings) {
         return Binding.holdingAll(itsBindings, () -> {
             int open = itsBindings.stream().mapToInt(Binding::openCount).sum();
             if (open > 0) {
                 throw DatException.of(DatReturn.PROVIDER_IN_USE, DatReturn.NO_SUBTYPE, "provider",
                         open + " IA" + (open == 1 ? " opened through it is" : "s opened through it are") + " still open");
             }
-            List<Retired> retired;
             synchronized (lock) {
                 long id = registration.id();
                 if (registrations.get(id) != registration || !Set.copyOf(bindingsOf(id)).equals(Set.copyOf(itsBindings))) {
-                    return null;
+                    return false;
                 }
                 registrations.remove(id);
                 failures.keySet().removeIf(key -> key.registrationId() == id);
-                retired = recompute();
+                recompute();
             }
             itsBindings.forEach(Binding::refuseOpens);
-            return retired;
+            return true;
         });
     }
 

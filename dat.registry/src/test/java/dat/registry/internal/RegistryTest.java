@@ -365,6 +365,68 @@ class RegistryTest {
     }
 
     @Test
+    void anEntryThatLeavesWithAnIaOpenIsFinishedAfterTheIaCloses() {
+        RecordingFactory sim = new RecordingFactory("sim");
+        register(sim);
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=1\" \"\"\n");
+        InterfaceAdapter ia = registry.openIa("simA");
+        setConf("simB u1.2 nonthreadsafe default sim dat.1.0 \"port=2\" \"\"\n");
+        registry.openIa("simB").close();
+        assertThat(sim.calls).as("no fini while an IA opened through the entry is open").containsExactly(
+                "init simA [port=1]", "open simA [port=1]", "init simB [port=2]", "open simB [port=2]");
+        ia.close();
+        registry.openIa("simB").close(); // the registry is not told of closes: its next open or change looks
+        assertThat(sim.calls).containsExactly("init simA [port=1]", "open simA [port=1]", "init simB [port=2]",
+                "open simB [port=2]", "fini simA", "open simB [port=2]");
+        setConf("");
+        assertThat(sim.calls).as("each entry finished once").filteredOn(call -> call.startsWith("fini"))
+                .containsExactly("fini simA", "fini simB");
+    }
+
+    @Test
+    void changedIaParamsUnderAnOpenIaFinishTheOldParametersAfterTheIaCloses() {
+        RecordingFactory sim = new RecordingFactory("sim");
+        register(sim);
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=1\" \"\"\n");
+        InterfaceAdapter ia = registry.openIa("simA");
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=2\" \"\"\n");
+        assertThat(sim.calls).containsExactly("init simA [port=1]", "open simA [port=1]");
+        ia.close();
+        registry.openIa("simA").close();
+        assertThat(sim.calls).containsExactly("init simA [port=1]", "open simA [port=1]", "fini simA",
+                "init simA [port=2]", "open simA [port=2]");
+    }
+
+    @Test
+    void anInitOfNewIaParamsReplacesTheOldOnesWhoseFiniThenNeverComes() {
+        RecordingFactory sim = new RecordingFactory("sim");
+        register(sim);
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=1\" \"\"\n");
+        InterfaceAdapter ia = registry.openIa("simA");
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=2\" \"\"\n");
+        registry.openIa("simA").close(); // init port=2 while an IA of port=1 is open
+        ia.close();
+        registry.openIa("simA").close();
+        // a fini of the old entry here would undo what init port=2 set up: the provider knows only the IA name
+        setConf("");
+        assertThat(sim.calls).containsExactly("init simA [port=1]", "open simA [port=1]", "init simA [port=2]",
+                "open simA [port=2]", "open simA [port=2]", "fini simA");
+    }
+
+    @Test
+    void aProviderThatLeavesWithAnIaOpenCleansUpItselfWithoutFini() {
+        RecordingFactory sim = new RecordingFactory("sim");
+        long id = register(sim);
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"\" \"\"\n");
+        InterfaceAdapter ia = registry.openIa("simA");
+        registry.unregister(id);
+        ia.close();
+        register(new RecordingFactory("other", "other0"));
+        registry.openIa("other0").close();
+        assertThat(sim.calls).containsExactly("init simA []", "open simA []");
+    }
+
+    @Test
     void aFailedInitBelongsToTheParametersThatFailed() {
         RecordingFactory sim = new RecordingFactory("sim");
         register(sim);
@@ -563,6 +625,26 @@ class RegistryTest {
     }
 
     @Test
+    void openIaMatchingOpensTheIaTheFilterMatched() {
+        RecordingFactory plain = new RecordingFactory("plain", "x0").with(DatProviderConstants.DAT_TRANSPORT, "a");
+        RecordingFactory safe = new RecordingFactory("safe", "x0").with(DatProviderConstants.DAT_TRANSPORT, "b")
+                .with(DatProviderConstants.DAT_THREAD_SAFE, true);
+        RecordingFactory newer = new RecordingFactory("newer", "x0").with(DatProviderConstants.DAT_TRANSPORT, "c")
+                .with(DatProviderConstants.DAT_API_VERSION, "1.3");
+        register(plain);
+        register(safe);
+        register(newer);
+        // by name alone (DAT 1.2, not thread safe) each of these would open the plain provider's x0
+        registry.openIaMatching("(dat.transport=b)").close();
+        registry.openIaMatching("(dat.transport=c)").close();
+        assertThat(safe.opens).hasSize(1);
+        assertThat(newer.opens).hasSize(1);
+        assertThat(plain.opens).isEmpty();
+        registry.openIaMatching("(dat.transport=a)").close();
+        assertThat(plain.opens).hasSize(1);
+    }
+
+    @Test
     void listenersHearArrivalsDeparturesAndTakeOvers() {
         List<String> events = Collections.synchronizedList(new ArrayList<>());
         DatRegistryListener listener = new DatRegistryListener() {
@@ -672,6 +754,46 @@ class RegistryTest {
         release.countDown();
         opener.join(5000);
         assertThat(opener.isAlive()).isFalse();
+    }
+
+    @Test
+    @Timeout(30)
+    void closingDeliversEveryProviderRemovedWhileAnotherThreadDelivers() throws Exception {
+        List<String> events = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch inCallback = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch removed = new CountDownLatch(2);
+        registry.addListener(new DatRegistryListener() {
+            @Override
+            public void providerAdded(ProviderDTO provider) {
+                put(events, "+" + provider.iaName());
+                if (provider.iaName().equals("b0")) {
+                    inCallback.countDown();
+                    try {
+                        release.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+
+            @Override
+            public void providerRemoved(ProviderDTO provider) {
+                put(events, "-" + provider.iaName());
+                removed.countDown();
+            }
+        });
+        register(new RecordingFactory("a", "a0"));
+        Thread registering = new Thread(() -> register(new RecordingFactory("b", "b0")), "test-registering");
+        registering.start();
+        assertThat(inCallback.await(10, TimeUnit.SECONDS)).isTrue();
+        registry.close(); // the registering thread delivers: close leaves its events to it
+        release.countDown();
+        assertThat(removed.await(10, TimeUnit.SECONDS)).as("every providerRemoved of the close").isTrue();
+        registering.join(10_000);
+        assertThat(registering.isAlive()).isFalse();
+        register(new RecordingFactory("c", "c0"));
+        assertThat(events).as("then nothing").containsExactly("+a0", "+b0", "-a0", "-b0");
     }
 
     @Test

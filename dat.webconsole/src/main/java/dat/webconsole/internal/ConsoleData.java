@@ -57,7 +57,10 @@ final class ConsoleData {
             node.put("failureReason", ProviderDTO.failureReasonName(p.failureReason()));
             node.put("failureDetail", p.failureDetail());
             node.put("source", p.source());
+            node.put("instanceData", p.instanceData());
             node.put("openIas", p.openIas());
+            node.put("ranking", p.ranking());
+            node.put("serviceId", p.id());
         }
         ArrayNode absent = root.putArray("unavailable");
         for (DatProviderStatus status : unavailable) {

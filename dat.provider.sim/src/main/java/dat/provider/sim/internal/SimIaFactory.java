@@ -218,7 +218,7 @@ public final class SimIaFactory implements DatIaFactory, AutoCloseable {
 
     @Override
     public void init(ProviderInfo providerInfo, String instanceData) {
-        provider().adapter(providerInfo.iaName(), instanceData == null ? "" : instanceData);
+        provider().setUp(providerInfo.iaName(), instanceData == null ? "" : instanceData);
     }
 
     @Override

@@ -201,6 +201,7 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
         adapter.openIas.remove(this);
         if (adapter.openIas.isEmpty()) {
             adapter.transport.unused(); // an instance opened meanwhile only finds no idle socket to reuse
+            provider.adapterUnused(adapter);
         }
     }
 

@@ -10,7 +10,9 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,6 +27,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code 127.77.0.1} in the order they are first used, port 0, unless their {@code ia_params}
  * name one ({@code addr=...}). An address is only reachable while an adapter of this provider
  * holds it; any other well-formed address is unreachable.
+ *
+ * <p><b>Set-ups of an IA name.</b> An IA name has one current adapter, made with the
+ * {@code ia_params} of the {@code init} (or first open) that asked for it. An {@code init} with
+ * other {@code ia_params} replaces it (an open never does): IAs opened afterwards get a new
+ * adapter; the old one keeps serving the IAs already open on it, and is closed (its address,
+ * listening socket and thread released) when the last of them closes. The registry calls
+ * {@code fini} only for the last {@code init} of a name, so none comes for it.
  *
  * <p><b>Locks.</b> {@link #cmLock} serializes connection management (connect, accept, reject,
  * handoff, disconnect, free of connected Endpoints, timeouts) across the fabric; it is never taken
@@ -43,6 +52,10 @@ public final class SimProvider {
     /** The in-JVM fabric, shared by the adapters without a transport of their own. */
     private final Transport inJvm;
     private final Map<String, Adapter> adapters = new ConcurrentHashMap<>();
+    /** The {@code ia_params} each current adapter was made with; guarded by this. */
+    private final Map<String, String> adapterParams = new HashMap<>();
+    /** Adapters an {@code init} with other {@code ia_params} replaced while IAs were open on them; guarded by this. */
+    private final List<Adapter> replaced = new ArrayList<>();
     private final Map<InetSocketAddress, Adapter> fabric = new ConcurrentHashMap<>();
     private final Map<String, SharedRegion> sharedRegions = new ConcurrentHashMap<>();
     private final ThreadLocal<dat.api.DatEvent> pollEvents = ThreadLocal.withInitial(dat.api.DatEvent::new);
@@ -80,8 +93,8 @@ public final class SimProvider {
     }
 
     /**
-     * The adapter of an IA name, created on first use with the provider's limits and the given
-     * {@code ia_params}.
+     * The adapter of an IA name for an open: the current one, else one created with the provider's
+     * limits and the given {@code ia_params}.
      *
      * @param name the IA name
      * @param iaParams its static-registry parameters, may be empty
@@ -92,10 +105,61 @@ public final class SimProvider {
             // a dat_ia_open that raced the hot swap: no adapter (nor TCP listener) after the shutdown
             throw stopped();
         }
+        closeReplacedUnused();
         Adapter existing = adapters.get(name);
         if (existing != null) {
             return existing;
         }
+        Adapter made = newAdapter(name, iaParams);
+        adapterParams.put(name, iaParams);
+        return made;
+    }
+
+    /**
+     * Sets an IA name up with its {@code ia_params} ({@code dat_provider_init}): an adapter made
+     * with other {@code ia_params} than these is replaced (see the class comment); only an
+     * {@code init} replaces, so that opens never move an IA name to another address.
+     *
+     * @param name the IA name
+     * @param iaParams its static-registry parameters, may be empty
+     */
+    public synchronized void setUp(String name, String iaParams) {
+        if (closed) {
+            throw stopped();
+        }
+        closeReplacedUnused();
+        Adapter existing = adapters.get(name);
+        String previous = adapterParams.get(name);
+        if (existing != null && iaParams.equals(previous)) {
+            return;
+        }
+        boolean inUse = false;
+        if (existing != null) {
+            adapters.remove(name);
+            adapterParams.remove(name);
+            inUse = !existing.openIas.isEmpty();
+            if (inUse) {
+                replaced.add(existing); // keeps its address for the IAs open on it
+            } else {
+                release(existing); // frees its address for the new parameters
+            }
+        }
+        try {
+            newAdapter(name, iaParams);
+            adapterParams.put(name, iaParams);
+        } catch (RuntimeException e) {
+            if (inUse) {
+                // the new parameters failed: the old set-up stays current
+                replaced.remove(existing);
+                adapters.put(name, existing);
+                adapterParams.put(name, previous);
+            }
+            throw e;
+        }
+    }
+
+    /** Makes and publishes the adapter of an IA name; called under this monitor. */
+    private Adapter newAdapter(String name, String iaParams) {
         Map<String, String> params = SimLimits.parse(iaParams);
         String tcpBind = params.remove("tcp");
         String tcpTimeout = params.remove("tcp_timeout_ms");
@@ -178,18 +242,43 @@ public final class SimProvider {
 
     /** Whether an IA name is known: configured, or set up by init / a static registry entry. */
     public boolean serves(String name) {
-        return adapters.containsKey(name);
+        return adapters.containsKey(name) || settings.iaNames().contains(name);
     }
 
     /** Forgets an adapter that has no open instance (dat_provider_fini). */
     public synchronized void removeAdapter(String name) {
+        closeReplacedUnused();
         Adapter adapter = adapters.get(name);
         if (adapter != null && adapter.openIas.isEmpty() && !settings.iaNames().contains(name)) {
             adapters.remove(name);
-            fabric.remove(adapter.address);
-            if (adapter.ownTransport) {
-                adapter.transport.close();
+            adapterParams.remove(name);
+            release(adapter);
+        }
+    }
+
+    /** The last IA open on an adapter closed: a replaced adapter goes now (see the class comment). */
+    synchronized void adapterUnused(Adapter adapter) {
+        if (adapter.openIas.isEmpty() && replaced.remove(adapter)) {
+            release(adapter);
+        }
+    }
+
+    /** Closes the replaced adapters whose IAs are all closed; called under this monitor. */
+    private void closeReplacedUnused() {
+        for (Iterator<Adapter> it = replaced.iterator(); it.hasNext();) {
+            Adapter adapter = it.next();
+            if (adapter.openIas.isEmpty()) {
+                it.remove();
+                release(adapter);
             }
+        }
+    }
+
+    /** Releases an adapter's address and its own transport (listening socket, thread). */
+    private void release(Adapter adapter) {
+        fabric.remove(adapter.address);
+        if (adapter.ownTransport) {
+            adapter.transport.close();
         }
     }
 
@@ -205,6 +294,9 @@ public final class SimProvider {
         }
         String name = request.iaName();
         Adapter adapter;
+        synchronized (this) {
+            closeReplacedUnused();
+        }
         if (serves(name) || !request.instanceData().isEmpty()) {
             adapter = adapter(name, request.instanceData());
         } else {
@@ -231,7 +323,7 @@ public final class SimProvider {
         synchronized (this) {
             // shutdown and removeAdapter look at openIas under this monitor: either they saw this
             // IA (it was added before), or this sees what they did
-            if (!closed && adapters.get(name) == adapter) {
+            if (!closed && (adapters.get(name) == adapter || replaced.contains(adapter))) {
                 return ia;
             }
         }
@@ -297,12 +389,15 @@ public final class SimProvider {
      */
     public boolean shutdown() {
         List<SimIa> open = new ArrayList<>();
+        List<Adapter> all;
         synchronized (this) {
             if (closed) {
                 return !conductor.isAlive();
             }
             closed = true;
-            for (Adapter adapter : adapters.values()) {
+            all = new ArrayList<>(adapters.values());
+            all.addAll(replaced);
+            for (Adapter adapter : all) {
                 open.addAll(adapter.openIas);
             }
         }
@@ -310,7 +405,7 @@ public final class SimProvider {
             ia.catastrophic();
         }
         boolean ended = true;
-        for (Adapter adapter : adapters.values()) {
+        for (Adapter adapter : all) {
             if (adapter.ownTransport) {
                 ended &= adapter.transport.close();
             }
