@@ -198,7 +198,8 @@ public interface DatRegistry {
      * it once.
      *
      * @param listener the listener
-     * @throws DatException {@link DatReturn#INVALID_PARAMETER} for {@code null}
+     * @throws DatException {@link DatReturn#INVALID_PARAMETER} for {@code null}; {@link
+     *     DatReturn#INVALID_STATE} once the registry is closed
      */
     void addListener(DatRegistryListener listener);
 

@@ -22,8 +22,8 @@ import java.util.function.Supplier;
  * <p>The registry's own lock is never held while a binding's lock is taken (removing an added
  * provider takes the registry's lock inside its bindings' locks, see {@link #holdingAll}), and
  * provider code ({@code init}, {@code isOpen}) runs under the binding's lock and at most the
- * registry's lock that serializes {@code init} and {@code fini}; {@code openIa} runs under no
- * registry lock at all.
+ * registry's lock that orders {@code init} and {@code fini} of its provider and IA name;
+ * {@code openIa} runs under no registry lock at all.
  */
 final class Binding {
 
@@ -34,7 +34,7 @@ final class Binding {
     private final long order = CREATED.incrementAndGet();
     private final Object lock = new Object();
     private final List<WeakReference<InterfaceAdapter>> ias = new ArrayList<>();
-    private boolean initialized;
+    private volatile boolean initialized; // written under lock; read without it for a quick look
     private boolean retired; // no new init or open
     private boolean finished; // fini was called, or will never be
     /** Set under the registry's lock when the entry leaves the view; {@link #retire} follows. */
@@ -120,6 +120,11 @@ final class Binding {
             }
             return open;
         }
+    }
+
+    /** Whether the provider's {@code init} was called for this binding. */
+    boolean isInitialized() {
+        return initialized;
     }
 
     /** What {@link #retire} decides about the provider's {@code fini}. */

@@ -22,7 +22,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Collectors;
 
 /**
@@ -37,10 +39,11 @@ import java.util.stream.Collectors;
  * {@link DatIaFactory}), never calls provider code while holding its lock, never blocks on a
  * provider that comes or goes, and never holds a strong reference to an opened IA.
  *
- * <p>{@code init} and {@code fini} of static entries are serialized under a lock of their own
- * ({@code setup}), so that a {@code fini} never follows an {@code init} that replaced what it
- * would undo: a provider sees, per IA name, {@code init}s that each replace the set-up before and
- * a {@code fini} that undoes the last one.
+ * <p>{@code init} and {@code fini} of static entries are serialized per provider and IA name,
+ * under a lock of their own ({@link #setups}), so that a {@code fini} never follows an
+ * {@code init} that replaced what it would undo: a provider sees, per IA name, {@code init}s that
+ * each replace the set-up before and a {@code fini} that undoes the last one. Opens of other IA
+ * names never wait for them.
  */
 public final class Registry implements DatRegistry {
 
@@ -48,10 +51,10 @@ public final class Registry implements DatRegistry {
 
     private final Object lock = new Object();
     /**
-     * Held while calling {@code init} or {@code fini} and while deciding on {@code fini}; never
-     * taken under {@link #lock}, which may be taken under it.
+     * Per provider registration and IA name: held while calling {@code init} or {@code fini} and
+     * while deciding on {@code fini}; never taken under {@link #lock}, which may be taken under it.
      */
-    private final Object setup = new Object();
+    private final Map<SetupKey, ReentrantLock> setups = new ConcurrentHashMap<>();
     private volatile int maxAddedProviders;
     private final Listeners listeners = new Listeners();
 
@@ -158,6 +161,7 @@ public final class Registry implements DatRegistry {
             staticRegistry = StaticRegistry.NONE;
             closed = true;
         });
+        finishRetired(true); // every fini due comes before close returns, even one another thread's init delayed
         listeners.close();
     }
 
@@ -211,38 +215,56 @@ public final class Registry implements DatRegistry {
 
     /** Decides on {@code fini} for the bindings that left the view and delivers the events; without the lock. */
     private void finish() {
-        finishRetired();
+        finishRetired(false);
         listeners.deliver();
     }
 
     /**
      * Calls {@code fini} for each retired binding that is due: initialized and nothing opened
      * through it open. One with IAs open waits while its provider stays, and is looked at again at
-     * the next open or change (the registry is not told of closes); when its provider leaves, or
+     * a later open or change (the registry is not told of closes); when its provider leaves, or
      * the registry closes, its IAs are the provider's.
+     *
+     * @param wait whether to wait for an {@code init} or {@code fini} of the same IA name under way;
+     *     without it such a binding is left to a later call
      */
-    private void finishRetired() {
+    private void finishRetired(boolean wait) {
         if (unfinished.isEmpty()) {
             return;
         }
-        synchronized (setup) {
-            List<Retired> decided = new ArrayList<>();
-            for (Retired r : List.copyOf(unfinished)) {
-                boolean providerStays;
-                synchronized (lock) {
-                    providerStays = !closed && registrations.containsKey(r.binding().key().registrationId());
-                }
-                Binding.Fini fini = r.binding().retire(providerStays);
-                if (fini != Binding.Fini.LATER) {
-                    decided.add(r);
-                }
-                if (fini == Binding.Fini.NOW && r.entry() != null && r.entry().registration() != null) {
-                    fini(r.entry());
-                }
+        for (Retired r : List.copyOf(unfinished)) {
+            ReentrantLock setup = setupOf(r.binding());
+            if (wait) {
+                setup.lock();
+            } else if (!setup.tryLock()) {
+                continue;
             }
-            synchronized (lock) {
-                unfinished.removeAll(decided);
+            try {
+                decide(r);
+            } finally {
+                setup.unlock();
             }
+        }
+    }
+
+    /** Decides on the {@code fini} of one retired binding, if nothing decided it meanwhile; its setup lock held. */
+    private void decide(Retired r) {
+        boolean providerStays;
+        synchronized (lock) {
+            if (!unfinished.contains(r)) {
+                return;
+            }
+            providerStays = !closed && registrations.containsKey(r.binding().key().registrationId());
+        }
+        Binding.Fini fini = r.binding().retire(providerStays);
+        if (fini == Binding.Fini.LATER) {
+            return;
+        }
+        synchronized (lock) {
+            unfinished.remove(r);
+        }
+        if (fini == Binding.Fini.NOW && r.entry() != null && r.entry().registration() != null) {
+            fini(r.entry());
         }
     }
 
@@ -253,24 +275,42 @@ public final class Registry implements DatRegistry {
      * this {@code init} it would undo the new set-up.
      */
     private void initialize(Entry entry, Binding binding, DatIaFactory factory) {
-        synchronized (setup) {
-            finishRetired(); // a retired entry whose IAs are closed is finished before the new one starts
+        if (binding.isInitialized()) {
+            return; // the open of an entry set up before: no lock beyond its binding's
+        }
+        ReentrantLock setup = setupOf(binding);
+        setup.lock();
+        try {
+            List<Retired> sameName = unfinished.stream().filter(r -> r.binding() != binding && sameSetup(r.binding(), binding))
+                    .toList();
+            sameName.forEach(this::decide); // a retired entry whose IAs are closed is finished before the new one starts
             if (!binding.ensureInitialized(factory, entry.info(), entry.instanceData())) {
                 return;
             }
-            long registrationId = binding.key().registrationId();
             List<Retired> replaced = new ArrayList<>();
             synchronized (lock) {
-                for (Retired r : unfinished) {
-                    if (r.binding() != binding && r.binding().key().registrationId() == registrationId
-                            && r.binding().key().iaName().equals(entry.iaName())) {
+                for (Retired r : sameName) {
+                    if (unfinished.remove(r)) {
                         replaced.add(r);
                     }
                 }
-                unfinished.removeAll(replaced);
             }
             replaced.forEach(r -> r.binding().superseded());
+        } finally {
+            setup.unlock();
         }
+    }
+
+    /** The provider registration and IA name whose {@code init} and {@code fini} are ordered. */
+    private record SetupKey(long registrationId, String iaName) {
+    }
+
+    private ReentrantLock setupOf(Binding binding) {
+        return setups.computeIfAbsent(new SetupKey(binding.key().registrationId(), binding.key().iaName()), key -> new ReentrantLock());
+    }
+
+    private static boolean sameSetup(Binding a, Binding b) {
+        return a.key().registrationId() == b.key().registrationId() && a.key().iaName().equals(b.key().iaName());
     }
 
     /** A binding whose entry left the view, with that entry (for {@code fini}). */
@@ -384,7 +424,7 @@ public final class Registry implements DatRegistry {
         }
         String name = iaName.startsWith(DatConstants.IA_NAME_RO_AWARE_PREFIX)
                 ? iaName.substring(DatConstants.IA_NAME_RO_AWARE_PREFIX.length()) : iaName;
-        finishRetired();
+        finishRetired(false);
         View current = view;
         Entry chosen = choose(current, name, versionMajor, versionMinor, threadSafe);
         Binding binding = current.bindings().get(chosen.key());
@@ -675,6 +715,10 @@ public final class Registry implements DatRegistry {
         }
         View replay = null;
         synchronized (lock) {
+            if (closed) {
+                throw DatException.of(DatReturn.INVALID_STATE, DatReturn.NO_SUBTYPE, null,
+                        "the registry is closed: a listener would never be told anything");
+            }
             if (listeners.add(listener)) {
                 View current = view;
                 for (Entry entry : current.entries()) {

@@ -414,6 +414,44 @@ class RegistryTest {
     }
 
     @Test
+    @Timeout(30)
+    void aSlowInitHoldsUpNoOpenOfAnotherIaName() throws Exception {
+        CountDownLatch inInit = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        RecordingFactory sim = new RecordingFactory("sim") {
+            @Override
+            public void init(ProviderInfo providerInfo, String instanceData) {
+                super.init(providerInfo, instanceData);
+                if (instanceData.equals("port=2")) {
+                    inInit.countDown();
+                    try {
+                        release.await(20, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        };
+        register(sim);
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=1\" \"\"\n");
+        InterfaceAdapter old = registry.openIa("simA"); // keeps the old entry waiting for its fini
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=2\" \"\"\n"
+                + "simB u1.2 nonthreadsafe default sim dat.1.0 \"port=3\" \"\"\n");
+        Thread slow = new Thread(() -> registry.openIa("simA").close(), "test-slow-init");
+        slow.start();
+        assertThat(inInit.await(10, TimeUnit.SECONDS)).as("simA's init is under way").isTrue();
+        registry.openIa("simB").close(); // neither its init nor the look at the old simA waits for simA's init
+        assertThat(sim.calls).contains("init simB [port=3]", "open simB [port=3]").doesNotContain("open simA [port=2]");
+        release.countDown();
+        slow.join(10_000);
+        assertThat(slow.isAlive()).isFalse();
+        old.close();
+        setConf("");
+        assertThat(sim.calls).as("the old simA's fini never comes after the init that replaced it")
+                .filteredOn(call -> call.startsWith("fini")).containsExactlyInAnyOrder("fini simA", "fini simB");
+    }
+
+    @Test
     void aProviderThatLeavesWithAnIaOpenCleansUpItselfWithoutFini() {
         RecordingFactory sim = new RecordingFactory("sim");
         long id = register(sim);
@@ -807,5 +845,20 @@ class RegistryTest {
         assertThat(registry.getRuntimeDTO().providers()).isEmpty();
         assertCode(() -> registry.addProvider(sim, new ProviderInfo("x", 1, 2, false)), DatReturn.INVALID_STATE,
                 DatReturn.NO_SUBTYPE);
+    }
+
+    @Test
+    void aListenerAddedAfterCloseIsRefused() {
+        registry.close();
+        assertCode(() -> registry.addListener(new DatRegistryListener() {
+            @Override
+            public void providerAdded(ProviderDTO provider) {
+            }
+
+            @Override
+            public void providerRemoved(ProviderDTO provider) {
+            }
+        }), DatReturn.INVALID_STATE, DatReturn.NO_SUBTYPE);
+        assertCode(() -> registry.addListener(null), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG1);
     }
 }

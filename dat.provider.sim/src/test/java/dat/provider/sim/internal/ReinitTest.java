@@ -82,6 +82,24 @@ class ReinitTest {
         }
     }
 
+    @Test
+    void aFiniWhileAnIaIsOpenLetsTheAdapterGoWithIt() throws Exception {
+        ProviderInfo info = new ProviderInfo("tcpR", 1, 2, true);
+        factory.init(info, "tcp=127.0.0.1:0");
+        InterfaceAdapter open = open("tcpR", "tcp=127.0.0.1:0");
+        InetSocketAddress address = open.query().iaAttributes().iaAddress();
+        List<Thread> threads = tcpThreads();
+        // the registry finishes the last init of a name, while an IA of an init it replaced may be open
+        factory.fini(info);
+        assertThat(accepts(address)).as("the IA still open keeps its listening socket").isTrue();
+        open.close();
+        assertThat(accepts(address)).as("gone with the last IA").isFalse();
+        for (Thread thread : threads) {
+            thread.join(10_000);
+            assertThat(thread.isAlive()).as(thread.getName() + " ended").isFalse();
+        }
+    }
+
     /** The live threads of the TCP IA tcpR. */
     private static List<Thread> tcpThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("dat-sim-tcp-tcpR") && t.isAlive())

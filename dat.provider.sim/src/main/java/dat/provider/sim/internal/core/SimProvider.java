@@ -12,7 +12,6 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -105,7 +104,6 @@ public final class SimProvider {
             // a dat_ia_open that raced the hot swap: no adapter (nor TCP listener) after the shutdown
             throw stopped();
         }
-        closeReplacedUnused();
         Adapter existing = adapters.get(name);
         if (existing != null) {
             return existing;
@@ -127,7 +125,6 @@ public final class SimProvider {
         if (closed) {
             throw stopped();
         }
-        closeReplacedUnused();
         Adapter existing = adapters.get(name);
         String previous = adapterParams.get(name);
         if (existing != null && iaParams.equals(previous)) {
@@ -245,32 +242,35 @@ public final class SimProvider {
         return adapters.containsKey(name) || settings.iaNames().contains(name);
     }
 
-    /** Forgets an adapter that has no open instance (dat_provider_fini). */
+    /**
+     * Undoes the set-up of an IA name (dat_provider_fini): its adapter goes now, or with its last
+     * open IA (the registry gives up the {@code fini} of a set-up an {@code init} replaced, and
+     * then calls this for the name while IAs of the older set-up may still be open on it). A
+     * configured name is never forgotten.
+     */
     public synchronized void removeAdapter(String name) {
-        closeReplacedUnused();
         Adapter adapter = adapters.get(name);
-        if (adapter != null && adapter.openIas.isEmpty() && !settings.iaNames().contains(name)) {
+        if (adapter != null && !settings.iaNames().contains(name)) {
             adapters.remove(name);
             adapterParams.remove(name);
-            release(adapter);
+            if (adapter.openIas.isEmpty()) {
+                release(adapter);
+            } else {
+                replaced.add(adapter);
+            }
         }
     }
 
     /** The last IA open on an adapter closed: a replaced adapter goes now (see the class comment). */
-    synchronized void adapterUnused(Adapter adapter) {
-        if (adapter.openIas.isEmpty() && replaced.remove(adapter)) {
-            release(adapter);
-        }
-    }
-
-    /** Closes the replaced adapters whose IAs are all closed; called under this monitor. */
-    private void closeReplacedUnused() {
-        for (Iterator<Adapter> it = replaced.iterator(); it.hasNext();) {
-            Adapter adapter = it.next();
-            if (adapter.openIas.isEmpty()) {
-                it.remove();
-                release(adapter);
+    void adapterUnused(Adapter adapter) {
+        synchronized (this) {
+            if (!adapter.openIas.isEmpty() || !replaced.remove(adapter)) {
+                return;
             }
+            fabric.remove(adapter.address);
+        }
+        if (adapter.ownTransport) {
+            adapter.transport.close(); // outside the monitor: it waits for the adapter's thread, which may need cmLock
         }
     }
 
@@ -294,9 +294,6 @@ public final class SimProvider {
         }
         String name = request.iaName();
         Adapter adapter;
-        synchronized (this) {
-            closeReplacedUnused();
-        }
         if (serves(name) || !request.instanceData().isEmpty()) {
             adapter = adapter(name, request.instanceData());
         } else {

@@ -137,6 +137,9 @@ public final class TcpTransport implements Transport.Bound {
                 }
             });
         } catch (IOException e) {
+            if (closed) {
+                return; // the IA went before its agent first ran: nothing to listen for
+            }
             warnQuietly("sim TCP IA " + address + " cannot listen", e);
         }
     }
