@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -106,14 +107,27 @@ public final class Registry implements DatRegistry {
 
     /** Removes a registration: {@code dat_registry_remove_provider} of a factory service. */
     void unregister(long id) {
-        Registration[] removed = new Registration[1];
-        update(() -> {
-            removed[0] = registrations.remove(id);
+        Registration removed;
+        synchronized (lock) {
+            removed = registrations.remove(id);
             failures.keySet().removeIf(key -> key.registrationId() == id);
-        });
-        if (removed[0] != null) {
-            removed[0].factory().release();
+            recompute();
         }
+        finishLeaving(id);
+        if (removed != null) {
+            removed.factory().release();
+        }
+        listeners.deliver();
+    }
+
+    /**
+     * Decides on {@code fini} for every retired binding of a registration that left, waiting for
+     * an {@code init} or {@code fini} of its under way: all of them are decided while its factory
+     * is still held, never later (when the same factory may serve a new registration's
+     * {@code init} of the IA name).
+     */
+    private void finishLeaving(long registrationId) {
+        finishRetired(r -> r.binding().key().registrationId() == registrationId);
     }
 
     /**
@@ -161,7 +175,7 @@ public final class Registry implements DatRegistry {
             staticRegistry = StaticRegistry.NONE;
             closed = true;
         });
-        finishRetired(true); // every fini due comes before close returns, even one another thread's init delayed
+        finishRetired(r -> true); // every fini due comes before close returns, even one another thread's init delayed
         listeners.close();
     }
 
@@ -215,7 +229,7 @@ public final class Registry implements DatRegistry {
 
     /** Decides on {@code fini} for the bindings that left the view and delivers the events; without the lock. */
     private void finish() {
-        finishRetired(false);
+        finishRetired(r -> false);
         listeners.deliver();
     }
 
@@ -225,16 +239,16 @@ public final class Registry implements DatRegistry {
      * a later open or change (the registry is not told of closes); when its provider leaves, or
      * the registry closes, its IAs are the provider's.
      *
-     * @param wait whether to wait for an {@code init} or {@code fini} of the same IA name under way;
-     *     without it such a binding is left to a later call
+     * @param wait which bindings to decide on even when an {@code init} or {@code fini} of the same
+     *     IA name is under way, waiting for it; the others are then left to a later call
      */
-    private void finishRetired(boolean wait) {
+    private void finishRetired(Predicate<Retired> wait) {
         if (unfinished.isEmpty()) {
             return;
         }
         for (Retired r : List.copyOf(unfinished)) {
             ReentrantLock setup = setupOf(r.binding());
-            if (wait) {
+            if (wait.test(r)) {
                 setup.lock();
             } else if (!setup.tryLock()) {
                 continue;
@@ -245,6 +259,21 @@ public final class Registry implements DatRegistry {
                 setup.unlock();
             }
         }
+        synchronized (lock) {
+            forgetSetups();
+        }
+    }
+
+    /**
+     * Drops the set-up locks of registrations that left once no retired binding of theirs is
+     * undecided, so that providers coming and going leave none behind; called under the lock.
+     * Nothing takes such a lock afterwards but an open that lost the race with the removal, whose
+     * binding refuses it.
+     */
+    private void forgetSetups() {
+        setups.keySet().removeIf(key -> !registrations.containsKey(key.registrationId())
+                && unfinished.stream().noneMatch(r -> r.binding().key().registrationId() == key.registrationId()
+                        && r.binding().key().iaName().equals(key.iaName())));
     }
 
     /** Decides on the {@code fini} of one retired binding, if nothing decided it meanwhile; its setup lock held. */
@@ -287,10 +316,11 @@ public final class Registry implements DatRegistry {
             if (!binding.ensureInitialized(factory, entry.info(), entry.instanceData())) {
                 return;
             }
+            // those that retired while the init ran too: each was set up before it
             List<Retired> replaced = new ArrayList<>();
             synchronized (lock) {
-                for (Retired r : sameName) {
-                    if (unfinished.remove(r)) {
+                for (Retired r : List.copyOf(unfinished)) {
+                    if (r.binding() != binding && sameSetup(r.binding(), binding) && unfinished.remove(r)) {
                         replaced.add(r);
                     }
                 }
@@ -299,6 +329,11 @@ public final class Registry implements DatRegistry {
         } finally {
             setup.unlock();
         }
+    }
+
+    /** How many set-up locks the registry keeps (tests: none outlives its registration). */
+    int setUpLocks() {
+        return setups.size();
     }
 
     /** The provider registration and IA name whose {@code init} and {@code fini} are ordered. */
@@ -424,7 +459,7 @@ public final class Registry implements DatRegistry {
         }
         String name = iaName.startsWith(DatConstants.IA_NAME_RO_AWARE_PREFIX)
                 ? iaName.substring(DatConstants.IA_NAME_RO_AWARE_PREFIX.length()) : iaName;
-        finishRetired(false);
+        finishRetired(r -> false);
         View current = view;
         Entry chosen = choose(current, name, versionMajor, versionMinor, threadSafe);
         Binding binding = current.bindings().get(chosen.key());
@@ -627,6 +662,7 @@ public final class Registry implements DatRegistry {
                                 + (providerInfo.threadSafe() ? " thread safe" : "") + " and this factory");
             }
             if (remove(found, itsBindings)) {
+                finishLeaving(found.id());
                 found.factory().release();
                 finish();
                 return;

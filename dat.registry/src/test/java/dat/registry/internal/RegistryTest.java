@@ -1,6 +1,7 @@
 package dat.registry.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dat.api.DatException;
@@ -16,6 +17,7 @@ import dat.registry.DatConf;
 import dat.registry.RecordingFactory;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Proxy;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -440,7 +442,8 @@ class RegistryTest {
         Thread slow = new Thread(() -> registry.openIa("simA").close(), "test-slow-init");
         slow.start();
         assertThat(inInit.await(10, TimeUnit.SECONDS)).as("simA's init is under way").isTrue();
-        registry.openIa("simB").close(); // neither its init nor the look at the old simA waits for simA's init
+        // neither its init nor the look at the old simA waits for simA's init (which waits 20 s)
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> registry.openIa("simB").close());
         assertThat(sim.calls).contains("init simB [port=3]", "open simB [port=3]").doesNotContain("open simA [port=2]");
         release.countDown();
         slow.join(10_000);
@@ -462,6 +465,19 @@ class RegistryTest {
         register(new RecordingFactory("other", "other0"));
         registry.openIa("other0").close();
         assertThat(sim.calls).containsExactly("init simA []", "open simA []");
+    }
+
+    @Test
+    void providersComingAndGoingLeaveNoSetUpBehind() {
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=1\" \"\"\n");
+        for (int i = 0; i < 5; i++) {
+            RecordingFactory sim = new RecordingFactory("sim");
+            long id = register(sim);
+            registry.openIa("simA").close();
+            registry.unregister(id);
+            assertThat(sim.calls).as("its fini came before it left").contains("fini simA");
+        }
+        assertThat(registry.setUpLocks()).as("set-up locks of providers that left").isZero();
     }
 
     @Test

@@ -100,6 +100,29 @@ class ReinitTest {
         }
     }
 
+    @Test
+    void anInitAfterAFiniWhileAnIaIsOpenTakesItsFixedPortBack() throws Exception {
+        ProviderInfo info = new ProviderInfo("tcpR", 1, 2, true);
+        InetSocketAddress fixed;
+        try (java.nio.channels.ServerSocketChannel probe = java.nio.channels.ServerSocketChannel.open()) {
+            probe.bind(new InetSocketAddress("127.0.0.1", 0));
+            fixed = (InetSocketAddress) probe.getLocalAddress();
+        }
+        String params = "tcp=127.0.0.1:" + fixed.getPort();
+        factory.init(info, params);
+        InterfaceAdapter first = open("tcpR", params);
+        factory.fini(info); // the entry leaves while an IA of it is open...
+        factory.init(info, params); // ...and comes back with the same line: the port is still the open IA's
+        try (InterfaceAdapter second = open("tcpR", params)) {
+            assertThat(second.query().iaAttributes().iaAddress()).isEqualTo(first.query().iaAttributes().iaAddress());
+        }
+        assertThat(accepts(fixed)).as("the name's set-up again, it outlives the IAs").isTrue();
+        first.close();
+        assertThat(accepts(fixed)).isTrue();
+        factory.fini(info);
+        assertThat(accepts(fixed)).isFalse();
+    }
+
     /** The live threads of the TCP IA tcpR. */
     private static List<Thread> tcpThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("dat-sim-tcp-tcpR") && t.isAlive())

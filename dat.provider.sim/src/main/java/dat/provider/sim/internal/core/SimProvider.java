@@ -12,6 +12,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,7 +33,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * other {@code ia_params} replaces it (an open never does): IAs opened afterwards get a new
  * adapter; the old one keeps serving the IAs already open on it, and is closed (its address,
  * listening socket and thread released) when the last of them closes. The registry calls
- * {@code fini} only for the last {@code init} of a name, so none comes for it.
+ * {@code fini} only for the last {@code init} of a name, so none comes for it. A {@code fini}
+ * while IAs are open does the same; an {@code init} or open with the {@code ia_params} of such
+ * an adapter takes it back as the name's current one, so that a fixed address or port stays
+ * the name's.
  *
  * <p><b>Locks.</b> {@link #cmLock} serializes connection management (connect, accept, reject,
  * handoff, disconnect, free of connected Endpoints, timeouts) across the fabric; it is never taken
@@ -53,8 +57,11 @@ public final class SimProvider {
     private final Map<String, Adapter> adapters = new ConcurrentHashMap<>();
     /** The {@code ia_params} each current adapter was made with; guarded by this. */
     private final Map<String, String> adapterParams = new HashMap<>();
-    /** Adapters an {@code init} with other {@code ia_params} replaced while IAs were open on them; guarded by this. */
-    private final List<Adapter> replaced = new ArrayList<>();
+    /**
+     * Adapters an {@code init} with other {@code ia_params} or a {@code fini} replaced while IAs
+     * were open on them, with the {@code ia_params} each was made with; guarded by this.
+     */
+    private final Map<Adapter, String> replaced = new LinkedHashMap<>();
     private final Map<InetSocketAddress, Adapter> fabric = new ConcurrentHashMap<>();
     private final Map<String, SharedRegion> sharedRegions = new ConcurrentHashMap<>();
     private final ThreadLocal<dat.api.DatEvent> pollEvents = ThreadLocal.withInitial(dat.api.DatEvent::new);
@@ -108,6 +115,10 @@ public final class SimProvider {
         if (existing != null) {
             return existing;
         }
+        Adapter kept = takeBack(name, iaParams);
+        if (kept != null) {
+            return kept;
+        }
         Adapter made = newAdapter(name, iaParams);
         adapterParams.put(name, iaParams);
         return made;
@@ -136,10 +147,13 @@ public final class SimProvider {
             adapterParams.remove(name);
             inUse = !existing.openIas.isEmpty();
             if (inUse) {
-                replaced.add(existing); // keeps its address for the IAs open on it
+                replaced.put(existing, previous); // keeps its address for the IAs open on it
             } else {
                 release(existing); // frees its address for the new parameters
             }
+        }
+        if (takeBack(name, iaParams) != null) {
+            return;
         }
         try {
             newAdapter(name, iaParams);
@@ -153,6 +167,25 @@ public final class SimProvider {
             }
             throw e;
         }
+    }
+
+    /**
+     * Makes a replaced adapter of an IA name with these {@code ia_params}, still serving open
+     * IAs, the name's current one again; called under this monitor.
+     *
+     * @return the adapter taken back, or {@code null} when there is none
+     */
+    private Adapter takeBack(String name, String iaParams) {
+        for (Map.Entry<Adapter, String> entry : replaced.entrySet()) {
+            Adapter adapter = entry.getKey();
+            if (adapter.name.equals(name) && entry.getValue().equals(iaParams)) {
+                replaced.remove(adapter);
+                adapters.put(name, adapter);
+                adapterParams.put(name, iaParams);
+                return adapter;
+            }
+        }
+        return null;
     }
 
     /** Makes and publishes the adapter of an IA name; called under this monitor. */
@@ -248,23 +281,31 @@ public final class SimProvider {
      * then calls this for the name while IAs of the older set-up may still be open on it). A
      * configured name is never forgotten.
      */
-    public synchronized void removeAdapter(String name) {
-        Adapter adapter = adapters.get(name);
-        if (adapter != null && !settings.iaNames().contains(name)) {
-            adapters.remove(name);
-            adapterParams.remove(name);
-            if (adapter.openIas.isEmpty()) {
-                release(adapter);
-            } else {
-                replaced.add(adapter);
+    public void removeAdapter(String name) {
+        Adapter unused;
+        synchronized (this) {
+            Adapter adapter = adapters.get(name);
+            if (adapter == null || settings.iaNames().contains(name)) {
+                return;
             }
+            adapters.remove(name);
+            String params = adapterParams.remove(name);
+            if (!adapter.openIas.isEmpty()) {
+                replaced.put(adapter, params == null ? "" : params);
+                return;
+            }
+            fabric.remove(adapter.address);
+            unused = adapter;
+        }
+        if (unused.ownTransport) {
+            unused.transport.close(); // outside the monitor: it waits for the adapter's thread, which may need cmLock
         }
     }
 
     /** The last IA open on an adapter closed: a replaced adapter goes now (see the class comment). */
     void adapterUnused(Adapter adapter) {
         synchronized (this) {
-            if (!adapter.openIas.isEmpty() || !replaced.remove(adapter)) {
+            if (!adapter.openIas.isEmpty() || replaced.remove(adapter) == null) {
                 return;
             }
             fabric.remove(adapter.address);
@@ -320,7 +361,7 @@ public final class SimProvider {
         synchronized (this) {
             // shutdown and removeAdapter look at openIas under this monitor: either they saw this
             // IA (it was added before), or this sees what they did
-            if (!closed && (adapters.get(name) == adapter || replaced.contains(adapter))) {
+            if (!closed && (adapters.get(name) == adapter || replaced.containsKey(adapter))) {
                 return ia;
             }
         }
@@ -393,7 +434,7 @@ public final class SimProvider {
             }
             closed = true;
             all = new ArrayList<>(adapters.values());
-            all.addAll(replaced);
+            all.addAll(replaced.keySet());
             for (Adapter adapter : all) {
                 open.addAll(adapter.openIas);
             }
