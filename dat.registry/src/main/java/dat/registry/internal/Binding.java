@@ -169,6 +169,7 @@ final class Binding {
      */
     void superseded() {
         synchronized (lock) {
+            retired = true; // a thread with an older view may still hold it: no init or open through it
             finished = true;
         }
     }

@@ -24,6 +24,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -38,7 +39,9 @@ import java.util.stream.Collectors;
  *
  * <p>What it does not do: it never closes an IA (a departing provider fails its own IAs, see
  * {@link DatIaFactory}), never calls provider code while holding its lock, never blocks on a
- * provider that comes or goes, and never holds a strong reference to an opened IA.
+ * provider that comes or goes (but for a provider that leaves, or a close, while an {@code init}
+ * or {@code fini} of it is under way: see {@link #finishRetired}), and never holds a strong
+ * reference to an opened IA.
  *
  * <p>{@code init} and {@code fini} of static entries are serialized per provider and IA name,
  * under a lock of their own ({@link #setups}), so that a {@code fini} never follows an
@@ -49,6 +52,9 @@ import java.util.stream.Collectors;
 public final class Registry implements DatRegistry {
 
     private static final System.Logger LOG = System.getLogger(Registry.class.getName());
+
+    /** How long a provider that leaves, or a close, waits for an {@code init} or {@code fini} under way. */
+    static final long SETUP_WAIT_SECONDS = 10;
 
     private final Object lock = new Object();
     /**
@@ -122,12 +128,14 @@ public final class Registry implements DatRegistry {
 
     /**
      * Decides on {@code fini} for every retired binding of a registration that left, waiting for
-     * an {@code init} or {@code fini} of its under way: all of them are decided while its factory
-     * is still held, never later (when the same factory may serve a new registration's
-     * {@code init} of the IA name).
+     * an {@code init} or {@code fini} of its under way: they are decided while its factory is
+     * still held, not later, after the factory was released.
      */
     private void finishLeaving(long registrationId) {
         finishRetired(r -> r.binding().key().registrationId() == registrationId);
+        synchronized (lock) {
+            forgetSetups();
+        }
     }
 
     /**
@@ -240,7 +248,9 @@ public final class Registry implements DatRegistry {
      * the registry closes, its IAs are the provider's.
      *
      * @param wait which bindings to decide on even when an {@code init} or {@code fini} of the same
-     *     IA name is under way, waiting for it; the others are then left to a later call
+     *     IA name is under way, waiting for it up to {@link #SETUP_WAIT_SECONDS} (then their
+     *     {@code fini} is given up, as for a provider that leaves with IAs open, with a warning);
+     *     the others are then left to a later call
      */
     private void finishRetired(Predicate<Retired> wait) {
         if (unfinished.isEmpty()) {
@@ -249,7 +259,10 @@ public final class Registry implements DatRegistry {
         for (Retired r : List.copyOf(unfinished)) {
             ReentrantLock setup = setupOf(r.binding());
             if (wait.test(r)) {
-                setup.lock();
+                if (!lockWithin(setup)) {
+                    giveUp(r);
+                    continue;
+                }
             } else if (!setup.tryLock()) {
                 continue;
             }
@@ -262,6 +275,27 @@ public final class Registry implements DatRegistry {
         synchronized (lock) {
             forgetSetups();
         }
+    }
+
+    private static boolean lockWithin(ReentrantLock setup) {
+        try {
+            return setup.tryLock(SETUP_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Gives up the {@code fini} of a retired binding whose provider's {@code init} or {@code fini} does not return. */
+    private void giveUp(Retired r) {
+        synchronized (lock) {
+            if (!unfinished.remove(r)) {
+                return;
+            }
+        }
+        r.binding().superseded();
+        LOG.log(Level.WARNING, "DAT registry: gave up the fini of IA '" + r.binding().key().iaName() + "': its provider's init or fini "
+                + "of that IA name has not returned in " + SETUP_WAIT_SECONDS + " s");
     }
 
     /**

@@ -1,8 +1,8 @@
 package dat.registry.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dat.api.DatException;
 import dat.api.DatRegistryListener;
@@ -12,6 +12,7 @@ import dat.api.InterfaceAdapter;
 import dat.api.ProviderDTO;
 import dat.api.ProviderInfo;
 import dat.api.RegistryRuntimeDTO;
+import dat.api.spi.DatIaFactory;
 import dat.api.spi.DatProviderConstants;
 import dat.registry.DatConf;
 import dat.registry.RecordingFactory;
@@ -465,6 +466,60 @@ class RegistryTest {
         register(new RecordingFactory("other", "other0"));
         registry.openIa("other0").close();
         assertThat(sim.calls).containsExactly("init simA []", "open simA []");
+    }
+
+    @Test
+    void aProviderThatLeavesDuringAnInitGetsItsFiniBeforeItIsReleased() throws Exception {
+        CountDownLatch inInit = new CountDownLatch(1);
+        CountDownLatch finishInit = new CountDownLatch(1);
+        RecordingFactory sim = new RecordingFactory("sim") {
+            @Override
+            public void init(ProviderInfo providerInfo, String instanceData) {
+                super.init(providerInfo, instanceData);
+                inInit.countDown();
+                try {
+                    finishInit.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        sim.failOpen = DatException.of(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.NO_SUBTYPE, null, "no IA this time");
+        long id = nextServiceId++;
+        registry.register(Registration.describe(id, Registration.Kind.SERVICE, "service " + id, sim.properties,
+                new Registration.FactoryHandle() {
+                    @Override
+                    public DatIaFactory get() {
+                        return sim;
+                    }
+
+                    @Override
+                    public void release() {
+                        put(sim.calls, "release");
+                    }
+                }));
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=1\" \"\"\n");
+        Thread opener = new Thread(() -> {
+            try {
+                registry.openIa("simA").close();
+            } catch (DatException expected) {
+                // the provider opens no IA this time
+            }
+        }, "test-opener");
+        opener.start();
+        assertThat(inInit.await(10, TimeUnit.SECONDS)).as("simA's init is under way").isTrue();
+        Thread leaving = new Thread(() -> registry.unregister(id), "test-unregister");
+        leaving.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (registry.listProviders().stream().anyMatch(info -> info.iaName().equals("simA")) && System.nanoTime() < deadline) {
+            Thread.onSpinWait(); // until the registration is gone from the view
+        }
+        finishInit.countDown();
+        leaving.join(10_000);
+        opener.join(10_000);
+        assertThat(sim.calls).filteredOn(call -> !call.startsWith("open"))
+                .as("the fini of what its init set up comes before the registry lets the factory go")
+                .containsExactly("init simA [port=1]", "fini simA", "release");
     }
 
     @Test

@@ -76,10 +76,7 @@ class ReinitTest {
         List<Thread> newThreads = tcpThreads();
         factory.fini(info); // the entry with the new parameters leaves
         assertThat(accepts(newAddress)).isFalse();
-        for (Thread thread : newThreads) {
-            thread.join(10_000);
-            assertThat(thread.isAlive()).as(thread.getName() + " ended").isFalse();
-        }
+        assertEnded(newThreads);
     }
 
     @Test
@@ -94,10 +91,7 @@ class ReinitTest {
         assertThat(accepts(address)).as("the IA still open keeps its listening socket").isTrue();
         open.close();
         assertThat(accepts(address)).as("gone with the last IA").isFalse();
-        for (Thread thread : threads) {
-            thread.join(10_000);
-            assertThat(thread.isAlive()).as(thread.getName() + " ended").isFalse();
-        }
+        assertEnded(threads);
     }
 
     @Test
@@ -121,6 +115,13 @@ class ReinitTest {
         assertThat(accepts(fixed)).isTrue();
         factory.fini(info);
         assertThat(accepts(fixed)).isFalse();
+    }
+
+    private static void assertEnded(List<Thread> threads) throws InterruptedException {
+        for (Thread thread : threads) {
+            thread.join(10_000);
+            assertThat(thread.isAlive()).as(thread.getName() + " ended").isFalse();
+        }
     }
 
     /** The live threads of the TCP IA tcpR. */
