@@ -393,7 +393,9 @@ public final class Registry implements DatRegistry {
         }
         try {
             factory.fini(entry.info());
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
+            // a LinkageError: the provider's bundle was updated or uninstalled under it; either way the
+            // failure is the provider's, not that of the open or change that happened to decide its fini
             LOG.log(Level.WARNING, "DAT provider '" + entry.registration().providerName() + "' failed in fini of IA '"
                     + entry.iaName() + "'", e);
         }

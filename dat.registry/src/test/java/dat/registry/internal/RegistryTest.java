@@ -469,6 +469,27 @@ class RegistryTest {
     }
 
     @Test
+    void aFiniThatFailsIsTheProvidersAlone() {
+        RecordingFactory sim = new RecordingFactory("sim") {
+            @Override
+            public void fini(ProviderInfo providerInfo) {
+                super.fini(providerInfo);
+                throw new NoClassDefFoundError("dat/provider/gone/Adapter"); // its bundle was refreshed under it
+            }
+        };
+        register(sim);
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=1\" \"\"\n"
+                + "simB u1.2 nonthreadsafe default sim dat.1.0 \"port=2\" \"\"\n");
+        InterfaceAdapter ia = registry.openIa("simA");
+        setConf("simB u1.2 nonthreadsafe default sim dat.1.0 \"port=2\" \"\"\n");
+        ia.close();
+        registry.openIa("simB").close(); // the open that decides simA's fini
+        assertThat(sim.calls).contains("fini simA", "open simB [port=2]");
+        setConf(""); // the change that decides simB's
+        assertThat(sim.calls).contains("fini simB");
+    }
+
+    @Test
     void aProviderThatLeavesDuringAnInitGetsItsFiniBeforeItIsReleased() throws Exception {
         CountDownLatch inInit = new CountDownLatch(1);
         CountDownLatch finishInit = new CountDownLatch(1);
