@@ -184,6 +184,9 @@ public final class Registry implements DatRegistry {
             closed = true;
         });
         finishRetired(r -> true); // every fini due comes before close returns, even one another thread's init delayed
+        synchronized (lock) {
+            forgetSetups();
+        }
         listeners.close();
     }
 
@@ -272,9 +275,6 @@ public final class Registry implements DatRegistry {
                 setup.unlock();
             }
         }
-        synchronized (lock) {
-            forgetSetups();
-        }
     }
 
     private static boolean lockWithin(ReentrantLock setup) {
@@ -300,7 +300,8 @@ public final class Registry implements DatRegistry {
 
     /**
      * Drops the set-up locks of registrations that left once no retired binding of theirs is
-     * undecided, so that providers coming and going leave none behind; called under the lock.
+     * undecided, so that providers coming and going leave none behind; called under the lock
+     * where a registration leaves (its retired bindings all decided then), not on the open path.
      * Nothing takes such a lock afterwards but an open that lost the race with the removal, whose
      * binding refuses it.
      */

@@ -50,6 +50,24 @@ class RegistryTest {
         return id;
     }
 
+    /** A provider whose init of the given ia_params says it began, then waits (up to 20 s) to be let go. */
+    private static RecordingFactory slowInit(String iaParams, CountDownLatch inInit, CountDownLatch letGo) {
+        return new RecordingFactory("sim") {
+            @Override
+            public void init(ProviderInfo providerInfo, String instanceData) {
+                super.init(providerInfo, instanceData);
+                if (instanceData.equals(iaParams)) {
+                    inInit.countDown();
+                    try {
+                        letGo.await(20, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        };
+    }
+
     private static void assertCode(ThrowingCallable call, int type, int subtype) {
         assertThatThrownBy(call).isInstanceOfSatisfying(DatException.class, e -> {
             assertThat(DatReturn.describe(e.code())).isEqualTo(DatReturn.describe(DatReturn.error(type, subtype)));
@@ -421,20 +439,7 @@ class RegistryTest {
     void aSlowInitHoldsUpNoOpenOfAnotherIaName() throws Exception {
         CountDownLatch inInit = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        RecordingFactory sim = new RecordingFactory("sim") {
-            @Override
-            public void init(ProviderInfo providerInfo, String instanceData) {
-                super.init(providerInfo, instanceData);
-                if (instanceData.equals("port=2")) {
-                    inInit.countDown();
-                    try {
-                        release.await(20, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-            }
-        };
+        RecordingFactory sim = slowInit("port=2", inInit, release);
         register(sim);
         setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=1\" \"\"\n");
         InterfaceAdapter old = registry.openIa("simA"); // keeps the old entry waiting for its fini
@@ -493,18 +498,7 @@ class RegistryTest {
     void aProviderThatLeavesDuringAnInitGetsItsFiniBeforeItIsReleased() throws Exception {
         CountDownLatch inInit = new CountDownLatch(1);
         CountDownLatch finishInit = new CountDownLatch(1);
-        RecordingFactory sim = new RecordingFactory("sim") {
-            @Override
-            public void init(ProviderInfo providerInfo, String instanceData) {
-                super.init(providerInfo, instanceData);
-                inInit.countDown();
-                try {
-                    finishInit.await(20, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        };
+        RecordingFactory sim = slowInit("port=1", inInit, finishInit);
         sim.failOpen = DatException.of(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.NO_SUBTYPE, null, "no IA this time");
         long id = nextServiceId++;
         registry.register(Registration.describe(id, Registration.Kind.SERVICE, "service " + id, sim.properties,

@@ -297,9 +297,7 @@ public final class SimProvider {
             fabric.remove(adapter.address);
             unused = adapter;
         }
-        if (unused.ownTransport) {
-            unused.transport.close(); // outside the monitor: it waits for the adapter's thread, which may need cmLock
-        }
+        closeOwnTransport(unused);
     }
 
     /** The last IA open on an adapter closed: a replaced adapter goes now (see the class comment). */
@@ -310,14 +308,20 @@ public final class SimProvider {
             }
             fabric.remove(adapter.address);
         }
-        if (adapter.ownTransport) {
-            adapter.transport.close(); // outside the monitor: it waits for the adapter's thread, which may need cmLock
-        }
+        closeOwnTransport(adapter);
     }
 
     /** Releases an adapter's address and its own transport (listening socket, thread). */
     private void release(Adapter adapter) {
         fabric.remove(adapter.address);
+        closeOwnTransport(adapter);
+    }
+
+    /**
+     * Closes an adapter's own transport (listening socket, thread), if it has one. Called outside
+     * this monitor where it can be: the close waits for the adapter's thread, which may need cmLock.
+     */
+    private static void closeOwnTransport(Adapter adapter) {
         if (adapter.ownTransport) {
             adapter.transport.close();
         }
