@@ -20,9 +20,10 @@ import java.util.function.Supplier;
  * entry's key, and once retired until its {@code fini} is decided.
  *
  * <p>The registry's own lock is never held while a binding's lock is taken (removing an added
- * provider takes the registry's lock inside its bindings' locks, see {@link #holdingAll}), and
- * provider code ({@code init}, {@code isOpen}) runs under the binding's lock and at most the
- * registry's lock that orders {@code init} and {@code fini} of its provider and IA name;
+ * provider takes the registry's lock inside its bindings' locks, see {@link #holdingAll}). The
+ * provider's {@code init} runs under a lock of its own and the registry's lock that orders
+ * {@code init} and {@code fini} of its provider and IA name, so that counting IAs (for a list, a
+ * listener or a removal) never waits for it; {@code isOpen} runs under the binding's lock;
  * {@code openIa} runs under no registry lock at all.
  */
 final class Binding {
@@ -33,10 +34,17 @@ final class Binding {
     /** The order in which {@link #holdingAll} takes the locks of several bindings. */
     private final long order = CREATED.incrementAndGet();
     private final Object lock = new Object();
+    /** Held while the provider's {@code init} runs, so that counting IAs never waits for an {@code init}. */
+    private final Object initLock = new Object();
     private final List<WeakReference<InterfaceAdapter>> ias = new ArrayList<>();
-    private volatile boolean initialized; // written under lock; read without it for a quick look
-    private boolean retired; // no new init or open
-    private boolean finished; // fini was called, or will never be
+    private volatile boolean initialized; // written under initLock
+    /**
+     * No new init or open. Set to {@code true} only, and also without {@link #lock}: that lock is
+     * held while the provider's {@code init} runs, which a provider that leaves must not wait for.
+     */
+    private volatile boolean retired;
+    /** {@code fini} was called, or will never be; set to {@code true} only, like {@link #retired}. */
+    private volatile boolean finished;
     /** Set under the registry's lock when the entry leaves the view; {@link #retire} follows. */
     private volatile boolean retiring;
     private int opening;
@@ -57,7 +65,7 @@ final class Binding {
      *     entry went away meanwhile
      */
     boolean ensureInitialized(DatIaFactory factory, ProviderInfo info, String instanceData) {
-        synchronized (lock) {
+        synchronized (initLock) {
             if (retired) {
                 throw gone();
             }
@@ -165,20 +173,21 @@ final class Binding {
     /**
      * Gives up the {@code fini} still due: a later {@code init} of the same IA name by the same
      * provider replaced what this binding's {@code init} set up, and a {@code fini} now would undo
-     * the replacement.
+     * the replacement; or the registry gave up waiting for an {@code init} or {@code fini} of the
+     * provider that does not return. Never concurrent with {@link #retire}: the registry calls
+     * one or the other for the thread that took the binding off its list of undecided ones.
      */
     void superseded() {
-        synchronized (lock) {
-            retired = true; // a thread with an older view may still hold it: no init or open through it
-            finished = true;
-        }
+        retired = true; // a thread with an older view may still hold it: no init or open through it
+        finished = true;
     }
 
-    /** Refuses every later init and open; {@link #retire} still decides on {@code fini}. */
+    /**
+     * Refuses every later init and open; {@link #retire} still decides on {@code fini}. An init
+     * under way completes, and the open that asked for it is refused.
+     */
     void refuseOpens() {
-        synchronized (lock) {
-            retired = true;
-        }
+        retired = true;
     }
 
     /**

@@ -14,6 +14,7 @@ import dat.api.spi.DatIaFactory;
 import dat.api.spi.DatProviderConstants;
 import dat.api.spi.IaOpenRequest;
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -54,7 +55,7 @@ public final class Registry implements DatRegistry {
     private static final System.Logger LOG = System.getLogger(Registry.class.getName());
 
     /** How long a provider that leaves, or a close, waits for an {@code init} or {@code fini} under way. */
-    static final long SETUP_WAIT_SECONDS = 10;
+    static final Duration SETUP_WAIT = Duration.ofSeconds(10);
 
     private final Object lock = new Object();
     /**
@@ -63,6 +64,7 @@ public final class Registry implements DatRegistry {
      */
     private final Map<SetupKey, ReentrantLock> setups = new ConcurrentHashMap<>();
     private volatile int maxAddedProviders;
+    private final Duration setupWait;
     private final Listeners listeners = new Listeners();
 
     // guarded by lock
@@ -87,10 +89,19 @@ public final class Registry implements DatRegistry {
      * @param maxAddedProviders the most providers {@link #addProvider} accepts
      */
     public Registry(int maxAddedProviders) {
+        this(maxAddedProviders, SETUP_WAIT);
+    }
+
+    /**
+     * Creates an empty registry that waits {@code setupWait} for a provider's {@code init} or
+     * {@code fini} under way where a provider leaves or the registry closes (tests).
+     */
+    Registry(int maxAddedProviders, Duration setupWait) {
         if (maxAddedProviders < 0) {
             throw new IllegalArgumentException("maxAddedProviders " + maxAddedProviders);
         }
         this.maxAddedProviders = maxAddedProviders;
+        this.setupWait = setupWait;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -231,6 +242,8 @@ public final class Registry implements DatRegistry {
             // a retired binding counts the IAs of its registration while that lives (PROVIDER_IN_USE)
             if (!registrations.containsKey(key.registrationId())) {
                 bindings.remove(key);
+                // its provider left: an open with an older view neither begins nor holds up its fini
+                binding.getValue().refuseOpens();
             }
         }
         View next = new View(entries, current, staticRegistry);
@@ -251,7 +264,7 @@ public final class Registry implements DatRegistry {
      * the registry closes, its IAs are the provider's.
      *
      * @param wait which bindings to decide on even when an {@code init} or {@code fini} of the same
-     *     IA name is under way, waiting for it up to {@link #SETUP_WAIT_SECONDS} (then their
+     *     IA name is under way, waiting for it up to {@link #SETUP_WAIT} (then their
      *     {@code fini} is given up, as for a provider that leaves with IAs open, with a warning);
      *     the others are then left to a later call
      */
@@ -277,9 +290,9 @@ public final class Registry implements DatRegistry {
         }
     }
 
-    private static boolean lockWithin(ReentrantLock setup) {
+    private boolean lockWithin(ReentrantLock setup) {
         try {
-            return setup.tryLock(SETUP_WAIT_SECONDS, TimeUnit.SECONDS);
+            return setup.tryLock(setupWait.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
@@ -295,7 +308,7 @@ public final class Registry implements DatRegistry {
         }
         r.binding().superseded();
         LOG.log(Level.WARNING, "DAT registry: gave up the fini of IA '" + r.binding().key().iaName() + "': its provider's init or fini "
-                + "of that IA name has not returned in " + SETUP_WAIT_SECONDS + " s");
+                + "of that IA name has not returned in " + setupWait.toMillis() + " ms");
     }
 
     /**
@@ -731,9 +744,8 @@ public final class Registry implements DatRegistry {
                 }
                 registrations.remove(id);
                 failures.keySet().removeIf(key -> key.registrationId() == id);
-                recompute();
+                recompute(); // refuses the opens of its bindings
             }
-            itsBindings.forEach(Binding::refuseOpens);
             return true;
         });
     }

@@ -28,6 +28,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -66,6 +67,37 @@ class RegistryTest {
                 }
             }
         };
+    }
+
+    /** Registers a factory as an OSGi service whose release is recorded among its calls. */
+    private long registerRecordingRelease(Registry target, RecordingFactory factory) {
+        long id = nextServiceId++;
+        target.register(Registration.describe(id, Registration.Kind.SERVICE, "service " + id, factory.properties,
+                new Registration.FactoryHandle() {
+                    @Override
+                    public DatIaFactory get() {
+                        return factory;
+                    }
+
+                    @Override
+                    public void release() {
+                        put(factory.calls, "release");
+                    }
+                }));
+        return id;
+    }
+
+    /** Opens and closes an IA on a thread of its own, keeping the error it met. */
+    private static Thread openInBackground(Registry target, String iaName, AtomicReference<DatException> failure) {
+        Thread opener = new Thread(() -> {
+            try {
+                target.openIa(iaName).close();
+            } catch (DatException e) {
+                failure.set(e);
+            }
+        }, "test-opener");
+        opener.start();
+        return opener;
     }
 
     private static void assertCode(ThrowingCallable call, int type, int subtype) {
@@ -499,29 +531,10 @@ class RegistryTest {
         CountDownLatch inInit = new CountDownLatch(1);
         CountDownLatch finishInit = new CountDownLatch(1);
         RecordingFactory sim = slowInit("port=1", inInit, finishInit);
-        sim.failOpen = DatException.of(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.NO_SUBTYPE, null, "no IA this time");
-        long id = nextServiceId++;
-        registry.register(Registration.describe(id, Registration.Kind.SERVICE, "service " + id, sim.properties,
-                new Registration.FactoryHandle() {
-                    @Override
-                    public DatIaFactory get() {
-                        return sim;
-                    }
-
-                    @Override
-                    public void release() {
-                        put(sim.calls, "release");
-                    }
-                }));
+        long id = registerRecordingRelease(registry, sim);
         setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=1\" \"\"\n");
-        Thread opener = new Thread(() -> {
-            try {
-                registry.openIa("simA").close();
-            } catch (DatException expected) {
-                // the provider opens no IA this time
-            }
-        }, "test-opener");
-        opener.start();
+        AtomicReference<DatException> refused = new AtomicReference<>();
+        Thread opener = openInBackground(registry, "simA", refused);
         assertThat(inInit.await(10, TimeUnit.SECONDS)).as("simA's init is under way").isTrue();
         Thread leaving = new Thread(() -> registry.unregister(id), "test-unregister");
         leaving.start();
@@ -532,9 +545,37 @@ class RegistryTest {
         finishInit.countDown();
         leaving.join(10_000);
         opener.join(10_000);
-        assertThat(sim.calls).filteredOn(call -> !call.startsWith("open"))
-                .as("the fini of what its init set up comes before the registry lets the factory go")
+        assertThat(refused.get()).as("the open that asked for the init, once its provider left")
+                .isNotNull().extracting(DatException::type).isEqualTo(DatReturn.PROVIDER_NOT_FOUND);
+        assertThat(sim.calls).as("the fini of what its init set up comes before the registry lets the factory go")
                 .containsExactly("init simA [port=1]", "fini simA", "release");
+    }
+
+    @Test
+    void aProviderThatLeavesWhileItsInitDoesNotReturnIsLetGoAfterTheWait() throws Exception {
+        Registry impatient = new Registry(2, Duration.ofMillis(300));
+        CountDownLatch inInit = new CountDownLatch(1);
+        CountDownLatch finishInit = new CountDownLatch(1);
+        RecordingFactory sim = slowInit("port=1", inInit, finishInit);
+        long id = registerRecordingRelease(impatient, sim);
+        impatient.setStaticRegistry(new StaticRegistry("dat.conf",
+                conf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=1\" \"\"\n"), null));
+        AtomicReference<DatException> refused = new AtomicReference<>();
+        Thread opener = openInBackground(impatient, "simA", refused);
+        assertThat(inInit.await(10, TimeUnit.SECONDS)).as("simA's init is under way").isTrue();
+        try {
+            assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+                assertThat(impatient.getRuntimeDTO().providers()).as("listing does not wait for an init")
+                        .singleElement().extracting(ProviderDTO::openIas).isEqualTo(0);
+                impatient.unregister(id); // waits 300 ms for the init, then gives up its fini
+            });
+        } finally {
+            finishInit.countDown();
+            opener.join(10_000);
+        }
+        assertThat(sim.calls).as("the fini given up, the factory released").containsExactly("init simA [port=1]", "release");
+        assertThat(refused.get()).isNotNull().extracting(DatException::type).isEqualTo(DatReturn.PROVIDER_NOT_FOUND);
+        assertThat(impatient.setUpLocks()).isZero();
     }
 
     @Test
