@@ -39,8 +39,9 @@ final class Binding {
     private final List<WeakReference<InterfaceAdapter>> ias = new ArrayList<>();
     private volatile boolean initialized; // written under initLock
     /**
-     * No new init or open. Set to {@code true} only, and also without {@link #lock}: that lock is
-     * held while the provider's {@code init} runs, which a provider that leaves must not wait for.
+     * No new init or open. Set to {@code true} only, and also without {@link #lock}: the registry
+     * refuses opens under its own lock, which {@link #holdingAll} takes inside binding locks, and
+     * gives a {@code fini} up without waiting on provider code ({@code isOpen}) under a binding lock.
      */
     private volatile boolean retired;
     /** {@code fini} was called, or will never be; set to {@code true} only, like {@link #retired}. */
@@ -76,6 +77,22 @@ final class Binding {
             initialized = true;
             return true;
         }
+    }
+
+    /**
+     * Refuses an init or open once the binding is retired.
+     *
+     * @throws DatException {@link DatReturn#PROVIDER_NOT_FOUND} when it is
+     */
+    void refuseIfRetired() {
+        if (retired) {
+            throw gone();
+        }
+    }
+
+    /** Whether the binding takes no more inits or opens. */
+    boolean isRetired() {
+        return retired;
     }
 
     /** Counts an open under way, so that removal and {@code fini} see it. */
@@ -174,8 +191,8 @@ final class Binding {
      * Gives up the {@code fini} still due: a later {@code init} of the same IA name by the same
      * provider replaced what this binding's {@code init} set up, and a {@code fini} now would undo
      * the replacement; or the registry gave up waiting for an {@code init} or {@code fini} of the
-     * provider that does not return. Never concurrent with {@link #retire}: the registry calls
-     * one or the other for the thread that took the binding off its list of undecided ones.
+     * provider that does not return. Where it races a {@link #retire}, the registry calls
+     * {@code fini} only for the thread that took the binding off its list of undecided ones.
      */
     void superseded() {
         retired = true; // a thread with an older view may still hold it: no init or open through it

@@ -188,8 +188,9 @@ public final class Registry implements DatRegistry {
      * provider) and forgets the listeners once they have heard every {@code providerRemoved}.
      */
     void close() {
+        List<Registration> leaving = new ArrayList<>();
         update(() -> {
-            registrations.values().forEach(registration -> registration.factory().release());
+            leaving.addAll(registrations.values());
             registrations.clear();
             staticRegistry = StaticRegistry.NONE;
             closed = true;
@@ -198,6 +199,7 @@ public final class Registry implements DatRegistry {
         synchronized (lock) {
             forgetSetups();
         }
+        leaving.forEach(registration -> registration.factory().release()); // after their fini, which needs the factory
         listeners.close();
     }
 
@@ -337,10 +339,11 @@ public final class Registry implements DatRegistry {
         if (fini == Binding.Fini.LATER) {
             return;
         }
+        boolean mine;
         synchronized (lock) {
-            unfinished.remove(r);
+            mine = unfinished.remove(r); // not when a registry that stopped waiting gave this fini up meanwhile
         }
-        if (fini == Binding.Fini.NOW && r.entry() != null && r.entry().registration() != null) {
+        if (mine && fini == Binding.Fini.NOW && r.entry() != null && r.entry().registration() != null) {
             fini(r.entry());
         }
     }
@@ -355,6 +358,7 @@ public final class Registry implements DatRegistry {
         if (binding.isInitialized()) {
             return; // the open of an entry set up before: no lock beyond its binding's
         }
+        binding.refuseIfRetired(); // an open with the view before its provider left: no set-up lock for it
         ReentrantLock setup = setupOf(binding);
         setup.lock();
         try {
@@ -376,6 +380,11 @@ public final class Registry implements DatRegistry {
             replaced.forEach(r -> r.binding().superseded());
         } finally {
             setup.unlock();
+            if (binding.isRetired()) {
+                synchronized (lock) {
+                    forgetSetups(); // the lock of a provider that left while this open looked at it
+                }
+            }
         }
     }
 

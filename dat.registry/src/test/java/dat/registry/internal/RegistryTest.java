@@ -69,18 +69,24 @@ class RegistryTest {
         };
     }
 
-    /** Registers a factory as an OSGi service whose release is recorded among its calls. */
+    /**
+     * Registers a factory as an OSGi service whose release is recorded among its calls; as a
+     * service's, the factory is no longer there once released.
+     */
     private long registerRecordingRelease(Registry target, RecordingFactory factory) {
         long id = nextServiceId++;
         target.register(Registration.describe(id, Registration.Kind.SERVICE, "service " + id, factory.properties,
                 new Registration.FactoryHandle() {
+                    private volatile boolean released;
+
                     @Override
                     public DatIaFactory get() {
-                        return factory;
+                        return released ? null : factory;
                     }
 
                     @Override
                     public void release() {
+                        released = true;
                         put(factory.calls, "release");
                     }
                 }));
@@ -576,6 +582,17 @@ class RegistryTest {
         assertThat(sim.calls).as("the fini given up, the factory released").containsExactly("init simA [port=1]", "release");
         assertThat(refused.get()).isNotNull().extracting(DatException::type).isEqualTo(DatReturn.PROVIDER_NOT_FOUND);
         assertThat(impatient.setUpLocks()).isZero();
+    }
+
+    @Test
+    void closeCallsTheFiniDueBeforeItReleasesTheFactories() {
+        RecordingFactory sim = new RecordingFactory("sim");
+        registerRecordingRelease(registry, sim);
+        setConf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=1\" \"\"\n");
+        registry.openIa("simA").close();
+        registry.close();
+        assertThat(sim.calls).filteredOn(call -> !call.startsWith("open"))
+                .containsExactly("init simA [port=1]", "fini simA", "release");
     }
 
     @Test
