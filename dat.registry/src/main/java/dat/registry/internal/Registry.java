@@ -416,9 +416,12 @@ public final class Registry implements DatRegistry {
         }
         try {
             factory.fini(entry.info());
-        } catch (RuntimeException | LinkageError e) {
-            // a LinkageError: the provider's bundle was updated or uninstalled under it; either way the
-            // failure is the provider's, not that of the open or change that happened to decide its fini
+        } catch (RuntimeException | Error e) {
+            if (e instanceof VirtualMachineError vmError) {
+                throw vmError; // the JVM's failure, not the provider's
+            }
+            // say a LinkageError: the provider's bundle was updated or uninstalled under it; the failure
+            // is the provider's, not that of the open or change that happened to decide its fini
             LOG.log(Level.WARNING, "DAT provider '" + entry.registration().providerName() + "' failed in fini of IA '"
                     + entry.iaName() + "'", e);
         }

@@ -517,7 +517,10 @@ class RegistryTest {
             @Override
             public void fini(ProviderInfo providerInfo) {
                 super.fini(providerInfo);
-                throw new NoClassDefFoundError("dat/provider/gone/Adapter"); // its bundle was refreshed under it
+                if (providerInfo.iaName().equals("simA")) {
+                    throw new NoClassDefFoundError("dat/provider/gone/Adapter"); // its bundle was refreshed under it
+                }
+                throw new java.util.ServiceConfigurationError("a plug-in of the provider failed to load"); // an Error of its own
             }
         };
         register(sim);
