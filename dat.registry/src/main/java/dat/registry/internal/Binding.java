@@ -67,9 +67,7 @@ final class Binding {
      */
     boolean ensureInitialized(DatIaFactory factory, ProviderInfo info, String instanceData) {
         synchronized (initLock) {
-            if (retired) {
-                throw gone();
-            }
+            refuseIfRetired();
             if (initialized) {
                 return false;
             }
@@ -98,9 +96,7 @@ final class Binding {
     /** Counts an open under way, so that removal and {@code fini} see it. */
     void beginOpen() {
         synchronized (lock) {
-            if (retired) {
-                throw gone();
-            }
+            refuseIfRetired();
             opening++;
         }
     }

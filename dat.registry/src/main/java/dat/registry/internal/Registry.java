@@ -130,7 +130,17 @@ public final class Registry implements DatRegistry {
             failures.keySet().removeIf(key -> key.registrationId() == id);
             recompute();
         }
-        finishLeaving(id);
+        letGo(id, removed);
+    }
+
+    /**
+     * Lets a registration that left go: the {@code fini}s due to it (see {@link #finishLeaving}),
+     * then its factory, then the events of its removal.
+     *
+     * @param removed the registration, or {@code null} when none was registered under the id
+     */
+    private void letGo(long registrationId, Registration removed) {
+        finishLeaving(r -> r.binding().key().registrationId() == registrationId);
         if (removed != null) {
             removed.factory().release();
         }
@@ -138,12 +148,15 @@ public final class Registry implements DatRegistry {
     }
 
     /**
-     * Decides on {@code fini} for every retired binding of a registration that left, waiting for
-     * an {@code init} or {@code fini} of its under way: they are decided while its factory is
-     * still held, not later, after the factory was released.
+     * Decides on {@code fini} for the retired bindings of the providers that left, waiting for an
+     * {@code init} or {@code fini} of theirs under way (the others are decided where no such call
+     * is under way), then drops their set-up locks: they are decided while the factories are still
+     * held, not later, after the factories were released.
+     *
+     * @param leaving the retired bindings whose providers left
      */
-    private void finishLeaving(long registrationId) {
-        finishRetired(r -> r.binding().key().registrationId() == registrationId);
+    private void finishLeaving(Predicate<Retired> leaving) {
+        finishRetired(leaving);
         synchronized (lock) {
             forgetSetups();
         }
@@ -195,10 +208,7 @@ public final class Registry implements DatRegistry {
             staticRegistry = StaticRegistry.NONE;
             closed = true;
         });
-        finishRetired(r -> true); // every fini due comes before close returns, even one another thread's init delayed
-        synchronized (lock) {
-            forgetSetups();
-        }
+        finishLeaving(r -> true); // every fini due comes before close returns, even one another thread's init delayed
         leaving.forEach(registration -> registration.factory().release()); // after their fini, which needs the factory
         listeners.close();
     }
@@ -724,9 +734,7 @@ public final class Registry implements DatRegistry {
                                 + (providerInfo.threadSafe() ? " thread safe" : "") + " and this factory");
             }
             if (remove(found, itsBindings)) {
-                finishLeaving(found.id());
-                found.factory().release();
-                finish();
+                letGo(found.id(), found);
                 return;
             }
             // a binding of the provider came or went meanwhile: look again

@@ -127,7 +127,11 @@ class RegistryTest {
     }
 
     private void setConf(String text) {
-        registry.setStaticRegistry(new StaticRegistry("dat.conf", conf(text), null));
+        setConf(registry, text);
+    }
+
+    private static void setConf(Registry target, String text) {
+        target.setStaticRegistry(new StaticRegistry("dat.conf", conf(text), null));
     }
 
     // --- dat_ia_open ----------------------------------------------------------------------------
@@ -567,8 +571,7 @@ class RegistryTest {
         CountDownLatch finishInit = new CountDownLatch(1);
         RecordingFactory sim = slowInit("port=1", inInit, finishInit);
         long id = registerRecordingRelease(impatient, sim);
-        impatient.setStaticRegistry(new StaticRegistry("dat.conf",
-                conf("simA u1.2 nonthreadsafe default sim dat.1.0 \"port=1\" \"\"\n"), null));
+        setConf(impatient, "simA u1.2 nonthreadsafe default sim dat.1.0 \"port=1\" \"\"\n");
         AtomicReference<DatException> refused = new AtomicReference<>();
         Thread opener = openInBackground(impatient, "simA", refused);
         assertThat(inInit.await(10, TimeUnit.SECONDS)).as("simA's init is under way").isTrue();
