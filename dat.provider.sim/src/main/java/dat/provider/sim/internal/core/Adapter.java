@@ -111,4 +111,12 @@ public final class Adapter {
     public String toString() {
         return name + "@" + address;
     }
+
+    /**
+     * Whether an instance of this IA is open: its transport keeps idle sockets only for one (the
+     * last instance's close drops them).
+     */
+    public boolean hasOpenInstances() {
+        return !openIas.isEmpty();
+    }
 }

@@ -154,14 +154,27 @@ final class SocketReuse {
 
     /** On the agent: the fresh connection took the socket; the active side's idles, the passive side's reads. */
     void reopened(boolean active) {
-        if (active && !c.transport().idleSockets().add(peer, c)) {
-            c.close(); // enough idle sockets to that IA, or the IA closes
+        if (active && !keptIdle()) {
+            c.close(); // enough idle sockets to that IA, or the IA closes, or no instance of it is open
             return;
         }
         c.readInterest(true); // an idle socket's readiness is its peer's close
         if (!active) {
             c.readRecycled(); // the request may have come with the DISCONNECT
         }
+    }
+
+    /**
+     * Keeps the active side's socket among the IA's idle ones, unless it has enough to that peer,
+     * it closes, or no instance of it is open: the last instance's close drops the idle sockets,
+     * and may have come before this socket was handed over (a connect that took it meanwhile keeps it).
+     */
+    private boolean keptIdle() {
+        IdleSockets idle = c.transport().idleSockets();
+        if (!idle.add(peer, c)) {
+            return false;
+        }
+        return c.transport().adapter().hasOpenInstances() || !idle.remove(peer, c);
     }
 
     /** The active side's next dat_ep_connect to the same IA took the idle socket. */
