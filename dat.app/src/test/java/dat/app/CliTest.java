@@ -257,6 +257,21 @@ class CliTest {
             assertThat(f.get("value").isNumber() || f.get("value").isNull()).isTrue();
             assertThat(r.out()).contains(f.get("series").asText());
         });
+
+        Result compared = dat(SHORT, "perf", "--compare", file.toString(), file.toString());
+        clean(compared);
+        assertThat(compared.exit()).as(compared.toString()).isZero();
+        assertThat(compared.out()).startsWith("dat perf --compare: 2 runs").contains("| send/recv latency 8 B (median) | spin ping-pong | us |",
+                "| send bandwidth / RDMA write bandwidth 4 KiB | - | ratio |");
+        assertThat(compared.out().strip().lines().reduce((a, b) -> b).orElseThrow())
+                .matches("(\\d+) of \\1 figures lie within \\+-20.0% of their mean over the runs");
+        for (List<String> bad : List.of(List.of("perf", "--compare", file.toString()),
+                List.of("perf", "--compare", file.toString(), dir.resolve("nosuch.json").toString()),
+                List.of("perf", "--compare", file.toString(), file.toString(), "--quick"))) {
+            Result refused = dat(SHORT, bad.toArray(String[]::new));
+            clean(refused);
+            usageError(refused, "perf");
+        }
     }
 
     // ---- JSON and readable attributes ------------------------------------------------------------

@@ -58,6 +58,11 @@ public final class PerfCommands {
             Cli.print(Cli.usage(cli));
             return;
         }
+        List<Path> compared = PerfOptions.compared(cli);
+        if (compared != null) {
+            Cli.print(compare(cli, compared));
+            return;
+        }
         PerfOptions options = PerfOptions.of(cli, this::defaultIa);
         if (options.server()) {
             serve(cli, options, System.out);
@@ -131,6 +136,27 @@ public final class PerfCommands {
             out.println("plot written to " + options.plot().toAbsolutePath());
         }
         out.flush();
+    }
+
+    /** The report of {@code --compare}; a file that cannot be read, or is not a run's JSON, is a usage error naming it. */
+    static String compare(CommandLine cli, List<Path> files) {
+        List<PerfComparison.Run> runs = new java.util.ArrayList<>();
+        for (Path file : files) {
+            if (!Files.exists(file)) {
+                throw Cli.error(cli, "--compare " + file + ": no such file");
+            }
+            if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+                throw Cli.error(cli, "--compare " + file + ": not a readable file");
+            }
+            try {
+                runs.add(PerfComparison.read(file));
+            } catch (IOException e) {
+                throw Cli.error(cli, "--compare " + file + ": cannot be read (" + e.getClass().getSimpleName() + ")");
+            } catch (IllegalArgumentException e) {
+                throw Cli.error(cli, "--compare " + file + ": " + e.getMessage());
+            }
+        }
+        return PerfComparison.report(runs);
     }
 
     /** Linux: the congestion control that new TCP connections use. */

@@ -122,8 +122,36 @@ record PerfOptions(String iaName, List<Long> latencySizes, List<Long> bandwidthS
         @Option(names = "--nio-port", paramLabel = "PORT", converter = Port.class, description = "with --server: the port of the"
                 + " NIO baselines (default " + PerfServer.NIO_PORT + "; 0 for any free one, which clients learn as they connect)")
         Integer nioPort;
+        @Option(names = "--compare", arity = "2..*", paramLabel = "FILE", description = "measure nothing: print the figures of two or"
+                + " more earlier runs from their --json files side by side, each with its ratio to the baseline of its run, and how far"
+                + " each figure strays from its mean over the runs (runs agree within +-20%%)")
+        List<Path> compare;
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
         boolean help;
+    }
+
+    /**
+     * The files of a {@code --compare}, which excludes every other argument: it measures nothing.
+     *
+     * @param cli the parsed command line
+     * @return the files, or {@code null} when {@code --compare} was not given
+     * @throws CommandLine.ParameterException when another argument was given beside it
+     */
+    static List<Path> compared(CommandLine cli) {
+        Arguments a = cli.getCommand();
+        if (a.compare == null) {
+            return null;
+        }
+        for (OptionSpec option : cli.getParseResult().matchedOptions()) {
+            if (!option.longestName().equals("--compare")) {
+                throw Cli.error(cli, option.longestName() + " is not an option of --compare, which measures nothing: it reads the"
+                        + " --json files of earlier runs");
+            }
+        }
+        if (a.ia != null) {
+            throw Cli.error(cli, "--compare takes no IA, only the --json files of earlier runs, not '" + a.ia + "'");
+        }
+        return List.copyOf(a.compare);
     }
 
     /** A count given for {@code option}, if any, is at most {@code max}; {@code why} follows the bound in the error. */
