@@ -62,6 +62,11 @@ public final class SimProvider {
      * were open on them, with the {@code ia_params} each was made with; guarded by this.
      */
     private final Map<Adapter, String> replaced = new LinkedHashMap<>();
+    /**
+     * IA names whose {@link #setUp} closes the unused adapter it replaces, outside this monitor;
+     * an open or set-up of such a name waits for it (on this monitor), others do not.
+     */
+    private final java.util.Set<String> settingUp = ConcurrentHashMap.newKeySet();
     private final Map<InetSocketAddress, Adapter> fabric = new ConcurrentHashMap<>();
     private final Map<String, SharedRegion> sharedRegions = new ConcurrentHashMap<>();
     private final ThreadLocal<dat.api.DatEvent> pollEvents = ThreadLocal.withInitial(dat.api.DatEvent::new);
@@ -107,6 +112,7 @@ public final class SimProvider {
      * @return the adapter
      */
     public synchronized Adapter adapter(String name, String iaParams) {
+        awaitSetUp(name);
         if (closed) {
             // a dat_ia_open that raced the hot swap: no adapter (nor TCP listener) after the shutdown
             throw stopped();
@@ -127,30 +133,65 @@ public final class SimProvider {
     /**
      * Sets an IA name up with its {@code ia_params} ({@code dat_provider_init}): an adapter made
      * with other {@code ia_params} than these is replaced (see the class comment); only an
-     * {@code init} replaces, so that opens never move an IA name to another address.
+     * {@code init} replaces, so that opens never move an IA name to another address. An unused
+     * adapter it replaces is closed before the new one is made, so that a fixed port it held is
+     * free again; that close waits for the adapter's thread, which may need {@link #cmLock}, so it
+     * runs outside this monitor, and only opens and set-ups of this IA name wait for it.
      *
      * @param name the IA name
      * @param iaParams its static-registry parameters, may be empty
      */
-    public synchronized void setUp(String name, String iaParams) {
-        if (closed) {
-            throw stopped();
+    public void setUp(String name, String iaParams) {
+        Adapter unused;
+        synchronized (this) {
+            awaitSetUp(name);
+            if (closed) {
+                throw stopped();
+            }
+            Adapter existing = adapters.get(name);
+            String previous = adapterParams.get(name);
+            if (existing != null && iaParams.equals(previous)) {
+                return;
+            }
+            if (existing == null || !existing.openIas.isEmpty()) {
+                replaceInUse(name, iaParams, existing, previous);
+                return;
+            }
+            adapters.remove(name);
+            adapterParams.remove(name);
+            fabric.remove(existing.address);
+            settingUp.add(name);
+            unused = existing;
         }
-        Adapter existing = adapters.get(name);
-        String previous = adapterParams.get(name);
-        if (existing != null && iaParams.equals(previous)) {
-            return;
+        try {
+            closeOwnTransport(unused); // frees its address for the new parameters
+        } finally {
+            synchronized (this) {
+                try {
+                    if (closed) {
+                        throw stopped();
+                    }
+                    if (takeBack(name, iaParams) == null) {
+                        newAdapter(name, iaParams);
+                        adapterParams.put(name, iaParams);
+                    }
+                } finally {
+                    settingUp.remove(name);
+                    notifyAll();
+                }
+            }
         }
-        boolean inUse = false;
+    }
+
+    /**
+     * The set-up of an IA name whose current adapter, if any, has IAs open: that adapter is kept
+     * for them (replaced) while a new one becomes current; called under this monitor.
+     */
+    private void replaceInUse(String name, String iaParams, Adapter existing, String previous) {
         if (existing != null) {
             adapters.remove(name);
             adapterParams.remove(name);
-            inUse = !existing.openIas.isEmpty();
-            if (inUse) {
-                replaced.put(existing, previous); // keeps its address for the IAs open on it
-            } else {
-                release(existing); // frees its address for the new parameters
-            }
+            replaced.put(existing, previous); // keeps its address for the IAs open on it
         }
         if (takeBack(name, iaParams) != null) {
             return;
@@ -159,13 +200,31 @@ public final class SimProvider {
             newAdapter(name, iaParams);
             adapterParams.put(name, iaParams);
         } catch (RuntimeException e) {
-            if (inUse) {
+            if (existing != null) {
                 // the new parameters failed: the old set-up stays current
                 replaced.remove(existing);
                 adapters.put(name, existing);
                 adapterParams.put(name, previous);
             }
             throw e;
+        }
+    }
+
+    /**
+     * Waits, under this monitor, while a {@link #setUp} of the IA name closes the adapter it
+     * replaces (at most the close's own bound); an interrupt is kept for the caller.
+     */
+    private void awaitSetUp(String name) {
+        boolean interrupted = false;
+        while (settingUp.contains(name)) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -272,7 +331,7 @@ public final class SimProvider {
 
     /** Whether an IA name is known: configured, or set up by init / a static registry entry. */
     public boolean serves(String name) {
-        return adapters.containsKey(name) || settings.iaNames().contains(name);
+        return adapters.containsKey(name) || settingUp.contains(name) || settings.iaNames().contains(name);
     }
 
     /**
@@ -311,15 +370,9 @@ public final class SimProvider {
         closeOwnTransport(adapter);
     }
 
-    /** Releases an adapter's address and its own transport (listening socket, thread). */
-    private void release(Adapter adapter) {
-        fabric.remove(adapter.address);
-        closeOwnTransport(adapter);
-    }
-
     /**
      * Closes an adapter's own transport (listening socket, thread), if it has one. Called outside
-     * this monitor where it can be: the close waits for the adapter's thread, which may need cmLock.
+     * this monitor: the close waits for the adapter's thread, which may need cmLock.
      */
     private static void closeOwnTransport(Adapter adapter) {
         if (adapter.ownTransport) {
