@@ -51,6 +51,11 @@ import java.util.function.Consumer;
  */
 final class PerfClient {
 
+    /** The series of the RDMA write stream's figures. */
+    static final String WRITE_STREAM = "RDMA write bandwidth, 2 processes";
+    /** The series of the NIO stream framed as the sim provider's TCP wire frames. */
+    static final String FRAMED_STREAM = "NIO framed stream bandwidth, 2 processes";
+
     private static final long BUFFER = PerfServer.BUFFER;
     private static final long TIMEOUT_MICROS = 10_000_000;
 
@@ -148,8 +153,8 @@ final class PerfClient {
                     StreamRounds[] streams = bandwidths(size, firstBandwidthPoint);
                     firstBandwidthPoint = false;
                     StreamRounds raw = streams[0];
-                    add(StreamRounds.besideRaw("RDMA write bandwidth, 2 processes", size, streams[1], raw));
-                    add(StreamRounds.besideRaw("NIO framed stream bandwidth, 2 processes", size, streams[2], raw));
+                    add(StreamRounds.besideRaw(WRITE_STREAM, size, streams[1], raw));
+                    add(StreamRounds.besideRaw(FRAMED_STREAM, size, streams[2], raw));
                     add(StreamRounds.besideRaw("NIO framed non-blocking, 2 processes", size, streams[3], raw));
                     if (streams[4] != null) {
                         add(StreamRounds.besideCopy(size, streams[1], streams[4]));

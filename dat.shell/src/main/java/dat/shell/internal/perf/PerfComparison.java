@@ -35,9 +35,9 @@ final class PerfComparison {
      * (two processes; below 16 KiB the fair baseline, {@code docs/conformance.md}).
      */
     static final List<Quotient> QUOTIENTS = List.of(
-            new Quotient("send bandwidth", "RDMA write bandwidth", "send bandwidth / RDMA write bandwidth"),
-            new Quotient("RDMA write bandwidth, 2 processes", "NIO framed stream bandwidth, 2 processes",
-                    "RDMA write / NIO framed stream bandwidth, 2 processes"));
+            new Quotient(PerfRunner.Op.SEND.bandwidthSeries(), PerfRunner.Op.RDMA_WRITE.bandwidthSeries(),
+                    "send bandwidth / RDMA write bandwidth"),
+            new Quotient(PerfClient.WRITE_STREAM, PerfClient.FRAMED_STREAM, "RDMA write / NIO framed stream bandwidth, 2 processes"));
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 

@@ -129,13 +129,18 @@ final class PerfRunner {
         out.flush();
     }
 
-    private enum Op {
+    enum Op {
         RDMA_WRITE("RDMA write"), RDMA_READ("RDMA read"), SEND("send");
 
         final String label;
 
         Op(String label) {
             this.label = label;
+        }
+
+        /** The series of this operation's bandwidth figures, e.g. "send bandwidth". */
+        String bandwidthSeries() {
+            return label + " bandwidth";
         }
     }
 
@@ -418,7 +423,7 @@ final class PerfRunner {
             join(peer);
             flushReceives(pair);
         }
-        return new Figure(op.label + " bandwidth", size, "GB/s", gbs, null, "MemorySegment.copy", memcpyGBs, true);
+        return new Figure(op.bandwidthSeries(), size, "GB/s", gbs, null, "MemorySegment.copy", memcpyGBs, true);
     }
 
     // ---- message rate and connection rate -------------------------------------------------
