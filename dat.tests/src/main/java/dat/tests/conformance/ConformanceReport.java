@@ -1,5 +1,6 @@
 package dat.tests.conformance;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -36,15 +37,34 @@ public final class ConformanceReport {
      * @param displayName the display name: man page, expectation, IA
      * @param outcome how it ended
      * @param message the failure or skip message, or {@code ""}
+     * @param duration how long the run took, from its start to its end as the test engine reported
+     *        them ({@link Duration#ZERO} for a test skipped before it started)
      */
-    public record Result(String area, String testClass, String displayName, Outcome outcome, String message) {
-        /** Checks for {@code null}s. */
+    public record Result(String area, String testClass, String displayName, Outcome outcome, String message, Duration duration) {
+        /** Checks for {@code null}s and a negative duration. */
         public Result {
             Objects.requireNonNull(area, "area");
             Objects.requireNonNull(testClass, "testClass");
             Objects.requireNonNull(displayName, "displayName");
             Objects.requireNonNull(outcome, "outcome");
             message = message == null ? "" : message;
+            duration = duration == null ? Duration.ZERO : duration;
+            if (duration.isNegative()) {
+                throw new IllegalArgumentException("negative duration " + duration);
+            }
+        }
+
+        /**
+         * A run whose duration is not known ({@link Duration#ZERO}).
+         *
+         * @param area the area of the test
+         * @param testClass the test class, or the failing container's name
+         * @param displayName the display name: man page, expectation, IA
+         * @param outcome how it ended
+         * @param message the failure or skip message, or {@code ""}
+         */
+        public Result(String area, String testClass, String displayName, Outcome outcome, String message) {
+            this(area, testClass, displayName, outcome, message, Duration.ZERO);
         }
     }
 
@@ -60,6 +80,11 @@ public final class ConformanceReport {
     /** @return every test run, in execution order */
     public List<Result> results() {
         return results;
+    }
+
+    /** @return the sum of the runs' durations */
+    public Duration duration() {
+        return results.stream().map(Result::duration).reduce(Duration.ZERO, Duration::plus);
     }
 
     /** @return the failed runs */

@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -247,6 +248,7 @@ public final class ConformanceSuite {
         private final Consumer<String> progress;
         private final List<Result> results = Collections.synchronizedList(new ArrayList<>());
         private final Map<String, int[]> perClass = new ConcurrentHashMap<>();
+        private final Map<String, Long> started = new ConcurrentHashMap<>();
         private TestPlan plan;
 
         Collector(Consumer<String> progress) {
@@ -259,14 +261,21 @@ public final class ConformanceSuite {
         }
 
         @Override
+        public void executionStarted(TestIdentifier identifier) {
+            started.put(identifier.getUniqueId(), System.nanoTime());
+        }
+
+        @Override
         public void executionSkipped(TestIdentifier identifier, String reason) {
             if (identifier.isTest()) {
-                add(identifier, Outcome.SKIPPED, reason);
+                add(identifier, Outcome.SKIPPED, reason, Duration.ZERO);
             }
         }
 
         @Override
         public void executionFinished(TestIdentifier identifier, TestExecutionResult result) {
+            Long start = started.remove(identifier.getUniqueId());
+            Duration took = start == null ? Duration.ZERO : Duration.ofNanos(Math.max(0, System.nanoTime() - start));
             String message = result.getThrowable().map(ConformanceSuite::message).orElse("");
             Outcome outcome = switch (result.getStatus()) {
                 case SUCCESSFUL -> Outcome.PASSED;
@@ -274,9 +283,9 @@ public final class ConformanceSuite {
                 case ABORTED -> message.startsWith(UNSUPPORTED) ? Outcome.SKIPPED_UNSUPPORTED : Outcome.SKIPPED;
             };
             if (identifier.isTest()) {
-                add(identifier, outcome, message);
+                add(identifier, outcome, message, took);
             } else if (outcome == Outcome.FAILED) {
-                add(identifier, outcome, message); // a class or template that could not run at all
+                add(identifier, outcome, message, took); // a class or template that could not run at all
             }
             if (identifier.getSource().orElse(null) instanceof ClassSource type && progress != null) {
                 int[] c = perClass.getOrDefault(type.getClassName(), new int[Outcome.values().length]);
@@ -287,9 +296,9 @@ public final class ConformanceSuite {
             }
         }
 
-        private void add(TestIdentifier identifier, Outcome outcome, String message) {
+        private void add(TestIdentifier identifier, Outcome outcome, String message, Duration took) {
             String className = className(identifier);
-            results.add(new Result(ConformanceReport.areaOf(className), className, displayName(identifier), outcome, message));
+            results.add(new Result(ConformanceReport.areaOf(className), className, displayName(identifier), outcome, message, took));
             perClass.computeIfAbsent(className, k -> new int[Outcome.values().length])[outcome.ordinal()]++;
         }
 

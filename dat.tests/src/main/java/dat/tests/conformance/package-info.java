@@ -7,7 +7,7 @@
  * <p>Import with {@code Import-Package: dat.tests.conformance;version="[1.0,2)"}.
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package dat.tests.conformance;
 
 import org.osgi.annotation.bundle.Export;

@@ -286,14 +286,17 @@ public final class TestCommand {
         }
     }
 
-    /** The report as JUnit XML: one testcase per test run, its class name the test class (the area). */
+    /**
+     * The report as JUnit XML: one testcase per test run, its class name the test class (the area),
+     * its {@code time} the run's duration in seconds; the testsuite's {@code time} their sum.
+     */
     static void writeXml(java.nio.file.Path file, String name, ConformanceReport report) {
         StringBuilder cases = new StringBuilder();
         int failures = 0;
         int skipped = 0;
         for (ConformanceReport.Result result : report.results()) {
             cases.append("  <testcase classname=\"").append(xmlEscape(result.testClass())).append("\" name=\"")
-                    .append(xmlEscape(result.displayName())).append("\">");
+                    .append(xmlEscape(result.displayName())).append("\" time=\"").append(seconds(result.duration())).append("\">");
             switch (result.outcome()) {
                 case FAILED -> {
                     failures++;
@@ -310,7 +313,8 @@ public final class TestCommand {
             cases.append("</testcase>\n");
         }
         String text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"" + xmlEscape(name) + "\" tests=\""
-                + report.results().size() + "\" failures=\"" + failures + "\" errors=\"0\" skipped=\"" + skipped + "\">\n" + cases
+                + report.results().size() + "\" failures=\"" + failures + "\" errors=\"0\" skipped=\"" + skipped + "\" time=\""
+                + seconds(report.duration()) + "\">\n" + cases
                 + "</testsuite>\n";
         try {
             java.nio.file.Path parent = file.toAbsolutePath().getParent();
@@ -321,6 +325,11 @@ public final class TestCommand {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException("writing " + file + ": " + e, e);
         }
+    }
+
+    /** Seconds with millisecond precision, as JUnit's XML reports write them. */
+    private static String seconds(java.time.Duration d) {
+        return java.math.BigDecimal.valueOf(d.toMillis(), 3).toPlainString();
     }
 
     private static String xmlEscape(String text) {

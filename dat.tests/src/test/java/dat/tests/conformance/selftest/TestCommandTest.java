@@ -67,6 +67,42 @@ class TestCommandTest {
                 .contains("expected DAT_INVALID_PARAMETER, got DAT_SUCCESS");
     }
 
+    /**
+     * {@code --xml} writes JUnit XML whose testcases carry their durations: the CNO wait of 100 ms
+     * takes at least that, and the testsuite's time is the sum of its testcases'.
+     */
+    @Test
+    @Timeout(120)
+    void theXmlReportTimesEachTest(@InjectService(timeout = 10_000) CommandProcessor processor) throws Exception {
+        java.nio.file.Path xml = java.nio.file.Files.createTempDirectory("dat-test-xml").resolve("report.xml");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
+                CommandSession session = processor.createSession(InputStream.nullInputStream(), print, print)) {
+            session.execute("dat:test sim0 --filter ^cno/ --xml " + xml);
+        }
+        assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain("FAILED dat_");
+        org.w3c.dom.Element suite = javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile())
+                .getDocumentElement();
+        org.w3c.dom.NodeList cases = suite.getElementsByTagName("testcase");
+        assertThat(cases.getLength()).isGreaterThan(5);
+        java.math.BigDecimal sum = java.math.BigDecimal.ZERO;
+        java.math.BigDecimal waited = null;
+        for (int i = 0; i < cases.getLength(); i++) {
+            org.w3c.dom.Element testcase = (org.w3c.dom.Element) cases.item(i);
+            java.math.BigDecimal time = new java.math.BigDecimal(testcase.getAttribute("time"));
+            assertThat(time.signum()).as(testcase.getAttribute("name")).isGreaterThanOrEqualTo(0);
+            sum = sum.add(time);
+            if (testcase.getAttribute("name").startsWith("dat_cno_wait(3DAT) DAT_QUEUE_EMPTY: the timeout expires")) {
+                waited = time;
+            }
+        }
+        assertThat(waited).as("the time of the CNO wait that times out after 100 ms").isNotNull()
+                .isGreaterThanOrEqualTo(new java.math.BigDecimal("0.099"));
+        java.math.BigDecimal total = new java.math.BigDecimal(suite.getAttribute("time"));
+        assertThat(total.subtract(sum).abs()).as("the suite's time " + total + " against its testcases' " + sum)
+                .isLessThanOrEqualTo(new java.math.BigDecimal("0.001").multiply(java.math.BigDecimal.valueOf(cases.getLength())));
+    }
+
     @Test
     @Timeout(60)
     void rejectsUnknownOptions(@InjectService(timeout = 10_000) CommandProcessor processor) throws Exception {
