@@ -12,7 +12,7 @@
 #      beside the C references measured in the same VM, `dapltest -T P ... RW 65536` (OFED uDAPL) and
 #      `ibv_rc_pingpong -s 64` (rdma-core), then `dat perf` and the JMH post + poll benchmark.
 # The figures measure the binding's overhead under emulation (TCG, 2 vCPUs), not RDMA hardware.
-# Usage: .ci/rxe-stage.sh   (after mvn verify; needs root for the 9p export; ~11 minutes, ~17 with
+# Usage: .ci/rxe-stage.sh   (after mvn verify; needs root for the 9p export; ~3 minutes, ~9 with
 # RXE_BENCHMARKS=1; RXE_CONFORMANCE=0 runs the device and interop tests without the conformance suite,
 # RXE_FILTER=REGEX only the conformance tests `dat test --filter REGEX` selects)
 set -uo pipefail

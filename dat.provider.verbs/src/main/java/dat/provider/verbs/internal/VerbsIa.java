@@ -603,7 +603,12 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
             cmLock.unlock();
         }
         stopEventThread();
-        // children before parents: connections and QPs, then queues and memory, then EVDs, then PDs
+        // children before parents: windows, connections and QPs, then queues and memory, then EVDs,
+        // then PDs. A type 2 window bound through a QP holds that QP in the kernel: soft-RoCE's
+        // ibv_destroy_qp waits for it (50 s) if the window outlives the QP
+        for (VerbsRmr rmr : List.copyOf(rmrs)) {
+            rmr.destroy(); // before the QPs they are bound through and the MRs they are bound to
+        }
         for (VerbsEp ep : List.copyOf(eps)) {
             ep.destroy();
         }
@@ -615,9 +620,6 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         }
         for (VerbsSrq srq : List.copyOf(srqs)) {
             srq.destroy();
-        }
-        for (VerbsRmr rmr : List.copyOf(rmrs)) {
-            rmr.destroy(); // windows before the MRs they are bound to
         }
         for (VerbsLmr lmr : List.copyOf(lmrs)) {
             lmr.destroy();
