@@ -416,6 +416,16 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
         }
     }
 
+    /** The QP, read under the post lock: a bind records the QP its window is bound through. */
+    MemorySegment currentQp() {
+        postLock.lock();
+        try {
+            return qp;
+        } finally {
+            postLock.unlock();
+        }
+    }
+
     MemorySegment qp() {
         return qp;
     }
@@ -603,6 +613,9 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
                     || newAttributes.maxRecvIov() != current.maxRecvIov() || newAttributes.maxRequestIov() != current.maxRequestIov()
                     || newAttributes.maxRdmaReadIov() != current.maxRdmaReadIov()
                     || newAttributes.maxRdmaWriteIov() != current.maxRdmaWriteIov();
+            // the QP and private CQ a re-creation replaced, destroyed once the post lock is released
+            MemorySegment retiredQp = MemorySegment.NULL;
+            MemorySegment retiredCq = MemorySegment.NULL;
             postLock.lock();
             try {
                 checkOpen();
@@ -623,13 +636,11 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
                     } catch (NativeException e) {
                         throw Codes.fromNative(e, "params.attributes");
                     }
-                    MemorySegment oldQp = qp;
-                    MemorySegment oldCq = discardCq;
-                    boolean hadCq = hasDiscardCq;
+                    retiredQp = qp;
+                    retiredCq = hasDiscardCq ? discardCq : MemorySegment.NULL;
                     ia.epsByQpNum.remove(qpNum, this);
                     adopt(created);
                     ia.epsByQpNum.put(qpNum, this);
-                    destroyQueues(oldQp, hadCq, oldCq);
                     sendSlots = new WorkSlots(newAttributes.maxRequestDtos());
                     recvSlots = new WorkSlots(srq == null ? newAttributes.maxRecvDtos() : 1);
                 }
@@ -646,6 +657,11 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
                 VerbsEvd.countConsumerNotified(recvEvd, requestEvd, attributes, 1);
             } finally {
                 postLock.unlock();
+            }
+            if (!retiredQp.equals(MemorySegment.NULL)) {
+                // the windows bound through the old QP first (their monitors go before the post lock)
+                ia.releaseWindows(retiredQp);
+                destroyQueues(retiredQp, !retiredCq.equals(MemorySegment.NULL), retiredCq);
             }
         } finally {
             ia.cmLock.unlock();
@@ -752,6 +768,13 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
                     }
                 }
                 toError();
+            } finally {
+                postLock.unlock();
+            }
+            // no post goes out once freed is set; a bind holds its window's monitor, then the post lock
+            ia.releaseWindows(qp);
+            postLock.lock();
+            try {
                 connection.dropCmId();
                 destroyQueues(qp, hasDiscardCq, discardCq);
                 arena.close();

@@ -62,8 +62,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * wait on an event it holds. Consumer threads never block in native code: waits park in Java.
  *
  * <p>Locks, outermost first: {@link #cmLock} (connection state of every Service Point, CR and
- * Endpoint of this IA) → an Endpoint's or SRQ's post lock → an EVD's lock → a {@link WorkSlots}
- * monitor. The event thread takes them only after it acknowledged the native event.
+ * Endpoint of this IA) → an RMR's monitor → an Endpoint's or SRQ's post lock → an EVD's lock → a
+ * {@link WorkSlots} monitor. The event thread takes them only after it acknowledged the native event.
  */
 @SuppressWarnings("restricted") // native pointers returned by the libraries are given their C sizes
 final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
@@ -589,6 +589,16 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
             evd.awaitHandOff(TimeUnit.MILLISECONDS.toNanos(200));
         }
         shutdown(FAILED);
+    }
+
+    /**
+     * Replaces the type 2 windows bound through {@code qp}, which is about to be destroyed
+     * ({@link VerbsRmr#releaseFrom}); the caller holds {@link #cmLock} and no post lock.
+     */
+    void releaseWindows(MemorySegment qp) {
+        for (VerbsRmr rmr : rmrs) {
+            rmr.releaseFrom(qp);
+        }
     }
 
     private void shutdown(int finalState) {

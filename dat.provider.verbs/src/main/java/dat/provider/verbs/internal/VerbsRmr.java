@@ -1,6 +1,5 @@
 package dat.provider.verbs.internal;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dat.api.CompletionFlags;
@@ -41,6 +40,14 @@ import java.util.List;
  * <p>The key is tracked here as the binds are posted (they run in order on the send queue); the
  * {@code ibv_mw}'s own {@code rkey} field, which the driver reads as the window's current key
  * when it builds a bind, is kept equal to it.
+ *
+ * <p><b>The QP a window is bound through.</b> A type 2 window belongs to the QP of its bind, and
+ * the kernel holds that QP while the window stays bound (soft-RoCE's {@code ibv_destroy_qp} waits
+ * 50 s for such a window before it gives up). So before an Endpoint destroys a QP
+ * ({@code dat_ep_free}, or {@code dat_ep_modify} re-creating it), {@link #releaseFrom} deallocates
+ * each window bound through it and allocates a new, unbound one in its place: the RMR stays a
+ * handle the consumer can bind again through another Endpoint, or free, and its old context is
+ * gone with the QP it could only be used through.
  */
 @SuppressWarnings("restricted") // the ibv_mw pointer is given its C size
 final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
@@ -52,7 +59,8 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
     private static final int IBV_ACCESS_MW_BIND = 16;
 
     final VerbsPz pz;
-    final MemorySegment mw;
+    /** The window; guarded by this (a bind reads it with this monitor held). */
+    MemorySegment mw;
     final MemorySegment bindFn;
     private final MemorySegment deallocFn;
     private final int type;
@@ -65,6 +73,10 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
     /** The LMR the window is bound to, or {@code null}. */
     private VerbsLmr boundLmr;
     private int boundPrivileges;
+    /** The QP a type 2 window is bound through, or {@code NULL}. */
+    private MemorySegment boundQp = MemorySegment.NULL;
+    /** Why the window could not be allocated again after {@link #releaseFrom}, or {@code null}. */
+    private String lost;
     /**
      * Guards what a bind's completion changes ({@link #inFlight}, {@link #exactMrs}, and
      * {@link #boundMr}'s writes): the completion comes from a request EVD's reader, which holds
@@ -110,25 +122,29 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
         this.pz = pz;
         this.type = ia.windowType();
         MemorySegment context = ia.context;
-        MemorySegment allocFn = Inline.op(context, Structs.CONTEXT_OPS_ALLOC_MW);
         this.bindFn = Inline.op(context, Structs.CONTEXT_OPS_BIND_MW);
         this.deallocFn = Inline.op(context, Structs.CONTEXT_OPS_DEALLOC_MW);
-        MemorySegment window;
+        this.mw = allocate(ia, pz, type);
+        this.key = mw.get(JAVA_INT, Structs.MW_RKEY);
+        pz.users.incrementAndGet();
+        ia.rmrs.add(this);
+    }
+
+    /** {@code ibv_alloc_mw} of a window of {@code type} in the PZ's protection domain. */
+    private static MemorySegment allocate(VerbsIa ia, VerbsPz pz, int type) {
+        MemorySegment allocFn = Inline.op(ia.context, Structs.CONTEXT_OPS_ALLOC_MW);
         try (Arena local = Arena.ofConfined()) {
             MemorySegment capture = local.allocate(java.lang.foreign.Linker.Option.captureStateLayout());
-            window = (MemorySegment) Inline.ALLOC_MW.invokeExact(allocFn, capture, pz.pd, type);
+            MemorySegment window = (MemorySegment) Inline.ALLOC_MW.invokeExact(allocFn, capture, pz.pd, type);
             if (window.equals(MemorySegment.NULL)) {
                 throw Codes.fromNative(new NativeException("ibv_alloc_mw", Inline.errno(capture)), "pz");
             }
+            return window.reinterpret(Structs.IBV_MW.byteSize());
         } catch (DatException e) {
             throw e;
         } catch (Throwable t) {
             throw Codes.exception(DatReturn.INTERNAL_ERROR, DatReturn.NO_SUBTYPE, "pz", "ibv_alloc_mw: " + t);
         }
-        this.mw = window.reinterpret(Structs.IBV_MW.byteSize());
-        this.key = mw.get(JAVA_INT, Structs.MW_RKEY);
-        pz.users.incrementAndGet();
-        ia.rmrs.add(this);
     }
 
     /** The {@code IBV_ACCESS_*} rights of a window with DAT remote privileges. */
@@ -206,6 +222,9 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
     /** Builds and posts the bind; returns the new context, or a negative DAT error code. */
     private synchronized int post(VerbsEp ep, VerbsLmr lmr, long address, long length, int privileges, long cookie, int flags) {
         checkOpen();
+        if (lost != null) {
+            throw Codes.exception(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.NO_SUBTYPE, "rmr", lost);
+        }
         MemorySegment exact = MemorySegment.NULL;
         MemorySegment target = MemorySegment.NULL;
         if (lmr != null) {
@@ -256,6 +275,7 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
         }
         key = newKey;
         valid = length > 0;
+        boundQp = type == 2 && length > 0 ? ep.currentQp() : MemorySegment.NULL;
         rebound(lmr);
         boundSegment = new LmrTriplet(lmr == null ? 0 : lmr.lkey, address, length);
         boundPrivileges = length > 0 ? privileges : 0;
@@ -323,6 +343,58 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
         destroy();
     }
 
+    /**
+     * The QP {@code qp} is about to be destroyed: a type 2 window bound through it is deallocated
+     * and a new, unbound window takes its place (see the class comment), and the MRs the old one
+     * held are deregistered. Binds in flight through that QP are flushed with it. Called with the
+     * IA's {@code cmLock} held and no post lock: a bind takes this monitor, then the post lock.
+     */
+    synchronized void releaseFrom(MemorySegment qp) {
+        if (freed || lost != null || !boundQp.equals(qp)) {
+            return;
+        }
+        dealloc(mw);
+        boundQp = MemorySegment.NULL;
+        valid = false;
+        boundSegment = new LmrTriplet(0, 0, 0);
+        boundPrivileges = 0;
+        rebound(null);
+        releaseMrs();
+        try {
+            mw = allocate(ia, pz, type);
+            key = mw.get(JAVA_INT, Structs.MW_RKEY);
+        } catch (DatException e) {
+            mw = MemorySegment.NULL;
+            lost = "the window could not be allocated again after the Endpoint it was bound through was freed: "
+                    + e.getMessage();
+            System.getLogger(VerbsRmr.class.getName()).log(System.Logger.Level.WARNING, lost);
+        }
+    }
+
+    private void dealloc(MemorySegment window) {
+        try {
+            int result = (int) Inline.DEALLOC_MW.invokeExact(deallocFn, window);
+            if (result != 0) {
+                System.getLogger(VerbsRmr.class.getName()).log(System.Logger.Level.WARNING, "ibv_dealloc_mw: " + result);
+            }
+        } catch (Throwable t) {
+            System.getLogger(VerbsRmr.class.getName()).log(System.Logger.Level.WARNING, "ibv_dealloc_mw failed", t);
+        }
+    }
+
+    /** Deregisters the exact-range MRs the window held (this monitor held; the window is deallocated). */
+    private void releaseMrs() {
+        List<MemorySegment> held;
+        synchronized (completions) {
+            held = List.copyOf(exactMrs);
+            exactMrs.clear();
+            boundMr = MemorySegment.NULL;
+        }
+        for (MemorySegment mr : held) {
+            deregister(mr);
+        }
+    }
+
     /** Deallocates the window (which invalidates its key), then the MRs it held. Idempotent. */
     void destroy() {
         synchronized (this) {
@@ -330,22 +402,10 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
                 return;
             }
             freed = true;
-            try {
-                int result = (int) Inline.DEALLOC_MW.invokeExact(deallocFn, mw);
-                if (result != 0) {
-                    System.getLogger(VerbsRmr.class.getName()).log(System.Logger.Level.WARNING, "ibv_dealloc_mw: " + result);
-                }
-            } catch (Throwable t) {
-                System.getLogger(VerbsRmr.class.getName()).log(System.Logger.Level.WARNING, "ibv_dealloc_mw failed", t);
+            if (lost == null) {
+                dealloc(mw);
             }
-            List<MemorySegment> held;
-            synchronized (completions) {
-                held = List.copyOf(exactMrs);
-                exactMrs.clear();
-            }
-            for (MemorySegment mr : held) {
-                deregister(mr);
-            }
+            releaseMrs();
             rebound(null);
         }
         pz.users.decrementAndGet();

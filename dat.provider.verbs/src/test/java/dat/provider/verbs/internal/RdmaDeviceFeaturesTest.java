@@ -10,6 +10,8 @@ import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
 import dat.api.EventDispatcher;
+import dat.api.EpParamMask;
+import dat.api.EpParams;
 import dat.api.EventNumber;
 import dat.api.EvdFlags;
 import dat.api.InterfaceAdapter;
@@ -20,6 +22,9 @@ import dat.api.MemoryType;
 import dat.api.PspFlag;
 import dat.api.PublicServicePoint;
 import dat.api.RegionDescription;
+import dat.api.RemoteMemoryRegion;
+import dat.api.RmrParams;
+import dat.api.RmrTriplet;
 import dat.api.SharedReceiveQueue;
 import dat.api.SrqAttributes;
 import dat.api.SrqParams;
@@ -59,15 +64,94 @@ class RdmaDeviceFeaturesTest extends DeviceIaTest {
     }
 
     private Endpoint[] connect() {
+        return connect(dtoEvd, connEvd);
+    }
+
+    /** A client and a server Endpoint of the test's PZ, connected, with the given EVDs. */
+    private Endpoint[] connect(EventDispatcher dto, EventDispatcher conn) {
         PublicServicePoint psp = ia.createPublicServicePointAny(crEvd, PspFlag.CONSUMER);
-        Endpoint client = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
-        Endpoint server = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        Endpoint client = ia.createEndpoint(pz, dto, dto, conn, null);
+        Endpoint server = ia.createEndpoint(pz, dto, dto, conn, null);
         client.connect(address(), psp.connQual(), WAIT, null, 0, 0);
         await(crEvd).connectionRequest().accept(server, null);
-        assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        assertThat(await(conn).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        assertThat(await(conn).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
         psp.close();
         return new Endpoint[] {client, server};
+    }
+
+    /** Binds {@code rmr} over {@code [offset, offset + 1024)} through {@code ep} and waits for the bind's completion. */
+    private int bindAndAwait(RemoteMemoryRegion rmr, LocalMemoryRegion buffers, long offset, Endpoint ep, EventDispatcher dto) {
+        int context = rmr.bind(LmrTriplet.of(buffers, offset, 1024), MemPrivileges.REMOTE_WRITE, ep, 9, CompletionFlags.DEFAULT);
+        DatEvent done = await(dto);
+        assertThat(done.eventNumber()).isEqualTo(EventNumber.RMR_BIND_COMPLETION_EVENT);
+        assertThat(done.status()).as("the bind's status").isZero();
+        return context;
+    }
+
+    /**
+     * Asserts that a type 2 window's RMR reads unbound, and that it binds again through a new
+     * connection whose client then writes through the new context.
+     */
+    private void assertReleasedAndBindsAgain(RemoteMemoryRegion rmr, LocalMemoryRegion buffers) {
+        RmrParams released = rmr.query();
+        assertThat(released.rmrContext()).as("the context of a window whose QP is gone").isZero();
+        assertThat(released.lmrTriplet().segmentLength()).as("the bound length of a window whose QP is gone").isZero();
+        EventDispatcher dto = ia.createEventDispatcher(64, null, EvdFlags.DTO);
+        EventDispatcher conn = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION);
+        Endpoint[] next = connect(dto, conn);
+        int context = bindAndAwait(rmr, buffers, 1024, next[1], dto);
+        buffers.memory().asSlice(4096, 64).fill((byte) 0x5a);
+        int rc = next[0].postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(buffers, 4096, 64)}, 11,
+                new RmrTriplet(context, buffers.registeredAddress() + 1024, 64), CompletionFlags.DEFAULT);
+        assertThat(rc).as(DatReturn.describe(rc)).isEqualTo(DatReturn.SUCCESS);
+        assertThat(await(dto).status()).as("the RDMA Write through the window bound again").isZero();
+        assertThat(buffers.memory().get(java.lang.foreign.ValueLayout.JAVA_BYTE, 1024 + 63)).isEqualTo((byte) 0x5a);
+        rmr.close();
+    }
+
+    /**
+     * dat_ep_free of the Endpoint a type 2 window is bound through: the window goes with the QP
+     * (the kernel holds a QP while a window is bound through it), and the RMR binds again.
+     */
+    @Test
+    void freeingAnEndpointReleasesTheWindowsBoundThroughIt_andTheRmrBindsAgain() {
+        assumeTrue(ia.query().iaAttributes().maxRmrs() > 0 && ((VerbsIa) ia).windowType() == 2, "no type 2 memory windows on this device");
+        EventDispatcher dto = ia.createEventDispatcher(64, null, EvdFlags.DTO);
+        EventDispatcher conn = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION);
+        Endpoint[] first = connect(dto, conn);
+        LocalMemoryRegion buffers = ia.registerMemory(arena.allocate(8192, 64), pz, MemPrivileges.ALL);
+        RemoteMemoryRegion rmr = pz.createRemoteMemoryRegion();
+        assertThat(bindAndAwait(rmr, buffers, 0, first[1], dto)).isNotZero();
+        first[1].close();
+        first[0].close();
+        assertReleasedAndBindsAgain(rmr, buffers);
+    }
+
+    /**
+     * dat_ep_modify that re-creates the QP of an Endpoint a type 2 window is bound through
+     * (disconnected and reset): the window goes with the old QP, and the RMR binds again.
+     */
+    @Test
+    void reCreatingTheQpOfAnEndpointReleasesTheWindowsBoundThroughIt() {
+        assumeTrue(ia.query().iaAttributes().maxRmrs() > 0 && ((VerbsIa) ia).windowType() == 2, "no type 2 memory windows on this device");
+        EventDispatcher dto = ia.createEventDispatcher(64, null, EvdFlags.DTO);
+        EventDispatcher conn = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION);
+        Endpoint[] first = connect(dto, conn);
+        LocalMemoryRegion buffers = ia.registerMemory(arena.allocate(8192, 64), pz, MemPrivileges.ALL);
+        RemoteMemoryRegion rmr = pz.createRemoteMemoryRegion();
+        bindAndAwait(rmr, buffers, 0, first[1], dto);
+        first[1].disconnect(dat.api.CloseFlag.ABRUPT);
+        DatEvent event = await(conn);
+        while (event.eventNumber() != EventNumber.CONNECTION_EVENT_DISCONNECTED || event.endpoint() != first[1]) {
+            event = await(conn);
+        }
+        first[1].reset();
+        EpParams params = first[1].query();
+        first[1].modify(EpParamMask.EP_ATTR_MAX_RECV_DTOS,
+                EpParams.builder().attributes(params.attributes().toBuilder().maxRecvDtos(params.attributes().maxRecvDtos() + 1).build())
+                        .build());
+        assertReleasedAndBindsAgain(rmr, buffers);
     }
 
     @Test

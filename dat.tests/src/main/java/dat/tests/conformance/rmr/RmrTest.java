@@ -267,6 +267,21 @@ class RmrTest {
     }
 
     @ConformanceTest
+    @DisplayName("dat_ep_free(3DAT) DAT_SUCCESS: the Endpoint an RMR is bound through can be freed; the RMR stays a handle to query and free")
+    void freeEndpointOfBoundRmr(IaUnderTest t) {
+        t.requireRmrs();
+        Connection c = t.connect();
+        RemoteMemoryRegion rmr = c.passive.pz.createRemoteMemoryRegion();
+        bind(t, c, rmr, 0, 512, REMOTE, 1);
+        c.passive.ep.close();
+        assertThat(c.passive.ep.isOpen()).as(t.at("the freed Endpoint")).isFalse();
+        RmrParams params = rmr.query(RmrParamMask.IA_HANDLE | RmrParamMask.PZ_HANDLE);
+        assertThat(params.pz()).as(t.at("pz_handle of the RMR after its Endpoint was freed")).isSameAs(c.passive.pz);
+        rmr.close();
+        assertThat(rmr.isOpen()).as(t.at("the freed RMR")).isFalse();
+    }
+
+    @ConformanceTest
     @DisplayName("dat_rmr_free(3DAT) DAT_INVALID_HANDLE: freeing a freed RMR is the Java binding's no-op and the handle stays invalid")
     void freeTwice(IaUnderTest t) {
         t.requireRmrs();
