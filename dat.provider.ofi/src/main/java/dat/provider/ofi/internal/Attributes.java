@@ -62,8 +62,8 @@ final class Attributes {
                 .maxPzs(limits.maxPzs())
                 .maxMessageSize(limits.maxMessage())
                 .maxRdmaSize(limits.maxMessage())
-                .maxRmrs(0)
-                .maxRmrTargetAddress(0)
+                .maxRmrs(limits.maxRmrs())
+                .maxRmrTargetAddress(-1L)
                 .maxSrqs(limits.maxSrqs())
                 .maxEpPerSrq(limits.maxSrqs() == 0 ? 0 : limits.maxEps())
                 .maxRecvPerSrq(limits.maxSrqs() == 0 ? 0 : depth)
@@ -123,7 +123,6 @@ final class Attributes {
         attributes.put("ofi.domain", domain.domainName);
         attributes.put("ofi.fabric", domain.fabricName);
         attributes.put("ofi.pz_keys", Boolean.toString(domain.pzKeys));
-        attributes.put("rmr", "not implemented");
         if (domain.limits.cqDataSize() >= 8) { // fi_writedata carries the immediate value: ImmediateDataEndpoint
             attributes.put(IbExtension.ATTR_IMMED_DATA, "TRUE");
         }

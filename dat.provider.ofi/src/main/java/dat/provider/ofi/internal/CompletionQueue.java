@@ -391,6 +391,7 @@ final class CompletionQueue {
         int immediate = slots.immediates[slot];
         long flags = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_FLAGS);
         long data = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_DATA);
+        OfiRmr bound = kind == WorkSlots.RMR_BIND ? slots.binds[slot] : null;
         // before the release: the release of a freed Endpoint's last DTO takes it out of the IA's table
         OfiEp ep = endpoint != null ? endpoint : ia.endpointOf(token);
         if (!slots.release(token)) {
@@ -406,6 +407,8 @@ final class CompletionQueue {
             // an RDMA write with immediate data (Extensions): the value in the low half, the bytes written in the high
             event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, owner, ep, cookie, status, data >>> 32,
                     IbExtension.RDMA_WRITE_IMMED_DATA, (int) data);
+        } else if (kind == WorkSlots.RMR_BIND) {
+            event.setRmrBindCompletion(owner, bound, cookie, status);
         } else if (kind == WorkSlots.WRITE_IMMEDIATE) {
             event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, owner, ep, cookie, status, transferred,
                     IbExtension.RDMA_WRITE_IMMED, immediate);

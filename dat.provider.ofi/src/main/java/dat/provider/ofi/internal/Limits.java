@@ -95,6 +95,11 @@ record Limits(long caps, long txSize, long rxSize, int iovLimit, int recvIovLimi
         return MAX_LMRS;
     }
 
+    /** {@code max_rmrs}: each bound RMR is a registration as an LMR is, and they share the IA's numbers. */
+    int maxRmrs() {
+        return MAX_LMRS;
+    }
+
     int maxSrqs() {
         return srxCount;
     }

@@ -221,6 +221,37 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget, EpHighW
         }
     }
 
+    /** {@link #postBind}'s answer for a bind flushed at once: the Endpoint is disconnected. */
+    static final int BIND_FLUSHED = 1;
+
+    /**
+     * Posts a memory window's bind ({@link OfiRmr#bind}) to the request queue; the RMR's monitor is
+     * held. A connected Endpoint posts it ({@link Posting#postBind}); a disconnected one flushes
+     * it at once ({@link #BIND_FLUSHED}).
+     *
+     * @param tokenOut receives the token of the posted bind's slot
+     * @return {@link Codes#SUCCESS}, {@link #BIND_FLUSHED}, or a negative DAT error code
+     */
+    int postBind(OfiRmr rmr, long cookie, int completionFlags, long[] tokenOut) {
+        Locks.lockSpinning(postLock);
+        try {
+            if (freed || !ia.isUsable()) {
+                return invalidHandleCode();
+            }
+            EpState s = state;
+            if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
+                return EpStates.CODES[s.value()];
+            }
+            if (s == EpState.DISCONNECTED) {
+                posting.flushBindAtOnce(rmr, cookie);
+                return BIND_FLUSHED;
+            }
+            return posting.postBind(rmr, cookie, completionFlags, tokenOut);
+        } finally {
+            postLock.unlock();
+        }
+    }
+
     @Override
     public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
         int code;

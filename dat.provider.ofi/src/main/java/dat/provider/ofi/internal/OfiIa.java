@@ -112,6 +112,7 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
     final Set<OfiServicePoint> servicePoints = ConcurrentHashMap.newKeySet();
     final Set<OfiSrq> srqs = ConcurrentHashMap.newKeySet();
     final Set<OfiLmr> lmrs = ConcurrentHashMap.newKeySet();
+    final Set<OfiRmr> rmrs = ConcurrentHashMap.newKeySet();
     final Set<OfiEvd> evds = ConcurrentHashMap.newKeySet();
     final Set<OfiCno> cnos = ConcurrentHashMap.newKeySet();
     final Set<OfiPz> pzs = ConcurrentHashMap.newKeySet();
@@ -412,7 +413,7 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
         if (flag == CloseFlag.GRACEFUL) {
             boolean asyncOnly = evds.size() == (ownsAsyncEvd ? 1 : 0);
             if (!eps.isEmpty() || !crs.isEmpty() || !servicePoints.isEmpty() || !srqs.isEmpty()
-                    || !lmrs.isEmpty() || !asyncOnly || !cnos.isEmpty() || !pzs.isEmpty()) {
+                    || !lmrs.isEmpty() || !rmrs.isEmpty() || !asyncOnly || !cnos.isEmpty() || !pzs.isEmpty()) {
                 throw Codes.invalidState(DatReturn.INVALID_STATE_IA_IN_USE, "the IA still has objects");
             }
         }
@@ -464,6 +465,9 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
         }
         for (OfiSrq srq : List.copyOf(srqs)) {
             srq.destroy();
+        }
+        for (OfiRmr rmr : List.copyOf(rmrs)) {
+            rmr.destroy();
         }
         for (OfiLmr lmr : List.copyOf(lmrs)) {
             lmr.destroy();

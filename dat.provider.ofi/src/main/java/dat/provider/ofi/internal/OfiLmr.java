@@ -50,6 +50,8 @@ final class OfiLmr extends OfiHandle implements LocalMemoryRegion {
      * whose completion is read afterwards fails ({@link WorkSlots#namesFreedLmr}).
      */
     volatile boolean freedByConsumer;
+    /** How many RMRs are bound to a range of this LMR ({@link OfiRmr}): the LMR cannot be freed while any is. */
+    final java.util.concurrent.atomic.AtomicInteger boundRmrs = new java.util.concurrent.atomic.AtomicInteger();
 
     OfiLmr(OfiIa ia, OfiPz pz, MemorySegment memory, long length, int privileges, RegionDescription region, MemoryType memType) {
         super(ia, HandleType.LMR, DatReturn.INVALID_HANDLE_LMR);
@@ -161,6 +163,9 @@ final class OfiLmr extends OfiHandle implements LocalMemoryRegion {
     public void close() {
         if (freed || !ia.isUsable()) {
             return;
+        }
+        if (boundRmrs.get() > 0) {
+            throw Codes.invalidState(DatReturn.INVALID_STATE_LMR_IN_USE, "an RMR is bound to the LMR");
         }
         freedByConsumer = true;
         destroy();

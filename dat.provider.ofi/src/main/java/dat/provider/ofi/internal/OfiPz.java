@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class OfiPz extends OfiHandle implements ProtectionZone {
 
+    /** The Endpoints, LMRs, RMRs and SRQs in this PZ. */
     final AtomicInteger users = new AtomicInteger();
     /** The PZ's number: the high half of its LMRs' keys, and what an Endpoint's connection tells the peer. */
     final int id;
@@ -37,7 +38,11 @@ final class OfiPz extends OfiHandle implements ProtectionZone {
     @Override
     public RemoteMemoryRegion createRemoteMemoryRegion() {
         checkOpen();
-        throw Codes.notSupported("pz", "the ofi provider binds no memory windows (max_rmrs is 0)");
+        if (ia.rmrs.size() >= ia.limits.maxRmrs()) {
+            throw Codes.exception(DatReturn.INSUFFICIENT_RESOURCES, DatReturn.RESOURCE_MEMORY_REGION, "pz",
+                    "max_rmrs " + ia.limits.maxRmrs());
+        }
+        return new OfiRmr(ia, this);
     }
 
     @Override
@@ -55,7 +60,7 @@ final class OfiPz extends OfiHandle implements ProtectionZone {
             return;
         }
         if (users.get() > 0) {
-            throw Codes.invalidState(DatReturn.INVALID_STATE_PZ_IN_USE, "an Endpoint, LMR or SRQ still uses the PZ");
+            throw Codes.invalidState(DatReturn.INVALID_STATE_PZ_IN_USE, "an Endpoint, LMR, RMR or SRQ still uses the PZ");
         }
         destroy();
     }

@@ -57,6 +57,9 @@ final class Posting {
     private int stagedHead;
     private int stagedCount;
     private int[] flushed = new int[0];
+    /** The RMR of the bind being posted ({@link #postBind}), and the token its slot got. */
+    private OfiRmr binding;
+    private long bindToken;
 
     Posting(OfiEp ep) {
         this.ep = ep;
@@ -380,6 +383,10 @@ final class Posting {
         }
         // a read's data comes back after the target took everything sent before the request
         describe(slots, slot, cookie, total, kind, completionFlags, 0, (flags & Fi.DELIVERY_COMPLETE) != 0 || kind == WorkSlots.RDMA_READ);
+        if (kind == WorkSlots.RMR_BIND) {
+            slots.binds[slot] = binding; // before the post: its completion may be read before this thread goes on
+            bindToken = slots.token(slot);
+        }
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_IOV_COUNT, segments);
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_CONTEXT, slots.token(slot));
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_DATA, 0);
@@ -465,6 +472,40 @@ final class Posting {
                     Fi.COMPLETION | Fi.DELIVERY_COMPLETE);
         } finally {
             rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_RMA_IOV_COUNT, 1);
+        }
+    }
+
+    /**
+     * A memory window's bind ({@link OfiRmr}): a zero-length RDMA write with no remote range that
+     * asks for delivery, in a slot of its own. libfabric completes it after every DTO posted
+     * before it (the provider's completions are in order) and once the peer processed them, so
+     * its completion is the bind's, in the request queue's order, and a teardown flushes it as
+     * any DTO. The caller checked the Endpoint is connected.
+     *
+     * @return {@link Codes#SUCCESS} with the slot's token in {@code tokenOut[0]}, or a DAT error code
+     */
+    int postBind(OfiRmr rmr, long cookie, int completionFlags, long[] tokenOut) {
+        long flags = Fi.COMPLETION | Fi.DELIVERY_COMPLETE;
+        if ((completionFlags & CompletionFlags.BARRIER_FENCE) != 0 && (ep.ia.limits.caps() & Fi.FENCE) != 0) {
+            flags |= Fi.FENCE;
+        }
+        rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_RMA_IOV_COUNT, 0);
+        binding = rmr;
+        try {
+            int code = rma(connection.writemsg, ep.sendSlots, cookie, 0, WorkSlots.RMR_BIND, completionFlags, 0, flags);
+            tokenOut[0] = bindToken;
+            return code;
+        } finally {
+            binding = null;
+            rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_RMA_IOV_COUNT, 1);
+        }
+    }
+
+    /** A bind posted on a disconnected Endpoint: flushed at once, as its DTOs are. */
+    void flushBindAtOnce(OfiRmr rmr, long cookie) {
+        OfiEvd evd = ep.requestEvd();
+        if (evd != null) {
+            evd.postEvent(new DatEvent().setRmrBindCompletion(evd, rmr, cookie, DtoCompletionStatus.ERR_FLUSHED));
         }
     }
 
@@ -557,7 +598,13 @@ final class Posting {
         int n = slots.takePosted(flushed);
         for (int i = 0; i < n; i++) {
             int slot = flushed[i];
-            if (evd != null && slots.kinds[slot] != WorkSlots.WRITE_PART) {
+            if (evd == null || slots.kinds[slot] == WorkSlots.WRITE_PART) {
+                continue;
+            }
+            if (slots.kinds[slot] == WorkSlots.RMR_BIND) {
+                evd.postEvent(new DatEvent().setRmrBindCompletion(evd, slots.binds[slot], slots.cookies[slot],
+                        DtoCompletionStatus.ERR_FLUSHED));
+            } else {
                 evd.postEvent(new DatEvent().setDtoCompletion(evd, ep, slots.cookies[slot], DtoCompletionStatus.ERR_FLUSHED, 0));
             }
         }

@@ -41,6 +41,8 @@ final class WorkSlots {
     static final byte CMP_SWAP = 7;
     /** The RDMA write of a write with immediate data: its completion, success or not, is reaped silently (the message after it reports). */
     static final byte WRITE_PART = 8;
+    /** A memory window's bind ({@link OfiRmr}): a zero-length RDMA write that asks for delivery, completed as the bind's event. */
+    static final byte RMR_BIND = 9;
 
     private static final byte FREE = 0;
     private static final byte POSTED = 1;
@@ -84,6 +86,11 @@ final class WorkSlots {
     /** Whether a DTO's success means that the target processed every DTO posted before it ({@link #confirmBefore}). */
     final boolean[] confirming;
     final int[] immediates;
+    /**
+     * The RMR of each {@link #RMR_BIND} slot of a request queue (empty for receive queues). Kept
+     * after the slot is freed, until the slot's next bind: a freed RMR holds no native memory.
+     */
+    final OfiRmr[] binds;
     private final long[] tokens;
     private final byte[] states;
     private final int[] sequence;
@@ -144,6 +151,7 @@ final class WorkSlots {
         unsignalled = new boolean[capacity];
         confirming = new boolean[capacity];
         immediates = new int[capacity];
+        binds = new OfiRmr[recvQueue || receiveSegments > 0 ? 0 : capacity];
         tokens = new long[capacity];
         states = new byte[capacity];
         sequence = new int[capacity];

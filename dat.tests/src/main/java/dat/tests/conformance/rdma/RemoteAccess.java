@@ -7,8 +7,8 @@ import dat.api.EpState;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.IaUnderTest;
 
-/** Checks of RDMA operations the target refuses. */
-final class RemoteAccess {
+/** Checks of RDMA operations the target refuses (through an LMR's context here, through an RMR's in {@code rmr}). */
+public final class RemoteAccess {
 
     private RemoteAccess() {
     }
@@ -19,14 +19,14 @@ final class RemoteAccess {
      * {@code "<status name>: <why>"} under this deviation name; the requester's Endpoint must then
      * end disconnected.
      */
-    static final String REMOTE_ACCESS_ERROR = "remote_access_error";
+    public static final String REMOTE_ACCESS_ERROR = "remote_access_error";
 
     /**
      * An RDMA operation whose remote buffer the target refuses: the local provider may refuse it
      * at once, when it can tell (the page's DAT_PROTECTION_VIOLATION / DAT_PRIVILEGES_VIOLATION),
      * or the DTO completes with DAT_DTO_ERR_REMOTE_ACCESS when the target checks it.
      */
-    static void expectRefused(IaUnderTest t, Connection c, int code, int syncType, String what) {
+    public static void expectRefused(IaUnderTest t, Connection c, int code, int syncType, String what) {
         if (code != DatReturn.SUCCESS) {
             t.check(DatReturn.typeOf(code) == syncType || DatReturn.typeOf(code) == DatReturn.PRIVILEGES_VIOLATION
                     || DatReturn.typeOf(code) == DatReturn.PROTECTION_VIOLATION, what + ": expected " + DatReturn.typeName(syncType)
