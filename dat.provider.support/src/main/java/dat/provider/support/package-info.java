@@ -8,7 +8,8 @@
  * ({@link dat.provider.support.SyncSegments}), the counts of a handle's users
  * ({@link dat.provider.support.UseCounts}), the lock-free table their data paths look objects up
  * in ({@link dat.provider.support.IntTable}), the checks of dat_ep_dup_connect's arguments
- * ({@link dat.provider.support.ConnectArguments}), the completion flags a post may carry
+ * ({@link dat.provider.support.ConnectArguments}) and of dat_rmr_bind's
+ * ({@link dat.provider.support.RmrBindArguments}), the completion flags a post may carry
  * ({@link dat.provider.support.PostFlags}), the segments a request may name
  * ({@link dat.provider.support.RequestIov}) and the count of an EVD's streams that refuse wait
  * thresholds above 1 ({@link dat.provider.support.ConsumerNotifiedStreams}), and the OSGi services a

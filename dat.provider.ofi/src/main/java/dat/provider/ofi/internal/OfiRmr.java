@@ -2,7 +2,6 @@ package dat.provider.ofi.internal;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import dat.api.CompletionFlags;
 import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
@@ -15,6 +14,7 @@ import dat.api.RmrParams;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.ofi.internal.ffi.Ops;
 import dat.provider.ofi.internal.ffi.Structs;
+import dat.provider.support.RmrBindArguments;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -71,26 +71,11 @@ final class OfiRmr extends OfiHandle implements RemoteMemoryRegion {
     public int bind(LmrTriplet lmrTriplet, int memPrivileges, Endpoint ep, long userCookie, int completionFlags) {
         checkOpen();
         OfiEp endpoint = OfiEp.check(ia, ep, "ep");
-        if (lmrTriplet == null) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "lmrTriplet", "null triplet");
-        }
-        int defined = REMOTE | MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE;
-        if ((memPrivileges & ~defined) != 0) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "memPrivileges",
-                    "undefined bits 0x" + Integer.toHexString(memPrivileges));
-        }
-        if (!CompletionFlags.isValid(completionFlags)
-                || (completionFlags & (CompletionFlags.SOLICITED_WAIT | CompletionFlags.EVD_THRESHOLD)) != 0) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "completionFlags",
-                    "bad flags 0x" + Integer.toHexString(completionFlags));
-        }
+        RmrBindArguments.check(lmrTriplet, memPrivileges, RmrBindArguments.readWritePrivileges(), completionFlags);
         if (endpoint.pz() != pz) {
             throw Codes.exception(DatReturn.PROTECTION_VIOLATION, DatReturn.NO_SUBTYPE, "ep", "the Endpoint is in another PZ");
         }
         long length = lmrTriplet.segmentLength();
-        if (length < 0) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "lmrTriplet", "negative length");
-        }
         OfiLmr lmr = null;
         if (length > 0) {
             lmr = ia.lmrsByContext.get(lmrTriplet.lmrContext());
@@ -103,12 +88,8 @@ final class OfiRmr extends OfiHandle implements RemoteMemoryRegion {
             if (lmr.pz != pz) {
                 throw Codes.exception(DatReturn.PROTECTION_VIOLATION, DatReturn.NO_SUBTYPE, "lmrTriplet", "the LMR is in another PZ");
             }
-            boolean read = (memPrivileges & MemPrivileges.REMOTE_READ) != 0;
-            boolean write = (memPrivileges & MemPrivileges.REMOTE_WRITE) != 0;
-            if ((read && !lmr.localRead) || (write && !lmr.localWrite)) {
-                throw Codes.exception(DatReturn.PRIVILEGES_VIOLATION, DatReturn.NO_SUBTYPE, "memPrivileges",
-                        "remote read needs local read and remote write needs local write on the LMR (dat_rmr_bind(3DAT))");
-            }
+            RmrBindArguments.checkLmrAccess((memPrivileges & MemPrivileges.REMOTE_READ) != 0,
+                    (memPrivileges & MemPrivileges.REMOTE_WRITE) != 0, lmr.localRead, lmr.localWrite);
         }
         return post(endpoint, lmr, lmrTriplet.virtualAddress(), length, memPrivileges & REMOTE, userCookie, completionFlags);
     }

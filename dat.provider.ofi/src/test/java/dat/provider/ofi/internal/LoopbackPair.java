@@ -31,9 +31,14 @@ public record LoopbackPair(Endpoint client, Endpoint server, EventDispatcher cli
 
     /** A pair whose two DTO EVDs hold {@code qlen} events. */
     public static LoopbackPair connect(InterfaceAdapter ia, int qlen) {
+        return connect(ia, qlen, EvdFlags.DTO);
+    }
+
+    /** A pair whose two request and receive EVDs hold {@code qlen} events of the streams {@code evdFlags}. */
+    public static LoopbackPair connect(InterfaceAdapter ia, int qlen, int evdFlags) {
         ProtectionZone pz = ia.createProtectionZone();
-        EventDispatcher clientEvd = ia.createEventDispatcher(qlen, null, EvdFlags.DTO);
-        EventDispatcher serverEvd = ia.createEventDispatcher(qlen, null, EvdFlags.DTO);
+        EventDispatcher clientEvd = ia.createEventDispatcher(qlen, null, evdFlags);
+        EventDispatcher serverEvd = ia.createEventDispatcher(qlen, null, evdFlags);
         EventDispatcher conn = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION | EvdFlags.CR);
         PublicServicePoint psp = ia.createPublicServicePointAny(conn, PspFlag.CONSUMER);
         Endpoint client = ia.createEndpoint(pz, clientEvd, clientEvd, conn, null);

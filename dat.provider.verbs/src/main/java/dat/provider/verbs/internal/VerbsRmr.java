@@ -2,7 +2,6 @@ package dat.provider.verbs.internal;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import dat.api.CompletionFlags;
 import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
@@ -14,6 +13,7 @@ import dat.api.RmrParamMask;
 import dat.api.RmrParams;
 import dat.api.ext.IbExtension;
 import dat.api.ext.Operation;
+import dat.provider.support.RmrBindArguments;
 import dat.provider.verbs.internal.ffi.Inline;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
@@ -171,27 +171,12 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
     public int bind(LmrTriplet lmrTriplet, int memPrivileges, Endpoint ep, long userCookie, int completionFlags) {
         checkOpen();
         VerbsEp endpoint = VerbsEp.check(ia, ep, "ep");
-        if (lmrTriplet == null) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "lmrTriplet", "null triplet");
-        }
-        int defined = MemPrivileges.REMOTE_READ | MemPrivileges.REMOTE_WRITE | MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE
-                | (ia.atomics() ? IbExtension.MEM_PRIV_REMOTE_ATOMIC : 0);
-        if ((memPrivileges & ~defined) != 0) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "memPrivileges",
-                    "undefined bits 0x" + Integer.toHexString(memPrivileges));
-        }
-        if (!CompletionFlags.isValid(completionFlags) || (completionFlags & (CompletionFlags.SOLICITED_WAIT
-                | CompletionFlags.EVD_THRESHOLD)) != 0) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "completionFlags",
-                    "bad flags 0x" + Integer.toHexString(completionFlags));
-        }
+        RmrBindArguments.check(lmrTriplet, memPrivileges,
+                RmrBindArguments.readWritePrivileges() | (ia.atomics() ? IbExtension.MEM_PRIV_REMOTE_ATOMIC : 0), completionFlags);
         if (endpoint.pz() != pz) {
             throw Codes.exception(DatReturn.PROTECTION_VIOLATION, DatReturn.NO_SUBTYPE, "ep", "the Endpoint is in another PZ");
         }
         long length = lmrTriplet.segmentLength();
-        if (length < 0) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "lmrTriplet", "negative length");
-        }
         VerbsLmr lmr = null;
         if (length > 0) {
             lmr = ia.lmrsByLkey.get(lmrTriplet.lmrContext());
@@ -204,12 +189,9 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
             if (lmr.pz != pz) {
                 throw Codes.exception(DatReturn.PROTECTION_VIOLATION, DatReturn.NO_SUBTYPE, "lmrTriplet", "the LMR is in another PZ");
             }
-            boolean read = (memPrivileges & MemPrivileges.REMOTE_READ) != 0;
-            boolean write = (memPrivileges & (MemPrivileges.REMOTE_WRITE | IbExtension.MEM_PRIV_REMOTE_ATOMIC)) != 0;
-            if ((read && !lmr.localRead) || (write && !lmr.localWrite)) {
-                throw Codes.exception(DatReturn.PRIVILEGES_VIOLATION, DatReturn.NO_SUBTYPE, "memPrivileges",
-                        "remote read needs local read and remote write needs local write on the LMR (dat_rmr_bind(3DAT))");
-            }
+            RmrBindArguments.checkLmrAccess((memPrivileges & MemPrivileges.REMOTE_READ) != 0,
+                    (memPrivileges & (MemPrivileges.REMOTE_WRITE | IbExtension.MEM_PRIV_REMOTE_ATOMIC)) != 0, lmr.localRead,
+                    lmr.localWrite);
         }
         int code = post(endpoint, lmr, lmrTriplet.virtualAddress(), length, memPrivileges, userCookie, completionFlags);
         ia.counters.post(Operation.RMR_BIND, length, code < 0 ? code : Codes.SUCCESS);
