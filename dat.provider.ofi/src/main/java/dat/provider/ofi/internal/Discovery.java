@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Finds what libfabric offers that the provider can use: {@code fi_getinfo} with hints for
@@ -32,9 +33,10 @@ import java.util.Set;
  *
  * <p>Which libfabric providers are offered is the framework or system property
  * {@value #PROVIDERS_PROPERTY} (comma separated), by default {@code tcp} and {@code verbs}: the two
- * that libfabric maintains for connection-oriented endpoints. {@code sockets} (deprecated by
- * libfabric in favour of tcp) and {@code net} (experimental in 1.17) answer too, and are offered
- * when named there.
+ * that libfabric maintains for connection-oriented endpoints. {@code net} (experimental in 1.17)
+ * answers too, and is offered when named there. {@code sockets} (deprecated by libfabric in favour
+ * of tcp) is never offered, named or not, nor opened through a {@code dat.conf} entry
+ * ({@link #REFUSED}).
  */
 final class Discovery {
 
@@ -44,6 +46,17 @@ final class Discovery {
     /** The property naming the libfabric providers to offer IAs of. */
     static final String PROVIDERS_PROPERTY = "dat.ofi.providers";
     static final String DEFAULT_PROVIDERS = "tcp,verbs";
+
+    /**
+     * The libfabric providers never offered, with why: their {@code FI_EP_MSG} endpoints answer
+     * {@code fi_getinfo} but do not work. libfabric 1.17's {@code sockets} crashed the JVM in its
+     * own progress thread at the first connection of every conformance run (SIGSEGV in
+     * {@code libfabric.so.1}), and libfabric's own {@code fi_pingpong -p sockets -e msg} never
+     * completed on loopback.
+     */
+    static final Map<String, String> REFUSED = Map.of("sockets", "libfabric's sockets provider is not offered: deprecated by "
+            + "libfabric in favour of tcp, its FI_EP_MSG endpoints crashed the JVM in libfabric's progress thread at the first "
+            + "connection (SIGSEGV), and fi_pingpong -p sockets -e msg does not complete; use provider tcp");
 
     /**
      * One usable provider and domain.
@@ -125,7 +138,8 @@ final class Discovery {
                 String provider = providerName(info);
                 seen.add(provider);
                 InetSocketAddress source = sourceAddress(info);
-                if (!providers.contains(provider) || source == null || source.getAddress().isLinkLocalAddress()) {
+                if (!providers.contains(provider) || REFUSED.containsKey(provider) || source == null
+                        || source.getAddress().isLinkLocalAddress()) {
                     continue;
                 }
                 String domain = domainName(info);
@@ -143,8 +157,9 @@ final class Discovery {
             fabric.freeInfo(list);
         }
         if (chosen.isEmpty()) {
-            return new Result(List.<Offer>of(), "fi_getinfo offers FI_EP_MSG endpoints only of " + seen + ", none of the providers "
-                    + providers + " (" + PROVIDERS_PROPERTY + ")");
+            String refused = providers.stream().filter(REFUSED::containsKey).map(REFUSED::get).collect(Collectors.joining("; "));
+            return new Result(List.<Offer>of(), (refused.isEmpty() ? "" : refused + "; ") + "fi_getinfo offers FI_EP_MSG endpoints of "
+                    + seen + ", none usable of the providers " + providers + " (" + PROVIDERS_PROPERTY + ")");
         }
         return new Result(new ArrayList<>(chosen.values()), null);
     }

@@ -33,7 +33,9 @@ record IaConfig(String provider, String domain, InetAddress address) {
     /**
      * This configuration with the {@code ia_params} of a {@code dat.conf} entry applied.
      *
-     * @throws dat.api.DatException {@code DAT_INVALID_PARAMETER} for a malformed parameter
+     * @throws dat.api.DatException {@code DAT_INVALID_PARAMETER} for a malformed parameter,
+     *     {@code DAT_PROVIDER_NOT_FOUND} for a libfabric provider that is never offered
+     *     ({@link Discovery#REFUSED})
      */
     IaConfig with(String iaParams) {
         String provider = this.provider;
@@ -56,6 +58,10 @@ record IaConfig(String provider, String domain, InetAddress address) {
                 case "provider" -> {
                     provider = value;
                     otherNamed = true;
+                    String refused = Discovery.REFUSED.get(value.toLowerCase(Locale.ROOT));
+                    if (refused != null) {
+                        throw Codes.exception(DatReturn.PROVIDER_NOT_FOUND, DatReturn.NAME_NOT_REGISTERED, "ia_params", refused);
+                    }
                 }
                 case "domain" -> {
                     domain = value;

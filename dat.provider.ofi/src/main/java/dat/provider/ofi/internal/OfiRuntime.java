@@ -47,6 +47,12 @@ public final class OfiRuntime implements AutoCloseable {
             fabric.close();
             return new OfiRuntime(null, List.of(), result.reason());
         }
+        for (String provider : providers) {
+            String refused = Discovery.REFUSED.get(provider);
+            if (refused != null) {
+                System.getLogger(OfiRuntime.class.getName()).log(System.Logger.Level.WARNING, "dat.provider.ofi: " + refused);
+            }
+        }
         List<OfiIaFactory> made = result.offers().stream().map(o -> new OfiIaFactory(fabric, o)).toList();
         return new OfiRuntime(fabric, made, null);
     }
