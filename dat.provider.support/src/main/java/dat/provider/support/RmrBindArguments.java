@@ -9,8 +9,8 @@ import dat.api.MemPrivileges;
 /**
  * The checks of dat_rmr_bind(3DAT)'s arguments every provider makes alike, with the argument
  * numbers of its page: the triplet (2), the privileges (3) and the completion flags (6) before
- * anything is looked up, and the LMR's local access a remote privilege needs once the triplet's
- * LMR is known.
+ * anything is looked up, then the triplet's LMR and the local access a remote privilege needs
+ * once the provider found it.
  */
 public final class RmrBindArguments {
 
@@ -45,6 +45,28 @@ public final class RmrBindArguments {
         }
         if (lmrTriplet.segmentLength() < 0) {
             throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "lmrTriplet", "negative length");
+        }
+    }
+
+    /**
+     * The triplet's LMR, once the provider looked its context up: an LMR of the IA that is not
+     * freed ({@code DAT_INVALID_PARAMETER}, {@code DAT_INVALID_ARG2}), holding the whole segment
+     * (the same), and in the RMR's PZ ({@code DAT_PROTECTION_VIOLATION}), checked in that order.
+     *
+     * @param known whether the context names a live LMR of the IA
+     * @param holdsSegment whether that LMR holds the segment (not looked at when unknown)
+     * @param inRmrPz whether that LMR is in the RMR's PZ (not looked at when unknown)
+     * @throws DatException naming {@code lmrTriplet}
+     */
+    public static void checkLmr(boolean known, boolean holdsSegment, boolean inRmrPz) {
+        if (!known) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "lmrTriplet", "unknown LMR context");
+        }
+        if (!holdsSegment) {
+            throw DatException.of(DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2, "lmrTriplet", "the segment exceeds the LMR");
+        }
+        if (!inRmrPz) {
+            throw DatException.of(DatReturn.PROTECTION_VIOLATION, DatReturn.NO_SUBTYPE, "lmrTriplet", "the LMR is in another PZ");
         }
     }
 

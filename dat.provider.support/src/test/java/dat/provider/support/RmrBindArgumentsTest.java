@@ -40,6 +40,17 @@ class RmrBindArgumentsTest {
     }
 
     @Test
+    void theLmrIsKnownHoldsTheSegmentAndIsInThePz_inThatOrder() {
+        assertThatCode(() -> RmrBindArguments.checkLmr(true, true, true)).doesNotThrowAnyException();
+        expect(() -> RmrBindArguments.checkLmr(false, false, false), DatReturn.INVALID_ARG2, "lmrTriplet");
+        expect(() -> RmrBindArguments.checkLmr(true, false, false), DatReturn.INVALID_ARG2, "lmrTriplet");
+        assertThatThrownBy(() -> RmrBindArguments.checkLmr(true, true, false)).isInstanceOfSatisfying(DatException.class, e -> {
+            assertThat(e.type()).isEqualTo(DatReturn.PROTECTION_VIOLATION);
+            assertThat(e.argument()).isEqualTo("lmrTriplet");
+        });
+    }
+
+    @Test
     void remoteAccessNeedsTheMatchingLocalAccess() {
         assertThatThrownBy(() -> RmrBindArguments.checkLmrAccess(true, false, false, true))
                 .isInstanceOfSatisfying(DatException.class, e -> {

@@ -79,15 +79,8 @@ final class OfiRmr extends OfiHandle implements RemoteMemoryRegion {
         OfiLmr lmr = null;
         if (length > 0) {
             lmr = ia.lmrsByContext.get(lmrTriplet.lmrContext());
-            if (lmr == null || lmr.freed || !lmr.memoryAlive()) {
-                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "lmrTriplet", "unknown LMR context");
-            }
-            if (!lmr.contains(lmrTriplet.virtualAddress(), length)) {
-                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "lmrTriplet", "the segment exceeds the LMR");
-            }
-            if (lmr.pz != pz) {
-                throw Codes.exception(DatReturn.PROTECTION_VIOLATION, DatReturn.NO_SUBTYPE, "lmrTriplet", "the LMR is in another PZ");
-            }
+            boolean known = lmr != null && !lmr.freed && lmr.memoryAlive();
+            RmrBindArguments.checkLmr(known, known && lmr.contains(lmrTriplet.virtualAddress(), length), known && lmr.pz == pz);
             RmrBindArguments.checkLmrAccess((memPrivileges & MemPrivileges.REMOTE_READ) != 0,
                     (memPrivileges & MemPrivileges.REMOTE_WRITE) != 0, lmr.localRead, lmr.localWrite);
         }

@@ -180,15 +180,8 @@ final class VerbsRmr extends VerbsHandle implements RemoteMemoryRegion {
         VerbsLmr lmr = null;
         if (length > 0) {
             lmr = ia.lmrsByLkey.get(lmrTriplet.lmrContext());
-            if (lmr == null || lmr.freed) {
-                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "lmrTriplet", "unknown LMR context");
-            }
-            if (!lmr.contains(lmrTriplet.virtualAddress(), length)) {
-                throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "lmrTriplet", "the segment exceeds the LMR");
-            }
-            if (lmr.pz != pz) {
-                throw Codes.exception(DatReturn.PROTECTION_VIOLATION, DatReturn.NO_SUBTYPE, "lmrTriplet", "the LMR is in another PZ");
-            }
+            boolean known = lmr != null && !lmr.freed;
+            RmrBindArguments.checkLmr(known, known && lmr.contains(lmrTriplet.virtualAddress(), length), known && lmr.pz == pz);
             RmrBindArguments.checkLmrAccess((memPrivileges & MemPrivileges.REMOTE_READ) != 0,
                     (memPrivileges & (MemPrivileges.REMOTE_WRITE | IbExtension.MEM_PRIV_REMOTE_ATOMIC)) != 0, lmr.localRead,
                     lmr.localWrite);
