@@ -7,6 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import dat.api.DatEvent;
 import dat.api.DtoCompletionStatus;
 import dat.api.ext.IbExtension;
+import dat.provider.support.WorkCompletionStatus;
 import dat.provider.verbs.internal.ffi.Inline;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
@@ -274,19 +275,7 @@ final class CompletionQueue {
 
     /** {@code enum ibv_wc_status} to {@code DAT_DTO_COMPLETION_STATUS}. */
     static int status(int wcStatus) {
-        return switch (wcStatus) {
-            case 0 -> DtoCompletionStatus.SUCCESS;
-            case 1 -> DtoCompletionStatus.ERR_LOCAL_LENGTH;
-            case 2 -> DtoCompletionStatus.ERR_LOCAL_EP;
-            case 4, 8 -> DtoCompletionStatus.ERR_LOCAL_PROTECTION;
-            case 5 -> DtoCompletionStatus.ERR_FLUSHED;
-            case 6 -> DtoCompletionStatus.RMR_OPERATION_FAILED;
-            case 7 -> DtoCompletionStatus.ERR_BAD_RESPONSE;
-            case 10 -> DtoCompletionStatus.ERR_REMOTE_ACCESS;
-            case 9, 11 -> DtoCompletionStatus.ERR_REMOTE_RESPONDER;
-            case 13 -> DtoCompletionStatus.ERR_RECEIVER_NOT_READY;
-            default -> DtoCompletionStatus.ERR_TRANSPORT;
-        };
+        return WorkCompletionStatus.toDat(wcStatus);
     }
 
     /**
