@@ -5,8 +5,9 @@
 #      RDMA stack, and the interop tests (OfedInteropTest) against a C uDAPL peer on OFED's libdat2
 #      (src/test/c/udapl_peer.c, built here with gcc against libdapl-dev), with the classes
 #      `mvn verify` built, writing JUnit XML that .ci/run's closing line counts;
-#   2. the conformance suite against the verbs IA (`./dat test ofa-v2-rxe0-1` from the built app jar),
-#      its JUnit XML among the counted ones (a test skips only for a feature the provider's attributes
+#   2. the conformance suite against the verbs IA (`./dat test ofa-v2-rxe0-1` from the built app jar)
+#      and against the ofi IA over libfabric's verbs provider on the same device (`ofi-verbs-rxe0`),
+#      their JUnit XML among the counted ones (a test skips only for a feature the provider's attributes
 #      declare unsupported, or a deviation from a page they declare, with the reason);
 #   3. with RXE_BENCHMARKS=1 only (benchmarks, not tests): the Java performance harness (VerbsPerf)
 #      beside the C references measured in the same VM, `dapltest -T P ... RW 65536` (OFED uDAPL) and
@@ -55,6 +56,9 @@ fi
 # Pattern.has; also seen with -cpu max): an emulation problem with code the JIT just wrote on one vCPU
 # and runs on the other. So the gated tests boot the VM with one vCPU (no such crash seen), and the
 # measurements, which need two, boot it again with two and retry a run that ends without its output.
+# the IAs whose conformance suite runs in the VM: the verbs provider's, and the ofi provider's over
+# libfabric's verbs provider on the same device
+conformance_ias="ofa-v2-rxe0-1 ofi-verbs-rxe0"
 jvm_flags="--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xms1g -Xmx1g -Xmn768m -XX:ErrorFile=/tmp/hs_err_%p.log"
 jvm="$java $jvm_flags"
 # The gated tests' JVMs compile with C1 alone (RXE_TEST_JIT= compiles as usual): under TCG the C2
@@ -66,7 +70,10 @@ cat > "$stage/guest-tests.sh" <<GUEST
 #!/bin/bash
 # runs inside the one-vCPU VM, in the work tree: the gated tests
 cd "$root"
-export DAT_JVM_OPTS="-XX:ErrorFile=/tmp/hs_err_%p.log $test_jit" # ./dat's JVMs: a crash log stays out of the work tree
+# ./dat's JVMs: a crash log stays out of the work tree; a 2 GiB heap, since the limits tests create
+# up to max_eps Endpoints (ofi-verbs-rxe0: libfabric's ep_cnt, 65536), more than the default heap of
+# the 4 GiB VM holds
+export DAT_JVM_OPTS="-XX:ErrorFile=/tmp/hs_err_%p.log $test_jit -Xmx2g"
 t0=\$(date +%s)
 # rxe-vm.sh puts rxe0's netdev at 192.0.2.1 (TEST-NET-1). The conformance suite connects to that
 # very address as one where no IA can be ("reserved for documentation, never a host", RFC 5737), so
@@ -90,16 +97,18 @@ if ! ls "$reports"/TEST-*.xml >/dev/null 2>&1; then
 fi
 t1=\$(date +%s); echo "[guest] device tests: \$((t1 - t0)) s"
 
-if [ "${RXE_CONFORMANCE:-1}" = 0 ]; then
-    echo "RXE_CONFORMANCE=0: conformance suite not run" > "$stage/conformance.log"
-elif [ -f dat.app/target/app.jar ] && DAT_NO_BUILD=1 timeout 120 ./dat help 2>/dev/null | grep -qE '^\s*test\b'; then
-    DAT_NO_BUILD=1 timeout 900 ./dat test ofa-v2-rxe0-1 ${RXE_FILTER:+--filter '$RXE_FILTER'} --skipped --xml "$reports/TEST-conformance-ofa-v2-rxe0-1.xml" \
-        > "$stage/conformance.log" 2>&1
-    echo "conformance exit \$?" >> "$stage/conformance.log"
-else
-    echo "the app jar has no 'test' command (dat.tests not in the app): conformance suite not run" > "$stage/conformance.log"
-fi
-t2=\$(date +%s); echo "[guest] conformance suite: \$((t2 - t1)) s"
+for ia in $conformance_ias; do
+    if [ "${RXE_CONFORMANCE:-1}" = 0 ]; then
+        echo "RXE_CONFORMANCE=0: conformance suite not run" > "$stage/conformance-\$ia.log"
+    elif [ -f dat.app/target/app.jar ] && DAT_NO_BUILD=1 timeout 120 ./dat help 2>/dev/null | grep -qE '^\s*test\b'; then
+        DAT_NO_BUILD=1 timeout 900 ./dat test \$ia ${RXE_FILTER:+--filter '$RXE_FILTER'} --skipped --xml "$reports/TEST-conformance-\$ia.xml" \
+            > "$stage/conformance-\$ia.log" 2>&1
+        echo "conformance exit \$?" >> "$stage/conformance-\$ia.log"
+    else
+        echo "the app jar has no 'test' command (dat.tests not in the app): conformance suite not run" > "$stage/conformance-\$ia.log"
+    fi
+    t2=\$(date +%s); echo "[guest] conformance suite on \$ia: \$((t2 - t1)) s"; t1=\$t2
+done
 # JMH forks JVMs: it runs here, on one vCPU, where no JIT crash was seen; its point is the bytes per
 # operation (-prof gc), the times are not comparable with the two-vCPU figures
 jmh() {
@@ -193,21 +202,23 @@ else
         > "$reports/TEST-rxe-vm-missing.xml"
 fi
 
-# conformance suite: its JUnit XML (dat test --xml) is among the counted reports; a run that left
-# none is counted as one failure
-total=$(grep -a '^TOTAL' "$stage/conformance.log" 2>/dev/null | tail -1)
-if [ "${RXE_PERF_ONLY:-0}" = 1 ]; then
-    :
-elif [ -n "$total" ] && [ -f "$reports/TEST-conformance-ofa-v2-rxe0-1.xml" ]; then
-    read -r _ passed failed unsupported skipped <<<"$total"
-    log "conformance suite on ofa-v2-rxe0-1: $passed passed, $failed failed, $unsupported skipped as unsupported, $skipped skipped"
-    grep -a -E '^[a-z]+ +[0-9]+ +[0-9]+|^FAILED' "$stage/conformance.log" | sed 's/^/[rxe]   /'
-    grep -a -o 'as the provider declares (dat\.deviation\.[a-z_]*)' "$stage/conformance.log" | sort | uniq -c | sed 's/^/[rxe]   skipped /'
-else
-    log "conformance suite: no result, counted as one failure: $(head -3 "$stage/conformance.log" 2>/dev/null | tr '\n' ' ')"
-    printf '<testsuite name="conformance ofa-v2-rxe0-1" tests="1" failures="1" errors="0" skipped="0"><testcase name="the conformance suite ran in the VM"><failure message="no result"/></testcase></testsuite>\n' \
-        > "$reports/TEST-conformance-missing.xml"
-fi
+# conformance suites: their JUnit XML (dat test --xml) is among the counted reports; a run that
+# left none is counted as one failure
+for ia in $conformance_ias; do
+    total=$(grep -a '^TOTAL' "$stage/conformance-$ia.log" 2>/dev/null | tail -1)
+    if [ "${RXE_PERF_ONLY:-0}" = 1 ]; then
+        :
+    elif [ -n "$total" ] && [ -f "$reports/TEST-conformance-$ia.xml" ]; then
+        read -r _ passed failed unsupported skipped <<<"$total"
+        log "conformance suite on $ia: $passed passed, $failed failed, $unsupported skipped as unsupported, $skipped skipped"
+        grep -a -E '^[a-z]+ +[0-9]+ +[0-9]+|^FAILED' "$stage/conformance-$ia.log" | sed 's/^/[rxe]   /'
+        grep -a -o 'as the provider declares (dat\.deviation\.[a-z_]*)' "$stage/conformance-$ia.log" | sort | uniq -c | sed 's/^/[rxe]   skipped /'
+    else
+        log "conformance suite on $ia: no result, counted as one failure: $(head -3 "$stage/conformance-$ia.log" 2>/dev/null | tr '\n' ' ')"
+        printf '<testsuite name="conformance %s" tests="1" failures="1" errors="0" skipped="0"><testcase name="the conformance suite ran in the VM"><failure message="no result"/></testcase></testsuite>\n' \
+            "$ia" > "$reports/TEST-conformance-missing-$ia.xml"
+    fi
+done
 
 # figures, Java beside C, and their ratios
 if [ "${RXE_BENCHMARKS:-0}" != 1 ]; then

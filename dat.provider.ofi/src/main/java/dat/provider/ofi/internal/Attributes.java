@@ -116,6 +116,13 @@ final class Attributes {
                 .build();
     }
 
+    /** A receive's error that soft-RoCE reports as {@code IBV_WC_LOC_QP_OP_ERR}, the status the provider passes on. */
+    private static String localEpStatus(String what, String pageStatus, String cause) {
+        return "DAT_DTO_ERR_LOCAL_EP: a device that completes " + what + " with IBV_WC_LOC_QP_OP_ERR, not " + pageStatus
+                + " (soft-RoCE, rdma_rxe of Linux 6.1, takes " + cause + " for a malformed receive WQE), and the provider reports"
+                + " the device's status, which libfabric's verbs provider passes on";
+    }
+
     /** The provider's named attributes, and where it departs from the pages. */
     static Map<String, String> specific(Domain domain) {
         Map<String, String> attributes = new LinkedHashMap<>();
@@ -125,6 +132,26 @@ final class Attributes {
         attributes.put("ofi.pz_keys", Boolean.toString(domain.pzKeys));
         if (domain.limits.cqDataSize() >= 8) { // fi_writedata carries the immediate value: ImmediateDataEndpoint
             attributes.put(IbExtension.ATTR_IMMED_DATA, "TRUE");
+        }
+        int privateData = domain.limits.maxPrivateData();
+        if (privateData < 64) {
+            attributes.put(ProviderAttributes.DEVIATION_PREFIX + "max_private_data_size", privateData + " bytes, not the 64 of"
+                    + " dat_ia_query(3DAT): libfabric's " + domain.providerName + " provider carries " + domain.limits.cmDataSize()
+                    + " bytes of data in a connection request (FI_OPT_CM_DATA_SIZE; verbs: what rdma_cm carries in an"
+                    + " InfiniBand/RoCE connect request, less libfabric's own header), of which this provider's framing takes "
+                    + (domain.limits.cmDataSize() - privateData));
+        }
+        if (!domain.pzKeys) {
+            attributes.put(ProviderAttributes.DEVIATION_PREFIX + "remote_pz", "DAT_DTO_SUCCESS: an RDMA operation through an"
+                    + " Endpoint of another PZ than the target memory's is not refused: libfabric's " + domain.providerName
+                    + " provider chooses the keys and registers all of the IA's memory in one protection domain (libfabric has none"
+                    + " below its domain), so the target cannot tell the PZs apart; the PZ of every local segment is checked");
+        }
+        if (domain.providerName.equals("verbs")) {
+            attributes.put(ProviderAttributes.DEVIATION_PREFIX + "recv_length_error",
+                    localEpStatus("a receive too small for its message", "IBV_WC_LOC_LEN_ERR", "the overlong payload"));
+            attributes.put(ProviderAttributes.DEVIATION_PREFIX + "recv_freed_lmr", localEpStatus(
+                    "a receive whose memory region was deregistered after the post", "IBV_WC_LOC_PROT_ERR", "the unknown lkey"));
         }
         if (domain.providerName.equals("tcp")) {
             attributes.put(ProviderAttributes.DEVIATION_PREFIX + "remote_access_error", "DAT_DTO_ERR_FLUSHED: libfabric's tcp"

@@ -10,6 +10,7 @@ import dat.provider.ofi.internal.ffi.Fi;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.ofi.internal.ffi.Ops;
 import dat.provider.ofi.internal.ffi.Structs;
+import dat.provider.support.WorkCompletionStatus;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,8 +34,12 @@ final class CompletionQueue {
     private static final int NOT_QUEUED = Integer.MIN_VALUE;
     /** A status no libfabric error has: the message of a receive landed in an LMR the consumer had freed. */
     private static final int LMR_FREED = -1;
+    /** Marks a status that is a verbs work completion status ({@link #deviceStatuses}), not an {@code FI_E*}. */
+    private static final int WC_STATUS = 1 << 20;
 
     private final OfiIa ia;
+    /** Whether error entries carry the device's work completion status (libfabric's verbs provider). */
+    private final boolean deviceStatuses;
     final MemorySegment cq;
     private final long cqAddress;
     private final MemorySegment readFn;
@@ -77,6 +82,7 @@ final class CompletionQueue {
      */
     CompletionQueue(OfiIa ia, OfiEp endpoint, int qlen) {
         this.ia = ia;
+        this.deviceStatuses = ia.domain.providerName.equals("verbs");
         this.endpoint = endpoint;
         MemorySegment opened = MemorySegment.NULL;
         try (Arena local = Arena.ofConfined()) {
@@ -242,7 +248,14 @@ final class CompletionQueue {
         ring.set(JAVA_LONG, entry + Structs.CQ_ENTRY_LEN, 0);
         ring.set(JAVA_LONG, entry + Structs.CQ_ENTRY_DATA, errEntry.get(JAVA_LONG, Structs.CQ_ERR_DATA));
         int error = errEntry.get(JAVA_INT, Structs.CQ_ERR_ERR);
-        statuses[tail] = error == 0 ? Fi.EOTHER : error;
+        if (deviceStatuses) {
+            // libfabric's verbs provider maps the device's status to fewer errnos (a receive too
+            // small and one on a bad QP both read FI_EIO); its prov_errno is the status itself
+            int wcStatus = errEntry.get(JAVA_INT, Structs.CQ_ERR_PROV_ERRNO);
+            statuses[tail] = wcStatus > 0 && wcStatus < WC_STATUS ? WC_STATUS | wcStatus : error == 0 ? Fi.EOTHER : error;
+        } else {
+            statuses[tail] = error == 0 ? Fi.EOTHER : error;
+        }
         queueNotification(tail, true); // an error notifies, whatever the DTO's flags
         count++;
     }
@@ -423,6 +436,9 @@ final class CompletionQueue {
 
     /** A libfabric completion error ({@code FI_E*}, 0 for success) as a {@code DAT_DTO_COMPLETION_STATUS}. */
     static int status(int error) {
+        if ((error & WC_STATUS) != 0) {
+            return WorkCompletionStatus.toDat(error & ~WC_STATUS);
+        }
         return switch (error) {
             case 0 -> DtoCompletionStatus.SUCCESS;
             case LMR_FREED -> DtoCompletionStatus.ERR_LOCAL_PROTECTION;

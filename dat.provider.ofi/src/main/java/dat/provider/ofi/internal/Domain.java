@@ -30,6 +30,8 @@ import java.net.InetSocketAddress;
  */
 final class Domain implements AutoCloseable {
 
+    private static final long EMPTY_SEGMENT_BYTES = 64;
+
     private final Fabric fabric;
     /** The IA's {@code fi_info}: source address with port 0, the template of active endpoints and PSPs. */
     final MemorySegment info;
@@ -47,6 +49,16 @@ final class Domain implements AutoCloseable {
     final int providerVersion;
     /** Whether MR keys are the provider's choice: PZ in the high half, LMR context in the low half. */
     final boolean pzKeys;
+    /**
+     * Where the provider needs a descriptor for every buffer ({@code FI_MR_LOCAL}), a small
+     * registration of the domain's own: a message or RDMA write of no bytes names it as its one,
+     * empty segment, since libfabric's verbs provider reads the first descriptor of every send or
+     * write, even of one without segments. 0 where the provider needs none.
+     */
+    final long emptySegmentAddress;
+    final long emptySegmentDescriptor;
+    private final MemorySegment emptySegmentMr;
+    private final Arena emptySegmentArena;
 
     Domain(Fabric fabric, IaConfig config) {
         this.fabric = fabric;
@@ -54,6 +66,9 @@ final class Domain implements AutoCloseable {
         MemorySegment fab = MemorySegment.NULL;
         MemorySegment dom = MemorySegment.NULL;
         MemorySegment queue = MemorySegment.NULL;
+        MemorySegment emptyMr = MemorySegment.NULL;
+        Arena emptyArena = null;
+        long emptyAddress = 0;
         try (Arena local = Arena.ofConfined()) {
             MemorySegment domainAttr = Discovery.attr(found, Structs.INFO_DOMAIN_ATTR, Structs.FI_DOMAIN_ATTR);
             MemorySegment fabricAttr = Discovery.attr(found, Structs.INFO_FABRIC_ATTR, Structs.FI_FABRIC_ATTR);
@@ -75,7 +90,17 @@ final class Domain implements AutoCloseable {
             queue = Ops.eqOpen(fab, eqAttr);
             dom = Ops.domain(fab, found);
             this.limits = Limits.of(found, cmDataSize(fab, found));
+            if ((mrMode & Fi.MR_LOCAL) != 0) {
+                emptyArena = Arena.ofShared();
+                MemorySegment empty = emptyArena.allocate(EMPTY_SEGMENT_BYTES, EMPTY_SEGMENT_BYTES);
+                emptyMr = Ops.mrReg(dom, empty, EMPTY_SEGMENT_BYTES, Fi.SEND | Fi.RECV | Fi.READ | Fi.WRITE, 0);
+                emptyAddress = empty.address();
+            }
         } catch (RuntimeException e) {
+            closeQuietly(emptyMr);
+            if (emptyArena != null) {
+                emptyArena.close();
+            }
             closeQuietly(queue);
             closeQuietly(dom);
             closeQuietly(fab);
@@ -83,6 +108,10 @@ final class Domain implements AutoCloseable {
             throw e;
         }
         this.info = found;
+        this.emptySegmentArena = emptyArena;
+        this.emptySegmentMr = emptyMr;
+        this.emptySegmentAddress = emptyAddress;
+        this.emptySegmentDescriptor = emptyArena == null ? 0 : emptyMr.get(ADDRESS, Structs.MR_MEM_DESC).address();
         this.fabricFid = fab;
         this.domain = dom;
         this.eq = queue;
@@ -121,6 +150,27 @@ final class Domain implements AutoCloseable {
         return copy;
     }
 
+    /**
+     * A copy of the IA's info whose destination is {@code destination}: the template of an active
+     * endpoint. libfabric's verbs provider resolves the route when the endpoint is made
+     * ({@code rdma_resolve_addr} in {@code fi_endpoint}, which fails without a destination), tcp
+     * when it connects; both take it here. The copy points at {@code destination}, memory of the
+     * caller's: free it with {@link #freeActiveInfo}, before that memory goes.
+     */
+    MemorySegment activeInfo(MemorySegment destination) {
+        MemorySegment copy = fabric.dupInfo(info);
+        copy.set(ADDRESS, Structs.INFO_DEST_ADDR, destination);
+        copy.set(JAVA_LONG, Structs.INFO_DEST_ADDRLEN, destination.byteSize());
+        return copy;
+    }
+
+    /** Frees an {@link #activeInfo}: its destination is the caller's memory, not libfabric's to free. */
+    void freeActiveInfo(MemorySegment copy) {
+        copy.set(ADDRESS, Structs.INFO_DEST_ADDR, MemorySegment.NULL);
+        copy.set(JAVA_LONG, Structs.INFO_DEST_ADDRLEN, 0L);
+        fabric.freeInfo(copy);
+    }
+
     void freeInfo(MemorySegment someInfo) {
         fabric.freeInfo(someInfo);
     }
@@ -128,6 +178,10 @@ final class Domain implements AutoCloseable {
     /** Closes the event queue, the domain and the fabric (every endpoint, MR and CQ of the IA is closed first). */
     @Override
     public void close() {
+        closeQuietly(emptySegmentMr);
+        if (emptySegmentArena != null) {
+            emptySegmentArena.close();
+        }
         closeQuietly(eq);
         closeQuietly(domain);
         closeQuietly(fabricFid);

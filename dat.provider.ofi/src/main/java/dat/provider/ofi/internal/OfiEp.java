@@ -295,10 +295,16 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget, EpHighW
             NativeEndpoint made;
             postLock.lock(); // no receive but the staged ones reaches the attempt's endpoint before the call's outcome
             try {
-                made = open(ia.domain.info);
                 try (Arena local2 = Arena.ofConfined()) {
-                    Ops.connect(made.ep, Sockaddr.of(local2, remoteIaAddress.getAddress(), (int) remoteConnQual),
-                            PrivateData.frame(local2, privateData, pz.id, confirmation.owner()), PrivateData.framedLength(privateData));
+                    MemorySegment destination = Sockaddr.of(local2, remoteIaAddress.getAddress(), (int) remoteConnQual);
+                    MemorySegment info = ia.domain.activeInfo(destination);
+                    try {
+                        made = open(info);
+                    } finally {
+                        ia.domain.freeActiveInfo(info);
+                    }
+                    Ops.connect(made.ep, destination, PrivateData.frame(local2, privateData, pz.id, confirmation.owner()),
+                            PrivateData.framedLength(privateData));
                 } catch (NativeException e) {
                     closeConnection(true); // the call failed: the Endpoint stays as it was, its receives posted
                     throw EpLimits.connectRefused(e);
@@ -340,7 +346,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget, EpHighW
                     srqCq.close();
                     srqCq = null;
                 }
-                throw Codes.fromNative(e, "ep");
+                throw e;
             }
             if (srqCq != null) {
                 srqCq.takesReceives();
@@ -397,7 +403,7 @@ final class OfiEp extends OfiHandle implements Endpoint, OfiIa.CmTarget, EpHighW
             NativeEndpoint made;
             try {
                 made = open(requestInfo);
-            } catch (DatException e) {
+            } catch (NativeException | DatException e) {
                 failConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
                 return false;
             }

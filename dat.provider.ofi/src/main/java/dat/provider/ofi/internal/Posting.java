@@ -362,7 +362,7 @@ final class Posting {
             return Codes.INSUFFICIENT_RESOURCES;
         }
         describe(slots, slot, cookie, total, kind, completionFlags, immediate, (flags & Fi.DELIVERY_COMPLETE) != 0);
-        sendMsg.set(JAVA_LONG, Structs.MSG_IOV_COUNT, segments);
+        sendMsg.set(JAVA_LONG, Structs.MSG_IOV_COUNT, postedSegments(segments));
         sendMsg.set(JAVA_LONG, Structs.MSG_CONTEXT, slots.token(slot));
         sendMsg.set(JAVA_LONG, Structs.MSG_DATA, data);
         long result;
@@ -387,7 +387,7 @@ final class Posting {
             slots.binds[slot] = binding; // before the post: its completion may be read before this thread goes on
             bindToken = slots.token(slot);
         }
-        rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_IOV_COUNT, segments);
+        rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_IOV_COUNT, postedSegments(segments));
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_CONTEXT, slots.token(slot));
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_DATA, 0);
         long result;
@@ -402,6 +402,22 @@ final class Posting {
             slots.markSilent(slot);
         }
         return code;
+    }
+
+    /**
+     * The segment count to post for {@code segments} described in {@link #sendIov}: a message or
+     * RDMA transfer of no bytes names the domain's empty segment instead of none where the provider
+     * needs descriptors ({@link Domain#emptySegmentDescriptor}).
+     */
+    private int postedSegments(int segments) {
+        Domain domain = ep.ia.domain;
+        if (segments > 0 || domain.emptySegmentDescriptor == 0) {
+            return segments;
+        }
+        sendIov.set(JAVA_LONG, Structs.IOV_BASE, domain.emptySegmentAddress);
+        sendIov.set(JAVA_LONG, Structs.IOV_LEN, 0L);
+        sendDesc.setAtIndex(JAVA_LONG, 0, domain.emptySegmentDescriptor);
+        return 1;
     }
 
     /**

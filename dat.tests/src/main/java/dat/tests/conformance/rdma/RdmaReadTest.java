@@ -178,6 +178,6 @@ class RdmaReadTest {
         Connection c = t.connect();
         LocalMemoryRegion foreign = t.lmr(c.passive.ia, c.passive.ia.createProtectionZone(), 4096, MemPrivileges.ALL);
         int code = c.active.ep.postRdmaRead(1, c.active.iov(0, 64), 1, RmrTriplet.of(foreign, 0, 64), CompletionFlags.DEFAULT);
-        RemoteAccess.expectRefused(t, c, code, DatReturn.PROTECTION_VIOLATION, "an RDMA Read of an LMR of another PZ than the remote Endpoint");
+        RemoteAccess.expectRefusedOtherPz(t, c, code, "an RDMA Read of an LMR of another PZ than the remote Endpoint");
     }
 }

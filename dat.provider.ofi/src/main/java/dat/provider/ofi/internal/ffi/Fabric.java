@@ -112,6 +112,12 @@ public final class Fabric implements AutoCloseable {
         // variables switch the handlers off; the guard restores whatever a library changed anyway.
         setenvIfUnset("HFI_NO_BACKTRACE", "1");
         setenvIfUnset("IPATH_NO_BACKTRACE", "1");
+        // libfabric's registration cache (verbs uses it) hands a second fi_mr_reg of a cached range
+        // the first one's registration, registered with every access: a DAT LMR is a registration
+        // of its own, with its own privileges and PZ. Its memory monitors also hook munmap and
+        // friends in the JVM's process; without the cache no monitor starts.
+        setenvIfUnset("FI_MR_CACHE_MAX_COUNT", "0");
+        setenvIfUnset("FI_MR_CACHE_MONITOR", "disabled");
         try (Arena guard = Arena.ofConfined()) {
             MemorySegment saved = saveSignals(guard);
             try {
