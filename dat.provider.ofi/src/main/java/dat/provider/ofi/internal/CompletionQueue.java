@@ -33,9 +33,12 @@ final class CompletionQueue {
     /** {@link #accept}: the completion is not queued. */
     private static final int NOT_QUEUED = Integer.MIN_VALUE;
     /** A status no libfabric error has: the message of a receive landed in an LMR the consumer had freed. */
-    private static final int LMR_FREED = -1;
-    /** Marks a status that is a verbs work completion status ({@link #deviceStatuses}), not an {@code FI_E*}. */
-    private static final int WC_STATUS = 1 << 20;
+    static final int LMR_FREED = -1;
+    /**
+     * Added to a verbs work completion status ({@link #deviceStatuses}) to tell it from an
+     * {@code FI_E*} error and from {@link #LMR_FREED}.
+     */
+    static final int WC_STATUS = 1 << 20;
 
     private final OfiIa ia;
     /** Whether error entries carry the device's work completion status (libfabric's verbs provider). */
@@ -252,7 +255,7 @@ final class CompletionQueue {
             // libfabric's verbs provider maps the device's status to fewer errnos (a receive too
             // small and one on a bad QP both read FI_EIO); its prov_errno is the status itself
             int wcStatus = errEntry.get(JAVA_INT, Structs.CQ_ERR_PROV_ERRNO);
-            statuses[tail] = wcStatus > 0 && wcStatus < WC_STATUS ? WC_STATUS | wcStatus : error == 0 ? Fi.EOTHER : error;
+            statuses[tail] = wcStatus > 0 && wcStatus < WC_STATUS ? WC_STATUS + wcStatus : error == 0 ? Fi.EOTHER : error;
         } else {
             statuses[tail] = error == 0 ? Fi.EOTHER : error;
         }
@@ -436,8 +439,8 @@ final class CompletionQueue {
 
     /** A libfabric completion error ({@code FI_E*}, 0 for success) as a {@code DAT_DTO_COMPLETION_STATUS}. */
     static int status(int error) {
-        if ((error & WC_STATUS) != 0) {
-            return WorkCompletionStatus.toDat(error & ~WC_STATUS);
+        if (error > WC_STATUS) {
+            return WorkCompletionStatus.toDat(error - WC_STATUS);
         }
         return switch (error) {
             case 0 -> DtoCompletionStatus.SUCCESS;
