@@ -97,15 +97,21 @@ if ! ls "$reports"/TEST-*.xml >/dev/null 2>&1; then
 fi
 t1=\$(date +%s); echo "[guest] device tests: \$((t1 - t0)) s"
 
+# whether the suites can run is asked once: each ./dat call is a JVM start under emulation
+if [ "${RXE_CONFORMANCE:-1}" = 0 ]; then
+    suite_absent="RXE_CONFORMANCE=0: conformance suite not run"
+elif [ -f dat.app/target/app.jar ] && DAT_NO_BUILD=1 timeout 120 ./dat help 2>/dev/null | grep -qE '^\s*test\b'; then
+    suite_absent=
+else
+    suite_absent="the app jar has no 'test' command (dat.tests not in the app): conformance suite not run"
+fi
 for ia in $conformance_ias; do
-    if [ "${RXE_CONFORMANCE:-1}" = 0 ]; then
-        echo "RXE_CONFORMANCE=0: conformance suite not run" > "$stage/conformance-\$ia.log"
-    elif [ -f dat.app/target/app.jar ] && DAT_NO_BUILD=1 timeout 120 ./dat help 2>/dev/null | grep -qE '^\s*test\b'; then
+    if [ -n "\$suite_absent" ]; then
+        echo "\$suite_absent" > "$stage/conformance-\$ia.log"
+    else
         DAT_NO_BUILD=1 timeout 900 ./dat test \$ia ${RXE_FILTER:+--filter '$RXE_FILTER'} --skipped --xml "$reports/TEST-conformance-\$ia.xml" \
             > "$stage/conformance-\$ia.log" 2>&1
         echo "conformance exit \$?" >> "$stage/conformance-\$ia.log"
-    else
-        echo "the app jar has no 'test' command (dat.tests not in the app): conformance suite not run" > "$stage/conformance-\$ia.log"
     fi
     t2=\$(date +%s); echo "[guest] conformance suite on \$ia: \$((t2 - t1)) s"; t1=\$t2
 done

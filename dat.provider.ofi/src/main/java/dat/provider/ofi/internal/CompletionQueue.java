@@ -251,14 +251,16 @@ final class CompletionQueue {
         ring.set(JAVA_LONG, entry + Structs.CQ_ENTRY_LEN, 0);
         ring.set(JAVA_LONG, entry + Structs.CQ_ENTRY_DATA, errEntry.get(JAVA_LONG, Structs.CQ_ERR_DATA));
         int error = errEntry.get(JAVA_INT, Structs.CQ_ERR_ERR);
+        int status = error == 0 ? Fi.EOTHER : error;
         if (deviceStatuses) {
             // libfabric's verbs provider maps the device's status to fewer errnos (a receive too
             // small and one on a bad QP both read FI_EIO); its prov_errno is the status itself
             int wcStatus = errEntry.get(JAVA_INT, Structs.CQ_ERR_PROV_ERRNO);
-            statuses[tail] = wcStatus > 0 && wcStatus < WC_STATUS ? WC_STATUS + wcStatus : error == 0 ? Fi.EOTHER : error;
-        } else {
-            statuses[tail] = error == 0 ? Fi.EOTHER : error;
+            if (wcStatus > 0 && wcStatus < WC_STATUS) {
+                status = WC_STATUS + wcStatus;
+            }
         }
+        statuses[tail] = status;
         queueNotification(tail, true); // an error notifies, whatever the DTO's flags
         count++;
     }

@@ -246,7 +246,7 @@ final class CompletionQueue {
         if (owner instanceof VerbsSrq srq) {
             srq.consumed();
         }
-        int status = status(wcStatus);
+        int status = WorkCompletionStatus.toDat(wcStatus);
         boolean success = status == DtoCompletionStatus.SUCCESS;
         if (ref instanceof VerbsRmr.BindOp bind) {
             bind.completed(success);
@@ -271,11 +271,6 @@ final class CompletionQueue {
             event.setDtoCompletion(evd, ep, cookie, status, success ? length : 0);
         }
         return true;
-    }
-
-    /** {@code enum ibv_wc_status} to {@code DAT_DTO_COMPLETION_STATUS}. */
-    static int status(int wcStatus) {
-        return WorkCompletionStatus.toDat(wcStatus);
     }
 
     /**
