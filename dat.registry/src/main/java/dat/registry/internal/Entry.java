@@ -2,8 +2,11 @@ package dat.registry.internal;
 
 import dat.api.ProviderDTO;
 import dat.api.ProviderInfo;
+import dat.api.spi.DatProviderConstants;
 import dat.registry.DatConf;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * One IA the registry knows of, as an immutable info object: the IA name, version and thread
@@ -84,5 +87,28 @@ record Entry(Registration registration, DatConf.Entry staticEntry, String iaName
     /** What the instance data passed to the provider is: the static entry's {@code ia_params}. */
     String instanceData() {
         return staticEntry == null ? "" : staticEntry.iaParams();
+    }
+
+    /**
+     * The entry's DTO; counts the open IAs of its binding, which asks the provider, so never
+     * called under the registry's lock.
+     *
+     * @param binding the entry's binding, or {@code null} when it has none
+     */
+    ProviderDTO dto(Binding binding) {
+        Map<String, Object> properties = new LinkedHashMap<>(registration == null ? Map.of() : registration.properties());
+        String providerName = staticEntry != null ? staticEntry.provider()
+                : registration == null ? "" : registration.providerName();
+        properties.put(DatProviderConstants.DAT_PROVIDER_NAME, providerName);
+        properties.put(DatProviderConstants.DAT_IA_NAME, iaName);
+        properties.put(DatProviderConstants.DAT_API_VERSION, versionMajor + "." + versionMinor);
+        properties.put(DatProviderConstants.DAT_THREAD_SAFE, threadSafe);
+        String providerVersion = registration != null && !registration.providerVersion().isEmpty()
+                ? registration.providerVersion()
+                : staticEntry != null ? staticEntry.providerVersion() : "";
+        return new ProviderDTO(registration == null ? 0 : registration.id(), iaName, versionMajor, versionMinor, threadSafe,
+                providerName, providerVersion, registration == null ? "" : registration.transport(), ranking(),
+                staticEntry != null ? ProviderDTO.Origin.STATIC : ProviderDTO.Origin.DYNAMIC, state, failureReason,
+                failureDetail, source(), instanceData(), binding == null ? 0 : binding.openCount(), properties);
     }
 }

@@ -4,11 +4,15 @@ import dat.api.DatRegistryListener;
 import dat.api.InterfaceAdapter;
 import dat.api.ProviderDTO;
 import java.lang.System.Logger.Level;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * Delivers registry changes to listeners, in the order the registry made them, one call at a time,
@@ -52,6 +56,28 @@ final class Listeners {
     void close() {
         events.add(new Event(null, false, null, null));
         deliver();
+    }
+
+    /**
+     * Queues removed-then-added events for the entries that stopped or started being active from
+     * one view to the next; the caller holds the registry's lock.
+     */
+    void queueChanges(View old, View next) {
+        Map<Entry.Key, Entry> nowActive = new LinkedHashMap<>();
+        next.entries().stream().filter(Entry::active).forEach(entry -> nowActive.put(entry.key(), entry));
+        Set<Entry> wasActive = old.entries().stream().filter(Entry::active).collect(Collectors.toSet());
+        for (Entry entry : old.entries()) {
+            if (entry.active() && !entry.equals(nowActive.get(entry.key()))) {
+                Binding binding = old.bindings().get(entry.key());
+                queueAll(false, () -> entry.dto(binding));
+            }
+        }
+        for (Entry entry : nowActive.values()) {
+            if (!wasActive.contains(entry)) {
+                Binding binding = next.bindings().get(entry.key());
+                queueAll(true, () -> entry.dto(binding));
+            }
+        }
     }
 
     /** Queues an event for every listener; the caller holds the registry's lock. */

@@ -28,7 +28,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
-import java.util.stream.Collectors;
 
 /**
  * The DAT registry itself, free of OSGi: registrations come and go through {@link #register},
@@ -259,7 +258,7 @@ public final class Registry implements DatRegistry {
             }
         }
         View next = new View(entries, current, staticRegistry);
-        queueChanges(old, next);
+        listeners.queueChanges(old, next);
         view = next;
     }
 
@@ -437,25 +436,6 @@ public final class Registry implements DatRegistry {
         }
     }
 
-    /** Queues removed-then-added events for entries that stopped or started being active. */
-    private void queueChanges(View old, View next) {
-        Map<Entry.Key, Entry> nowActive = new LinkedHashMap<>();
-        next.entries().stream().filter(Entry::active).forEach(entry -> nowActive.put(entry.key(), entry));
-        Set<Entry> wasActive = old.entries().stream().filter(Entry::active).collect(Collectors.toSet());
-        for (Entry entry : old.entries()) {
-            if (entry.active() && !entry.equals(nowActive.get(entry.key()))) {
-                Binding binding = old.bindings().get(entry.key());
-                listeners.queueAll(false, () -> dto(entry, binding));
-            }
-        }
-        for (Entry entry : nowActive.values()) {
-            if (!wasActive.contains(entry)) {
-                Binding binding = next.bindings().get(entry.key());
-                listeners.queueAll(true, () -> dto(entry, binding));
-            }
-        }
-    }
-
     // ---------------------------------------------------------------------------------------------
     // DatRegistry
     // ---------------------------------------------------------------------------------------------
@@ -533,7 +513,7 @@ public final class Registry implements DatRegistry {
                 ? iaName.substring(DatConstants.IA_NAME_RO_AWARE_PREFIX.length()) : iaName;
         finishRetired(r -> false);
         View current = view;
-        Entry chosen = choose(current, name, versionMajor, versionMinor, threadSafe);
+        Entry chosen = current.choose(name, versionMajor, versionMinor, threadSafe);
         Binding binding = current.bindings().get(chosen.key());
         DatIaFactory factory = chosen.registration().factory().get();
         if (factory == null) {
@@ -566,7 +546,7 @@ public final class Registry implements DatRegistry {
                         "provider '" + chosen.registration().providerName() + "' returned no IA for '" + name + "'");
             }
             InterfaceAdapter opened = ia;
-            listeners.queueOpened(() -> dto(chosen, binding), opened);
+            listeners.queueOpened(() -> chosen.dto(binding), opened);
             return ia;
         } catch (DatException e) {
             throw e;
@@ -579,54 +559,6 @@ public final class Registry implements DatRegistry {
                 listeners.deliver();
             }
         }
-    }
-
-    /**
-     * Picks the entry {@code dat_ia_open} uses: exact name, equal major, minor at least the one
-     * asked for (the exact minor preferred), thread safe if asked for (the exact thread safety
-     * preferred), then the entry the view ranks best.
-     */
-    private static Entry choose(View current, String name, int major, int minor, boolean threadSafe) {
-        List<Entry> named = current.active(name);
-        if (named.isEmpty()) {
-            throw notFound(DatReturn.NAME_NOT_REGISTERED, "no active provider offers IA '" + name + "'"
-                    + inactiveReason(current, name));
-        }
-        List<Entry> sameMajor = named.stream().filter(e -> e.versionMajor() == major).toList();
-        if (sameMajor.isEmpty()) {
-            throw notFound(DatReturn.MAJOR_NOT_FOUND, "IA '" + name + "' is offered for DAT " + versions(named)
-                    + ", not for major version " + major);
-        }
-        List<Entry> minorOk = sameMajor.stream().filter(e -> e.versionMinor() >= minor).toList();
-        if (minorOk.isEmpty()) {
-            throw notFound(DatReturn.MINOR_NOT_FOUND, "IA '" + name + "' is offered for DAT " + versions(named)
-                    + ", older than " + major + "." + minor);
-        }
-        List<Entry> safe = minorOk.stream().filter(e -> e.threadSafe() || !threadSafe).toList();
-        if (safe.isEmpty()) {
-            throw notFound(DatReturn.THREAD_SAFETY_NOT_FOUND, "IA '" + name + "' is offered only by providers that are"
-                    + " not thread safe");
-        }
-        return safe.stream()
-                .min(Comparator.comparing((Entry e) -> e.versionMinor() != minor)
-                        .thenComparing(Entry::versionMinor)
-                        .thenComparing(e -> e.threadSafe() != threadSafe)
-                        .thenComparing(Entry.PREFERENCE))
-                .orElseThrow();
-    }
-
-    private static String versions(List<Entry> entries) {
-        return entries.stream().map(e -> e.versionMajor() + "." + e.versionMinor()).distinct().sorted()
-                .collect(Collectors.joining(", "));
-    }
-
-    private static String inactiveReason(View current, String name) {
-        return current.entries().stream().filter(e -> e.iaName().equals(name)).findFirst()
-                .map(e -> " (it is " + e.state().name().toLowerCase() + ": " + e.failureDetail() + ")").orElse("");
-    }
-
-    private static DatException notFound(int subtype, String detail) {
-        return DatException.of(DatReturn.PROVIDER_NOT_FOUND, subtype, "iaName", detail);
     }
 
     /** Records a failure of an entry found when opening it, so that the next view shows it. */
@@ -795,7 +727,7 @@ public final class Registry implements DatRegistry {
         List<ProviderDTO> found = new ArrayList<>();
         List<Entry> active = current.entries().stream().filter(Entry::active).sorted(Entry.PREFERENCE).toList();
         for (Entry entry : active) {
-            ProviderDTO dto = dto(entry, current.bindings().get(entry.key()));
+            ProviderDTO dto = entry.dto(current.bindings().get(entry.key()));
             if (parsed == null || parsed.matches(dto.properties())) {
                 found.add(dto);
             }
@@ -807,7 +739,7 @@ public final class Registry implements DatRegistry {
     public RegistryRuntimeDTO getRuntimeDTO() {
         View current = view;
         List<ProviderDTO> providers = current.entries().stream()
-                .map(entry -> dto(entry, current.bindings().get(entry.key())))
+                .map(entry -> entry.dto(current.bindings().get(entry.key())))
                 .toList();
         StaticRegistry statics = current.staticRegistry();
         return new RegistryRuntimeDTO(providers, statics.path(), !statics.missing(), statics.problems());
@@ -829,7 +761,7 @@ public final class Registry implements DatRegistry {
                 for (Entry entry : current.entries()) {
                     if (entry.active()) {
                         Binding binding = current.bindings().get(entry.key());
-                        listeners.queue(listener, true, () -> dto(entry, binding));
+                        listeners.queue(listener, true, () -> entry.dto(binding));
                     }
                 }
                 replay = current;
@@ -841,7 +773,7 @@ public final class Registry implements DatRegistry {
                 Binding binding = replay.bindings().get(entry.key());
                 if (entry.active() && binding != null) {
                     for (InterfaceAdapter ia : binding.openIas()) {
-                        listeners.queueOpened(listener, () -> dto(entry, binding), ia);
+                        listeners.queueOpened(listener, () -> entry.dto(binding), ia);
                     }
                 }
             }
@@ -854,26 +786,5 @@ public final class Registry implements DatRegistry {
         if (listener != null) {
             listeners.remove(listener);
         }
-    }
-
-    /** The DTO of an entry; counts its open IAs, so never called under the registry's lock. */
-    static ProviderDTO dto(Entry entry, Binding binding) {
-        Registration registration = entry.registration();
-        Map<String, Object> properties = new LinkedHashMap<>(registration == null ? Map.of() : registration.properties());
-        String providerName = entry.staticEntry() != null ? entry.staticEntry().provider()
-                : registration == null ? "" : registration.providerName();
-        properties.put(DatProviderConstants.DAT_PROVIDER_NAME, providerName);
-        properties.put(DatProviderConstants.DAT_IA_NAME, entry.iaName());
-        properties.put(DatProviderConstants.DAT_API_VERSION, entry.versionMajor() + "." + entry.versionMinor());
-        properties.put(DatProviderConstants.DAT_THREAD_SAFE, entry.threadSafe());
-        String providerVersion = registration != null && !registration.providerVersion().isEmpty()
-                ? registration.providerVersion()
-                : entry.staticEntry() != null ? entry.staticEntry().providerVersion() : "";
-        return new ProviderDTO(registration == null ? 0 : registration.id(), entry.iaName(), entry.versionMajor(),
-                entry.versionMinor(), entry.threadSafe(), providerName, providerVersion,
-                registration == null ? "" : registration.transport(), entry.ranking(),
-                entry.staticEntry() != null ? ProviderDTO.Origin.STATIC : ProviderDTO.Origin.DYNAMIC, entry.state(),
-                entry.failureReason(), entry.failureDetail(), entry.source(), entry.instanceData(),
-                binding == null ? 0 : binding.openCount(), properties);
     }
 }

@@ -1,5 +1,7 @@
 package dat.registry.internal;
 
+import dat.api.DatException;
+import dat.api.DatReturn;
 import dat.api.ProviderDTO;
 import dat.api.ProviderInfo;
 import dat.registry.DatConf;
@@ -44,6 +46,56 @@ record View(List<Entry> entries, Map<Entry.Key, Binding> bindings, StaticRegistr
     /** The active entries of an IA name, best first. */
     List<Entry> active(String iaName) {
         return entries.stream().filter(e -> e.active() && e.iaName().equals(iaName)).toList();
+    }
+
+    /**
+     * Picks the entry {@code dat_ia_open} uses: exact name, equal major, minor at least the one
+     * asked for (the exact minor preferred), thread safe if asked for (the exact thread safety
+     * preferred), then the entry ranked best.
+     *
+     * @throws DatException {@code DAT_PROVIDER_NOT_FOUND} with the subtype that says which of
+     *     these found none, naming {@code iaName}
+     */
+    Entry choose(String name, int major, int minor, boolean threadSafe) {
+        List<Entry> named = active(name);
+        if (named.isEmpty()) {
+            throw notFound(DatReturn.NAME_NOT_REGISTERED, "no active provider offers IA '" + name + "'" + inactiveReason(name));
+        }
+        List<Entry> sameMajor = named.stream().filter(e -> e.versionMajor() == major).toList();
+        if (sameMajor.isEmpty()) {
+            throw notFound(DatReturn.MAJOR_NOT_FOUND, "IA '" + name + "' is offered for DAT " + versions(named)
+                    + ", not for major version " + major);
+        }
+        List<Entry> minorOk = sameMajor.stream().filter(e -> e.versionMinor() >= minor).toList();
+        if (minorOk.isEmpty()) {
+            throw notFound(DatReturn.MINOR_NOT_FOUND, "IA '" + name + "' is offered for DAT " + versions(named)
+                    + ", older than " + major + "." + minor);
+        }
+        List<Entry> safe = minorOk.stream().filter(e -> e.threadSafe() || !threadSafe).toList();
+        if (safe.isEmpty()) {
+            throw notFound(DatReturn.THREAD_SAFETY_NOT_FOUND, "IA '" + name + "' is offered only by providers that are"
+                    + " not thread safe");
+        }
+        return safe.stream()
+                .min(Comparator.comparing((Entry e) -> e.versionMinor() != minor)
+                        .thenComparing(Entry::versionMinor)
+                        .thenComparing(e -> e.threadSafe() != threadSafe)
+                        .thenComparing(Entry.PREFERENCE))
+                .orElseThrow();
+    }
+
+    private static String versions(List<Entry> entries) {
+        return entries.stream().map(e -> e.versionMajor() + "." + e.versionMinor()).distinct().sorted()
+                .collect(Collectors.joining(", "));
+    }
+
+    private String inactiveReason(String name) {
+        return entries.stream().filter(e -> e.iaName().equals(name)).findFirst()
+                .map(e -> " (it is " + e.state().name().toLowerCase() + ": " + e.failureDetail() + ")").orElse("");
+    }
+
+    private static DatException notFound(int subtype, String detail) {
+        return DatException.of(DatReturn.PROVIDER_NOT_FOUND, subtype, "iaName", detail);
     }
 
     /**
