@@ -196,7 +196,10 @@ public interface Endpoint extends DatHandle {
     void reset();
 
     /**
-     * Receive-buffer consumption of an Endpoint on an SRQ: {@code dat_ep_recv_query(3DAT)}.
+     * Receive-buffer consumption of the Endpoint: {@code dat_ep_recv_query(3DAT)}. A buffer is
+     * allocated to an Endpoint as it is posted to it, or, for an Endpoint of an SRQ, as the
+     * Endpoint takes it from the SRQ; a count the provider cannot give at a reasonable cost is
+     * {@link DatConstants#VALUE_UNKNOWN}.
      *
      * @return the counts
      * @throws DatException {@link DatReturn#MODEL_NOT_SUPPORTED} when the provider does not

@@ -108,7 +108,7 @@ final class Attributes {
                 .srqWatermarksSupported(srq ? 1 : 0)
                 .srqEpPzDifferenceSupported(false)
                 .srqInfoSupported(0)
-                .epRecvInfoSupported(0)
+                .epRecvInfoSupported(1)
                 .lmrSyncRequired(false)
                 .dtoAsyncReturnGuaranteed(true)
                 .rdmaWriteForRdmaReadRequired(false)

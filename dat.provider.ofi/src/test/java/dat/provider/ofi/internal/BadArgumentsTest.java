@@ -152,13 +152,13 @@ class BadArgumentsTest extends LoopbackIaTest {
         expect(() -> ep.query(-1L), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
         expect(() -> ep.modify(0, null), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG3);
         expect(() -> ep.setWatermark(-5, -1), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
-        expect(() -> ep.recvQuery(), DatReturn.MODEL_NOT_SUPPORTED, -1);
         ep.close();
         expect(ep.postRecv(1, iov, 1, 0), DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EP);
         expect(ep.postSend(0, null, 1, 0), DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EP);
         expect(ep.postRdmaWrite(1, iov, 1, new RmrTriplet(1, 0, 8), 0), DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EP);
         expect(() -> ep.connect(self, 1, 1000, null, 0, 0), DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EP);
         expect(() -> ep.query(), DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EP);
+        expect(() -> ep.recvQuery(), DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EP);
     }
 
     @Test

@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
+import dat.api.DatConstants;
 import dat.api.DatEvent;
 import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
+import dat.api.EpRecvInfo;
 import dat.api.EpState;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
@@ -329,6 +331,39 @@ class OfiTcpTest extends LoopbackIaTest {
         }
         assertThat(seen).isEqualTo(1);
         assertThat(target.memory().asSlice(0, 1000).mismatch(source.memory().asSlice(0, 1000))).isEqualTo(-1);
+    }
+
+    /**
+     * dat_ep_recv_query(3DAT): an Endpoint of its own receives counts those posted and not completed,
+     * staged before its connection or in libfabric, as both figures; an Endpoint of an SRQ, which
+     * learns of a buffer it took only from the completion, reports DAT_VALUE_UNKNOWN for both.
+     */
+    @Test
+    void recvQueryCountsTheReceivesPostedAndNotCompleted() {
+        LocalMemoryRegion mem = lmr(4096, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        Endpoint unconnected = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        assertThat(unconnected.recvQuery()).isEqualTo(new EpRecvInfo(0, 0));
+        assertThat(unconnected.postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 0, 64)}, 1, CompletionFlags.DEFAULT))
+                .isEqualTo(DatReturn.SUCCESS);
+        assertThat(unconnected.recvQuery()).isEqualTo(new EpRecvInfo(1, 1));
+        unconnected.close();
+
+        Endpoint[] pair = connect(null, null);
+        for (int i = 0; i < 3; i++) {
+            assertThat(pair[1].postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 64L * i, 64)}, i, CompletionFlags.DEFAULT))
+                    .isEqualTo(DatReturn.SUCCESS);
+        }
+        assertThat(pair[1].recvQuery()).isEqualTo(new EpRecvInfo(3, 3));
+        assertThat(pair[0].postSend(1, new LmrTriplet[] {LmrTriplet.of(mem, 1024, 8)}, 7, CompletionFlags.DEFAULT))
+                .isEqualTo(DatReturn.SUCCESS);
+        for (int i = 0; i < 2; i++) {
+            assertThat(await(dtoEvd).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        }
+        assertThat(pair[1].recvQuery()).isEqualTo(new EpRecvInfo(2, 2));
+
+        dat.api.SharedReceiveQueue srq = ia.createSharedReceiveQueue(pz, dat.api.SrqAttributes.builder().maxRecvDtos(8).maxRecvIov(1).build());
+        Endpoint onSrq = ia.createEndpointWithSrq(pz, dtoEvd, dtoEvd, connEvd, srq, EpAttributes.providerDefaults());
+        assertThat(onSrq.recvQuery()).isEqualTo(new EpRecvInfo(DatConstants.VALUE_UNKNOWN, DatConstants.VALUE_UNKNOWN));
     }
 
     /**

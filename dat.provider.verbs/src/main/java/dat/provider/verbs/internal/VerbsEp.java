@@ -8,6 +8,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
+import dat.api.DatConstants;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
@@ -678,10 +679,20 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
         return new EpStatus(state, recvSlots.outstanding() == 0, sendSlots.outstanding() == 0);
     }
 
+    /**
+     * dat_ep_recv_query(3DAT): an Endpoint of its own receive queue holds the receives posted to it
+     * and not yet completed, and the queue pair fills them in the order they were posted, so that
+     * count is both figures. An Endpoint of an SRQ takes a buffer when a message lands in it, which
+     * verbs reports only with the completion: both are {@code DAT_VALUE_UNKNOWN}.
+     */
     @Override
     public EpRecvInfo recvQuery() {
         checkOpen();
-        throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "ep", "ep_recv_info_supported is 0");
+        if (srq != null) {
+            return new EpRecvInfo(DatConstants.VALUE_UNKNOWN, DatConstants.VALUE_UNKNOWN);
+        }
+        int held = recvSlots.outstanding();
+        return new EpRecvInfo(held, held);
     }
 
     /**

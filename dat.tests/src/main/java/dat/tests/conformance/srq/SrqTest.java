@@ -8,6 +8,7 @@ import dat.api.DatConstants;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
+import dat.api.EpRecvInfo;
 import dat.api.EventDispatcher;
 import dat.api.EvdFlags;
 import dat.api.HandleType;
@@ -90,6 +91,34 @@ class SrqTest {
         assertThat(received.userCookie()).as(t.at("user_cookie of the SRQ receive")).isEqualTo(1000);
         assertThat(received.transferredLength()).as(t.at("transferred_length")).isEqualTo(700);
         t.verify(s.buffer.memory().asSlice(0, 700), 81, 0, "the bytes received into the SRQ buffer");
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_ep_recv_query(3DAT) DAT_SUCCESS: an Endpoint of an SRQ holds no buffer while none is taken, nor once its"
+            + " receive completed")
+    void recvQueryOfAnSrqEndpoint(IaUnderTest t) {
+        t.requireSupported(t.provider().epRecvInfoSupported() != 0, "dat_ep_recv_query (ep_recv_info_supported is 0)");
+        SrqSetup s = new SrqSetup(t, 8).connect(t);
+        for (int i = 0; i < 4; i++) {
+            s.post(t, i);
+        }
+        expectNoBufferHeld(t, s.ep.recvQuery(), "with four receives posted to the SRQ and no message sent");
+        s.send(t, 64, 5);
+        s.receive(t, "the receive from the SRQ");
+        expectNoBufferHeld(t, s.ep.recvQuery(), "once the message's receive completed");
+    }
+
+    /**
+     * "For EP that uses SRQ, a buffer is allocated to the EP when EP removes it from SRQ": none is
+     * while no message lands; a count the provider cannot give is DAT_VALUE_UNKNOWN.
+     */
+    private static void expectNoBufferHeld(IaUnderTest t, EpRecvInfo info, String when) {
+        if (info.nbufsAllocated() != DatConstants.VALUE_UNKNOWN) {
+            assertThat(info.nbufsAllocated()).as(t.at("nbufs_allocated " + when)).isZero();
+        }
+        if (info.bufsAllocSpan() != DatConstants.VALUE_UNKNOWN) {
+            assertThat(info.bufsAllocSpan()).as(t.at("bufs_alloc_span " + when)).isGreaterThanOrEqualTo(0);
+        }
     }
 
     @ConformanceTest
