@@ -68,9 +68,16 @@ public final class DatProviderConstants {
     public static final String DAT_TRANSPORT = "dat.transport";
 
     /**
-     * Service property listing the optional capabilities that work, for example
-     * {@code "rdma.read"}, {@code "rdma.write"}, {@code "srq"}, {@code "rmr"}, {@code "cno"}. A
-     * capability is listed only when it works.
+     * Service property listing the optional capabilities that work, so that consumers can select
+     * providers with a filter such as {@code (dat.capability=srq)}. A capability is listed only
+     * when it works, and these are listed exactly when the IA's attributes declare them (the
+     * conformance suite checks it): {@code "rdma.read"} ({@code max_rdma_read_per_ep_in} and
+     * {@code _out} above 0), {@code "rmr"} ({@code max_rmrs} above 0), {@code "srq"}
+     * ({@code srq_supported}), {@code "srq.watermarks"} ({@code srq_watermarks_supported}),
+     * {@code "ep.recv_query"} ({@code ep_recv_info_supported}), {@code "psp.provider"}
+     * ({@code ep_creator} other than {@code DAT_PSP_CREATES_EP_NEVER}), {@code "lmr.shared"}
+     * ({@code DAT_MEM_TYPE_SHARED_VIRTUAL} among {@code lmr_mem_types_supported}). Others, such
+     * as {@code "rdma.write"} and {@code "cno"}, name what works without an attribute to match.
      *
      * <p>The value of this service property must be of type {@code String}, {@code String[]} or
      * {@code Collection<String>}.

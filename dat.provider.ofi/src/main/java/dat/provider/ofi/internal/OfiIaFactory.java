@@ -7,6 +7,7 @@ import dat.api.spi.DatIaFactory;
 import dat.api.spi.DatProviderConstants;
 import dat.api.spi.IaOpenRequest;
 import dat.provider.ofi.internal.ffi.Fabric;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -91,6 +92,16 @@ final class OfiIaFactory implements DatIaFactory {
         return open.size();
     }
 
+    /** The optional features the IA's attributes declare ({@link Attributes}): {@code dat.capability}. */
+    static List<String> capabilities(boolean srq) {
+        List<String> capabilities = new ArrayList<>(List.of("rdma.read", "rdma.write", "rmr", "cno", "lmr.shared",
+                "ep.recv_query"));
+        if (srq) {
+            capabilities.addAll(List.of("srq", "srq.watermarks"));
+        }
+        return List.copyOf(capabilities);
+    }
+
     @Override
     public Map<String, Object> properties() {
         return Map.of(CONFORMANCE_PROPERTY, config.address().isLoopbackAddress(),
@@ -100,8 +111,7 @@ final class OfiIaFactory implements DatIaFactory {
                 DatProviderConstants.DAT_PROVIDER_VERSION, "1.0",
                 DatProviderConstants.DAT_THREAD_SAFE, Boolean.TRUE,
                 DatProviderConstants.DAT_TRANSPORT, "ofi-" + config.provider(),
-                DatProviderConstants.DAT_CAPABILITY, offer.srq() ? List.of("rdma.read", "rdma.write", "srq", "srq.watermarks", "cno")
-                        : List.of("rdma.read", "rdma.write", "cno"),
+                DatProviderConstants.DAT_CAPABILITY, capabilities(offer.srq()),
                 DatProviderConstants.DAT_EXTENSION, offer.cqDataSize() >= 8 ? List.of(Extensions.IMMEDIATE_DATA) : List.of());
     }
 

@@ -13,8 +13,12 @@ import java.net.InetAddress;
  *     where it has type 1, else 0 (no RMRs)
  * @param atomics whether the device performs remote atomics ({@code atomic_cap} not
  *     {@code IBV_ATOMIC_NONE})
+ * @param rdmaRead whether its queue pairs take and issue RDMA reads ({@code max_qp_rd_atom} and
+ *     {@code max_qp_init_rd_atom} above 0)
+ * @param srq whether it has shared receive queues ({@code max_srq} above 0)
  */
-record DevicePort(String deviceName, int port, InetAddress address, String transport, int windowType, boolean atomics) {
+record DevicePort(String deviceName, int port, InetAddress address, String transport, int windowType, boolean atomics,
+        boolean rdmaRead, boolean srq) {
 
     /** The OFED-style IA name of this port: {@code ofa-v2-<device>-<port>}. */
     String iaName() {
@@ -23,6 +27,6 @@ record DevicePort(String deviceName, int port, InetAddress address, String trans
 
     /** The same port, reached through another of its addresses. */
     DevicePort at(InetAddress other) {
-        return new DevicePort(deviceName, port, other, transport, windowType, atomics);
+        return new DevicePort(deviceName, port, other, transport, windowType, atomics, rdmaRead, srq);
     }
 }

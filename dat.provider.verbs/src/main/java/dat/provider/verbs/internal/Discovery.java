@@ -78,6 +78,9 @@ final class Discovery {
                             : (caps & (IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B)) != 0 ? 2
                             : (caps & IBV_DEVICE_MEM_WINDOW) != 0 ? 1 : 0;
                     boolean atomics = deviceAttr.get(JAVA_INT, Structs.DEVICE_ATTR_ATOMIC_CAP) != 0;
+                    boolean rdmaRead = deviceAttr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_QP_RD_ATOM) > 0
+                            && deviceAttr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_QP_INIT_RD_ATOM) > 0;
+                    boolean srq = deviceAttr.get(JAVA_INT, Structs.DEVICE_ATTR_MAX_SRQ) > 0;
                     MemorySegment portAttr = arena.allocate(Structs.IBV_PORT_ATTR);
                     for (int port = 1; port <= ports; port++) {
                         verbs.queryPort(context, port, portAttr);
@@ -87,7 +90,7 @@ final class Discovery {
                         }
                         String transport = portAttr.get(JAVA_BYTE, Structs.PORT_ATTR_LINK_LAYER) == IBV_LINK_LAYER_ETHERNET
                                 ? "roce" : "ib";
-                        candidates.add(new PortCandidate(name, port, transport, windows, atomics));
+                        candidates.add(new PortCandidate(name, port, transport, windows, atomics, rdmaRead, srq));
                     }
                 } catch (NativeException e) {
                     inactive.put(name + " (" + e.getMessage() + ")", 0);
@@ -102,7 +105,7 @@ final class Discovery {
                 if (address == null) {
                     inactive.put(c.device + " port " + c.port + " has no IP address on its netdev (rdma_cm cannot use it)", c.port);
                 } else {
-                    usable.add(new DevicePort(c.device, c.port, address, c.transport, c.windows, c.atomics));
+                    usable.add(new DevicePort(c.device, c.port, address, c.transport, c.windows, c.atomics, c.rdmaRead, c.srq));
                 }
             }
             String reason = usable.isEmpty() ? "no usable RDMA port: " + String.join("; ", inactive.keySet()) : null;
@@ -110,7 +113,8 @@ final class Discovery {
         }
     }
 
-    private record PortCandidate(String device, int port, String transport, int windows, boolean atomics) {
+    private record PortCandidate(String device, int port, String transport, int windows, boolean atomics, boolean rdmaRead,
+            boolean srq) {
     }
 
     /** Binds an rdma_cm id to each local address: "device/port" to the first (IPv4 first) address mapped to it. */

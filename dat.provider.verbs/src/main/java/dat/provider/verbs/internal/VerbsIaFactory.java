@@ -117,7 +117,14 @@ final class VerbsIaFactory implements DatIaFactory {
         properties.put(DatProviderConstants.DAT_PROVIDER_VERSION, "1.0");
         properties.put(DatProviderConstants.DAT_THREAD_SAFE, Boolean.TRUE);
         properties.put(DatProviderConstants.DAT_TRANSPORT, port.transport());
-        List<String> capabilities = new java.util.ArrayList<>(List.of("rdma.read", "rdma.write", "srq", "srq.watermarks", "cno"));
+        // what the IA's attributes will declare, as the discovery probed it
+        List<String> capabilities = new java.util.ArrayList<>(List.of("rdma.write", "cno", "lmr.shared", "ep.recv_query"));
+        if (port.rdmaRead()) {
+            capabilities.add("rdma.read");
+        }
+        if (port.srq()) {
+            capabilities.addAll(List.of("srq", "srq.watermarks"));
+        }
         if (port.windowType() > 0) {
             capabilities.add("rmr");
         }

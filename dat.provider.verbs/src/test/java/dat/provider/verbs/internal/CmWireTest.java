@@ -89,8 +89,8 @@ class CmWireTest {
     @Test
     void staticRegistryParametersNameADeviceAndPortOrAnAddress() throws Exception {
         InetAddress loopback = InetAddress.getLoopbackAddress();
-        DevicePort one = new DevicePort("mlx5_0", 1, loopback, "ib", 2, true);
-        DevicePort two = new DevicePort("mlx5_0", 2, InetAddress.getByName("192.0.2.7"), "ib", 2, true);
+        DevicePort one = new DevicePort("mlx5_0", 1, loopback, "ib", 2, true, true, true);
+        DevicePort two = new DevicePort("mlx5_0", 2, InetAddress.getByName("192.0.2.7"), "ib", 2, true, true, true);
         PortDirectory directory = new PortDirectory(null, List.of(one, two));
         assertThat(directory.resolve("mlx5_0 2")).isEqualTo(two);
         assertThat(directory.resolve("mlx5_0 0")).as("port 0: the first usable port").isEqualTo(one);

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  */
 class DeclaredDeviationsTest {
 
-    private static final DevicePort PORT = new DevicePort("dev0", 1, InetAddress.getLoopbackAddress(), "RoCE", 2, true);
+    private static final DevicePort PORT = new DevicePort("dev0", 1, InetAddress.getLoopbackAddress(), "RoCE", 2, true, true, true);
     private static final String PRIVATE_DATA = ProviderAttributes.DEVIATION_PREFIX + "max_private_data_size";
     private static final String RECV_LENGTH = ProviderAttributes.DEVIATION_PREFIX + "recv_length_error";
     private static final String RECV_FREED_LMR = ProviderAttributes.DEVIATION_PREFIX + "recv_freed_lmr";

@@ -6,14 +6,23 @@ import dat.api.DatConstants;
 import dat.api.DatException;
 import dat.api.DatRegistry;
 import dat.api.DatReturn;
+import dat.api.EpCreatorForPsp;
+import dat.api.IaAttributes;
 import dat.api.InterfaceAdapter;
+import dat.api.MemoryType;
+import dat.api.ProviderAttributes;
+import dat.api.ProviderDTO;
 import dat.api.ProviderInfo;
 import dat.api.spi.DatIaFactory;
+import dat.api.spi.DatProviderConstants;
 import dat.api.spi.IaOpenRequest;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.DisplayName;
 
@@ -32,6 +41,33 @@ class RegistryTest {
                 .orElseThrow(() -> t.failure("the list does not name " + t.iaName()));
         assertThat(info.versionMajor()).as(t.at("dapl_version_major of the listed IA")).isEqualTo(DatConstants.VERSION_MAJOR);
         assertThat(info.versionMinor()).as(t.at("dapl_version_minor of the listed IA")).isEqualTo(DatConstants.VERSION_MINOR);
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_registry_list_providers(3DAT) DAT_SUCCESS: the provider's dat.capability lists exactly the optional features"
+            + " its attributes declare")
+    void capabilitiesAreTheDeclaredFeatures(IaUnderTest t) {
+        List<ProviderDTO> found = t.registry().findProviders("(dat.ia.name=" + DatRegistry.escapeFilterValue(t.iaName()) + ")");
+        t.requireFeasible(!found.isEmpty(), "the registry has no entry named " + t.iaName());
+        Object value = found.getFirst().properties().get(DatProviderConstants.DAT_CAPABILITY);
+        t.requireFeasible(value != null, "the provider registers no " + DatProviderConstants.DAT_CAPABILITY + " property");
+        List<String> listed = value instanceof String one ? List.of(one)
+                : value instanceof String[] array ? List.of(array)
+                : ((Collection<?>) value).stream().map(String::valueOf).toList();
+        ProviderAttributes provider = t.provider();
+        IaAttributes ia = t.attributes();
+        Map<String, Boolean> declared = new LinkedHashMap<>();
+        declared.put("rdma.read", ia.maxRdmaReadPerEpIn() > 0 && ia.maxRdmaReadPerEpOut() > 0);
+        declared.put("rmr", ia.maxRmrs() > 0);
+        declared.put("srq", provider.srqSupported());
+        declared.put("srq.watermarks", provider.srqWatermarksSupported() != 0);
+        declared.put("ep.recv_query", provider.epRecvInfoSupported() != 0);
+        declared.put("psp.provider", provider.epCreator() != EpCreatorForPsp.NEVER);
+        declared.put("lmr.shared", provider.lmrMemTypesSupported().contains(MemoryType.SHARED_VIRTUAL));
+        declared.forEach((capability, supported) -> assertThat(listed.contains(capability))
+                .as(t.at(DatProviderConstants.DAT_CAPABILITY + " " + listed + " lists " + capability + " exactly when the attributes"
+                        + " declare it (" + supported + ")"))
+                .isEqualTo(supported));
     }
 
     @ConformanceTest
