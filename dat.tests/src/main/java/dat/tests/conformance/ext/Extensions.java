@@ -1,6 +1,5 @@
 package dat.tests.conformance.ext;
 
-import dat.api.ProviderDTO;
 import dat.api.ext.AtomicEndpoint;
 import dat.api.ext.IaStatistics;
 import dat.api.ext.IbExtension;
@@ -8,7 +7,6 @@ import dat.api.ext.ImmediateDataEndpoint;
 import dat.api.spi.DatProviderConstants;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.IaUnderTest;
-import java.util.Collection;
 import java.util.List;
 
 /**
@@ -48,20 +46,7 @@ final class Extensions {
 
     /** The extension interfaces the IA's provider lists in {@code dat.extension}, as the registry has them. */
     static List<String> advertised(IaUnderTest t) {
-        List<ProviderDTO> providers = t.registry().findProviders("(dat.ia.name=" + dat.api.DatRegistry.escapeFilterValue(t.iaName())
-                + ")");
-        if (providers.isEmpty()) {
-            return List.of();
-        }
-        Object value = providers.getFirst().properties().get(DatProviderConstants.DAT_EXTENSION);
-        if (value instanceof String s) {
-            return List.of(s);
-        } else if (value instanceof String[] array) {
-            return List.of(array);
-        } else if (value instanceof Collection<?> collection) {
-            return collection.stream().map(String::valueOf).toList();
-        }
-        return List.of();
+        return t.registeredNames(DatProviderConstants.DAT_EXTENSION).orElse(List.of());
     }
 
     /** Skips unless the provider lists {@link IaStatistics} in {@code dat.extension}. */

@@ -21,6 +21,7 @@ import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
 import dat.api.ProtectionZone;
 import dat.api.ProviderAttributes;
+import dat.api.ProviderDTO;
 import dat.api.PspFlag;
 import dat.api.PublicServicePoint;
 import dat.api.Qos;
@@ -30,6 +31,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -103,6 +105,31 @@ public final class IaUnderTest implements AutoCloseable {
     /** @return the registry every IA is opened through */
     public DatRegistry registry() {
         return environment.registry();
+    }
+
+    /**
+     * A service property of the IA's registry entry that lists names, such as
+     * {@code dat.capability} or {@code dat.extension} ({@code String}, {@code String[]} or
+     * {@code Collection<String>}, as {@code DatProviderConstants} allows).
+     *
+     * @return the names, or empty when the registry has no entry for the IA or the entry has no
+     *     such property
+     */
+    public Optional<List<String>> registeredNames(String property) {
+        List<ProviderDTO> entries = registry().findProviders("(dat.ia.name=" + DatRegistry.escapeFilterValue(iaName) + ")");
+        return entries.isEmpty() ? Optional.empty() : Optional.ofNullable(names(entries.getFirst().properties().get(property)));
+    }
+
+    /** The names a multi-valued service property holds, or {@code null} for a value of another type. */
+    static List<String> names(Object value) {
+        if (value instanceof String one) {
+            return List.of(one);
+        } else if (value instanceof String[] array) {
+            return List.of(array);
+        } else if (value instanceof Collection<?> collection) {
+            return collection.stream().map(String::valueOf).toList();
+        }
+        return null;
     }
 
     /** @return the primary open instance of the IA under test, opened on first use */

@@ -6,7 +6,6 @@ import dat.api.spi.DatIaFactory;
 import dat.api.spi.DatProviderConstants;
 import dat.tests.conformance.ConformanceSuite;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -105,13 +104,9 @@ final class TestEnvironment implements AutoCloseable {
             String filter = "(!(" + ConformanceSuite.SERVICE_PROPERTY + "=false))";
             Collection<ServiceReference<DatIaFactory>> references = context.getServiceReferences(DatIaFactory.class, filter);
             for (ServiceReference<DatIaFactory> reference : references) {
-                Object value = reference.getProperty(DatProviderConstants.DAT_IA_NAME);
-                if (value instanceof String name) {
-                    names.add(name);
-                } else if (value instanceof String[] array) {
-                    names.addAll(Arrays.asList(array));
-                } else if (value instanceof Collection<?> collection) {
-                    collection.forEach(name -> names.add(String.valueOf(name)));
+                List<String> listed = IaUnderTest.names(reference.getProperty(DatProviderConstants.DAT_IA_NAME));
+                if (listed != null) {
+                    names.addAll(listed);
                 }
             }
         } catch (InvalidSyntaxException e) {
