@@ -50,7 +50,7 @@ final class EpModify {
         ia.cmLock.lock();
         try {
             ep.checkOpen();
-            EpState s = ep.state();
+            EpState s = ep.connection.state();
             boolean early = s == EpState.UNCONNECTED || s == EpState.RESERVED || s == EpState.PASSIVE_CONNECTION_PENDING
                     || s == EpState.TENTATIVE_CONNECTION_PENDING;
             if ((epParamMask & EpParamMask.PZ_HANDLE) != 0 && s != EpState.UNCONNECTED && s != EpState.TENTATIVE_CONNECTION_PENDING) {
@@ -101,7 +101,7 @@ final class EpModify {
             EpAttributes current = ep.attributes;
             boolean posted = ep.recvSlots.outstanding() > 0 || ep.sendSlots.outstanding() > 0;
             if (newAttributes.recvCompletionFlags() != current.recvCompletionFlags() && ep.recvSlots.outstanding() > 0) {
-                throw new DatException(EpStates.CODES[ep.state().value()], "ep",
+                throw new DatException(EpStates.CODES[ep.connection.state().value()], "ep",
                         "Recv Completion Flags cannot change after receives were posted", null);
             }
             if ((newQueues || newPz != ep.pz) && posted) {
@@ -111,8 +111,9 @@ final class EpModify {
             if (newQueues) {
                 ep.sendSlots.countIn(null);
                 ep.sendSlots = new WorkSlots(newAttributes.maxRequestDtos(), ep.ownerId, false, 0);
-                if (ep.connection != null) {
-                    ep.sendSlots.countIn(ep.requestCq.posted);
+                CompletionQueue requestCq = ep.connection.requestCq();
+                if (requestCq != null) {
+                    ep.sendSlots.countIn(requestCq.posted);
                 }
                 ep.recvSlots = new WorkSlots(ep.srq == null ? newAttributes.maxRecvDtos() : 1, ep.ownerId, true,
                         newAttributes.maxRecvIov());

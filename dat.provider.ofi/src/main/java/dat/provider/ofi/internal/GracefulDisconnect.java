@@ -18,20 +18,20 @@ final class GracefulDisconnect {
     private static final long LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final OfiIa ia;
-    private final OfiEp ep;
+    private final EpConnection connection;
     private final long deadline;
     private EventLoop.Timer timer;
 
-    private GracefulDisconnect(OfiIa ia, OfiEp ep) {
+    private GracefulDisconnect(OfiIa ia, EpConnection connection) {
         this.ia = ia;
-        this.ep = ep;
+        this.connection = connection;
         this.deadline = System.nanoTime() + LIMIT_NANOS;
     }
 
-    /** Begins the wait for {@code ep}'s requests (ia.cmLock held; the Endpoint is DISCONNECT_PENDING). */
-    static GracefulDisconnect start(OfiIa ia, OfiEp ep) {
-        GracefulDisconnect wait = new GracefulDisconnect(ia, ep);
-        ep.confirmSilentWrites();
+    /** Begins the wait for the requests of {@code connection}'s Endpoint (ia.cmLock held; it is DISCONNECT_PENDING). */
+    static GracefulDisconnect start(OfiIa ia, EpConnection connection) {
+        GracefulDisconnect wait = new GracefulDisconnect(ia, connection);
+        connection.confirmSilentWrites();
         wait.timer = ia.loop.schedule(LOOK_NANOS, wait::look);
         return wait;
     }
@@ -40,11 +40,11 @@ final class GracefulDisconnect {
         ia.cmLock.lock();
         try {
             timer = null;
-            if (!ep.isSettling(this)) {
+            if (!connection.isSettling(this)) {
                 return; // the connection ended meanwhile: the peer's disconnect, a break, an abrupt disconnect, a free
             }
-            if (ep.requestsSettled() || System.nanoTime() - deadline >= 0) {
-                ep.shutdownAndEnd();
+            if (connection.requestsSettled() || System.nanoTime() - deadline >= 0) {
+                connection.shutdownAndEnd();
                 return;
             }
             timer = ia.loop.schedule(LOOK_NANOS, this::look);

@@ -8,7 +8,6 @@ import dat.api.CrParams;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
-import dat.api.EpState;
 import dat.api.HandleType;
 import dat.provider.ofi.internal.ffi.Structs;
 import java.lang.foreign.MemorySegment;
@@ -88,12 +87,12 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
         ia.cmLock.lock();
         try {
             checkOpen();
-            target.checkCanAccept(this);
+            target.connection.checkCanAccept(this);
             freed = true;
             ia.crs.remove(this);
             boolean taken;
             try {
-                taken = target.acceptOn(this, info, data);
+                taken = target.connection.acceptOn(this, info, data);
             } catch (RuntimeException e) {
                 PrivateData.rejectByProvider(listener.pep, handle());
                 settle();
@@ -158,9 +157,8 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
 
     /** The Endpoint an RSP offered with this request is the consumer's again, unconnected (ia.cmLock held). */
     private void releaseReservedEp() {
-        if (reservedEp != null && reservedEp.offeredTo == this) {
-            reservedEp.offeredTo = null;
-            reservedEp.setState(EpState.UNCONNECTED);
+        if (reservedEp != null) {
+            reservedEp.connection.withdrawOffer(this);
         }
     }
 

@@ -234,8 +234,8 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
      */
     void confirmed(int ownerId) {
         if (owners.get(ownerId) instanceof OfiEp ep) {
-            int accept = ep.acceptsBegun();
-            loop.execute(() -> ep.confirmedByPeer(accept));
+            int accept = ep.connection.acceptsBegun();
+            loop.execute(() -> ep.connection.confirmedByPeer(accept));
         }
     }
 
@@ -437,7 +437,7 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
             evd.awaitHandOff(TimeUnit.MILLISECONDS.toNanos(200));
         }
         for (OfiEp ep : List.copyOf(eps)) {
-            ep.flushForFailure();
+            ep.connection.flushForFailure();
         }
         shutdown(FAILED);
     }

@@ -6,7 +6,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import dat.api.DatEvent;
 import dat.api.DatException;
 import dat.api.DatReturn;
-import dat.api.EpState;
 import dat.api.HandleType;
 import dat.api.PspFlag;
 import dat.api.PspParamMask;
@@ -97,12 +96,9 @@ abstract sealed class OfiServicePoint extends OfiHandle implements OfiIa.CmTarge
     static OfiRsp rsp(OfiIa ia, long connQual, OfiEp ep, OfiEvd crEvd) {
         ia.cmLock.lock();
         try {
-            if (ep.state() != EpState.UNCONNECTED || ep.reservedBy != null) {
-                throw Codes.invalidState(DatReturn.INVALID_STATE_EP_UNCONNECTED, "the Endpoint is not unconnected");
-            }
+            ep.connection.checkReservable();
             OfiRsp rsp = new OfiRsp(ia, connQual, ep, crEvd);
-            ep.reservedBy = rsp;
-            ep.setState(EpState.RESERVED);
+            ep.connection.reserve(rsp);
             return rsp;
         } finally {
             ia.cmLock.unlock();
@@ -141,9 +137,7 @@ abstract sealed class OfiServicePoint extends OfiHandle implements OfiIa.CmTarge
             destroy(); // the RSP is spent: its one request is reported, its handle freed (the CR holds the passive endpoint)
         }
         if (reserved != null) {
-            reserved.setState(EpState.PASSIVE_CONNECTION_PENDING);
-            reserved.offeredTo = cr;
-            reserved.reservedBy = null;
+            reserved.connection.offer(cr);
             crEvd.postEvent(new DatEvent().setConnectionRequest(crEvd, null, localAddress(), connQual, cr));
         } else {
             crEvd.postEvent(new DatEvent().setConnectionRequest(crEvd, this, localAddress(), connQual, cr));
@@ -160,9 +154,8 @@ abstract sealed class OfiServicePoint extends OfiHandle implements OfiIa.CmTarge
         }
         ia.cmLock.lock();
         try {
-            if (this instanceof OfiRsp rsp && rsp.ep.reservedBy == this) {
-                rsp.ep.reservedBy = null;
-                rsp.ep.setState(EpState.UNCONNECTED);
+            if (this instanceof OfiRsp rsp) {
+                rsp.ep.connection.unreserve(this);
             }
             destroy();
         } finally {
