@@ -9,6 +9,7 @@ import dat.api.DtoCompletionStatus;
 import dat.api.EventNumber;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
+import dat.tests.conformance.internal.DataPattern;
 import dat.tests.conformance.internal.IaUnderTest;
 import dat.tests.conformance.internal.Waiters;
 import java.util.concurrent.TimeUnit;
@@ -38,7 +39,7 @@ class CompletionFlagsTest {
     void unsignalled(IaUnderTest t) {
         Connection c = t.unsignalledConnection();
         t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(0, 64), 1, CompletionFlags.DEFAULT), "dat_ep_post_recv");
-        IaUnderTest.fill(c.active.buffer().asSlice(0, 64), 5);
+        DataPattern.fill(c.active.buffer().asSlice(0, 64), 5);
         t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.UNSIGNALLED), "an unsignalled dat_ep_post_send");
         t.success(c.passive.recvEvd, "the unsignalled send's message");
         t.verify(c.passive.buffer().asSlice(0, 64), 5, 0, "the unsignalled send's bytes");
@@ -82,7 +83,7 @@ class CompletionFlagsTest {
         t.requireSupported(t.supportsCompletionFlag(CompletionFlags.BARRIER_FENCE), "DAT_COMPLETION_BARRIER_FENCE_FLAG (completion_flags_supported)");
         t.requireRdmaRead();
         Connection c = t.connect();
-        IaUnderTest.fill(c.passive.buffer().asSlice(4096, 512), 9);
+        DataPattern.fill(c.passive.buffer().asSlice(4096, 512), 9);
         t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(0, 64), 1, CompletionFlags.DEFAULT), "dat_ep_post_recv");
         t.expectSuccess(c.active.ep.postRdmaRead(1, c.active.iov(4096, 512), 20, c.passive.remote(4096, 512), CompletionFlags.DEFAULT),
                 "dat_ep_post_rdma_read");

@@ -18,6 +18,7 @@ import dat.api.MemPrivileges;
 import dat.api.ProtectionZone;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
+import dat.tests.conformance.internal.DataPattern;
 import dat.tests.conformance.internal.IaUnderTest;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.DisplayName;
@@ -43,7 +44,7 @@ class PostRecvTest {
             c.passive.buffer().asSlice(1024L * i, 128).fill((byte) 0x5A);
         }
         long length = 128 + 44; // the first segment full, the second partly, any third untouched
-        IaUnderTest.fill(c.active.buffer().asSlice(0, length), 7);
+        DataPattern.fill(c.active.buffer().asSlice(0, length), 7);
         t.expectSuccess(c.passive.ep.postRecv(segments, iov, 1, CompletionFlags.DEFAULT), "dat_ep_post_recv of " + segments + " segments");
         t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, length), 2, CompletionFlags.DEFAULT), "dat_ep_post_send of " + length + " bytes");
         DatEvent received = t.success(c.passive.recvEvd, "the receive");

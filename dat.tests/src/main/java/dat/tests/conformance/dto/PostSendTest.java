@@ -14,6 +14,7 @@ import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
+import dat.tests.conformance.internal.DataPattern;
 import dat.tests.conformance.internal.IaUnderTest;
 import org.junit.jupiter.api.DisplayName;
 
@@ -24,7 +25,7 @@ class PostSendTest {
     @DisplayName("dat_ep_post_send(3DAT) DAT_SUCCESS: every byte arrives; both completions carry the cookie, the Endpoint and the length")
     void send(IaUnderTest t) {
         Connection c = t.connect();
-        IaUnderTest.fill(c.active.buffer().asSlice(0, 1000), 11);
+        DataPattern.fill(c.active.buffer().asSlice(0, 1000), 11);
         t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(0, 4096), 0xBEEF, CompletionFlags.DEFAULT), "dat_ep_post_recv");
         t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 1000), 0xCAFE, CompletionFlags.DEFAULT), "dat_ep_post_send of 1000 bytes");
         DatEvent sent = t.success(c.active.requestEvd, "the send's completion");
@@ -48,7 +49,7 @@ class PostSendTest {
         for (int i = 0; i < segments; i++) {
             long length = 100 + 50L * i;
             long offset = 1000L * (i + 1);
-            IaUnderTest.fill(c.active.buffer().asSlice(offset, length), 20 + i);
+            DataPattern.fill(c.active.buffer().asSlice(offset, length), 20 + i);
             iov[i] = LmrTriplet.of(c.active.lmr, offset, length);
             total += length;
         }
@@ -86,7 +87,7 @@ class PostSendTest {
             t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(i * 256L, 256), 100 + i, CompletionFlags.DEFAULT), "dat_ep_post_recv " + i);
         }
         for (int i = 0; i < count; i++) {
-            IaUnderTest.fill(c.active.buffer().asSlice(i * 256L, 256), 300 + i);
+            DataPattern.fill(c.active.buffer().asSlice(i * 256L, 256), 300 + i);
             t.expectSuccess(c.active.ep.postSend(1, c.active.iov(i * 256L, 256), i, CompletionFlags.DEFAULT), "dat_ep_post_send " + i);
         }
         for (int i = 0; i < count; i++) {

@@ -18,6 +18,7 @@ import dat.api.ext.IbExtension;
 import dat.api.ext.ImmediateDataEndpoint;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
+import dat.tests.conformance.internal.DataPattern;
 import dat.tests.conformance.internal.IaUnderTest;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.DisplayName;
@@ -44,7 +45,7 @@ class ImmediateDataTest {
         Extensions.requireImmediateData(t);
         Connection c = Extensions.connect(t);
         ImmediateDataEndpoint immediate = Extensions.immediate(t, c.active);
-        IaUnderTest.fill(c.active.buffer().asSlice(0, 64), 17);
+        DataPattern.fill(c.active.buffer().asSlice(0, 64), 17);
         t.expectSuccess(c.passive.ep.postRecv(0, null, 31L, CompletionFlags.DEFAULT), "dat_ep_post_recv of a receive without buffers");
         t.expectSuccess(immediate.postRdmaWriteImmediate(1, c.active.iov(0, 64), 32L, c.passive.remote(256, 64), 0xCAFEBABE,
                 CompletionFlags.DEFAULT), "dat_ib_post_rdma_write_immed");

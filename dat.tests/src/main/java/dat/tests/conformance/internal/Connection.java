@@ -285,7 +285,7 @@ public final class Connection {
      */
     public void expectPostedReceiveTakes(Side receiver, long length, long cookie, String what) {
         Side sender = other(receiver);
-        IaUnderTest.fill(sender.buffer().asSlice(0, length), 3);
+        DataPattern.fill(sender.buffer().asSlice(0, length), 3);
         t.expectSuccess(sender.ep.postSend(1, sender.iov(0, length), 1, CompletionFlags.DEFAULT), "dat_ep_post_send");
         DatEvent received = t.success(receiver.recvEvd, what);
         assertThat(received.userCookie()).as(t.at("user_cookie of " + what)).isEqualTo(cookie);

@@ -265,12 +265,12 @@ public final class PeerAgent implements AutoCloseable {
                     }
                     case PeerProtocol.FILL -> {
                         MemorySegment range = buffer.asSlice(in.readLong(), in.readLong());
-                        IaUnderTest.fill(range, in.readInt());
+                        DataPattern.fill(range, in.readInt());
                         out.writeByte(PeerProtocol.OK);
                     }
                     case PeerProtocol.VERIFY -> {
                         MemorySegment range = buffer.asSlice(in.readLong(), in.readLong());
-                        reply(out, IaUnderTest.mismatch(range, in.readInt(), 0));
+                        reply(out, DataPattern.mismatch(range, in.readInt(), 0));
                     }
                     case PeerProtocol.POST_RECV, PeerProtocol.POST_SEND -> {
                         LmrTriplet[] iov = iov(in.readInt(), in.readInt(), in.readLong());

@@ -135,7 +135,7 @@ public final class RemotePeer implements AutoCloseable {
         });
     }
 
-    /** Fills a range of the agent's buffer with the pattern of {@link IaUnderTest#fill}. */
+    /** Fills a range of the agent's buffer with the pattern of {@link DataPattern#fill}. */
     public void fill(long offset, long length, int seed) {
         request("filling the agent's buffer", o -> {
             o.writeByte(PeerProtocol.FILL);

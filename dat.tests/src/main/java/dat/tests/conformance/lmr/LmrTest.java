@@ -17,6 +17,7 @@ import dat.api.RemoteMemoryRegion;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.FreedLmrReceive;
+import dat.tests.conformance.internal.DataPattern;
 import dat.tests.conformance.internal.IaUnderTest;
 import org.junit.jupiter.api.DisplayName;
 
@@ -85,7 +86,7 @@ class LmrTest {
         t.expectSuccess(c.passive.ep.postRecv(1, IaUnderTest.iov(lmr, 0, 64), 1, CompletionFlags.DEFAULT),
                 "dat_ep_post_recv into the LMR");
         lmr.close();
-        IaUnderTest.fill(c.active.buffer().asSlice(0, 64), 3);
+        DataPattern.fill(c.active.buffer().asSlice(0, 64), 3);
         t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 2, CompletionFlags.DEFAULT), "dat_ep_post_send of 64 bytes");
         FreedLmrReceive.expectProtectionViolation(t, t.completion(c.passive.recvEvd, "the receive into the freed LMR"), 1);
     }

@@ -15,6 +15,7 @@ import dat.api.MemPrivileges;
 import dat.api.RmrTriplet;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
+import dat.tests.conformance.internal.DataPattern;
 import dat.tests.conformance.internal.IaUnderTest;
 import org.junit.jupiter.api.DisplayName;
 
@@ -32,7 +33,7 @@ class RdmaReadTest {
     void read(IaUnderTest t) {
         t.requireRdmaRead();
         Connection c = t.connect();
-        IaUnderTest.fill(c.passive.buffer().asSlice(1000, 6000), 51);
+        DataPattern.fill(c.passive.buffer().asSlice(1000, 6000), 51);
         syncForRemoteRead(t, c.passive, 1000, 6000);
         t.expectSuccess(c.active.ep.postRdmaRead(1, c.active.iov(20_000, 6000), 0xCD, c.passive.remote(1000, 6000), CompletionFlags.DEFAULT),
                 "dat_ep_post_rdma_read of 6000 bytes");
@@ -56,7 +57,7 @@ class RdmaReadTest {
             iov[i] = LmrTriplet.of(c.active.lmr, 4000L * i, 500);
             total += 500;
         }
-        IaUnderTest.fill(c.passive.buffer().asSlice(0, total), 61);
+        DataPattern.fill(c.passive.buffer().asSlice(0, total), 61);
         syncForRemoteRead(t, c.passive, 0, total);
         t.expectSuccess(c.active.ep.postRdmaRead(segments, iov, 1, c.passive.remote(0, total), CompletionFlags.DEFAULT),
                 "dat_ep_post_rdma_read into " + segments + " segments");

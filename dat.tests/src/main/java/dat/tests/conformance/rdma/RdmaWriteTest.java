@@ -15,6 +15,7 @@ import dat.api.MemPrivileges;
 import dat.api.RmrTriplet;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
+import dat.tests.conformance.internal.DataPattern;
 import dat.tests.conformance.internal.IaUnderTest;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.DisplayName;
@@ -32,7 +33,7 @@ class RdmaWriteTest {
     @DisplayName("dat_ep_post_rdma_write(3DAT) DAT_SUCCESS: every byte lands in the remote buffer; the remote consumer gets no event")
     void write(IaUnderTest t) {
         Connection c = t.connect();
-        IaUnderTest.fill(c.active.buffer().asSlice(0, 5000), 31);
+        DataPattern.fill(c.active.buffer().asSlice(0, 5000), 31);
         t.expectSuccess(c.active.ep.postRdmaWrite(1, c.active.iov(0, 5000), 0xAB, c.passive.remote(8192, 5000), CompletionFlags.DEFAULT),
                 "dat_ep_post_rdma_write of 5000 bytes");
         DatEvent done = t.success(c.active.requestEvd, "the RDMA Write's completion");
@@ -54,7 +55,7 @@ class RdmaWriteTest {
         long total = 0;
         for (int i = 0; i < segments; i++) {
             long length = 300 + 100L * i;
-            IaUnderTest.fill(c.active.buffer().asSlice(2000L * i, length), 40 + i);
+            DataPattern.fill(c.active.buffer().asSlice(2000L * i, length), 40 + i);
             iov[i] = LmrTriplet.of(c.active.lmr, 2000L * i, length);
             total += length;
         }

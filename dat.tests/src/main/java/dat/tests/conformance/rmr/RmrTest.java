@@ -20,6 +20,7 @@ import dat.api.RmrParams;
 import dat.api.RmrTriplet;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
+import dat.tests.conformance.internal.DataPattern;
 import dat.tests.conformance.internal.IaUnderTest;
 import dat.tests.conformance.rdma.RemoteAccess;
 import java.lang.foreign.ValueLayout;
@@ -93,7 +94,7 @@ class RmrTest {
         RmrParams params = rmr.query();
         assertThat(params.rmrContext()).as(t.at("rmr_context of the bound RMR")).isEqualTo(context);
         assertThat(params.memPrivileges()).as(t.at("mem_privileges of the bound RMR")).isEqualTo(REMOTE);
-        IaUnderTest.fill(c.active.buffer().asSlice(0, 1024), 71);
+        DataPattern.fill(c.active.buffer().asSlice(0, 1024), 71);
         t.expectSuccess(c.active.ep.postRdmaWrite(1, c.active.iov(0, 1024), 1, window(c, context, 4096, 1024), CompletionFlags.DEFAULT),
                 "dat_ep_post_rdma_write through the RMR");
         t.success(c.active.requestEvd, "the RDMA Write through the RMR");

@@ -11,6 +11,7 @@ import dat.api.MemPrivileges;
 import dat.api.SharedReceiveQueue;
 import dat.api.SrqAttributes;
 import dat.tests.conformance.internal.Connection;
+import dat.tests.conformance.internal.DataPattern;
 import dat.tests.conformance.internal.IaUnderTest;
 
 /**
@@ -56,7 +57,7 @@ final class SrqSetup {
     /** Sends {@code length} bytes of pattern {@code seed} from the active side and waits for the send to complete. */
     void send(IaUnderTest t, long length, int seed) {
         var active = connection.active;
-        IaUnderTest.fill(active.buffer().asSlice(0, length), seed);
+        DataPattern.fill(active.buffer().asSlice(0, length), seed);
         t.expectSuccess(active.ep.postSend(1, active.iov(0, length), seed, dat.api.CompletionFlags.DEFAULT), "dat_ep_post_send");
         t.success(active.requestEvd, "the send to the SRQ Endpoint");
     }

@@ -23,6 +23,7 @@ import dat.api.SrqParams;
 import dat.api.SrqState;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.FreedLmrReceive;
+import dat.tests.conformance.internal.DataPattern;
 import dat.tests.conformance.internal.IaUnderTest;
 import dat.tests.conformance.internal.Waiters;
 import org.junit.jupiter.api.DisplayName;
@@ -141,7 +142,7 @@ class SrqTest {
         first.post(t, 0);
         first.post(t, 1);
         first.send(t, 100, 1);
-        IaUnderTest.fill(other.active.buffer().asSlice(0, 200), 2);
+        DataPattern.fill(other.active.buffer().asSlice(0, 200), 2);
         t.expectSuccess(other.active.ep.postSend(1, other.active.iov(0, 200), 2, CompletionFlags.DEFAULT), "dat_ep_post_send to the second Endpoint");
         assertThat(first.receive(t, "the first Endpoint's receive").transferredLength()).as(t.at("the first message")).isEqualTo(100);
         DatEvent secondReceive = t.success(recv2, "the second Endpoint's receive");
@@ -219,7 +220,7 @@ class SrqTest {
         t.expectSuccess(s.srq.postRecv(1, IaUnderTest.iov(lmr, 0, 64), 7), "dat_srq_post_recv into the LMR");
         lmr.close();
         var active = s.connection.active;
-        IaUnderTest.fill(active.buffer().asSlice(0, 64), 3);
+        DataPattern.fill(active.buffer().asSlice(0, 64), 3);
         t.expectSuccess(active.ep.postSend(1, active.iov(0, 64), 2, CompletionFlags.DEFAULT), "dat_ep_post_send of 64 bytes");
         FreedLmrReceive.expectProtectionViolation(t, t.completion(s.recvEvd, "the SRQ receive into the freed LMR"), 7);
     }

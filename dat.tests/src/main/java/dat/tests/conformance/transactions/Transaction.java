@@ -10,6 +10,7 @@ import dat.api.InterfaceAdapter;
 import dat.api.LmrTriplet;
 import dat.api.RmrTriplet;
 import dat.tests.conformance.internal.Connection;
+import dat.tests.conformance.internal.DataPattern;
 import dat.tests.conformance.internal.IaUnderTest;
 import dat.tests.conformance.internal.RemotePeer;
 import java.lang.foreign.MemorySegment;
@@ -254,7 +255,7 @@ final class Transaction {
 
         @Override
         public void fill(long offset, long length, int seed) {
-            IaUnderTest.fill(side.buffer().asSlice(offset, length), seed);
+            DataPattern.fill(side.buffer().asSlice(offset, length), seed);
         }
 
         @Override
