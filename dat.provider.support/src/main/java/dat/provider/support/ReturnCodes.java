@@ -2,6 +2,7 @@ package dat.provider.support;
 
 import dat.api.DatException;
 import dat.api.DatReturn;
+import dat.api.EpState;
 
 /**
  * The DAT return codes a native provider answers, built once (the data path returns them without
@@ -51,6 +52,42 @@ public class ReturnCodes {
 
     public static DatException invalidState(int subtype, String detail) {
         return DatException.of(DatReturn.INVALID_STATE, subtype, null, detail);
+    }
+
+    /**
+     * The {@code DAT_INVALID_STATE} code of an Endpoint in state {@code s}, with the state's
+     * {@code DAT_INVALID_STATE_EP_*} subtype: what a call the state does not allow answers.
+     */
+    public static int epState(EpState s) {
+        return EP_STATE_CODES[s.value()];
+    }
+
+    /** The control path's form of {@link #epState}: the Endpoint (argument {@code ep}) is in the wrong state. */
+    public static DatException epStateException(EpState s, String detail) {
+        return new DatException(epState(s), "ep", detail, null);
+    }
+
+    private static final int[] EP_STATE_CODES = new int[EpState.values().length];
+
+    static {
+        for (EpState s : EpState.values()) {
+            int subtype = switch (s) {
+                case UNCONNECTED -> DatReturn.INVALID_STATE_EP_UNCONNECTED;
+                case ACTIVE_CONNECTION_PENDING -> DatReturn.INVALID_STATE_EP_ACTCONNPENDING;
+                case PASSIVE_CONNECTION_PENDING -> DatReturn.INVALID_STATE_EP_PASSCONNPENDING;
+                case TENTATIVE_CONNECTION_PENDING -> DatReturn.INVALID_STATE_EP_TENTCONNPENDING;
+                case CONNECTED -> DatReturn.INVALID_STATE_EP_CONNECTED;
+                case DISCONNECTED -> DatReturn.INVALID_STATE_EP_DISCONNECTED;
+                case RESERVED -> DatReturn.INVALID_STATE_EP_RESERVED;
+                case COMPLETION_PENDING -> DatReturn.INVALID_STATE_EP_COMPLPENDING;
+                case DISCONNECT_PENDING -> DatReturn.INVALID_STATE_EP_DISCPENDING;
+                case UNCONFIGURED_UNCONNECTED -> DatReturn.INVALID_STATE_EP_UNCONFIGURED;
+                case UNCONFIGURED_RESERVED -> DatReturn.INVALID_STATE_EP_UNCONFRESERVED;
+                case UNCONFIGURED_PASSIVE -> DatReturn.INVALID_STATE_EP_UNCONFPASSIVE;
+                case UNCONFIGURED_TENTATIVE -> DatReturn.INVALID_STATE_EP_UNCONFTENTATIVE;
+            };
+            EP_STATE_CODES[s.value()] = DatReturn.error(DatReturn.INVALID_STATE, subtype);
+        }
     }
 
     public static DatException notSupported(String argument, String detail) {

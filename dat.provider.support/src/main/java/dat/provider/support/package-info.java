@@ -1,7 +1,8 @@
 /**
  * What the native DAT providers (verbs over libibverbs, ofi over libfabric) share: the DAT return
- * codes and exceptions they answer ({@link dat.provider.support.ReturnCodes}), the base of their
- * handles ({@link dat.provider.support.NativeHandle}), a CNO's state and wait
+ * codes and exceptions they answer, an Endpoint state's among them
+ * ({@link dat.provider.support.ReturnCodes}), the base of their handles
+ * ({@link dat.provider.support.NativeHandle}), a CNO's state and wait
  * ({@link dat.provider.support.CnoWaits}), an EVD's ring of events other than completions
  * ({@link dat.provider.support.EventRing}), an Endpoint's high watermarks
  * ({@link dat.provider.support.EpHighWatermarks}), the checks of the LMR sync calls

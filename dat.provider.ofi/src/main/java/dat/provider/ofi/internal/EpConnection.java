@@ -155,7 +155,7 @@ final class EpConnection implements OfiIa.CmTarget {
         try {
             ep.checkOpen();
             if (state != EpState.UNCONNECTED) {
-                throw new DatException(EpStates.CODES[state.value()], "ep", "connect needs an unconnected Endpoint", null);
+                throw Codes.epStateException(state, "connect needs an unconnected Endpoint");
             }
             NativeEndpoint made;
             ep.postLock.lock(); // no receive but the staged ones reaches the attempt's endpoint before the call's outcome
@@ -240,7 +240,7 @@ final class EpConnection implements OfiIa.CmTarget {
         boolean reservedForThis = s == EpState.RESERVED && cr.reservedEp == ep;
         boolean offered = s == EpState.PASSIVE_CONNECTION_PENDING && offeredTo == cr;
         if (s != EpState.UNCONNECTED && !reservedForThis && !offered) {
-            throw new DatException(EpStates.CODES[s.value()], "ep", "the Endpoint cannot take this request", null);
+            throw Codes.epStateException(s, "the Endpoint cannot take this request");
         }
     }
 
@@ -382,7 +382,7 @@ final class EpConnection implements OfiIa.CmTarget {
                         shutdownAndEnd(); // an abrupt disconnect does not wait for a graceful one
                     }
                 }
-                default -> throw new DatException(EpStates.CODES[state.value()], "ep", "nothing to disconnect in state " + state, null);
+                default -> throw Codes.epStateException(state, "nothing to disconnect in state " + state);
             }
         } finally {
             ia.cmLock.unlock();
@@ -503,7 +503,7 @@ final class EpConnection implements OfiIa.CmTarget {
                 return;
             }
             if (state != EpState.DISCONNECTED) {
-                throw new DatException(EpStates.CODES[state.value()], "ep", "reset needs a disconnected Endpoint", null);
+                throw Codes.epStateException(state, "reset needs a disconnected Endpoint");
             }
             remoteAddress = null;
             remoteQual = 0;

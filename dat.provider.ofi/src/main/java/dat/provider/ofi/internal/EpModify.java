@@ -54,12 +54,12 @@ final class EpModify {
             boolean early = s == EpState.UNCONNECTED || s == EpState.RESERVED || s == EpState.PASSIVE_CONNECTION_PENDING
                     || s == EpState.TENTATIVE_CONNECTION_PENDING;
             if ((epParamMask & EpParamMask.PZ_HANDLE) != 0 && s != EpState.UNCONNECTED && s != EpState.TENTATIVE_CONNECTION_PENDING) {
-                throw new DatException(EpStates.CODES[s.value()], "ep",
-                        "the PZ can change only when UNCONNECTED or TENTATIVE_CONNECTION_PENDING", null);
+                throw Codes.epStateException(s,
+                        "the PZ can change only when UNCONNECTED or TENTATIVE_CONNECTION_PENDING");
             }
             if (!early) {
-                throw new DatException(EpStates.CODES[s.value()], "ep",
-                        "dat_ep_modify changes these parameters only before connecting or accepting", null);
+                throw Codes.epStateException(s,
+                        "dat_ep_modify changes these parameters only before connecting or accepting");
             }
             OfiPz newPz = (epParamMask & EpParamMask.PZ_HANDLE) != 0 ? OfiPz.check(ia, params.pz(), "params.pz") : ep.pz();
             OfiEvd newRecv = (epParamMask & EpParamMask.RECV_EVD_HANDLE) == 0 ? ep.recvEvd : params.recvEvd() == null ? null
@@ -101,8 +101,8 @@ final class EpModify {
             EpAttributes current = ep.attributes;
             boolean posted = ep.recvSlots.outstanding() > 0 || ep.sendSlots.outstanding() > 0;
             if (newAttributes.recvCompletionFlags() != current.recvCompletionFlags() && ep.recvSlots.outstanding() > 0) {
-                throw new DatException(EpStates.CODES[ep.connection.state().value()], "ep",
-                        "Recv Completion Flags cannot change after receives were posted", null);
+                throw Codes.epStateException(ep.connection.state(),
+                        "Recv Completion Flags cannot change after receives were posted");
             }
             if ((newQueues || newPz != ep.pz) && posted) {
                 throw Codes.notSupported("epParamMask", "the ofi provider changes the PZ, queue depths and IOV sizes only"

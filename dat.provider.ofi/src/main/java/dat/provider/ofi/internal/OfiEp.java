@@ -166,7 +166,7 @@ final class OfiEp extends OfiHandle implements Endpoint, EpHighWatermarks.Holder
             }
             EpState s = connection.state();
             if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
-                return EpStates.CODES[s.value()];
+                return Codes.epState(s);
             }
             if (!PostFlags.isValidRequest(completionFlags, attributes, kind == WorkSlots.SEND)) {
                 return Codes.invalidParameter(kind == WorkSlots.SEND ? DatReturn.INVALID_ARG5
@@ -201,7 +201,7 @@ final class OfiEp extends OfiHandle implements Endpoint, EpHighWatermarks.Holder
             }
             EpState s = connection.state();
             if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
-                return EpStates.CODES[s.value()];
+                return Codes.epState(s);
             }
             if (s == EpState.DISCONNECTED) {
                 posting.flushBindAtOnce(rmr, cookie);
