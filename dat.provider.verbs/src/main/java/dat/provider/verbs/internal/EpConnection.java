@@ -53,6 +53,10 @@ final class EpConnection implements VerbsIa.CmTarget {
     volatile InetSocketAddress remoteAddress;
     volatile long remoteQual;
     volatile long localQual;
+    /** The RSP that reserves the Endpoint, or {@code null}. */
+    private VerbsServicePoint reservedBy;
+    /** The Connection Request an RSP offered the Endpoint with, or {@code null}. */
+    private VerbsCr offeredTo;
 
     private static final int IBV_QPS_RTR = 2;
     private static final int IBV_QPS_RTS = 3;
@@ -95,13 +99,13 @@ final class EpConnection implements VerbsIa.CmTarget {
         try {
             ep.checkOpen();
             if (ep.state() != EpState.UNCONNECTED) {
-                throw new dat.api.DatException(VerbsEp.stateCode(ep.state()), "ep", "connect needs an unconnected Endpoint", null);
+                throw Codes.epStateException(ep.state(), "connect needs an unconnected Endpoint");
             }
             resolveTimeoutMs = timeoutMicros == DatConstants.TIMEOUT_INFINITE ? 5000
                     : (int) Math.max(1, Math.min(60_000, timeoutMicros / 1000));
             connectPrivateData = privateData == null ? null : privateData.clone();
             MemorySegment id = ia.verbs.createId(ia.cmChannel, cmToken);
-            ia.addCmTarget(cmToken, this);
+            ia.loop.addCmTarget(cmToken, this);
             cmId = id;
             remoteAddress = remoteIaAddress;
             remoteQual = remoteConnQual;
@@ -120,7 +124,7 @@ final class EpConnection implements VerbsIa.CmTarget {
             }
             if (timeoutMicros != DatConstants.TIMEOUT_INFINITE) {
                 // rdma_cm's own timers are the CM protocol's (seconds, retried); the DAT timeout is the provider's
-                connectTimer = ia.schedule(timeoutMicros * 1000, () -> connectTimedOut(id));
+                connectTimer = ia.loop.schedule(timeoutMicros * 1000, () -> connectTimedOut(id));
             }
         } catch (NativeException e) {
             throw Codes.fromNative(e, "ep");
@@ -163,14 +167,68 @@ final class EpConnection implements VerbsIa.CmTarget {
         connect(other.connection.remoteAddress, other.connection.remoteQual, timeoutMicros, privateData, qos, ConnectFlags.DEFAULT);
     }
 
+    // ---- reservation by an RSP (ia.cmLock held) ----------------------------------------------------
+
+    /** Throws unless an RSP may reserve the Endpoint. */
+    void checkReservable() {
+        if (ep.state() != EpState.UNCONNECTED || reservedBy != null) {
+            throw Codes.invalidState(DatReturn.INVALID_STATE_EP_UNCONNECTED, "the Endpoint is not unconnected");
+        }
+    }
+
+    void reserve(VerbsServicePoint rsp) {
+        reservedBy = rsp;
+        ep.setState(EpState.RESERVED);
+    }
+
+    /** The reserving RSP's request arrived: the Endpoint is offered with {@code cr}. */
+    void offer(VerbsCr cr) {
+        ep.setState(EpState.PASSIVE_CONNECTION_PENDING);
+        offeredTo = cr;
+        reservedBy = null;
+    }
+
+    /** The RSP {@code rsp} went away: the Endpoint is the consumer's again, unconnected, if it still reserved it. */
+    void unreserve(VerbsServicePoint rsp) {
+        if (reservedBy == rsp) {
+            reservedBy = null;
+            ep.setState(EpState.UNCONNECTED);
+        }
+    }
+
+    /** The request {@code cr} went away unaccepted: the Endpoint is the consumer's again, unconnected, if it was offered with it. */
+    void withdrawOffer(VerbsCr cr) {
+        if (offeredTo == cr) {
+            offeredTo = null;
+            ep.setState(EpState.UNCONNECTED);
+        }
+    }
+
+    /** Throws unless the consumer may free the Endpoint: neither an RSP nor a Connection Request holds it. */
+    void checkFreeable() {
+        EpState s = ep.state();
+        if (s == EpState.RESERVED || reservedBy != null) {
+            throw Codes.invalidState(DatReturn.INVALID_STATE_EP_RESERVED, "an RSP reserves the Endpoint");
+        }
+        if (s == EpState.PASSIVE_CONNECTION_PENDING || offeredTo != null) {
+            throw Codes.invalidState(DatReturn.INVALID_STATE_EP_PASSCONNPENDING, "a Connection Request holds the Endpoint");
+        }
+    }
+
+    // ---- accept ---------------------------------------------------------------------------------------
+
     /** Throws unless this Endpoint may accept the request (ia.cmLock held). */
     void checkCanAccept(VerbsCr cr) {
         ep.checkOpen();
+        checkAcceptable(cr);
+    }
+
+    private void checkAcceptable(VerbsCr cr) {
         EpState s = ep.state();
         boolean reservedForThis = s == EpState.RESERVED && cr.reservedEp == ep;
-        boolean offered = s == EpState.PASSIVE_CONNECTION_PENDING && ep.offeredTo == cr;
+        boolean offered = s == EpState.PASSIVE_CONNECTION_PENDING && offeredTo == cr;
         if (s != EpState.UNCONNECTED && !reservedForThis && !offered) {
-            throw new dat.api.DatException(VerbsEp.stateCode(s), "ep", "the Endpoint cannot take this request", null);
+            throw Codes.epStateException(s, "the Endpoint cannot take this request");
         }
     }
 
@@ -185,12 +243,7 @@ final class EpConnection implements VerbsIa.CmTarget {
      * @return whether the Endpoint took the request's id over; if not, the CR disposes of it
      */
     boolean acceptOn(VerbsCr cr, MemorySegment requestId, byte[] privateData, boolean requesterGone) {
-        EpState s = ep.state();
-        boolean reservedForThis = s == EpState.RESERVED && cr.reservedEp == ep;
-        boolean offered = s == EpState.PASSIVE_CONNECTION_PENDING && ep.offeredTo == cr;
-        if (s != EpState.UNCONNECTED && !reservedForThis && !offered) {
-            throw new dat.api.DatException(VerbsEp.stateCode(s), "ep", "the Endpoint cannot take this request", null);
-        }
+        checkAcceptable(cr);
         try (Arena local = Arena.ofConfined()) {
             remoteAddress = cr.remoteIaAddress();
             remoteQual = cr.remotePortQual();
@@ -200,7 +253,7 @@ final class EpConnection implements VerbsIa.CmTarget {
                 return false;
             }
             requestId.set(ADDRESS, Structs.CM_ID_CONTEXT, MemorySegment.ofAddress(cmToken));
-            ia.addCmTarget(cmToken, this);
+            ia.loop.addCmTarget(cmToken, this);
             cmId = requestId;
             toRtrRts(requestId, local);
             MemorySegment param = connParam(local, privateData);
@@ -209,13 +262,13 @@ final class EpConnection implements VerbsIa.CmTarget {
             return true;
         } catch (NativeException e) {
             System.getLogger(EpConnection.class.getName()).log(System.Logger.Level.DEBUG, "accept failed", e);
-            ia.removeCmTarget(cmToken);
+            ia.loop.removeCmTarget(cmToken);
             cmId = MemorySegment.NULL;
             failConnection(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
             return false;
         } finally {
-            ep.reservedBy = null;
-            ep.offeredTo = null;
+            reservedBy = null;
+            offeredTo = null;
         }
     }
 
@@ -343,7 +396,7 @@ final class EpConnection implements VerbsIa.CmTarget {
         IaTimers.Timer timer = connectTimer;
         if (timer != null) {
             connectTimer = null;
-            ia.cancel(timer);
+            ia.loop.cancel(timer);
         }
     }
 
@@ -364,7 +417,7 @@ final class EpConnection implements VerbsIa.CmTarget {
     void dropCmId() {
         cancelConnectTimer();
         if (!cmId.equals(MemorySegment.NULL)) {
-            ia.removeCmTarget(cmToken);
+            ia.loop.removeCmTarget(cmToken);
             MemorySegment id = cmId;
             cmId = MemorySegment.NULL;
             try {
@@ -403,8 +456,8 @@ final class EpConnection implements VerbsIa.CmTarget {
                 case DISCONNECT_PENDING, DISCONNECTED -> {
                     // already on its way down
                 }
-                default -> throw new dat.api.DatException(VerbsEp.stateCode(ep.state()), "ep",
-                        "nothing to disconnect in ep.state() " + ep.state(), null);
+                default -> throw Codes.epStateException(ep.state(),
+                        "nothing to disconnect in state " + ep.state());
             }
         } finally {
             ia.cmLock.unlock();
@@ -420,7 +473,7 @@ final class EpConnection implements VerbsIa.CmTarget {
                 return;
             }
             if (ep.state() != EpState.DISCONNECTED) {
-                throw new dat.api.DatException(VerbsEp.stateCode(ep.state()), "ep", "reset needs a disconnected Endpoint", null);
+                throw Codes.epStateException(ep.state(), "reset needs a disconnected Endpoint");
             }
             dropCmId();
             ep.resetQp();

@@ -99,7 +99,7 @@ final class EpRequests {
         }
         EpState s = ep.state();
         if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
-            return VerbsEp.stateCode(s);
+            return Codes.epState(s);
         }
         if (!PostFlags.isValidRequest(completionFlags, ep.attributes(), send)) {
             return Codes.invalidParameter(flagsArgument);

@@ -8,7 +8,6 @@ import dat.api.CrParams;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
-import dat.api.EpState;
 import dat.api.HandleType;
 import dat.provider.verbs.internal.ffi.NativeException;
 import dat.provider.verbs.internal.ffi.Structs;
@@ -41,7 +40,7 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
         this.reservedEp = reservedEp;
         this.token = ia.newToken();
         id.set(ADDRESS, Structs.CM_ID_CONTEXT, MemorySegment.ofAddress(token));
-        ia.addCmTarget(token, this);
+        ia.loop.addCmTarget(token, this);
         ia.crs.add(this);
     }
 
@@ -97,7 +96,7 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
             target.connection.checkCanAccept(this);
             freed = true;
             ia.crs.remove(this);
-            ia.removeCmTarget(token);
+            ia.loop.removeCmTarget(token);
             MemorySegment requestId = id;
             id = MemorySegment.NULL;
             boolean taken;
@@ -141,7 +140,7 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
                     VerbsCr moved = new VerbsCr(ia, psp, id, remoteAddress, privateData, null);
                     freed = true;
                     ia.crs.remove(this);
-                    ia.removeCmTarget(token);
+                    ia.loop.removeCmTarget(token);
                     id = MemorySegment.NULL;
                     releaseReservedEp(); // an RSP's Endpoint goes back to the consumer, as at a reject
                     psp.crEvd.postEvent(new DatEvent().setConnectionRequest(psp.crEvd, psp, psp.localAddress(), handoffQual, moved));
@@ -160,9 +159,8 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
 
     /** The Endpoint an RSP offered with this request is the consumer's again, unconnected (ia.cmLock held). */
     private void releaseReservedEp() {
-        if (reservedEp != null && reservedEp.offeredTo == this) {
-            reservedEp.offeredTo = null;
-            reservedEp.setState(EpState.UNCONNECTED);
+        if (reservedEp != null) {
+            reservedEp.connection.withdrawOffer(this);
         }
     }
 
@@ -188,7 +186,7 @@ final class VerbsCr extends VerbsHandle implements ConnectionRequest, VerbsIa.Cm
             }
             freed = true;
             ia.crs.remove(this);
-            ia.removeCmTarget(token);
+            ia.loop.removeCmTarget(token);
             releaseReservedEp();
             if (byConsumer) {
                 try {

@@ -7,7 +7,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dat.api.CloseFlag;
-import dat.api.CompletionFlags;
 import dat.api.DatConstants;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
@@ -87,27 +86,6 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
      */
     static final int INLINE_BYTES = 64;
 
-    /** The INVALID_STATE code of each EP state, indexed by {@link EpState#value()}. */
-    private static final int[] STATE_CODES = new int[EpState.values().length];
-
-    static {
-        for (EpState s : EpState.values()) {
-            int subtype = switch (s) {
-                case UNCONNECTED -> DatReturn.INVALID_STATE_EP_UNCONNECTED;
-                case ACTIVE_CONNECTION_PENDING -> DatReturn.INVALID_STATE_EP_ACTCONNPENDING;
-                case PASSIVE_CONNECTION_PENDING -> DatReturn.INVALID_STATE_EP_PASSCONNPENDING;
-                case TENTATIVE_CONNECTION_PENDING -> DatReturn.INVALID_STATE_EP_TENTCONNPENDING;
-                case CONNECTED -> DatReturn.INVALID_STATE_EP_CONNECTED;
-                case DISCONNECTED -> DatReturn.INVALID_STATE_EP_DISCONNECTED;
-                case RESERVED -> DatReturn.INVALID_STATE_EP_RESERVED;
-                case COMPLETION_PENDING -> DatReturn.INVALID_STATE_EP_COMPLPENDING;
-                case DISCONNECT_PENDING -> DatReturn.INVALID_STATE_EP_DISCPENDING;
-                default -> DatReturn.INVALID_STATE_EP_NOTREADY;
-            };
-            STATE_CODES[s.value()] = DatReturn.error(DatReturn.INVALID_STATE, subtype);
-        }
-    }
-
     // What dat_ep_modify may change (it re-creates the QP, with no DTO posted): written under
     // ia.cmLock and postLock, read by the data path under postLock; the slot tables are volatile
     // for the EVDs, which read them without that lock.
@@ -140,8 +118,6 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
     final EpConnection connection;
     /** dat_ep_set_watermark, on the receive buffers held. */
     private final EpHighWatermarks watermarks;
-    volatile VerbsServicePoint reservedBy;
-    volatile VerbsCr offeredTo;
 
     private VerbsEp(VerbsIa ia, VerbsPz pz, VerbsEvd recvEvd, VerbsEvd requestEvd, VerbsEvd connectEvd, VerbsSrq srq,
             EpAttributes attributes) {
@@ -364,11 +340,6 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
         return java.util.Optional.empty();
     }
 
-    /** The INVALID_STATE code of a state. */
-    static int stateCode(EpState s) {
-        return STATE_CODES[s.value()];
-    }
-
     /** Completions of a missing EVD are dropped, as DAT has it; drained so the private CQ never overflows (post lock held). */
     void drainDiscarded(MemorySegment wc) {
         if (!hasDiscardCq) {
@@ -579,12 +550,12 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
             boolean early = s == EpState.UNCONNECTED || s == EpState.RESERVED || s == EpState.PASSIVE_CONNECTION_PENDING
                     || s == EpState.TENTATIVE_CONNECTION_PENDING;
             if ((epParamMask & EpParamMask.PZ_HANDLE) != 0 && s != EpState.UNCONNECTED && s != EpState.TENTATIVE_CONNECTION_PENDING) {
-                throw new dat.api.DatException(STATE_CODES[s.value()], "ep",
-                        "the PZ can change only when UNCONNECTED or TENTATIVE_CONNECTION_PENDING", null);
+                throw Codes.epStateException(s,
+                        "the PZ can change only when UNCONNECTED or TENTATIVE_CONNECTION_PENDING");
             }
             if (!early) {
-                throw new dat.api.DatException(STATE_CODES[s.value()], "ep",
-                        "dat_ep_modify changes these parameters only before connecting or accepting", null);
+                throw Codes.epStateException(s,
+                        "dat_ep_modify changes these parameters only before connecting or accepting");
             }
             VerbsPz newPz = (epParamMask & EpParamMask.PZ_HANDLE) != 0 ? VerbsPz.check(ia, params.pz(), "params.pz") : pz;
             VerbsEvd newRecv = (epParamMask & EpParamMask.RECV_EVD_HANDLE) == 0 ? recvEvd : params.recvEvd() == null ? null
@@ -622,8 +593,8 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
                 checkOpen();
                 boolean posted = recvSlots.outstanding() > 0 || sendSlots.outstanding() > 0;
                 if (newAttributes.recvCompletionFlags() != current.recvCompletionFlags() && recvSlots.outstanding() > 0) {
-                    throw new dat.api.DatException(STATE_CODES[s.value()], "ep",
-                            "Recv Completion Flags cannot change after receives were posted", null);
+                    throw Codes.epStateException(s,
+                            "Recv Completion Flags cannot change after receives were posted");
                 }
                 if (newQp && posted) {
                     throw Codes.exception(DatReturn.MODEL_NOT_SUPPORTED, DatReturn.NO_SUBTYPE, "epParamMask",
@@ -749,12 +720,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
             if (freed) {
                 return;
             }
-            if (state == EpState.RESERVED || reservedBy != null) {
-                throw Codes.invalidState(DatReturn.INVALID_STATE_EP_RESERVED, "an RSP reserves the Endpoint");
-            }
-            if (state == EpState.PASSIVE_CONNECTION_PENDING || offeredTo != null) {
-                throw Codes.invalidState(DatReturn.INVALID_STATE_EP_PASSCONNPENDING, "a Connection Request holds the Endpoint");
-            }
+            connection.checkFreeable();
         } finally {
             ia.cmLock.unlock();
         }

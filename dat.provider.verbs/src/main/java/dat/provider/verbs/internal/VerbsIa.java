@@ -1,16 +1,12 @@
 package dat.provider.verbs.internal;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dat.api.AsyncErrorReason;
 import dat.api.CloseFlag;
 import dat.api.ConsumerNotificationObject;
 import dat.api.DatEvent;
-import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
@@ -45,7 +41,6 @@ import dat.provider.verbs.internal.ffi.Verbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -55,11 +50,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * An open IA on one RDMA device port: its own device context ({@code ibv_open_device}), one
  * completion channel shared by the CQs of its EVDs, one rdma_cm event channel shared by its
- * Service Points and Endpoints, and the device's async-event descriptor. One platform thread per
- * IA ({@code dat-verbs-<ia>}) blocks in {@code poll(2)} on those three descriptors and an eventfd
- * used to stop it; it reads, acknowledges and then dispatches every event, so that no
- * {@code rdma_destroy_id}/{@code ibv_destroy_qp}/{@code ibv_destroy_cq} of another thread can
- * wait on an event it holds. Consumer threads never block in native code: waits park in Java.
+ * Service Points and Endpoints, and the device's async-event descriptor, which one platform thread
+ * per IA reads ({@link EventLoop}). Consumer threads never block in native code: waits park in Java.
  *
  * <p>Locks, outermost first: {@link #cmLock} (connection state of every Service Point, CR and
  * Endpoint of this IA) → an RMR's monitor → an Endpoint's or SRQ's post lock → an EVD's lock → a
@@ -67,8 +59,6 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 @SuppressWarnings("restricted") // native pointers returned by the libraries are given their C sizes
 final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
-
-    private static final System.Logger LOG = System.getLogger(VerbsIa.class.getName());
 
     private static final int OPEN = 0;
     private static final int CLOSED = 1;
@@ -86,7 +76,8 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     private volatile int state = OPEN;
     private volatile EventDispatcher asyncEvd;
     private final boolean ownsAsyncEvd;
-    private Thread eventThread;
+    /** The event thread, which also runs the DAT connect timeouts. */
+    final EventLoop loop;
 
     final ReentrantLock cmLock = new ReentrantLock();
     private final AtomicLong tokens = new AtomicLong(1);
@@ -96,11 +87,6 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     final IntTable<VerbsEp> epsByQpNum = new IntTable<>();
     private volatile Object[] owners = new Object[64];
     private int ownerCount = 1;
-    private final Map<Long, VerbsEvd> evdsByToken = new ConcurrentHashMap<>();
-    private final Map<Long, CmTarget> cmTargets = new ConcurrentHashMap<>();
-    /** The DAT timeouts of pending connects, earliest first; guarded by {@link #cmLock}. */
-    private final IaTimers timers = new IaTimers();
-    private final Map<Long, VerbsSrq> srqsByAddress = new ConcurrentHashMap<>();
 
     // every live object, for an abrupt close in the right order
     final Set<VerbsEp> eps = ConcurrentHashMap.newKeySet();
@@ -137,45 +123,6 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     final IaCounters counters;
     /** Whether a window's range confines the accesses through it on this device ({@link WindowProbe}). */
     private final boolean windowBoundsEnforced;
-
-    /**
-     * Runs {@code action} on the event thread, {@link #cmLock} held, {@code delayNanos} from now,
-     * unless {@linkplain #cancel cancelled} first. The caller holds {@link #cmLock}.
-     */
-    IaTimers.Timer schedule(long delayNanos, Runnable action) {
-        IaTimers.Timer timer = timers.schedule(delayNanos, action);
-        if (timers.isFirst(timer) && Thread.currentThread() != eventThread) {
-            try (Arena local = Arena.ofConfined()) {
-                Libc.signal(wakeFd, local.allocate(8, 8), Libc.allocateCapture(local)); // poll(2) again, sooner
-            }
-        }
-        return timer;
-    }
-
-    /** Cancels a timer that has not run; the caller holds {@link #cmLock}. */
-    void cancel(IaTimers.Timer timer) {
-        timers.cancel(timer);
-    }
-
-    /** The poll(2) timeout until the earliest timer: -1 (none), else milliseconds, rounded up. */
-    private int timeoutMs() {
-        cmLock.lock();
-        try {
-            return timers.timeoutMs(System.nanoTime());
-        } finally {
-            cmLock.unlock();
-        }
-    }
-
-    /** Runs the timers whose deadline passed (event thread). */
-    private void runDueTimers() {
-        cmLock.lock();
-        try {
-            timers.runDue(System.nanoTime(), e -> LOG.log(System.Logger.Level.WARNING, "a connection timeout on " + name + " failed", e));
-        } finally {
-            cmLock.unlock();
-        }
-    }
 
     /** Something that rdma_cm events are delivered to: a Service Point or an Endpoint. */
     interface CmTarget {
@@ -236,6 +183,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         this.compChannel = comp;
         this.cmChannel = cm;
         this.wakeFd = wake;
+        this.loop = new EventLoop(this, wake); // before the async EVD, which registers with it
         if (requestedAsyncEvd == null && asyncQlen > maxCqe) {
             release(verbs, ctx, comp, cm, wake);
             arena.close();
@@ -256,13 +204,7 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
             throw Codes.exception(DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EVD_ASYNC, "asyncEvd",
                     "not an open async EVD of the verbs provider");
         }
-        // made on the consumer's thread of dat_ia_open, it lives as long as the IA: none of that
-        // thread's inheritable thread locals, priority or context class loader (in OSGi, often the
-        // consumer bundle's) stays with it
-        eventThread = Thread.ofPlatform().daemon().priority(Thread.NORM_PRIORITY).name("dat-verbs-" + name)
-                .inheritInheritableThreadLocals(false).unstarted(this::eventLoop);
-        eventThread.setContextClassLoader(VerbsIa.class.getClassLoader());
-        eventThread.start();
+        loop.start();
     }
 
     private static MemorySegment openContext(Verbs verbs, String deviceName, Arena arena) {
@@ -322,31 +264,23 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
     }
 
     void addEvd(long token, VerbsEvd evd) {
-        evdsByToken.put(token, evd);
+        loop.addEvd(token, evd);
         evds.add(evd);
     }
 
     void removeEvd(long token, VerbsEvd evd) {
-        evdsByToken.remove(token);
+        loop.removeEvd(token);
         evds.remove(evd);
-    }
-
-    void addCmTarget(long token, CmTarget target) {
-        cmTargets.put(token, target);
-    }
-
-    void removeCmTarget(long token) {
-        cmTargets.remove(token);
     }
 
     void addSrq(VerbsSrq srq) {
         srqs.add(srq);
-        srqsByAddress.put(srq.srq.address(), srq);
+        loop.addSrq(srq);
     }
 
     void removeSrq(VerbsSrq srq) {
         srqs.remove(srq);
-        srqsByAddress.remove(srq.srq.address());
+        loop.removeSrq(srq);
     }
 
     /** The async EVD, or {@code null} when it is out of scope. */
@@ -386,147 +320,6 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         counters.asyncError();
         if (evd != null) {
             evd.postEvent(new DatEvent().setAsyncError(eventNumber, evd, handle, reason));
-        }
-    }
-
-    // ---- the event thread --------------------------------------------------------------------------
-
-    private void eventLoop() {
-        try (Arena loop = Arena.ofConfined()) {
-            MemorySegment fds = loop.allocate(Structs.POLLFD, 4);
-            int[] fd = {wakeFd, compChannel.get(JAVA_INT, Structs.COMP_CHANNEL_FD),
-                cmChannel.get(JAVA_INT, Structs.EVENT_CHANNEL_FD), context.get(JAVA_INT, Structs.CONTEXT_ASYNC_FD)};
-            long size = Structs.POLLFD.byteSize();
-            for (int i = 0; i < 4; i++) {
-                fds.set(JAVA_INT, i * size + Structs.POLLFD_FD, fd[i]);
-                fds.set(JAVA_SHORT, i * size + Structs.POLLFD_EVENTS, (short) 1); // POLLIN
-            }
-            MemorySegment capture = Libc.allocateCapture(loop);
-            MemorySegment scratch = loop.allocate(64, 8);
-            MemorySegment asyncEvent = loop.allocate(Structs.IBV_ASYNC_EVENT);
-            while (state == OPEN) {
-                for (int i = 0; i < 4; i++) {
-                    fds.set(JAVA_SHORT, i * size + Structs.POLLFD_REVENTS, (short) 0);
-                }
-                Libc.poll(fds, 4, timeoutMs(), capture);
-                if (fds.get(JAVA_SHORT, Structs.POLLFD_REVENTS) != 0) {
-                    Libc.drain(wakeFd, scratch, capture);
-                }
-                if (state != OPEN) {
-                    break;
-                }
-                if (fds.get(JAVA_SHORT, size + Structs.POLLFD_REVENTS) != 0) {
-                    drainCompletionEvents(scratch, capture);
-                }
-                if (fds.get(JAVA_SHORT, 2 * size + Structs.POLLFD_REVENTS) != 0) {
-                    drainCmEvents(scratch, capture);
-                }
-                if (fds.get(JAVA_SHORT, 3 * size + Structs.POLLFD_REVENTS) != 0) {
-                    drainAsyncEvents(asyncEvent, capture);
-                }
-                runDueTimers();
-            }
-        } catch (RuntimeException | Error e) {
-            if (state == OPEN) {
-                LOG.log(System.Logger.Level.ERROR, "verbs event thread of " + name + " failed", e);
-                postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, AsyncErrorReason.IA_OTHER_ERROR);
-            }
-        }
-    }
-
-    private void drainCompletionEvents(MemorySegment scratch, MemorySegment capture) {
-        while (verbs.getCqEvent(compChannel, scratch, capture)) {
-            MemorySegment cq = scratch.get(ADDRESS, 0);
-            long token = scratch.get(ADDRESS, 8).address();
-            verbs.ackCqEvents(cq, 1);
-            VerbsEvd evd = evdsByToken.get(token);
-            if (evd != null) {
-                evd.onCompletionEvent();
-            }
-        }
-    }
-
-    private void drainCmEvents(MemorySegment scratch, MemorySegment capture) {
-        for (;;) {
-            MemorySegment event = verbs.getCmEvent(cmChannel, scratch, capture);
-            if (event.equals(MemorySegment.NULL)) {
-                return;
-            }
-            int type = event.get(JAVA_INT, Structs.CM_EVENT_EVENT);
-            int status = type == CmEvents.REJECTED && !CmEvents.isConsumerReject(event)
-                    ? CmEvents.REJECT_PROVIDER : event.get(JAVA_INT, Structs.CM_EVENT_STATUS);
-            MemorySegment id = event.get(ADDRESS, Structs.CM_EVENT_ID).reinterpret(Structs.RDMA_CM_ID.byteSize());
-            MemorySegment listenId = event.get(ADDRESS, Structs.CM_EVENT_LISTEN_ID);
-            long token = type == CmEvents.CONNECT_REQUEST && !listenId.equals(MemorySegment.NULL)
-                    ? listenId.reinterpret(Structs.RDMA_CM_ID.byteSize()).get(ADDRESS, Structs.CM_ID_CONTEXT).address()
-                    : id.get(ADDRESS, Structs.CM_ID_CONTEXT).address();
-            byte[] privateData = CmEvents.privateData(event, type);
-            verbs.ackCmEvent(event);
-            cmLock.lock();
-            try {
-                CmTarget target = cmTargets.get(token);
-                if (target != null) {
-                    target.onCmEvent(type, status, id, privateData);
-                } else if (type == CmEvents.CONNECT_REQUEST) {
-                    // the Service Point went away: nobody will accept, so refuse now and free the id
-                    CmEvents.rejectByProvider(verbs, id);
-                    verbs.destroyId(id);
-                }
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "rdma_cm event " + verbs.eventString(type) + " on " + name + " failed", e);
-            } finally {
-                cmLock.unlock();
-            }
-        }
-    }
-
-    private void drainAsyncEvents(MemorySegment event, MemorySegment capture) {
-        while (verbs.getAsyncEvent(context, event, capture)) {
-            int type = event.get(JAVA_INT, Structs.ASYNC_EVENT_TYPE);
-            MemorySegment element = event.get(ADDRESS, Structs.ASYNC_EVENT_ELEMENT);
-            long address = element.address();
-            int qpNum = -1;
-            long cqToken = 0;
-            if (CmEvents.isQpEvent(type) && !element.equals(MemorySegment.NULL)) {
-                qpNum = element.reinterpret(Structs.IBV_QP.byteSize()).get(JAVA_INT, Structs.QP_QP_NUM);
-            } else if (type == CmEvents.IBV_EVENT_CQ_ERR && !element.equals(MemorySegment.NULL)) {
-                // read before the ack, which lets a racing ibv_destroy_cq free the CQ
-                cqToken = element.reinterpret(Structs.IBV_CQ.byteSize()).get(ADDRESS, Structs.CQ_CQ_CONTEXT).address();
-            }
-            verbs.ackAsyncEvent(event);
-            switch (type) {
-                // the CQ overran: completions were lost, as a full EVD loses them (dat_evd_wait(3DAT))
-                case CmEvents.IBV_EVENT_CQ_ERR -> {
-                    VerbsEvd evd = evdsByToken.get(cqToken);
-                    if (evd != null) {
-                        postAsync(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, evd, AsyncErrorReason.EVD_OVERFLOW_ERROR);
-                    }
-                }
-                case CmEvents.IBV_EVENT_SRQ_LIMIT_REACHED -> {
-                    VerbsSrq srq = srqsByAddress.get(address);
-                    if (srq != null) {
-                        srq.onLimitReached();
-                    }
-                }
-                case CmEvents.IBV_EVENT_DEVICE_FATAL -> {
-                    postAsync(EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, this, AsyncErrorReason.IA_CATASTROPHIC_ERROR);
-                }
-                case CmEvents.IBV_EVENT_QP_FATAL, CmEvents.IBV_EVENT_QP_REQ_ERR, CmEvents.IBV_EVENT_QP_ACCESS_ERR -> {
-                    VerbsEp ep = qpNum >= 0 ? epsByQpNum.get(qpNum) : null;
-                    if (ep != null) {
-                        postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, ep, AsyncErrorReason.EP_OTHER_ERROR);
-                    }
-                }
-                case CmEvents.IBV_EVENT_SRQ_ERR -> {
-                    VerbsSrq srq = srqsByAddress.get(address);
-                    if (srq != null) {
-                        postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, srq, AsyncErrorReason.SRQ_OTHER_ERROR);
-                    }
-                }
-                default -> {
-                    // port and path events do not map to DAT events
-                }
-            }
         }
     }
 
@@ -608,11 +401,11 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
                 return;
             }
             state = finalState;
-            timers.clear();
+            loop.clearTimers();
         } finally {
             cmLock.unlock();
         }
-        stopEventThread();
+        loop.stop();
         // children before parents: windows, connections and QPs, then queues and memory, then EVDs,
         // then PDs. A type 2 window bound through a QP holds that QP in the kernel: soft-RoCE's
         // ibv_destroy_qp waits for it (50 s) if the window outlives the QP
@@ -651,24 +444,6 @@ final class VerbsIa extends VerbsHandle implements InterfaceAdapter {
         lmrsByLkey.clear();
         epsByQpNum.clear();
         factory.closed(this);
-    }
-
-    private void stopEventThread() {
-        Thread thread = eventThread;
-        if (thread == null || thread == Thread.currentThread()) {
-            return;
-        }
-        try (Arena local = Arena.ofConfined()) {
-            Libc.signal(wakeFd, local.allocate(8, 8), Libc.allocateCapture(local));
-        }
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(10));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (thread.isAlive()) {
-            LOG.log(System.Logger.Level.ERROR, "verbs event thread of " + name + " did not stop");
-        }
     }
 
     @Override

@@ -3,7 +3,6 @@ package dat.provider.verbs.internal;
 import dat.api.DatEvent;
 import dat.api.DatException;
 import dat.api.DatReturn;
-import dat.api.EpState;
 import dat.api.HandleType;
 import dat.api.PspFlag;
 import dat.api.PspParamMask;
@@ -50,7 +49,7 @@ abstract sealed class VerbsServicePoint extends VerbsHandle implements VerbsIa.C
             this.listenId = id;
             InetSocketAddress bound = Sockaddr.read(id.asSlice(Structs.CM_ID_SRC_ADDR, 128));
             this.connQual = requestedQual != 0 ? requestedQual : bound == null ? 0 : bound.getPort();
-            ia.addCmTarget(token, this);
+            ia.loop.addCmTarget(token, this);
             ia.servicePoints.add(this);
             crEvd.users.incrementAndGet();
         } catch (NativeException e) {
@@ -81,12 +80,9 @@ abstract sealed class VerbsServicePoint extends VerbsHandle implements VerbsIa.C
     static VerbsRsp rsp(VerbsIa ia, long connQual, VerbsEp ep, VerbsEvd crEvd) {
         ia.cmLock.lock();
         try {
-            if (ep.state() != EpState.UNCONNECTED || ep.reservedBy != null) {
-                throw Codes.invalidState(DatReturn.INVALID_STATE_EP_UNCONNECTED, "the Endpoint is not unconnected");
-            }
+            ep.connection.checkReservable();
             VerbsRsp rsp = new VerbsRsp(ia, connQual, ep, crEvd);
-            ep.reservedBy = rsp;
-            ep.setState(EpState.RESERVED);
+            ep.connection.reserve(rsp);
             return rsp;
         } finally {
             ia.cmLock.unlock();
@@ -113,9 +109,7 @@ abstract sealed class VerbsServicePoint extends VerbsHandle implements VerbsIa.C
         VerbsEp reserved = this instanceof VerbsRsp rsp ? rsp.ep : null;
         VerbsCr cr = new VerbsCr(ia, this, id, remote, privateData, reserved);
         if (reserved != null) {
-            reserved.setState(EpState.PASSIVE_CONNECTION_PENDING);
-            reserved.offeredTo = cr;
-            reserved.reservedBy = null;
+            reserved.connection.offer(cr);
             destroy();
             crEvd.postEvent(new DatEvent().setConnectionRequest(crEvd, null, localAddress(), connQual, cr));
         } else {
@@ -133,9 +127,8 @@ abstract sealed class VerbsServicePoint extends VerbsHandle implements VerbsIa.C
         }
         ia.cmLock.lock();
         try {
-            if (this instanceof VerbsRsp rsp && rsp.ep.reservedBy == this) {
-                rsp.ep.reservedBy = null;
-                rsp.ep.setState(EpState.UNCONNECTED);
+            if (this instanceof VerbsRsp rsp) {
+                rsp.ep.connection.unreserve(this);
             }
             destroy();
         } finally {
@@ -151,7 +144,7 @@ abstract sealed class VerbsServicePoint extends VerbsHandle implements VerbsIa.C
                 return;
             }
             freed = true;
-            ia.removeCmTarget(token);
+            ia.loop.removeCmTarget(token);
             MemorySegment id = listenId;
             listenId = MemorySegment.NULL;
             try {
