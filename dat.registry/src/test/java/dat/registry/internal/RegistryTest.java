@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The registry's semantics without a framework: dat_ia_open matching and its codes,
  * dat_registry_add/remove/list_providers and theirs, ranking and shadowing, listeners, filters,
- * runtime DTOs and the hot swap ({@link StaticEntryTest}: the static registry).
+ * runtime DTOs and the hot swap; the static registry is {@link StaticEntryTest}'s.
  */
 class RegistryTest extends RegistryFixture {
 

@@ -1,6 +1,5 @@
 package dat.provider.ofi.internal;
 
-import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.EpAttributes;
 import dat.api.EpParamMask;

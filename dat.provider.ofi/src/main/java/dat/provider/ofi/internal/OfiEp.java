@@ -60,11 +60,11 @@ final class OfiEp extends OfiHandle implements Endpoint, EpHighWatermarks.Holder
         this.srq = srq;
         this.attributes = attributes;
         this.ownerId = ia.addOwner(this);
+        this.connection = new EpConnection(this); // a completion may name the owner from here on (OfiIa#confirmed)
         this.sendSlots = new WorkSlots(attributes.maxRequestDtos(), ownerId, false, 0);
         this.recvSlots = new WorkSlots(srq == null ? attributes.maxRecvDtos() : 1, ownerId, true, attributes.maxRecvIov());
         this.posting = new Posting(this);
         this.watermarks = new EpHighWatermarks(this, ia.cmLock);
-        this.connection = new EpConnection(this);
         countUses(1);
         ia.eps.add(this);
     }
@@ -254,12 +254,13 @@ final class OfiEp extends OfiHandle implements Endpoint, EpHighWatermarks.Holder
     public void dupConnect(Endpoint dupEp, long timeoutMicros, byte[] privateData, int qos) {
         checkOpen();
         OfiEp other = check(ia, dupEp, "dupEp");
-        InetSocketAddress address = other.connection.remoteAddress();
+        InetSocketAddress address = other.connection.remoteAddress(); // with its qualifier, before a reset clears both
+        long qualifier = other.connection.remoteQual();
         if (!other.connection.isConnected() || address == null) {
             throw Codes.invalidState(DatReturn.INVALID_STATE_EP_UNCONNECTED, "dupEp is not connected");
         }
         dat.provider.support.ConnectArguments.checkDupConnect(timeoutMicros, privateData, qos, ia.limits.maxPrivateData());
-        connect(address, other.connection.remoteQual(), timeoutMicros, privateData, qos, ConnectFlags.DEFAULT);
+        connect(address, qualifier, timeoutMicros, privateData, qos, ConnectFlags.DEFAULT);
     }
 
     @Override

@@ -71,7 +71,7 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
     private static final int CLOSED = 1;
     private static final int FAILED = 2;
 
-    /** Something the event queue's entries are delivered to: a Service Point, a CR or an Endpoint. */
+    /** What the event queue's entries are delivered to: a Service Point, or an Endpoint's {@link EpConnection}. */
     interface CmTarget {
         /**
          * Called on the event thread with {@link #cmLock} held.

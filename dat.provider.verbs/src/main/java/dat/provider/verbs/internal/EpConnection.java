@@ -53,6 +53,7 @@ final class EpConnection implements VerbsIa.CmTarget {
     volatile InetSocketAddress remoteAddress;
     volatile long remoteQual;
     volatile long localQual;
+    // written and read under ia.cmLock
     /** The RSP that reserves the Endpoint, or {@code null}. */
     private VerbsServicePoint reservedBy;
     /** The Connection Request an RSP offered the Endpoint with, or {@code null}. */
@@ -160,11 +161,13 @@ final class EpConnection implements VerbsIa.CmTarget {
     void dupConnect(Endpoint dupEp, long timeoutMicros, byte[] privateData, int qos) {
         ep.checkOpen();
         VerbsEp other = VerbsEp.check(ia, dupEp, "dupEp");
-        if (other.state() != EpState.CONNECTED || other.connection.remoteAddress == null) {
+        InetSocketAddress address = other.connection.remoteAddress; // with its qualifier, before a reset clears both
+        long qualifier = other.connection.remoteQual;
+        if (other.state() != EpState.CONNECTED || address == null) {
             throw Codes.invalidState(DatReturn.INVALID_STATE_EP_UNCONNECTED, "dupEp is not connected");
         }
         dat.provider.support.ConnectArguments.checkDupConnect(timeoutMicros, privateData, qos, CmEvents.REQUEST_PRIVATE_DATA);
-        connect(other.connection.remoteAddress, other.connection.remoteQual, timeoutMicros, privateData, qos, ConnectFlags.DEFAULT);
+        connect(address, qualifier, timeoutMicros, privateData, qos, ConnectFlags.DEFAULT);
     }
 
     // ---- reservation by an RSP (ia.cmLock held) ----------------------------------------------------

@@ -495,7 +495,7 @@ final class VerbsEp extends VerbsHandle implements Endpoint, AtomicEndpoint, Imm
         return state;
     }
 
-    /** Moves the state for the Service Points (reserve, offer); ia.cmLock held. */
+    /** Moves the state for the connection ({@link EpConnection}); ia.cmLock held. */
     void setState(EpState next) {
         state = next;
     }

@@ -28,7 +28,6 @@ import dat.api.Qos;
 import dat.tests.conformance.ConformanceSuite;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collection;
