@@ -13,6 +13,7 @@ import dat.api.LmrTriplet;
 import dat.api.RmrTriplet;
 import dat.api.ext.IbExtension;
 import dat.api.ext.Operation;
+import dat.provider.support.AtomicArguments;
 import dat.provider.support.PostFlags;
 import dat.provider.support.RequestIov;
 import dat.provider.verbs.internal.ffi.Errno;
@@ -245,17 +246,9 @@ final class EpRequests {
             if (checked != 0) {
                 return checked;
             }
-            if (local == null) {
-                return Codes.invalidParameter(firstArg);
-            }
-            if (remote == null) {
-                return Codes.invalidParameter(firstArg + 2);
-            }
-            if (local.segmentLength() != IbExtension.ATOMIC_OPERAND_SIZE || remote.segmentLength() != IbExtension.ATOMIC_OPERAND_SIZE) {
-                return Codes.LENGTH_ERROR;
-            }
-            if ((remote.targetAddress() & (IbExtension.ATOMIC_OPERAND_SIZE - 1)) != 0) {
-                return Codes.invalidParameter(firstArg + 2);
+            int buffers = AtomicArguments.check(local, remote, firstArg);
+            if (buffers != 0) {
+                return buffers;
             }
             LmrTriplet[] one = atomicIov;
             one[0] = local;
