@@ -123,6 +123,9 @@ final class Attributes {
                 + " the device's status, which libfabric's verbs provider passes on";
     }
 
+    /** The deviation of an IA with atomics: remote write grants them ({@link Extensions}). */
+    static final String REMOTE_ATOMIC_PRIVILEGE = "remote_atomic_privilege";
+
     /** The provider's named attributes, and where it departs from the pages. */
     static Map<String, String> specific(Domain domain) {
         Map<String, String> attributes = new LinkedHashMap<>();
@@ -132,6 +135,16 @@ final class Attributes {
         attributes.put("ofi.pz_keys", Boolean.toString(domain.pzKeys));
         if (domain.limits.cqDataSize() >= 8) { // fi_writedata carries the immediate value: ImmediateDataEndpoint
             attributes.put(IbExtension.ATTR_IMMED_DATA, "TRUE");
+        }
+        if (domain.atomics) { // AtomicEndpoint (Extensions)
+            attributes.put(IbExtension.ATTR_FETCH_AND_ADD, "TRUE");
+            attributes.put(IbExtension.ATTR_CMP_AND_SWAP, "TRUE");
+            attributes.put(ProviderAttributes.DEVIATION_PREFIX + REMOTE_ATOMIC_PRIVILEGE, "DAT_DTO_SUCCESS: libfabric grants"
+                    + " remote atomics with remote write (FI_REMOTE_WRITE; its " + domain.providerName + " provider registers"
+                    + " IBV_ACCESS_REMOTE_ATOMIC with IBV_ACCESS_REMOTE_WRITE) and has no access flag of their own, so an atomic on"
+                    + " memory with DAT_MEM_PRIV_REMOTE_WRITE_FLAG but without DAT_IB_MEM_PRIV_REMOTE_ATOMIC is not refused;"
+                    + " DAT_IB_MEM_PRIV_REMOTE_ATOMIC without remote write, which would grant remote writes, is refused with"
+                    + " DAT_MODEL_NOT_SUPPORTED");
         }
         int privateData = domain.limits.maxPrivateData();
         if (privateData < 64) {

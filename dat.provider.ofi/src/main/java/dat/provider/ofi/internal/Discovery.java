@@ -14,6 +14,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -29,7 +30,9 @@ import java.util.stream.Collectors;
  * of its own with a DTO), and the memory-registration modes the provider handles
  * ({@code FI_MR_LOCAL}, {@code FI_MR_VIRT_ADDR}, {@code FI_MR_ALLOCATED}, {@code FI_MR_PROV_KEY}).
  * Each (provider, domain) pair of the answer becomes one IA, on its first IPv4 address (else its
- * first IPv6 address that is not link-local).
+ * first IPv6 address that is not link-local). The same hints with {@code FI_ATOMIC} added are asked
+ * first: a pair that answers them too (libfabric's verbs provider; not tcp) opens its IA from that
+ * answer, so that its endpoints may use atomics ({@link Domain#atomics}).
  *
  * <p>Which libfabric providers are offered is the framework or system property
  * {@value #PROVIDERS_PROPERTY} (comma separated), by default {@code tcp} and {@code verbs}: the two
@@ -64,9 +67,13 @@ final class Discovery {
      * @param config its provider, domain and address
      * @param srq whether it has shared receive contexts ({@code max_ep_srx_ctx} above 0)
      * @param cqDataSize its bytes of remote CQ data
+     * @param atomics whether it answers hints with {@code FI_ATOMIC} too ({@link #ATOMIC_CAPS})
      */
-    record Offer(IaConfig config, boolean srq, long cqDataSize) {
+    record Offer(IaConfig config, boolean srq, long cqDataSize, boolean atomics) {
     }
+
+    /** The capabilities asked for first: an IA whose provider has atomics gets endpoints that may use them. */
+    static final long ATOMIC_CAPS = Fi.MSG | Fi.RMA | Fi.ATOMIC;
 
     /** @param offers one per usable provider and domain; {@code reason} says why when empty */
     record Result(List<Offer> offers, String reason) {
@@ -89,9 +96,9 @@ final class Discovery {
     }
 
     /** The hints: allocated by {@code fi_allocinfo}, freed by the caller with {@link Fabric#freeInfo}. */
-    private static MemorySegment hints(Fabric fabric) {
+    private static MemorySegment hints(Fabric fabric, long caps) {
         MemorySegment hints = fabric.allocInfo();
-        hints.set(JAVA_LONG, Structs.INFO_CAPS, Fi.MSG | Fi.RMA);
+        hints.set(JAVA_LONG, Structs.INFO_CAPS, caps);
         hints.set(JAVA_LONG, Structs.INFO_MODE, 0L);
         attr(hints, Structs.INFO_EP_ATTR, Structs.FI_EP_ATTR).set(JAVA_INT, Structs.EP_ATTR_TYPE, Fi.EP_MSG);
         attr(hints, Structs.INFO_DOMAIN_ATTR, Structs.FI_DOMAIN_ATTR).set(JAVA_INT, Structs.DOMAIN_ATTR_MR_MODE,
@@ -120,13 +127,17 @@ final class Discovery {
 
     /** Every usable provider and domain of the providers named, with the address of its IA. */
     static Result discover(Fabric fabric, Set<String> providers) {
-        MemorySegment hints = hints(fabric);
-        MemorySegment list;
+        Set<String> atomic = new HashSet<>();
+        MemorySegment atomicList = getInfo(fabric, null, 0, ATOMIC_CAPS);
         try {
-            list = fabric.getInfo(null, null, 0, hints);
+            for (MemorySegment info = atomicList; !info.equals(MemorySegment.NULL);
+                    info = Fabric.sized(info.get(ADDRESS, Structs.INFO_NEXT), Structs.FI_INFO.byteSize())) {
+                atomic.add(providerName(info) + "-" + domainName(info));
+            }
         } finally {
-            fabric.freeInfo(hints);
+            fabric.freeInfo(atomicList);
         }
+        MemorySegment list = getInfo(fabric, null, 0, Fi.MSG | Fi.RMA);
         if (list.equals(MemorySegment.NULL)) {
             return new Result(List.of(), "fi_getinfo offers no connection-oriented (FI_EP_MSG) endpoints with FI_MSG and FI_RMA");
         }
@@ -150,7 +161,7 @@ final class Discovery {
                     MemorySegment domainAttr = attr(info, Structs.INFO_DOMAIN_ATTR, Structs.FI_DOMAIN_ATTR);
                     chosen.put(key, new Offer(new IaConfig(provider, domain, address),
                             domainAttr.get(JAVA_LONG, Structs.DOMAIN_ATTR_MAX_EP_SRX_CTX) > 0,
-                            domainAttr.get(JAVA_LONG, Structs.DOMAIN_ATTR_CQ_DATA_SIZE)));
+                            domainAttr.get(JAVA_LONG, Structs.DOMAIN_ATTR_CQ_DATA_SIZE), atomic.contains(key)));
                 }
             }
         } finally {
@@ -172,13 +183,21 @@ final class Discovery {
      *     provider, domain or address
      */
     static MemorySegment find(Fabric fabric, IaConfig config) {
-        MemorySegment hints = hints(fabric);
-        MemorySegment list;
-        try {
-            list = fabric.getInfo(config.address().getHostAddress(), null, Fi.SOURCE, hints);
-        } finally {
-            fabric.freeInfo(hints);
+        MemorySegment found = find(fabric, config, ATOMIC_CAPS);
+        if (found.equals(MemorySegment.NULL)) {
+            found = find(fabric, config, Fi.MSG | Fi.RMA);
         }
+        if (found.equals(MemorySegment.NULL)) {
+            throw Codes.exception(DatReturn.PROVIDER_NOT_FOUND, DatReturn.NAME_NOT_REGISTERED, "ia_params", "libfabric offers no "
+                    + config.provider() + " FI_EP_MSG endpoint in domain " + config.domain() + " at "
+                    + config.address().getHostAddress());
+        }
+        return found;
+    }
+
+    /** The entry of the configuration's provider and domain in the answer to hints with {@code caps}, or {@code NULL}. */
+    private static MemorySegment find(Fabric fabric, IaConfig config, long caps) {
+        MemorySegment list = getInfo(fabric, config.address().getHostAddress(), Fi.SOURCE, caps);
         try {
             for (MemorySegment info = list; !info.equals(MemorySegment.NULL);
                     info = Fabric.sized(info.get(ADDRESS, Structs.INFO_NEXT), Structs.FI_INFO.byteSize())) {
@@ -190,7 +209,16 @@ final class Discovery {
         } finally {
             fabric.freeInfo(list);
         }
-        throw Codes.exception(DatReturn.PROVIDER_NOT_FOUND, DatReturn.NAME_NOT_REGISTERED, "ia_params", "libfabric offers no "
-                + config.provider() + " FI_EP_MSG endpoint in domain " + config.domain() + " at " + config.address().getHostAddress());
+        return MemorySegment.NULL;
+    }
+
+    /** {@code fi_getinfo} with the hints and {@code caps}: the list, or {@code NULL} when nothing matches. */
+    private static MemorySegment getInfo(Fabric fabric, String node, long flags, long caps) {
+        MemorySegment hints = hints(fabric, caps);
+        try {
+            return fabric.getInfo(node, null, flags, hints);
+        } finally {
+            fabric.freeInfo(hints);
+        }
     }
 }

@@ -56,6 +56,21 @@ final class Domain implements AutoCloseable {
      * write, even of one without segments. 0 where the provider needs none.
      */
     final long emptySegmentAddress;
+    /**
+     * Whether the IA offers remote atomics ({@code AtomicEndpoint}): its info has {@code FI_ATOMIC}
+     * ({@link Discovery#ATOMIC_CAPS}) and {@code fi_query_atomic} grants a 64-bit unsigned
+     * fetching {@code FI_SUM} and an {@code FI_CSWAP} on the domain.
+     */
+    final boolean atomics;
+    /**
+     * How the atomic operands reach libfabric ({@link Posting#postAtomic}): {@code true} where the
+     * verbs provider puts the operand fields themselves into the work request, as every release
+     * before 2.2 does ({@code compare_add = (uintptr_t) msg->addr} in {@code fi_fetch_atomicmsg};
+     * {@code compare_add = (uintptr_t) comparev->addr}, {@code swap = (uintptr_t) msg->addr} in
+     * {@code fi_compare_atomicmsg}); {@code false} where the operands are read through their
+     * pointers, as fi_atomic(3) says.
+     */
+    final boolean operandsByValue;
     final long emptySegmentDescriptor;
     private final MemorySegment emptySegmentMr;
     private final Arena emptySegmentArena;
@@ -90,6 +105,9 @@ final class Domain implements AutoCloseable {
             queue = Ops.eqOpen(fab, eqAttr);
             dom = Ops.domain(fab, found);
             this.limits = Limits.of(found, cmDataSize(fab, found));
+            this.atomics = (limits.caps() & Fi.ATOMIC) != 0 && Ops.queryAtomic(dom, Fi.UINT64, Fi.SUM, Fi.FETCH_ATOMIC)
+                    && Ops.queryAtomic(dom, Fi.UINT64, Fi.CSWAP, Fi.COMPARE_ATOMIC);
+            this.operandsByValue = operandsByValue(providerName, fabric.version());
             if ((mrMode & Fi.MR_LOCAL) != 0) {
                 emptyArena = Arena.ofShared();
                 MemorySegment empty = emptyArena.allocate(EMPTY_SEGMENT_BYTES, EMPTY_SEGMENT_BYTES);
@@ -118,6 +136,11 @@ final class Domain implements AutoCloseable {
         this.eqReadFn = Ops.fn(queue, Structs.OBJ_OPS, Structs.FI_OPS_EQ, Structs.EQ_OPS_READ, "fi_eq_read");
         this.eqReadErrFn = Ops.fn(queue, Structs.OBJ_OPS, Structs.FI_OPS_EQ, Structs.EQ_OPS_READERR, "fi_eq_readerr");
         this.eqFd = Ops.waitFd(queue);
+    }
+
+    /** Whether libfabric {@code version} of {@code provider} takes atomic operands by value ({@link #operandsByValue}). */
+    static boolean operandsByValue(String provider, int version) {
+        return provider.equals("verbs") && version < Fi.VERSION_2_2;
     }
 
     /** The CM private data the provider carries ({@code FI_OPT_CM_DATA_SIZE} of a passive endpoint). */

@@ -1,7 +1,9 @@
 package dat.provider.ofi.internal;
 
+import dat.api.DatReturn;
 import dat.api.LmrTriplet;
 import dat.api.RmrTriplet;
+import dat.api.ext.AtomicEndpoint;
 import dat.api.ext.ImmediateDataEndpoint;
 import java.util.Optional;
 
@@ -17,6 +19,15 @@ import java.util.Optional;
  * {@code fi_writedata} is not used: on providers without {@code FI_RX_CQ_DATA} (tcp among them) its
  * completion at the target consumes no receive and names no endpoint. The requester gets one
  * completion, the message's; the write's own success is reaped silently, its failure reported.
+ *
+ * <p><b>Atomics</b> ({@link AtomicEndpoint}, where {@link Domain#atomics}): {@code fi_fetch_atomicmsg}
+ * with {@code FI_SUM} and {@code fi_compare_atomicmsg} with {@code FI_CSWAP} on one
+ * {@code FI_UINT64} ({@link Posting#postAtomic}); they complete as {@code DAT_IB_DTO_EVENT}s of
+ * type {@code DAT_IB_FETCH_AND_ADD} or {@code DAT_IB_CMP_AND_SWAP}. libfabric grants remote
+ * atomics with remote write ({@code FI_REMOTE_WRITE}: the verbs provider registers
+ * {@code IBV_ACCESS_REMOTE_ATOMIC} with it), so memory with {@code DAT_MEM_PRIV_REMOTE_WRITE_FLAG}
+ * admits atomics too (the deviation {@code remote_atomic_privilege}, {@link Attributes}), and
+ * {@code DAT_IB_MEM_PRIV_REMOTE_ATOMIC} without remote write is refused ({@link OfiLmr#access}).
  */
 final class Extensions {
 
@@ -24,12 +35,33 @@ final class Extensions {
     }
 
     static final String IMMEDIATE_DATA = ImmediateDataEndpoint.class.getName();
+    static final String ATOMICS = AtomicEndpoint.class.getName();
 
     static <T> Optional<T> of(OfiEp ep, Class<T> type) {
         if (type == ImmediateDataEndpoint.class && ep.ia.limits.cqDataSize() >= 8) {
             return Optional.of(type.cast(new Immediate(ep)));
         }
+        if (type == AtomicEndpoint.class && ep.ia.domain.atomics) {
+            return Optional.of(type.cast(new Atomic(ep)));
+        }
         return Optional.empty();
+    }
+
+    /** The atomics view of one Endpoint. */
+    private record Atomic(OfiEp ep) implements AtomicEndpoint {
+        @Override
+        public int postFetchAndAdd(long addValue, LmrTriplet localBuffer, long userCookie, RmrTriplet remoteBuffer,
+                int completionFlags) {
+            return ep.postAtomic(WorkSlots.FETCH_ADD, addValue, 0, localBuffer, userCookie, remoteBuffer, completionFlags,
+                    DatReturn.INVALID_ARG3);
+        }
+
+        @Override
+        public int postCompareAndSwap(long compareValue, long swapValue, LmrTriplet localBuffer, long userCookie,
+                RmrTriplet remoteBuffer, int completionFlags) {
+            return ep.postAtomic(WorkSlots.CMP_SWAP, swapValue, compareValue, localBuffer, userCookie, remoteBuffer, completionFlags,
+                    DatReturn.INVALID_ARG4);
+        }
     }
 
     /** The immediate-data view of one Endpoint. */

@@ -25,6 +25,9 @@ final class NativeEndpoint {
     final MemorySegment recvmsg;
     final MemorySegment writemsg;
     final MemorySegment readmsg;
+    /** {@code fi_fetch_atomicmsg} and {@code fi_compare_atomicmsg} where the IA offers atomics, else {@code NULL}. */
+    final MemorySegment fetchAtomicmsg;
+    final MemorySegment compareAtomicmsg;
     private boolean closed;
 
     /**
@@ -53,6 +56,11 @@ final class NativeEndpoint {
             this.recvmsg = Ops.fn(created, Structs.EP_MSG, Structs.FI_OPS_MSG, Structs.MSG_OPS_RECVMSG, "fi_recvmsg");
             this.writemsg = Ops.fn(created, Structs.EP_RMA, Structs.FI_OPS_RMA, Structs.RMA_OPS_WRITEMSG, "fi_writemsg");
             this.readmsg = Ops.fn(created, Structs.EP_RMA, Structs.FI_OPS_RMA, Structs.RMA_OPS_READMSG, "fi_readmsg");
+            boolean atomics = ia.domain.atomics;
+            this.fetchAtomicmsg = !atomics ? MemorySegment.NULL
+                    : Ops.fn(created, Structs.EP_ATOMIC, Structs.FI_OPS_ATOMIC, Structs.ATOMIC_OPS_READWRITEMSG, "fi_fetch_atomicmsg");
+            this.compareAtomicmsg = !atomics ? MemorySegment.NULL
+                    : Ops.fn(created, Structs.EP_ATOMIC, Structs.FI_OPS_ATOMIC, Structs.ATOMIC_OPS_COMPWRITEMSG, "fi_compare_atomicmsg");
         } catch (NativeException e) {
             Ops.close(created);
             throw e;

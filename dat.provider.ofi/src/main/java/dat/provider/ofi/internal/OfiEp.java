@@ -12,14 +12,15 @@ import dat.api.EpParams;
 import dat.api.EpRecvInfo;
 import dat.api.EpState;
 import dat.api.EpStatus;
+import dat.api.EvdFlags;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
-import dat.api.EvdFlags;
 import dat.api.HandleType;
 import dat.api.LmrTriplet;
 import dat.api.ProtectionZone;
 import dat.api.RmrTriplet;
 import dat.provider.ofi.internal.ffi.NativeException;
+import dat.provider.support.AtomicArguments;
 import dat.provider.support.EpHighWatermarks;
 import dat.provider.support.PostFlags;
 import dat.provider.support.RequestIov;
@@ -177,6 +178,41 @@ final class OfiEp extends OfiHandle implements Endpoint, EpHighWatermarks.Holder
                         Posting.maxIov(kind, attributes));
             }
             return posting.postRequest(kind, numSegments, iov, cookie, remote, completionFlags, immediate);
+        } finally {
+            postLock.unlock();
+        }
+    }
+
+    /**
+     * A fetch-and-add or compare-and-swap ({@link Extensions}), with the checks of
+     * {@code AtomicEndpoint} in the order the verbs provider makes them: the handle, the state,
+     * the flags, then the buffers. A disconnected Endpoint flushes it at once, its local buffer
+     * checked first.
+     *
+     * @param firstArg the argument number of the local buffer (3 for fetch-and-add, 4 for compare-and-swap)
+     */
+    int postAtomic(byte kind, long operand, long compare, LmrTriplet local, long cookie, RmrTriplet remote, int completionFlags,
+            int firstArg) {
+        Locks.lockSpinning(postLock);
+        try {
+            if (freed || !ia.isUsable()) {
+                return invalidHandleCode();
+            }
+            EpState s = connection.state();
+            if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
+                return Codes.epState(s);
+            }
+            if (!PostFlags.isValidRequest(completionFlags, attributes, false)) {
+                return Codes.invalidParameter(firstArg + 3);
+            }
+            int buffers = AtomicArguments.check(local, remote, firstArg);
+            if (buffers != 0) {
+                return buffers;
+            }
+            if (s == EpState.DISCONNECTED) {
+                return posting.flushAtomicAtOnce(requestEvd, kind, local, cookie);
+            }
+            return posting.postAtomic(kind, operand, compare, local, cookie, remote, completionFlags);
         } finally {
             postLock.unlock();
         }

@@ -112,7 +112,19 @@ final class OfiIaFactory implements DatIaFactory {
                 DatProviderConstants.DAT_THREAD_SAFE, Boolean.TRUE,
                 DatProviderConstants.DAT_TRANSPORT, "ofi-" + config.provider(),
                 DatProviderConstants.DAT_CAPABILITY, capabilities(offer.srq()),
-                DatProviderConstants.DAT_EXTENSION, offer.cqDataSize() >= 8 ? List.of(Extensions.IMMEDIATE_DATA) : List.of());
+                DatProviderConstants.DAT_EXTENSION, extensions(offer));
+    }
+
+    /** The {@code dat.api.ext} interfaces the IA's Endpoints offer ({@link Extensions}). */
+    static List<String> extensions(Discovery.Offer offer) {
+        List<String> names = new ArrayList<>();
+        if (offer.cqDataSize() >= 8) {
+            names.add(Extensions.IMMEDIATE_DATA);
+        }
+        if (offer.atomics()) {
+            names.add(Extensions.ATOMICS);
+        }
+        return List.copyOf(names);
     }
 
     @Override

@@ -11,6 +11,7 @@ import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
 import dat.api.MemoryType;
 import dat.api.RegionDescription;
+import dat.api.ext.IbExtension;
 import dat.provider.ofi.internal.ffi.Fi;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.ofi.internal.ffi.Ops;
@@ -59,9 +60,11 @@ final class OfiLmr extends OfiHandle implements LocalMemoryRegion {
         if (length <= 0 || length > memory.byteSize()) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "length", length + " is not in 1.." + memory.byteSize());
         }
-        if (!MemPrivileges.isValid(privileges)) {
+        int atomic = ia.domain.atomics ? IbExtension.MEM_PRIV_REMOTE_ATOMIC : 0;
+        if (!MemPrivileges.isValid(privileges & ~atomic)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG6, "memPrivileges", "undefined bits");
         }
+        checkAtomicPrivilege(privileges, "memPrivileges");
         RegionMemory.checkPrivileges(memory, privileges);
         this.pz = pz;
         this.memory = memory.asSlice(0, length);
@@ -96,7 +99,23 @@ final class OfiLmr extends OfiHandle implements LocalMemoryRegion {
         ia.lmrsByContext.put(lmrContext, this);
     }
 
-    /** The libfabric access flags of DAT memory privileges. */
+    /**
+     * {@code DAT_IB_MEM_PRIV_REMOTE_ATOMIC} comes only with remote write: libfabric grants remote
+     * atomics through {@code FI_REMOTE_WRITE}, which would grant remote writes too.
+     *
+     * @throws dat.api.DatException {@code DAT_MODEL_NOT_SUPPORTED} for the atomic privilege alone
+     */
+    static void checkAtomicPrivilege(int privileges, String argument) {
+        if ((privileges & IbExtension.MEM_PRIV_REMOTE_ATOMIC) != 0 && (privileges & MemPrivileges.REMOTE_WRITE) == 0) {
+            throw Codes.notSupported(argument, "DAT_IB_MEM_PRIV_REMOTE_ATOMIC without DAT_MEM_PRIV_REMOTE_WRITE_FLAG: libfabric grants"
+                    + " remote atomics only with remote write (FI_REMOTE_WRITE)");
+        }
+    }
+
+    /**
+     * The libfabric access flags of DAT memory privileges; {@code DAT_IB_MEM_PRIV_REMOTE_ATOMIC}
+     * adds none: the remote write it comes with ({@link #checkAtomicPrivilege}) grants atomics.
+     */
     static long access(int privileges) {
         long access = 0;
         if ((privileges & MemPrivileges.LOCAL_READ) != 0) {

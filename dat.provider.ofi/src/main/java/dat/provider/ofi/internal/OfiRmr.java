@@ -11,6 +11,7 @@ import dat.api.MemPrivileges;
 import dat.api.RemoteMemoryRegion;
 import dat.api.RmrParamMask;
 import dat.api.RmrParams;
+import dat.api.ext.IbExtension;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.ofi.internal.ffi.Ops;
 import dat.provider.ofi.internal.ffi.Structs;
@@ -45,7 +46,7 @@ import java.lang.foreign.MemorySegment;
  */
 final class OfiRmr extends OfiHandle implements RemoteMemoryRegion {
 
-    private static final int REMOTE = MemPrivileges.REMOTE_READ | MemPrivileges.REMOTE_WRITE;
+    private static final int REMOTE = MemPrivileges.REMOTE_READ | MemPrivileges.REMOTE_WRITE | IbExtension.MEM_PRIV_REMOTE_ATOMIC;
 
     final OfiPz pz;
     // guarded by this
@@ -71,7 +72,9 @@ final class OfiRmr extends OfiHandle implements RemoteMemoryRegion {
     public int bind(LmrTriplet lmrTriplet, int memPrivileges, Endpoint ep, long userCookie, int completionFlags) {
         checkOpen();
         OfiEp endpoint = OfiEp.check(ia, ep, "ep");
-        RmrBindArguments.check(lmrTriplet, memPrivileges, RmrBindArguments.readWritePrivileges(), completionFlags);
+        RmrBindArguments.check(lmrTriplet, memPrivileges,
+                RmrBindArguments.readWritePrivileges() | (ia.domain.atomics ? IbExtension.MEM_PRIV_REMOTE_ATOMIC : 0), completionFlags);
+        OfiLmr.checkAtomicPrivilege(memPrivileges, "memPrivileges");
         if (endpoint.pz() != pz) {
             throw Codes.exception(DatReturn.PROTECTION_VIOLATION, DatReturn.NO_SUBTYPE, "ep", "the Endpoint is in another PZ");
         }

@@ -1,6 +1,7 @@
 package dat.provider.ofi.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dat.api.CompletionFlags;
@@ -10,6 +11,7 @@ import dat.api.DtoCompletionStatus;
 import dat.api.EpAttributes;
 import dat.api.LmrTriplet;
 import dat.api.RmrTriplet;
+import dat.api.ext.IbExtension;
 import dat.provider.ofi.internal.ffi.Fi;
 import dat.provider.ofi.internal.ffi.Ops;
 import dat.provider.ofi.internal.ffi.Structs;
@@ -57,6 +59,21 @@ final class Posting {
     private int stagedHead;
     private int stagedCount;
     private int[] flushed = new int[0];
+    /**
+     * An atomic's native structs ({@link #postAtomic}): the {@code fi_msg_atomic}, the operand's
+     * and the compare value's {@code fi_ioc} with the 8 bytes each points to, the remote
+     * {@code fi_rma_ioc}, the result's {@code fi_ioc} and descriptor. {@code NULL} where the IA
+     * offers no atomics.
+     */
+    private final MemorySegment atomicMsg;
+    private final MemorySegment operandIoc;
+    private final MemorySegment compareIoc;
+    private final MemorySegment operands;
+    private final MemorySegment atomicRmaIoc;
+    private final MemorySegment resultIoc;
+    private final MemorySegment resultDesc;
+    /** The one-segment IOV of an atomic's local buffer, reused. */
+    private final LmrTriplet[] atomicIov = new LmrTriplet[1];
     /** The RMR of the bind being posted ({@link #postBind}), and the token its slot got. */
     private OfiRmr binding;
     private long bindToken;
@@ -80,6 +97,27 @@ final class Posting {
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_RMA_IOV_COUNT, 1);
         recvMsg.set(ADDRESS, Structs.MSG_IOV, recvIov);
         recvMsg.set(ADDRESS, Structs.MSG_DESC, recvDesc);
+        if (ep.ia.domain.atomics) {
+            atomicMsg = arena.allocate(Structs.FI_MSG_ATOMIC);
+            operandIoc = arena.allocate(Structs.FI_IOC);
+            compareIoc = arena.allocate(Structs.FI_IOC);
+            operands = arena.allocate(16, 8); // the operand, then the compare value
+            atomicRmaIoc = arena.allocate(Structs.FI_RMA_IOC);
+            resultIoc = arena.allocate(Structs.FI_IOC);
+            resultDesc = arena.allocate(ADDRESS);
+            atomicMsg.set(ADDRESS, Structs.MSG_ATOMIC_IOV, operandIoc);
+            atomicMsg.set(JAVA_LONG, Structs.MSG_ATOMIC_IOV_COUNT, 1);
+            atomicMsg.set(ADDRESS, Structs.MSG_ATOMIC_RMA_IOV, atomicRmaIoc);
+            atomicMsg.set(JAVA_LONG, Structs.MSG_ATOMIC_RMA_IOV_COUNT, 1);
+            atomicMsg.set(JAVA_INT, Structs.MSG_ATOMIC_DATATYPE, Fi.UINT64);
+            operandIoc.set(ADDRESS, Structs.IOC_ADDR, operands);
+            operandIoc.set(JAVA_LONG, Structs.IOC_COUNT, 1);
+            compareIoc.set(JAVA_LONG, Structs.IOC_COUNT, 1);
+            atomicRmaIoc.set(JAVA_LONG, Structs.RMA_IOC_COUNT, 1);
+            resultIoc.set(JAVA_LONG, Structs.IOC_COUNT, 1);
+        } else {
+            atomicMsg = operandIoc = compareIoc = operands = atomicRmaIoc = resultIoc = resultDesc = MemorySegment.NULL;
+        }
         sendMsgAddress = sendMsg.address();
         rmaMsgAddress = rmaMsg.address();
         recvMsgAddress = recvMsg.address();
@@ -301,6 +339,61 @@ final class Posting {
         long data = (total << 32) | Integer.toUnsignedLong(immediate);
         return send(slots, cookie, total, WorkSlots.WRITE_IMMEDIATE, completionFlags, immediate, 0, data,
                 flags | Fi.REMOTE_CQ_DATA | Fi.DELIVERY_COMPLETE);
+    }
+
+    /**
+     * A fetch-and-add or compare-and-swap ({@link WorkSlots#FETCH_ADD}, {@link WorkSlots#CMP_SWAP}:
+     * {@code fi_fetch_atomicmsg} with {@code FI_SUM}, {@code fi_compare_atomicmsg} with
+     * {@code FI_CSWAP}, on one 64-bit unsigned integer); the state, flags and the buffers' lengths
+     * and alignment were checked by the caller. The local buffer receives the value from before the
+     * operation; it is checked as an RDMA read's target. Where {@link Domain#operandsByValue}, the
+     * operand (the addend, or the swap value) travels in the message's {@code addr} and the compare
+     * value in its {@code fi_ioc}'s {@code addr}, the fields the installed verbs provider copies into
+     * the work request; else both travel in {@link #operands}, through their pointers. Neither way
+     * do they need a registration: libfabric's verbs provider reads them on the posting thread.
+     */
+    int postAtomic(byte kind, long operand, long compare, LmrTriplet local, long cookie, RmrTriplet remote, int completionFlags) {
+        atomicIov[0] = local;
+        long total = fill(ep.ia, ep.pz(), sendIov, sendDesc, 1, atomicIov, 1, true, Long.MAX_VALUE, null);
+        if (total < 0) {
+            return (int) total;
+        }
+        if (connection == null) {
+            return Codes.INVALID_STATE;
+        }
+        WorkSlots slots = ep.sendSlots;
+        int slot = acquire(slots, ep.requestEvd());
+        if (slot < 0) {
+            return Codes.INSUFFICIENT_RESOURCES;
+        }
+        describe(slots, slot, cookie, 8, kind, completionFlags, 0, true); // the result comes back after the target's update
+        boolean byValue = ep.ia.domain.operandsByValue;
+        operands.set(JAVA_LONG, 0, operand);
+        operands.set(JAVA_LONG, 8, compare);
+        atomicMsg.set(JAVA_LONG, Structs.MSG_ATOMIC_ADDR, byValue ? operand : 0L);
+        compareIoc.set(JAVA_LONG, Structs.IOC_ADDR, byValue ? compare : operands.address() + 8);
+        atomicMsg.set(JAVA_INT, Structs.MSG_ATOMIC_OP, kind == WorkSlots.FETCH_ADD ? Fi.SUM : Fi.CSWAP);
+        atomicMsg.set(JAVA_LONG, Structs.MSG_ATOMIC_CONTEXT, slots.token(slot));
+        atomicRmaIoc.set(JAVA_LONG, Structs.RMA_IOC_ADDR, remote.targetAddress());
+        atomicRmaIoc.set(JAVA_LONG, Structs.RMA_IOC_KEY, ep.remoteKey(remote.rmrContext()));
+        resultIoc.set(JAVA_LONG, Structs.IOC_ADDR, sendIov.get(JAVA_LONG, Structs.IOV_BASE));
+        resultDesc.set(JAVA_LONG, 0, sendDesc.getAtIndex(JAVA_LONG, 0));
+        long flags = Fi.COMPLETION;
+        if ((completionFlags & CompletionFlags.BARRIER_FENCE) != 0 && (ep.ia.limits.caps() & Fi.FENCE) != 0) {
+            flags |= Fi.FENCE;
+        }
+        long result;
+        try {
+            result = kind == WorkSlots.FETCH_ADD
+                    ? (long) Ops.READWRITEMSG.invokeExact(connection.fetchAtomicmsg, connection.address, atomicMsg.address(),
+                            resultIoc.address(), resultDesc.address(), 1L, flags)
+                    : (long) Ops.COMPWRITEMSG.invokeExact(connection.compareAtomicmsg, connection.address,
+                            atomicMsg.address(), compareIoc.address(), 0L, 1L, resultIoc.address(), resultDesc.address(), 1L, flags);
+        } catch (Throwable t) {
+            slots.abandon(slot);
+            return Codes.INTERNAL_ERROR;
+        }
+        return posted(slots, slot, result);
     }
 
     /** {@link #inject}'s answer when it did not take the send: the caller sends it with {@code fi_sendmsg}. */
@@ -598,6 +691,20 @@ final class Posting {
         return Codes.SUCCESS;
     }
 
+    /** An atomic posted on a disconnected Endpoint: its local buffer is checked, then it completes as flushed. */
+    int flushAtomicAtOnce(OfiEvd evd, byte kind, LmrTriplet local, long cookie) {
+        atomicIov[0] = local;
+        long checked = fill(ep.ia, ep.pz(), sendIov, sendDesc, 1, atomicIov, 1, true, Long.MAX_VALUE, null);
+        if (checked < 0) {
+            return (int) checked;
+        }
+        if (evd != null) {
+            evd.postEvent(new DatEvent().setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, evd, ep, cookie,
+                    DtoCompletionStatus.ERR_FLUSHED, 0, atomicType(kind), 0));
+        }
+        return Codes.SUCCESS;
+    }
+
     /**
      * The connection ended and its endpoint is closed: every DTO still posted (libfabric did not
      * complete it, or completed it into a queue that was then read) completes as flushed, in the
@@ -620,10 +727,18 @@ final class Posting {
             if (slots.kinds[slot] == WorkSlots.RMR_BIND) {
                 evd.postEvent(new DatEvent().setRmrBindCompletion(evd, slots.binds[slot], slots.cookies[slot],
                         DtoCompletionStatus.ERR_FLUSHED));
+            } else if (slots.kinds[slot] == WorkSlots.FETCH_ADD || slots.kinds[slot] == WorkSlots.CMP_SWAP) {
+                evd.postEvent(new DatEvent().setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, evd, ep, slots.cookies[slot],
+                        DtoCompletionStatus.ERR_FLUSHED, 0, atomicType(slots.kinds[slot]), 0));
             } else {
                 evd.postEvent(new DatEvent().setDtoCompletion(evd, ep, slots.cookies[slot], DtoCompletionStatus.ERR_FLUSHED, 0));
             }
         }
+    }
+
+    /** The extension type of an atomic's completion ({@code DAT_IB_FETCH_AND_ADD}, {@code DAT_IB_CMP_AND_SWAP}). */
+    static int atomicType(byte kind) {
+        return kind == WorkSlots.FETCH_ADD ? IbExtension.FETCH_AND_ADD : IbExtension.CMP_AND_SWAP;
     }
 
     /** Frees the native structs (the Endpoint is freed). */

@@ -13,6 +13,8 @@ public final class Fi {
 
     /** {@code FI_VERSION(1, 17)}: the API version the provider asks {@code fi_getinfo} for. */
     public static final int VERSION_1_17 = (1 << 16) | 17;
+    /** {@code FI_VERSION(2, 2)}: the first libfabric whose verbs provider reads atomic operands through their pointers. */
+    public static final int VERSION_2_2 = (2 << 16) | 2;
 
     // capabilities and operation flags (fabric.h)
     public static final long MSG = 1L << 1;
@@ -32,6 +34,10 @@ public final class Fi {
     public static final long TRANSMIT_COMPLETE = 1L << 27;
     public static final long DELIVERY_COMPLETE = 1L << 28;
     public static final long SOURCE = 1L << 57;
+    /** {@code fi_query_atomic} flag (fi_atomic.h): the fetching form of the operation. */
+    public static final long FETCH_ATOMIC = 1L << 58;
+    /** {@code fi_query_atomic} flag (fi_atomic.h): the compare form of the operation. */
+    public static final long COMPARE_ATOMIC = 1L << 59;
     public static final long SELECTIVE_COMPLETION = 1L << 59;
 
     // modes

@@ -76,17 +76,18 @@ public final class Ops {
     public static final MethodHandle CQ_READ = handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
 
     /**
-     * {@code readwritemsg(ep, msg, resultv, result_desc, result_count, flags)}: a fetching atomic.
+     * {@code readwritemsg(ep, msg, resultv, result_desc, result_count, flags)}: a fetching atomic
+     * ({@code fi_fetch_atomicmsg}), as {@code (fn, ep, msg, resultv, result_desc, result_count, flags)}.
      */
     public static final MethodHandle READWRITEMSG = handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
             JAVA_LONG, JAVA_LONG, JAVA_LONG));
 
     /**
      * {@code compwritemsg(ep, msg, comparev, compare_desc, compare_count, resultv, result_desc,
-     * result_count, flags)}: compare-and-swap.
+     * result_count, flags)}: compare-and-swap ({@code fi_compare_atomicmsg}), the function pointer first.
      */
     public static final MethodHandle COMPWRITEMSG = handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
-            JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+            JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
 
     // ---- function pointers -----------------------------------------------------------------------
 

@@ -93,7 +93,8 @@ class StructLayoutTest {
     }
 
     private static String cName(String javaName) {
-        return javaName.equals("VERSION_1_17") ? "FI_VERSION(1, 17)" : "FI_" + javaName;
+        return javaName.startsWith("VERSION_") ? "FI_VERSION(" + javaName.substring("VERSION_".length()).replace('_', ',') + ")"
+                : "FI_" + javaName;
     }
 
     static String probeSource(List<StructLayout> structs, Map<String, long[]> constants) {
