@@ -174,7 +174,7 @@ final class OfiEp extends OfiHandle implements Endpoint, EpHighWatermarks.Holder
                         : kind == WorkSlots.WRITE_IMMEDIATE ? DatReturn.INVALID_ARG7 : DatReturn.INVALID_ARG6);
             }
             if (s == EpState.DISCONNECTED) {
-                return posting.flushAtOnce(requestEvd, numSegments, iov, cookie, kind == WorkSlots.RDMA_READ,
+                return posting.flushAtOnce(requestEvd, kind, numSegments, iov, cookie, kind == WorkSlots.RDMA_READ,
                         Posting.maxIov(kind, attributes));
             }
             return posting.postRequest(kind, numSegments, iov, cookie, remote, completionFlags, immediate);
@@ -264,7 +264,7 @@ final class OfiEp extends OfiHandle implements Endpoint, EpHighWatermarks.Holder
                 return Codes.invalidParameter(DatReturn.INVALID_ARG5);
             }
             if (connection.state() == EpState.DISCONNECTED) {
-                return posting.flushAtOnce(recvEvd, numSegments, localIov, userCookie, true, attributes.maxRecvIov());
+                return posting.flushAtOnce(recvEvd, WorkSlots.RECV, numSegments, localIov, userCookie, true, attributes.maxRecvIov());
             }
             code = posting.postRecv(numSegments, localIov, userCookie, completionFlags);
         } finally {

@@ -679,16 +679,29 @@ final class Posting {
      * dat_ep_post_recv(3DAT)): its IOV is still checked, then its completion goes straight to the
      * EVD with {@code DAT_DTO_ERR_FLUSHED}.
      */
-    int flushAtOnce(OfiEvd evd, int numSegments, LmrTriplet[] iov, long cookie, boolean writes, int maxIov) {
+    int flushAtOnce(OfiEvd evd, byte kind, int numSegments, LmrTriplet[] iov, long cookie, boolean writes, int maxIov) {
         long checked = fill(ep.ia, ep.pz(), writes ? recvIov : sendIov, writes ? recvDesc : sendDesc, numSegments, iov, maxIov,
                 writes, Long.MAX_VALUE, null);
         if (checked < 0) {
             return (int) checked;
         }
-        if (evd != null) {
-            evd.postEvent(new DatEvent().setDtoCompletion(evd, ep, cookie, DtoCompletionStatus.ERR_FLUSHED, 0));
-        }
+        postFlushed(evd, kind, cookie);
         return Codes.SUCCESS;
+    }
+
+    /**
+     * The flushed completion of a DTO of {@code kind}: a {@code DAT_IB_DTO_EVENT} of its type for
+     * an extension's operation (a write with immediate data, an atomic), else a DTO completion.
+     */
+    private void postFlushed(OfiEvd evd, byte kind, long cookie) {
+        if (evd == null) {
+            return;
+        }
+        int type = kind == WorkSlots.WRITE_IMMEDIATE ? IbExtension.RDMA_WRITE_IMMED
+                : kind == WorkSlots.FETCH_ADD || kind == WorkSlots.CMP_SWAP ? atomicType(kind) : 0;
+        DatEvent event = new DatEvent();
+        evd.postEvent(type == 0 ? event.setDtoCompletion(evd, ep, cookie, DtoCompletionStatus.ERR_FLUSHED, 0)
+                : event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, evd, ep, cookie, DtoCompletionStatus.ERR_FLUSHED, 0, type, 0));
     }
 
     /** An atomic posted on a disconnected Endpoint: its local buffer is checked, then it completes as flushed. */
@@ -698,10 +711,7 @@ final class Posting {
         if (checked < 0) {
             return (int) checked;
         }
-        if (evd != null) {
-            evd.postEvent(new DatEvent().setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, evd, ep, cookie,
-                    DtoCompletionStatus.ERR_FLUSHED, 0, atomicType(kind), 0));
-        }
+        postFlushed(evd, kind, cookie);
         return Codes.SUCCESS;
     }
 
@@ -727,11 +737,8 @@ final class Posting {
             if (slots.kinds[slot] == WorkSlots.RMR_BIND) {
                 evd.postEvent(new DatEvent().setRmrBindCompletion(evd, slots.binds[slot], slots.cookies[slot],
                         DtoCompletionStatus.ERR_FLUSHED));
-            } else if (slots.kinds[slot] == WorkSlots.FETCH_ADD || slots.kinds[slot] == WorkSlots.CMP_SWAP) {
-                evd.postEvent(new DatEvent().setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, evd, ep, slots.cookies[slot],
-                        DtoCompletionStatus.ERR_FLUSHED, 0, atomicType(slots.kinds[slot]), 0));
             } else {
-                evd.postEvent(new DatEvent().setDtoCompletion(evd, ep, slots.cookies[slot], DtoCompletionStatus.ERR_FLUSHED, 0));
+                postFlushed(evd, slots.kinds[slot], slots.cookies[slot]);
             }
         }
     }

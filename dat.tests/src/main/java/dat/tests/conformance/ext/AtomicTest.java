@@ -2,12 +2,15 @@ package dat.tests.conformance.ext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
+import dat.api.EpState;
 import dat.api.EventDispatcher;
+import dat.api.EventNumber;
 import dat.api.EvdFlags;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
@@ -149,6 +152,24 @@ class AtomicTest {
         LocalMemoryRegion readOnly = t.lmr(c.active.ia, c.active.pz, 64, MemPrivileges.LOCAL_READ);
         t.expectCode(DatReturn.PRIVILEGES_VIOLATION, atomic.postFetchAndAdd(1, LmrTriplet.of(readOnly, 0, 8), 0,
                 RmrTriplet.of(target, 0, 8), 0), "a local buffer without local write");
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_ib_post_cmp_and_swap(dat_ib_extensions.h) DAT_SUCCESS: on a disconnected Endpoint the operation is flushed at once, as a completion of its type")
+    void disconnected(IaUnderTest t) {
+        Extensions.requireAtomics(t);
+        Connection c = Extensions.connect(t);
+        AtomicEndpoint atomic = Extensions.atomic(t, c.active);
+        LocalMemoryRegion target = operand(t, c, ATOMIC);
+        c.active.ep.disconnect(CloseFlag.ABRUPT);
+        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED, "DISCONNECTED");
+        t.awaitState(c.active.ep, EpState.DISCONNECTED, "after the disconnect");
+        t.expectSuccess(atomic.postCompareAndSwap(0, 1, LmrTriplet.of(c.active.lmr, 0, 8), 13L, RmrTriplet.of(target, 0, 8),
+                CompletionFlags.DEFAULT), "dat_ib_post_cmp_and_swap when disconnected");
+        DatEvent flushed = completion(t, c.active.requestEvd, IbExtension.CMP_AND_SWAP, "the compare-and-swap posted when disconnected");
+        assertThat(DtoCompletionStatus.name(flushed.status())).as(t.at("status"))
+                .isEqualTo(DtoCompletionStatus.name(DtoCompletionStatus.ERR_FLUSHED));
+        assertThat(flushed.userCookie()).as(t.at("user_cookie")).isEqualTo(13L);
     }
 
     @ConformanceTest

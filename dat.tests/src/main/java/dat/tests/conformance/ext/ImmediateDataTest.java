@@ -2,12 +2,15 @@ package dat.tests.conformance.ext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
+import dat.api.EpState;
 import dat.api.EventDispatcher;
+import dat.api.EventNumber;
 import dat.api.EvdFlags;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
@@ -88,6 +91,23 @@ class ImmediateDataTest {
         ImmediateDataEndpoint immediate = Extensions.immediate(t, c.active);
         t.expectCode(DatReturn.LENGTH_ERROR, immediate.postRdmaWriteImmediate(1, c.active.iov(0, 64), 1L, c.passive.remote(0, 32), 1,
                 CompletionFlags.DEFAULT), "a 64-byte write into 32 bytes");
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_ib_post_rdma_write_immed(dat_ib_extensions.h) DAT_SUCCESS: on a disconnected Endpoint the write is flushed at once, as a completion of its type")
+    void disconnected(IaUnderTest t) {
+        Extensions.requireImmediateData(t);
+        Connection c = Extensions.connect(t);
+        ImmediateDataEndpoint immediate = Extensions.immediate(t, c.active);
+        c.active.ep.disconnect(CloseFlag.ABRUPT);
+        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED, "DISCONNECTED");
+        t.awaitState(c.active.ep, EpState.DISCONNECTED, "after the disconnect");
+        t.expectSuccess(immediate.postRdmaWriteImmediate(1, c.active.iov(0, 64), 12L, c.passive.remote(0, 64), 5,
+                CompletionFlags.DEFAULT), "dat_ib_post_rdma_write_immed when disconnected");
+        DatEvent flushed = completion(t, c.active.requestEvd, IbExtension.RDMA_WRITE_IMMED, "the write posted when disconnected");
+        assertThat(DtoCompletionStatus.name(flushed.status())).as(t.at("status"))
+                .isEqualTo(DtoCompletionStatus.name(DtoCompletionStatus.ERR_FLUSHED));
+        assertThat(flushed.userCookie()).as(t.at("user_cookie")).isEqualTo(12L);
     }
 
     @ConformanceTest
