@@ -140,8 +140,9 @@ final class Attributes {
             attributes.put(IbExtension.ATTR_FETCH_AND_ADD, "TRUE");
             attributes.put(IbExtension.ATTR_CMP_AND_SWAP, "TRUE");
             attributes.put(ProviderAttributes.DEVIATION_PREFIX + REMOTE_ATOMIC_PRIVILEGE, "DAT_DTO_SUCCESS: libfabric grants"
-                    + " remote atomics with remote write (FI_REMOTE_WRITE; its " + domain.providerName + " provider registers"
-                    + " IBV_ACCESS_REMOTE_ATOMIC with IBV_ACCESS_REMOTE_WRITE) and has no access flag of their own, so an atomic on"
+                    + " remote atomics with remote write (FI_REMOTE_WRITE" + (domain.providerName.equals("verbs")
+                            ? "; its verbs provider registers IBV_ACCESS_REMOTE_ATOMIC with IBV_ACCESS_REMOTE_WRITE" : "")
+                    + ") and has no access flag of their own, so an atomic on"
                     + " memory with DAT_MEM_PRIV_REMOTE_WRITE_FLAG but without DAT_IB_MEM_PRIV_REMOTE_ATOMIC is not refused;"
                     + " DAT_IB_MEM_PRIV_REMOTE_ATOMIC without remote write, which would grant remote writes, is refused with"
                     + " DAT_MODEL_NOT_SUPPORTED");

@@ -75,6 +75,17 @@ final class Discovery {
     /** The capabilities asked for first: an IA whose provider has atomics gets endpoints that may use them. */
     static final long ATOMIC_CAPS = Fi.MSG | Fi.RMA | Fi.ATOMIC;
 
+    /**
+     * Whether an info lists atomics the provider can carry out: {@code FI_ATOMIC} in its
+     * capabilities, on a protocol other than iWARP. libfabric's verbs provider lists
+     * {@code FI_ATOMIC} for every device and does not look at the device's {@code atomic_cap}; iWARP
+     * has no remote atomics at all.
+     */
+    static boolean atomicsListed(MemorySegment info) {
+        return (info.get(JAVA_LONG, Structs.INFO_CAPS) & Fi.ATOMIC) != 0
+                && attr(info, Structs.INFO_EP_ATTR, Structs.FI_EP_ATTR).get(JAVA_INT, Structs.EP_ATTR_PROTOCOL) != Fi.PROTO_IWARP;
+    }
+
     /** @param offers one per usable provider and domain; {@code reason} says why when empty */
     record Result(List<Offer> offers, String reason) {
     }
@@ -132,7 +143,9 @@ final class Discovery {
         try {
             for (MemorySegment info = atomicList; !info.equals(MemorySegment.NULL);
                     info = Fabric.sized(info.get(ADDRESS, Structs.INFO_NEXT), Structs.FI_INFO.byteSize())) {
-                atomic.add(providerName(info) + "-" + domainName(info));
+                if (atomicsListed(info)) {
+                    atomic.add(providerName(info) + "-" + domainName(info));
+                }
             }
         } finally {
             fabric.freeInfo(atomicList);

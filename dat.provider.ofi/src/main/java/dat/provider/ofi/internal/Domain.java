@@ -57,8 +57,8 @@ final class Domain implements AutoCloseable {
      */
     final long emptySegmentAddress;
     /**
-     * Whether the IA offers remote atomics ({@code AtomicEndpoint}): its info has {@code FI_ATOMIC}
-     * ({@link Discovery#ATOMIC_CAPS}) and {@code fi_query_atomic} grants a 64-bit unsigned
+     * Whether the IA offers remote atomics ({@code AtomicEndpoint}): its info lists them
+     * ({@link Discovery#atomicsListed}) and {@code fi_query_atomic} grants a 64-bit unsigned
      * fetching {@code FI_SUM} and an {@code FI_CSWAP} on the domain.
      */
     final boolean atomics;
@@ -105,7 +105,7 @@ final class Domain implements AutoCloseable {
             queue = Ops.eqOpen(fab, eqAttr);
             dom = Ops.domain(fab, found);
             this.limits = Limits.of(found, cmDataSize(fab, found));
-            this.atomics = (limits.caps() & Fi.ATOMIC) != 0 && Ops.queryAtomic(dom, Fi.UINT64, Fi.SUM, Fi.FETCH_ATOMIC)
+            this.atomics = Discovery.atomicsListed(found) && Ops.queryAtomic(dom, Fi.UINT64, Fi.SUM, Fi.FETCH_ATOMIC)
                     && Ops.queryAtomic(dom, Fi.UINT64, Fi.CSWAP, Fi.COMPARE_ATOMIC);
             this.operandsByValue = operandsByValue(providerName, fabric.version());
             if ((mrMode & Fi.MR_LOCAL) != 0) {

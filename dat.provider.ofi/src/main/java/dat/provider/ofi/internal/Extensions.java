@@ -27,7 +27,7 @@ import java.util.Optional;
  * atomics with remote write ({@code FI_REMOTE_WRITE}: the verbs provider registers
  * {@code IBV_ACCESS_REMOTE_ATOMIC} with it), so memory with {@code DAT_MEM_PRIV_REMOTE_WRITE_FLAG}
  * admits atomics too (the deviation {@code remote_atomic_privilege}, {@link Attributes}), and
- * {@code DAT_IB_MEM_PRIV_REMOTE_ATOMIC} without remote write is refused ({@link OfiLmr#access}).
+ * {@code DAT_IB_MEM_PRIV_REMOTE_ATOMIC} without remote write is refused ({@link OfiLmr#checkAtomicPrivilege}).
  */
 final class Extensions {
 

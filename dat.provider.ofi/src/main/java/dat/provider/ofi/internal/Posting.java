@@ -23,7 +23,8 @@ import java.lang.foreign.MemorySegment;
  * The data path of one Endpoint: the native {@code struct fi_msg}, {@code fi_msg_rma},
  * {@code iovec} and descriptor arrays it fills for each post, allocated once, and the posts
  * themselves, through the function pointers of the connection's {@link NativeEndpoint}
- * ({@code fi_sendmsg}, {@code fi_recvmsg}, {@code fi_writemsg}, {@code fi_readmsg}). Every IOV
+ * ({@code fi_sendmsg}, {@code fi_recvmsg}, {@code fi_writemsg}, {@code fi_readmsg}, and
+ * {@code fi_fetch_atomicmsg} and {@code fi_compare_atomicmsg} where the IA has atomics). Every IOV
  * segment is checked in Java first: the LMR context must name a live LMR
  * ({@code DAT_PRIVILEGES_VIOLATION}) of the Endpoint's PZ ({@code DAT_PROTECTION_VIOLATION}), the
  * segment must lie inside it ({@code DAT_INVALID_PARAMETER}) and the LMR must grant the local
@@ -61,7 +62,7 @@ final class Posting {
     private int[] flushed = new int[0];
     /**
      * An atomic's native structs ({@link #postAtomic}): the {@code fi_msg_atomic}, the operand's
-     * and the compare value's {@code fi_ioc} with the 8 bytes each points to, the remote
+     * and the compare value's {@code fi_ioc}, the 16 bytes of the two values, the remote
      * {@code fi_rma_ioc}, the result's {@code fi_ioc} and descriptor. {@code NULL} where the IA
      * offers no atomics.
      */
@@ -348,7 +349,7 @@ final class Posting {
      * and alignment were checked by the caller. The local buffer receives the value from before the
      * operation; it is checked as an RDMA read's target. Where {@link Domain#operandsByValue}, the
      * operand (the addend, or the swap value) travels in the message's {@code addr} and the compare
-     * value in its {@code fi_ioc}'s {@code addr}, the fields the installed verbs provider copies into
+     * value in the compare {@code fi_ioc}'s {@code addr}, the fields the installed verbs provider copies into
      * the work request; else both travel in {@link #operands}, through their pointers. Neither way
      * do they need a registration: libfabric's verbs provider reads them on the posting thread.
      */
@@ -698,9 +699,9 @@ final class Posting {
             return;
         }
         int type = kind == WorkSlots.WRITE_IMMEDIATE ? IbExtension.RDMA_WRITE_IMMED
-                : kind == WorkSlots.FETCH_ADD || kind == WorkSlots.CMP_SWAP ? atomicType(kind) : 0;
+                : kind == WorkSlots.FETCH_ADD || kind == WorkSlots.CMP_SWAP ? atomicType(kind) : NO_EXTENSION;
         DatEvent event = new DatEvent();
-        evd.postEvent(type == 0 ? event.setDtoCompletion(evd, ep, cookie, DtoCompletionStatus.ERR_FLUSHED, 0)
+        evd.postEvent(type == NO_EXTENSION ? event.setDtoCompletion(evd, ep, cookie, DtoCompletionStatus.ERR_FLUSHED, 0)
                 : event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, evd, ep, cookie, DtoCompletionStatus.ERR_FLUSHED, 0, type, 0));
     }
 
@@ -742,6 +743,9 @@ final class Posting {
             }
         }
     }
+
+    /** {@link #postFlushed}'s type of a DTO that is no extension's ({@code DAT_IB_FETCH_AND_ADD} is 0). */
+    private static final int NO_EXTENSION = -1;
 
     /** The extension type of an atomic's completion ({@code DAT_IB_FETCH_AND_ADD}, {@code DAT_IB_CMP_AND_SWAP}). */
     static int atomicType(byte kind) {

@@ -155,7 +155,7 @@ class AtomicTest {
     }
 
     @ConformanceTest
-    @DisplayName("dat_ib_post_cmp_and_swap(dat_ib_extensions.h) DAT_SUCCESS: on a disconnected Endpoint the operation is flushed at once, as a completion of its type")
+    @DisplayName("dat_ib_post_cmp_and_swap(dat_ib_extensions.h) DAT_SUCCESS: on a disconnected Endpoint a compare-and-swap and a fetch-and-add are flushed at once, each as a completion of its type")
     void disconnected(IaUnderTest t) {
         Extensions.requireAtomics(t);
         Connection c = Extensions.connect(t);
@@ -170,6 +170,12 @@ class AtomicTest {
         assertThat(DtoCompletionStatus.name(flushed.status())).as(t.at("status"))
                 .isEqualTo(DtoCompletionStatus.name(DtoCompletionStatus.ERR_FLUSHED));
         assertThat(flushed.userCookie()).as(t.at("user_cookie")).isEqualTo(13L);
+        t.expectSuccess(atomic.postFetchAndAdd(1, LmrTriplet.of(c.active.lmr, 0, 8), 14L, RmrTriplet.of(target, 0, 8),
+                CompletionFlags.DEFAULT), "dat_ib_post_fetch_and_add when disconnected");
+        flushed = completion(t, c.active.requestEvd, IbExtension.FETCH_AND_ADD, "the fetch-and-add posted when disconnected");
+        assertThat(DtoCompletionStatus.name(flushed.status())).as(t.at("status"))
+                .isEqualTo(DtoCompletionStatus.name(DtoCompletionStatus.ERR_FLUSHED));
+        assertThat(flushed.userCookie()).as(t.at("user_cookie")).isEqualTo(14L);
     }
 
     @ConformanceTest

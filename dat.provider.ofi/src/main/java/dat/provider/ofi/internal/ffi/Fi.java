@@ -83,6 +83,9 @@ public final class Fi {
     public static final int CONNECTED = 2;
     public static final int SHUTDOWN = 3;
 
+    /** {@code FI_PROTO_IWARP} of {@code ep_attr->protocol}: iWARP has no remote atomics. */
+    public static final int PROTO_IWARP = 2;
+
     // enum fi_datatype, enum fi_op (fi_atomic.h)
     public static final int UINT64 = 7;
     public static final int SUM = 2;
