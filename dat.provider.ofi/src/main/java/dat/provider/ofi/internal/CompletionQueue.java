@@ -421,18 +421,16 @@ final class CompletionQueue {
             return false;
         }
         long transferred = status == DtoCompletionStatus.SUCCESS ? length : 0;
+        int extension = WorkSlots.extensionType(kind);
         if (kind == WorkSlots.RECV && error == 0 && (flags & Fi.REMOTE_CQ_DATA) != 0) {
             // an RDMA write with immediate data (Extensions): the value in the low half, the bytes written in the high
             event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, owner, ep, cookie, status, data >>> 32,
                     IbExtension.RDMA_WRITE_IMMED_DATA, (int) data);
         } else if (kind == WorkSlots.RMR_BIND) {
             event.setRmrBindCompletion(owner, bound, cookie, status);
-        } else if (kind == WorkSlots.WRITE_IMMEDIATE) {
-            event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, owner, ep, cookie, status, transferred,
-                    IbExtension.RDMA_WRITE_IMMED, immediate);
-        } else if (kind == WorkSlots.FETCH_ADD || kind == WorkSlots.CMP_SWAP) {
-            event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, owner, ep, cookie, status, transferred,
-                    kind == WorkSlots.FETCH_ADD ? IbExtension.FETCH_AND_ADD : IbExtension.CMP_AND_SWAP, 0);
+        } else if (extension != WorkSlots.NO_EXTENSION) {
+            // the immediate value of a write with immediate data; 0 in an atomic's slot
+            event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, owner, ep, cookie, status, transferred, extension, immediate);
         } else {
             event.setDtoCompletion(owner, ep, cookie, status, transferred);
         }

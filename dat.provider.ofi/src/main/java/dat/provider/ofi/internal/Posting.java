@@ -698,22 +698,16 @@ final class Posting {
         if (evd == null) {
             return;
         }
-        int type = kind == WorkSlots.WRITE_IMMEDIATE ? IbExtension.RDMA_WRITE_IMMED
-                : kind == WorkSlots.FETCH_ADD || kind == WorkSlots.CMP_SWAP ? atomicType(kind) : NO_EXTENSION;
+        int type = WorkSlots.extensionType(kind);
         DatEvent event = new DatEvent();
-        evd.postEvent(type == NO_EXTENSION ? event.setDtoCompletion(evd, ep, cookie, DtoCompletionStatus.ERR_FLUSHED, 0)
+        evd.postEvent(type == WorkSlots.NO_EXTENSION ? event.setDtoCompletion(evd, ep, cookie, DtoCompletionStatus.ERR_FLUSHED, 0)
                 : event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, evd, ep, cookie, DtoCompletionStatus.ERR_FLUSHED, 0, type, 0));
     }
 
     /** An atomic posted on a disconnected Endpoint: its local buffer is checked, then it completes as flushed. */
     int flushAtomicAtOnce(OfiEvd evd, byte kind, LmrTriplet local, long cookie) {
         atomicIov[0] = local;
-        long checked = fill(ep.ia, ep.pz(), sendIov, sendDesc, 1, atomicIov, 1, true, Long.MAX_VALUE, null);
-        if (checked < 0) {
-            return (int) checked;
-        }
-        postFlushed(evd, kind, cookie);
-        return Codes.SUCCESS;
+        return flushAtOnce(evd, kind, 1, atomicIov, cookie, true, 1);
     }
 
     /**
@@ -742,14 +736,6 @@ final class Posting {
                 postFlushed(evd, slots.kinds[slot], slots.cookies[slot]);
             }
         }
-    }
-
-    /** {@link #postFlushed}'s type of a DTO that is no extension's ({@code DAT_IB_FETCH_AND_ADD} is 0). */
-    private static final int NO_EXTENSION = -1;
-
-    /** The extension type of an atomic's completion ({@code DAT_IB_FETCH_AND_ADD}, {@code DAT_IB_CMP_AND_SWAP}). */
-    static int atomicType(byte kind) {
-        return kind == WorkSlots.FETCH_ADD ? IbExtension.FETCH_AND_ADD : IbExtension.CMP_AND_SWAP;
     }
 
     /** Frees the native structs (the Endpoint is freed). */

@@ -1,5 +1,6 @@
 package dat.provider.ofi.internal;
 
+import dat.api.ext.IbExtension;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -43,6 +44,22 @@ final class WorkSlots {
     static final byte WRITE_PART = 8;
     /** A memory window's bind ({@link OfiRmr}): a zero-length RDMA write that asks for delivery, completed as the bind's event. */
     static final byte RMR_BIND = 9;
+
+    /** {@link #extensionType}'s answer for a DAT 1.2 DTO or a bind ({@code DAT_IB_FETCH_AND_ADD} is 0). */
+    static final int NO_EXTENSION = -1;
+
+    /**
+     * The {@code DAT_IB_EXT_TYPE} of a requester's completion of a kind, or {@link #NO_EXTENSION}
+     * for a DAT 1.2 DTO (and a bind).
+     */
+    static int extensionType(byte kind) {
+        return switch (kind) {
+            case WRITE_IMMEDIATE -> IbExtension.RDMA_WRITE_IMMED;
+            case FETCH_ADD -> IbExtension.FETCH_AND_ADD;
+            case CMP_SWAP -> IbExtension.CMP_AND_SWAP;
+            default -> NO_EXTENSION;
+        };
+    }
 
     private static final byte FREE = 0;
     private static final byte POSTED = 1;
