@@ -8,15 +8,16 @@ package dat.provider.ofi.internal;
  * and the passive Endpoint's owner id, no buffer, no receive consumed), and the passive side
  * reports {@code ESTABLISHED} only when both the {@code FI_CONNECTED} and the confirmation
  * arrived; a requester that is gone never confirms, and its connection's shutdown gives
- * {@code ACCEPT_COMPLETION_ERROR}. Where the provider has no 8 bytes of remote CQ data, the owner
- * id in the private data is 0 and nobody waits for a confirmation. Used with the IA's CM lock held.
+ * {@code ACCEPT_COMPLETION_ERROR}. Where the provider has no 8 bytes of remote CQ data, or its CQ
+ * data consumes a receive ({@link RemoteCqData#confirmsAccepts}), the owner id in the private data is
+ * 0 and nobody waits for a confirmation. Used with the IA's CM lock held.
  */
 final class AcceptConfirmation {
 
     /** The high half of a confirmation's remote CQ data: "DATC". */
     static final long TAG = 0x44415443L;
 
-    /** Whether this IA confirms accepts: its provider has 8 bytes of remote CQ data. */
+    /** Whether this IA confirms accepts ({@link RemoteCqData#confirmsAccepts}). */
     private final boolean confirms;
     private final int ownerId;
     /**
@@ -31,11 +32,11 @@ final class AcceptConfirmation {
     private boolean confirmed;
 
     /**
-     * @param cqDataSize the bytes of remote CQ data the IA's provider carries
+     * @param cqData what the IA's remote CQ data carries
      * @param ownerId the Endpoint's owner id, which a confirmation names
      */
-    AcceptConfirmation(long cqDataSize, int ownerId) {
-        this.confirms = cqDataSize >= 8;
+    AcceptConfirmation(RemoteCqData cqData, int ownerId) {
+        this.confirms = cqData.confirmsAccepts();
         this.ownerId = ownerId;
     }
 

@@ -133,7 +133,7 @@ final class Attributes {
         attributes.put("ofi.domain", domain.domainName);
         attributes.put("ofi.fabric", domain.fabricName);
         attributes.put("ofi.pz_keys", Boolean.toString(domain.pzKeys));
-        if (domain.limits.cqDataSize() >= 8) { // fi_writedata carries the immediate value: ImmediateDataEndpoint
+        if (domain.limits.cqData().immediateData()) { // ImmediateDataEndpoint (Extensions)
             attributes.put(IbExtension.ATTR_IMMED_DATA, "TRUE");
         }
         if (domain.atomics) { // AtomicEndpoint (Extensions)

@@ -222,7 +222,9 @@ final class CompletionQueue {
                 }
                 continue;
             }
-            int status = accept(token, true, ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_LEN));
+            // a write with immediate data consumes a receive and leaves its buffer alone
+            boolean intoBuffer = (ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_FLAGS) & Fi.REMOTE_WRITE) == 0;
+            int status = accept(token, true, intoBuffer ? ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_LEN) : 0);
             if (status != NOT_QUEUED) {
                 if (kept != i) {
                     MemorySegment.copy(ring, entry, ring, (tail + kept) * ENTRY, ENTRY);
@@ -423,8 +425,10 @@ final class CompletionQueue {
         long transferred = status == DtoCompletionStatus.SUCCESS ? length : 0;
         int extension = WorkSlots.extensionType(kind);
         if (kind == WorkSlots.RECV && error == 0 && (flags & Fi.REMOTE_CQ_DATA) != 0) {
-            // an RDMA write with immediate data (Extensions): the value in the low half, the bytes written in the high
-            event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, owner, ep, cookie, status, data >>> 32,
+            // an RDMA write with immediate data (RemoteCqData): the write's own CQ data and length,
+            // or a message's CQ data with the value in the low half and the bytes written in the high
+            boolean write = (flags & Fi.REMOTE_WRITE) != 0;
+            event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, owner, ep, cookie, status, write ? length : data >>> 32,
                     IbExtension.RDMA_WRITE_IMMED_DATA, (int) data);
         } else if (kind == WorkSlots.RMR_BIND) {
             event.setRmrBindCompletion(owner, bound, cookie, status);

@@ -66,10 +66,10 @@ final class Discovery {
      *
      * @param config its provider, domain and address
      * @param srq whether it has shared receive contexts ({@code max_ep_srx_ctx} above 0)
-     * @param cqDataSize its bytes of remote CQ data
+     * @param cqData what its remote CQ data carries
      * @param atomics whether it answers hints with {@code FI_ATOMIC} too ({@link #ATOMIC_CAPS})
      */
-    record Offer(IaConfig config, boolean srq, long cqDataSize, boolean atomics) {
+    record Offer(IaConfig config, boolean srq, RemoteCqData cqData, boolean atomics) {
     }
 
     /** The capabilities asked for first: an IA whose provider has atomics gets endpoints that may use them. */
@@ -110,7 +110,9 @@ final class Discovery {
     private static MemorySegment hints(Fabric fabric, long caps) {
         MemorySegment hints = fabric.allocInfo();
         hints.set(JAVA_LONG, Structs.INFO_CAPS, caps);
-        hints.set(JAVA_LONG, Structs.INFO_MODE, 0L);
+        // remote CQ data may consume a receive (FI_RX_CQ_DATA): the verbs provider then carries
+        // its 4 bytes (RemoteCqData), and reports none without the bit
+        hints.set(JAVA_LONG, Structs.INFO_MODE, Fi.RX_CQ_DATA);
         attr(hints, Structs.INFO_EP_ATTR, Structs.FI_EP_ATTR).set(JAVA_INT, Structs.EP_ATTR_TYPE, Fi.EP_MSG);
         attr(hints, Structs.INFO_DOMAIN_ATTR, Structs.FI_DOMAIN_ATTR).set(JAVA_INT, Structs.DOMAIN_ATTR_MR_MODE,
                 Fi.MR_LOCAL | Fi.MR_VIRT_ADDR | Fi.MR_ALLOCATED | Fi.MR_PROV_KEY);
@@ -174,7 +176,7 @@ final class Discovery {
                     MemorySegment domainAttr = attr(info, Structs.INFO_DOMAIN_ATTR, Structs.FI_DOMAIN_ATTR);
                     chosen.put(key, new Offer(new IaConfig(provider, domain, address),
                             domainAttr.get(JAVA_LONG, Structs.DOMAIN_ATTR_MAX_EP_SRX_CTX) > 0,
-                            domainAttr.get(JAVA_LONG, Structs.DOMAIN_ATTR_CQ_DATA_SIZE), atomic.contains(key)));
+                            RemoteCqData.of(info), atomic.contains(key)));
                 }
             }
         } finally {

@@ -60,7 +60,7 @@ final class EpConnection implements OfiIa.CmTarget {
     EpConnection(OfiEp ep) {
         this.ep = ep;
         this.ia = ep.ia;
-        this.confirmation = new AcceptConfirmation(ia.limits.cqDataSize(), ep.ownerId);
+        this.confirmation = new AcceptConfirmation(ia.limits.cqData(), ep.ownerId);
     }
 
     // ---- what the Endpoint and the Service Points read ----------------------------------------------

@@ -10,14 +10,15 @@ import java.util.Optional;
 /**
  * The {@code dat.api.ext} interfaces an ofi Endpoint offers.
  *
- * <p><b>RDMA write with immediate data</b> ({@link ImmediateDataEndpoint}, where the provider has
- * 8 bytes of remote CQ data): the RDMA write ({@code fi_writemsg}) followed, on the same ordered
- * connection, by a zero-length message with remote CQ data ({@code fi_sendmsg} with
- * {@code FI_REMOTE_CQ_DATA}): the immediate value in the low 32 bits, the bytes written in the
- * high 32. The message consumes a receive posted on the peer, which completes with the receive's
- * cookie, the Endpoint, the value and the length, as the extension requires. libfabric's own
- * {@code fi_writedata} is not used: on providers without {@code FI_RX_CQ_DATA} (tcp among them) its
- * completion at the target consumes no receive and names no endpoint. The requester gets one
+ * <p><b>RDMA write with immediate data</b> ({@link ImmediateDataEndpoint}, where
+ * {@link RemoteCqData#immediateData}): the target's posted receive completes with the receive's
+ * cookie, the Endpoint, the value and the bytes written, as the extension requires. Where the
+ * provider's remote CQ data consumes a receive ({@code FI_RX_CQ_DATA}: verbs), the request is one
+ * {@code fi_writemsg} with {@code FI_REMOTE_CQ_DATA} and the value as its data, an InfiniBand write
+ * with immediate data. Elsewhere (tcp: a write's CQ data consumes no receive and names no
+ * endpoint) it is the RDMA write followed, on the same ordered connection, by a zero-length message
+ * with remote CQ data ({@code fi_sendmsg} with {@code FI_REMOTE_CQ_DATA}): the value in the low 32
+ * bits, the bytes written in the high 32, which needs 8 bytes of CQ data. The requester gets one
  * completion, the message's; the write's own success is reaped silently, its failure reported.
  *
  * <p><b>Atomics</b> ({@link AtomicEndpoint}, where {@link Domain#atomics}): {@code fi_fetch_atomicmsg}
@@ -38,7 +39,7 @@ final class Extensions {
     static final String ATOMICS = AtomicEndpoint.class.getName();
 
     static <T> Optional<T> of(OfiEp ep, Class<T> type) {
-        if (type == ImmediateDataEndpoint.class && ep.ia.limits.cqDataSize() >= 8) {
+        if (type == ImmediateDataEndpoint.class && ep.ia.limits.cqData().immediateData()) {
             return Optional.of(type.cast(new Immediate(ep)));
         }
         if (type == AtomicEndpoint.class && ep.ia.domain.atomics) {

@@ -23,7 +23,7 @@ import java.lang.foreign.MemorySegment;
  * @param cqCount {@code domain_attr->cq_cnt}
  * @param endpointCount {@code domain_attr->ep_cnt}
  * @param srxCount {@code domain_attr->max_ep_srx_ctx}: 0 when there are no shared receive contexts
- * @param cqDataSize {@code domain_attr->cq_data_size}: the bytes of remote CQ data
+ * @param cqData what its remote CQ data carries
  * @param mrMode {@code domain_attr->mr_mode} as the provider requires it
  * @param mrKeySize {@code domain_attr->mr_key_size}
  * @param threadSafe whether {@code domain_attr->threading} is {@code FI_THREAD_SAFE}
@@ -32,7 +32,7 @@ import java.lang.foreign.MemorySegment;
  * @param msgOrder {@code tx_attr->msg_order}
  */
 record Limits(long caps, long txSize, long rxSize, int iovLimit, int recvIovLimit, long maxMessageSize, long injectSize,
-        int cqCount, int endpointCount, int srxCount, long cqDataSize, int mrMode, long mrKeySize, boolean threadSafe,
+        int cqCount, int endpointCount, int srxCount, RemoteCqData cqData, int mrMode, long mrKeySize, boolean threadSafe,
         int dataProgress, long cmDataSize, long msgOrder) {
 
     /** The most IOV entries the provider hands libfabric in one DTO, whatever the provider allows. */
@@ -57,7 +57,7 @@ record Limits(long caps, long txSize, long rxSize, int iovLimit, int recvIovLimi
                 tx.get(JAVA_LONG, Structs.TX_INJECT_SIZE), clamp(domain.get(JAVA_LONG, Structs.DOMAIN_ATTR_CQ_CNT), MAX_QUEUE),
                 clamp(domain.get(JAVA_LONG, Structs.DOMAIN_ATTR_EP_CNT), MAX_QUEUE),
                 clamp(domain.get(JAVA_LONG, Structs.DOMAIN_ATTR_MAX_EP_SRX_CTX), MAX_QUEUE),
-                domain.get(JAVA_LONG, Structs.DOMAIN_ATTR_CQ_DATA_SIZE), domain.get(JAVA_INT, Structs.DOMAIN_ATTR_MR_MODE),
+                RemoteCqData.of(info), domain.get(JAVA_INT, Structs.DOMAIN_ATTR_MR_MODE),
                 domain.get(JAVA_LONG, Structs.DOMAIN_ATTR_MR_KEY_SIZE),
                 domain.get(JAVA_INT, Structs.DOMAIN_ATTR_THREADING) == Fi.THREAD_SAFE,
                 domain.get(JAVA_INT, Structs.DOMAIN_ATTR_DATA_PROGRESS), cmDataSize, tx.get(JAVA_LONG, Structs.TX_MSG_ORDER));
@@ -112,9 +112,5 @@ record Limits(long caps, long txSize, long rxSize, int iovLimit, int recvIovLimi
     /** The private data a consumer may pass: the CM data size less the provider's 9 bytes, at most 255. */
     int maxPrivateData() {
         return (int) Math.max(0, Math.min(255, cmDataSize - 1 - PrivateData.TRAILER));
-    }
-
-    boolean hasRemoteCqData() {
-        return cqDataSize >= 4;
     }
 }

@@ -118,7 +118,7 @@ final class OfiIaFactory implements DatIaFactory {
     /** The {@code dat.api.ext} interfaces the IA's Endpoints offer ({@link Extensions}). */
     static List<String> extensions(Discovery.Offer offer) {
         List<String> names = new ArrayList<>();
-        if (offer.cqDataSize() >= 8) {
+        if (offer.cqData().immediateData()) {
             names.add(Extensions.IMMEDIATE_DATA);
         }
         if (offer.atomics()) {

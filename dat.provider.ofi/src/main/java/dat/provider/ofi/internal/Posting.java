@@ -257,8 +257,8 @@ final class Posting {
     /**
      * A send, RDMA write or RDMA read; the state and flags were checked by the caller.
      *
-     * @param immediate the immediate data of an RDMA write with immediate (sent in a zero-length
-     *     message with remote CQ data after the write), else 0
+     * @param immediate the immediate data of an RDMA write with immediate (the write's remote CQ
+     *     data, or a zero-length message with remote CQ data after the write: {@link RemoteCqData}), else 0
      */
     int postRequest(byte kind, int numSegments, LmrTriplet[] iov, long cookie, RmrTriplet remote, int completionFlags,
             int immediate) {
@@ -321,6 +321,12 @@ final class Posting {
                 return silentWrite(slots, cookie, total, segments);
             }
             return rma(connection.writemsg, slots, cookie, total, kind, completionFlags, segments, flags | Fi.DELIVERY_COMPLETE);
+        }
+        if (ep.ia.limits.cqData().writesImmediateData()) {
+            // the provider's CQ data consumes a receive at the target (RemoteCqData): one write
+            // carries the value, and the target's receive completes with it and the bytes written
+            return rma(connection.writemsg, slots, cookie, total, WorkSlots.WRITE_IMMEDIATE, completionFlags, segments,
+                    flags | Fi.REMOTE_CQ_DATA | Fi.DELIVERY_COMPLETE, immediate, Integer.toUnsignedLong(immediate));
         }
         if (slots.capacity() - slots.outstanding() < 2) {
             OfiEvd requests = ep.requestEvd();
@@ -471,19 +477,26 @@ final class Posting {
 
     /** One {@code fi_readmsg} or {@code fi_writemsg} of the IOV in {@link #sendIov} and the remote buffer in {@link #rmaIov}. */
     private int rma(MemorySegment fn, WorkSlots slots, long cookie, long total, byte kind, int completionFlags, int segments, long flags) {
+        return rma(fn, slots, cookie, total, kind, completionFlags, segments, flags, 0, 0L);
+    }
+
+    /** {@link #rma}, with the immediate value a write with immediate data completes with and its remote CQ data. */
+    private int rma(MemorySegment fn, WorkSlots slots, long cookie, long total, byte kind, int completionFlags, int segments, long flags,
+            int immediate, long data) {
         int slot = acquire(slots, ep.requestEvd());
         if (slot < 0) {
             return Codes.INSUFFICIENT_RESOURCES;
         }
         // a read's data comes back after the target took everything sent before the request
-        describe(slots, slot, cookie, total, kind, completionFlags, 0, (flags & Fi.DELIVERY_COMPLETE) != 0 || kind == WorkSlots.RDMA_READ);
+        describe(slots, slot, cookie, total, kind, completionFlags, immediate,
+                (flags & Fi.DELIVERY_COMPLETE) != 0 || kind == WorkSlots.RDMA_READ);
         if (kind == WorkSlots.RMR_BIND) {
             slots.binds[slot] = binding; // before the post: its completion may be read before this thread goes on
             bindToken = slots.token(slot);
         }
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_IOV_COUNT, postedSegments(segments));
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_CONTEXT, slots.token(slot));
-        rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_DATA, 0);
+        rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_DATA, data);
         long result;
         try {
             result = (long) Ops.XFER.invokeExact(fn, connection.address, rmaMsgAddress, flags);

@@ -9,7 +9,7 @@ class AcceptConfirmationTest {
 
     @Test
     void withRemoteCqData_thePassiveSideWaitsForBoth_inEitherOrder() {
-        AcceptConfirmation c = new AcceptConfirmation(8, 7);
+        AcceptConfirmation c = new AcceptConfirmation(new RemoteCqData(8, false), 7);
         assertThat(c.owner()).isEqualTo(7);
         c.accepting(3);
         assertThat(c.connected()).as("FI_CONNECTED alone").isFalse();
@@ -21,7 +21,7 @@ class AcceptConfirmationTest {
 
     @Test
     void aConfirmationReadUnderAnEarlierAccept_doesNotCountForALaterOne() {
-        AcceptConfirmation c = new AcceptConfirmation(8, 7);
+        AcceptConfirmation c = new AcceptConfirmation(new RemoteCqData(8, false), 7);
         c.accepting(3);
         int first = c.accepts(); // the requester confirmed, then its connection ended
         c.accepting(4); // the Endpoint, reset, accepts another requester
@@ -32,7 +32,7 @@ class AcceptConfirmationTest {
 
     @Test
     void aRequesterThatNamesNoOwner_isNotWaitedFor() {
-        AcceptConfirmation c = new AcceptConfirmation(8, 7);
+        AcceptConfirmation c = new AcceptConfirmation(new RemoteCqData(8, false), 7);
         c.accepting(0);
         assertThat(c.connected()).isTrue();
         assertThat(c.sendsTo(0)).as("the active side confirms no accept whose Endpoint it does not know").isFalse();
@@ -41,7 +41,7 @@ class AcceptConfirmationTest {
 
     @Test
     void withoutRemoteCqData_nobodyConfirms_andNobodyWaits() {
-        AcceptConfirmation c = new AcceptConfirmation(0, 7);
+        AcceptConfirmation c = new AcceptConfirmation(RemoteCqData.NONE, 7);
         assertThat(c.owner()).as("the owner id the private data carries").isZero();
         assertThat(c.sendsTo(9)).isFalse();
         c.accepting(3);

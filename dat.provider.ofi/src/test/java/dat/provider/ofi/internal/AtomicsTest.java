@@ -45,11 +45,13 @@ class AtomicsTest extends LoopbackIaTest {
     @Test
     void theFactoryListsWhatTheEndpointsOffer() {
         IaConfig config = new IaConfig("verbs", "rxe0", InetAddress.getLoopbackAddress());
-        assertThat(OfiIaFactory.extensions(new Discovery.Offer(config, true, 4, true)))
+        assertThat(OfiIaFactory.extensions(new Discovery.Offer(config, true, new RemoteCqData(4, false), true)))
                 .containsExactly(AtomicEndpoint.class.getName());
-        assertThat(OfiIaFactory.extensions(new Discovery.Offer(config, true, 8, false)))
+        assertThat(OfiIaFactory.extensions(new Discovery.Offer(config, true, new RemoteCqData(4, true), true)))
+                .containsExactly(ImmediateDataEndpoint.class.getName(), AtomicEndpoint.class.getName());
+        assertThat(OfiIaFactory.extensions(new Discovery.Offer(config, true, new RemoteCqData(8, false), false)))
                 .containsExactly(ImmediateDataEndpoint.class.getName());
-        assertThat(OfiIaFactory.extensions(new Discovery.Offer(config, true, 0, false))).isEqualTo(List.of());
+        assertThat(OfiIaFactory.extensions(new Discovery.Offer(config, true, RemoteCqData.NONE, false))).isEqualTo(List.of());
     }
 
     @Test

@@ -606,6 +606,8 @@ class OfiTcpTest extends LoopbackIaTest {
 
     @Test
     void writesWithImmediateDataIntoAReceive() {
+        // tcp's remote CQ data consumes no receive: the write is followed by a message that carries the value
+        assertThat(((OfiIa) ia).limits.cqData()).isEqualTo(new RemoteCqData(8, false));
         Endpoint[] pair = connect(null, null);
         LocalMemoryRegion local = lmr(4096, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
         LocalMemoryRegion remote = lmr(4096, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE | MemPrivileges.REMOTE_WRITE);
