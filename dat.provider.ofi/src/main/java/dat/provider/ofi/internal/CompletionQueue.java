@@ -427,8 +427,8 @@ final class CompletionQueue {
         if (kind == WorkSlots.RECV && error == 0 && (flags & Fi.REMOTE_CQ_DATA) != 0) {
             // an RDMA write with immediate data (RemoteCqData): the write's own CQ data and length,
             // or a message's CQ data with the value in the low half and the bytes written in the high
-            boolean write = (flags & Fi.REMOTE_WRITE) != 0;
-            event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, owner, ep, cookie, status, write ? length : data >>> 32,
+            transferred = (flags & Fi.REMOTE_WRITE) != 0 ? length : data >>> 32;
+            event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, owner, ep, cookie, status, transferred,
                     IbExtension.RDMA_WRITE_IMMED_DATA, (int) data);
         } else if (kind == WorkSlots.RMR_BIND) {
             event.setRmrBindCompletion(owner, bound, cookie, status);
@@ -438,6 +438,7 @@ final class CompletionQueue {
         } else {
             event.setDtoCompletion(owner, ep, cookie, status, transferred);
         }
+        ia.counters.completed(status, transferred);
         return true;
     }
 

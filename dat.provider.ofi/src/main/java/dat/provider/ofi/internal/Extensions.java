@@ -4,7 +4,10 @@ import dat.api.DatReturn;
 import dat.api.LmrTriplet;
 import dat.api.RmrTriplet;
 import dat.api.ext.AtomicEndpoint;
+import dat.api.ext.IaCounters;
+import dat.api.ext.IbExtension;
 import dat.api.ext.ImmediateDataEndpoint;
+import dat.api.ext.Operation;
 import java.util.Optional;
 
 /**
@@ -53,15 +56,15 @@ final class Extensions {
         @Override
         public int postFetchAndAdd(long addValue, LmrTriplet localBuffer, long userCookie, RmrTriplet remoteBuffer,
                 int completionFlags) {
-            return ep.postAtomic(WorkSlots.FETCH_ADD, addValue, 0, localBuffer, userCookie, remoteBuffer, completionFlags,
-                    DatReturn.INVALID_ARG3);
+            return ep.ia.counters.post(Operation.FETCH_AND_ADD, IbExtension.ATOMIC_OPERAND_SIZE, ep.postAtomic(WorkSlots.FETCH_ADD,
+                    addValue, 0, localBuffer, userCookie, remoteBuffer, completionFlags, DatReturn.INVALID_ARG3));
         }
 
         @Override
         public int postCompareAndSwap(long compareValue, long swapValue, LmrTriplet localBuffer, long userCookie,
                 RmrTriplet remoteBuffer, int completionFlags) {
-            return ep.postAtomic(WorkSlots.CMP_SWAP, swapValue, compareValue, localBuffer, userCookie, remoteBuffer, completionFlags,
-                    DatReturn.INVALID_ARG4);
+            return ep.ia.counters.post(Operation.COMPARE_AND_SWAP, IbExtension.ATOMIC_OPERAND_SIZE, ep.postAtomic(WorkSlots.CMP_SWAP,
+                    swapValue, compareValue, localBuffer, userCookie, remoteBuffer, completionFlags, DatReturn.INVALID_ARG4));
         }
     }
 
@@ -70,8 +73,9 @@ final class Extensions {
         @Override
         public int postRdmaWriteImmediate(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
                 int immediateData, int completionFlags) {
-            return ep.postRequest(WorkSlots.WRITE_IMMEDIATE, numSegments, localIov, userCookie, remoteBuffer, completionFlags,
-                    immediateData);
+            return ep.ia.counters.post(Operation.RDMA_WRITE_IMMEDIATE, IaCounters.iovBytes(numSegments, localIov),
+                    ep.postRequest(WorkSlots.WRITE_IMMEDIATE, numSegments, localIov, userCookie, remoteBuffer, completionFlags,
+                            immediateData));
         }
     }
 }

@@ -19,6 +19,8 @@ import dat.api.HandleType;
 import dat.api.LmrTriplet;
 import dat.api.ProtectionZone;
 import dat.api.RmrTriplet;
+import dat.api.ext.IaCounters;
+import dat.api.ext.Operation;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.support.AtomicArguments;
 import dat.provider.support.EpHighWatermarks;
@@ -140,19 +142,22 @@ final class OfiEp extends OfiHandle implements Endpoint, EpHighWatermarks.Holder
 
     @Override
     public int postSend(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
-        return postRequest(WorkSlots.SEND, numSegments, localIov, userCookie, null, completionFlags, 0);
+        return ia.counters.post(Operation.SEND, IaCounters.iovBytes(numSegments, localIov),
+                postRequest(WorkSlots.SEND, numSegments, localIov, userCookie, null, completionFlags, 0));
     }
 
     @Override
     public int postRdmaWrite(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        return postRequest(WorkSlots.RDMA_WRITE, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0);
+        return ia.counters.post(Operation.RDMA_WRITE, IaCounters.iovBytes(numSegments, localIov),
+                postRequest(WorkSlots.RDMA_WRITE, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0));
     }
 
     @Override
     public int postRdmaRead(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
-        return postRequest(WorkSlots.RDMA_READ, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0);
+        return ia.counters.post(Operation.RDMA_READ, IaCounters.iovBytes(numSegments, localIov),
+                postRequest(WorkSlots.RDMA_READ, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0));
     }
 
     int postRequest(byte kind, int numSegments, LmrTriplet[] iov, long cookie, RmrTriplet remote, int completionFlags,
@@ -251,7 +256,14 @@ final class OfiEp extends OfiHandle implements Endpoint, EpHighWatermarks.Holder
 
     @Override
     public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
-        int code;
+        int code = postRecvLocked(numSegments, localIov, userCookie, completionFlags);
+        if (code == Codes.SUCCESS) {
+            watermarks.received();
+        }
+        return ia.counters.post(Operation.RECEIVE, IaCounters.iovBytes(numSegments, localIov), code);
+    }
+
+    private int postRecvLocked(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
         Locks.lockSpinning(postLock);
         try {
             if (freed || !ia.isUsable()) {
@@ -266,14 +278,10 @@ final class OfiEp extends OfiHandle implements Endpoint, EpHighWatermarks.Holder
             if (connection.state() == EpState.DISCONNECTED) {
                 return posting.flushAtOnce(recvEvd, WorkSlots.RECV, numSegments, localIov, userCookie, true, attributes.maxRecvIov());
             }
-            code = posting.postRecv(numSegments, localIov, userCookie, completionFlags);
+            return posting.postRecv(numSegments, localIov, userCookie, completionFlags);
         } finally {
             postLock.unlock();
         }
-        if (code == Codes.SUCCESS) {
-            watermarks.received();
-        }
-        return code;
     }
 
     // ---- connection management: the Endpoint's EpConnection ----------------------------------------------

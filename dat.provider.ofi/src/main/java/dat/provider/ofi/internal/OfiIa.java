@@ -26,6 +26,8 @@ import dat.api.ReservedServicePoint;
 import dat.api.SharedReceiveQueue;
 import dat.api.SrqAttributes;
 import dat.api.WaitProxyAgent;
+import dat.api.ext.IaCounters;
+import dat.api.ext.IaStatistics;
 import dat.provider.ofi.internal.ffi.Fabric;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.support.IntTable;
@@ -90,6 +92,8 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
     final IaConfig config;
     private final OfiIaFactory factory;
     private final String name;
+    /** The IA's counters, kept from its open ({@link IaStatistics}); the data path adds to them. */
+    final IaCounters counters;
     private volatile int state = OPEN;
     private volatile EventDispatcher asyncEvd;
     private final boolean ownsAsyncEvd;
@@ -123,6 +127,7 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
         this.fabric = fabric;
         this.config = config;
         this.name = name;
+        this.counters = new IaCounters(name);
         try {
             this.domain = new Domain(fabric, config);
         } catch (NativeException e) {
@@ -370,9 +375,16 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
         return asyncEvd instanceof OfiEvd evd ? evd : null;
     }
 
+    /** The IA's counters: {@link IaStatistics}. */
+    @Override
+    public <T> java.util.Optional<T> extension(Class<T> type) {
+        return type == IaStatistics.class ? java.util.Optional.of(type.cast(counters)) : java.util.Optional.empty();
+    }
+
     /** Posts an asynchronous error on the IA's async EVD, if it is in scope. */
     void postAsync(int eventNumber, dat.api.DatHandle handle, int reason) {
         OfiEvd evd = asyncEvd();
+        counters.asyncError();
         if (evd != null) {
             evd.postEvent(new DatEvent().setAsyncError(eventNumber, evd, handle, reason));
         }
@@ -431,6 +443,7 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
             return;
         }
         OfiEvd evd = asyncEvd();
+        counters.asyncError();
         if (evd != null) {
             evd.postEvent(new DatEvent().setAsyncError(EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, evd, this,
                     AsyncErrorReason.IA_CATASTROPHIC_ERROR));

@@ -3,6 +3,7 @@ package dat.provider.ofi.internal;
 import dat.api.DatReturn;
 import dat.api.InterfaceAdapter;
 import dat.api.ProviderInfo;
+import dat.api.ext.IaStatistics;
 import dat.api.spi.DatIaFactory;
 import dat.api.spi.DatProviderConstants;
 import dat.api.spi.IaOpenRequest;
@@ -115,9 +116,10 @@ final class OfiIaFactory implements DatIaFactory {
                 DatProviderConstants.DAT_EXTENSION, extensions(offer));
     }
 
-    /** The {@code dat.api.ext} interfaces the IA's Endpoints offer ({@link Extensions}). */
+    /** The {@code dat.api.ext} interfaces the IA offers (its statistics) and its Endpoints offer ({@link Extensions}). */
     static List<String> extensions(Discovery.Offer offer) {
         List<String> names = new ArrayList<>();
+        names.add(IaStatistics.class.getName());
         if (offer.cqData().immediateData()) {
             names.add(Extensions.IMMEDIATE_DATA);
         }

@@ -11,6 +11,7 @@ import dat.api.MemPrivileges;
 import dat.api.RemoteMemoryRegion;
 import dat.api.RmrParamMask;
 import dat.api.RmrParams;
+import dat.api.ext.Operation;
 import dat.api.ext.IbExtension;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.ofi.internal.ffi.Ops;
@@ -103,6 +104,7 @@ final class OfiRmr extends OfiHandle implements RemoteMemoryRegion {
             }
         }
         int code = ep.postBind(this, cookie, flags, tokenOut);
+        ia.counters.post(Operation.RMR_BIND, length, code == OfiEp.BIND_FLUSHED ? Codes.SUCCESS : code);
         if (code != Codes.SUCCESS) {
             close(registered); // nothing was posted, or the bind was flushed: the RMR stays as it was
             if (code == OfiEp.BIND_FLUSHED) {

@@ -15,6 +15,8 @@ import dat.api.SrqAttributes;
 import dat.api.SrqParamMask;
 import dat.api.SrqParams;
 import dat.api.SrqState;
+import dat.api.ext.IaCounters;
+import dat.api.ext.Operation;
 import dat.provider.ofi.internal.ffi.Fi;
 import dat.provider.ofi.internal.ffi.NativeException;
 import dat.provider.ofi.internal.ffi.Ops;
@@ -120,6 +122,11 @@ final class OfiSrq extends OfiHandle implements SharedReceiveQueue {
 
     @Override
     public int postRecv(int numSegments, LmrTriplet[] localIov, long userCookie) {
+        return ia.counters.post(Operation.RECEIVE, IaCounters.iovBytes(numSegments, localIov),
+                postRecvLocked(numSegments, localIov, userCookie));
+    }
+
+    private int postRecvLocked(int numSegments, LmrTriplet[] localIov, long userCookie) {
         Locks.lockSpinning(postLock);
         try {
             if (freed || !ia.isUsable()) {

@@ -629,6 +629,7 @@ final class Posting {
         OfiEvd evd = ep.requestEvd();
         if (evd != null) {
             evd.postEvent(new DatEvent().setRmrBindCompletion(evd, rmr, cookie, DtoCompletionStatus.ERR_FLUSHED));
+            ep.ia.counters.completed(DtoCompletionStatus.ERR_FLUSHED, 0);
         }
     }
 
@@ -715,6 +716,7 @@ final class Posting {
         DatEvent event = new DatEvent();
         evd.postEvent(type == WorkSlots.NO_EXTENSION ? event.setDtoCompletion(evd, ep, cookie, DtoCompletionStatus.ERR_FLUSHED, 0)
                 : event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, evd, ep, cookie, DtoCompletionStatus.ERR_FLUSHED, 0, type, 0));
+        ep.ia.counters.completed(DtoCompletionStatus.ERR_FLUSHED, 0);
     }
 
     /** An atomic posted on a disconnected Endpoint: its local buffer is checked, then it completes as flushed. */
@@ -745,6 +747,7 @@ final class Posting {
             if (slots.kinds[slot] == WorkSlots.RMR_BIND) {
                 evd.postEvent(new DatEvent().setRmrBindCompletion(evd, slots.binds[slot], slots.cookies[slot],
                         DtoCompletionStatus.ERR_FLUSHED));
+                ep.ia.counters.completed(DtoCompletionStatus.ERR_FLUSHED, 0);
             } else {
                 postFlushed(evd, slots.kinds[slot], slots.cookies[slot]);
             }

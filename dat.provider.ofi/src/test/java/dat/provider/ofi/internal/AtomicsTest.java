@@ -11,6 +11,7 @@ import dat.api.EvdFlags;
 import dat.api.MemPrivileges;
 import dat.api.ProtectionZone;
 import dat.api.ext.AtomicEndpoint;
+import dat.api.ext.IaStatistics;
 import dat.api.ext.IbExtension;
 import dat.api.ext.ImmediateDataEndpoint;
 import dat.provider.ofi.internal.ffi.Fi;
@@ -46,12 +47,13 @@ class AtomicsTest extends LoopbackIaTest {
     void theFactoryListsWhatTheEndpointsOffer() {
         IaConfig config = new IaConfig("verbs", "rxe0", InetAddress.getLoopbackAddress());
         assertThat(OfiIaFactory.extensions(new Discovery.Offer(config, true, new RemoteCqData(4, false), true)))
-                .containsExactly(AtomicEndpoint.class.getName());
+                .containsExactly(IaStatistics.class.getName(), AtomicEndpoint.class.getName());
         assertThat(OfiIaFactory.extensions(new Discovery.Offer(config, true, new RemoteCqData(4, true), true)))
-                .containsExactly(ImmediateDataEndpoint.class.getName(), AtomicEndpoint.class.getName());
+                .containsExactly(IaStatistics.class.getName(), ImmediateDataEndpoint.class.getName(), AtomicEndpoint.class.getName());
         assertThat(OfiIaFactory.extensions(new Discovery.Offer(config, true, new RemoteCqData(8, false), false)))
-                .containsExactly(ImmediateDataEndpoint.class.getName());
-        assertThat(OfiIaFactory.extensions(new Discovery.Offer(config, true, RemoteCqData.NONE, false))).isEqualTo(List.of());
+                .containsExactly(IaStatistics.class.getName(), ImmediateDataEndpoint.class.getName());
+        assertThat(OfiIaFactory.extensions(new Discovery.Offer(config, true, RemoteCqData.NONE, false)))
+                .containsExactly(IaStatistics.class.getName());
     }
 
     @Test

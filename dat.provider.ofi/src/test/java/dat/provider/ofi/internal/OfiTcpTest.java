@@ -25,8 +25,11 @@ import dat.api.ProtectionZone;
 import dat.api.PspFlag;
 import dat.api.PublicServicePoint;
 import dat.api.RmrTriplet;
+import dat.api.ext.IaStatistics;
+import dat.api.ext.IaStatisticsSnapshot;
 import dat.api.ext.IbExtension;
 import dat.api.ext.ImmediateDataEndpoint;
+import dat.api.ext.Operation;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
@@ -602,6 +605,47 @@ class OfiTcpTest extends LoopbackIaTest {
         assertThat(failed.userCookie()).isEqualTo(41);
         assertThat(failed.status()).isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
         assertThat(readOnly.memory().get(ValueLayout.JAVA_BYTE, 0)).isZero();
+    }
+
+    /**
+     * The IA's statistics: each post that succeeded with its bytes, each completion delivered with
+     * the bytes of a success, a flush as a completion error, a refused post under its return type.
+     */
+    @Test
+    void statisticsCountPostsCompletionsFlushesAndRefusals() {
+        IaStatistics statistics = ia.extension(IaStatistics.class).orElseThrow();
+        IaStatisticsSnapshot before = statistics.snapshot();
+        Endpoint[] pair = connect(null, null);
+        LocalMemoryRegion local = lmr(4096, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE);
+        LocalMemoryRegion remote = lmr(4096, MemPrivileges.LOCAL_READ | MemPrivileges.LOCAL_WRITE | MemPrivileges.REMOTE_WRITE);
+        assertThat(pair[1].postRecv(1, new LmrTriplet[] {LmrTriplet.of(local, 0, 64)}, 1, CompletionFlags.DEFAULT))
+                .isEqualTo(DatReturn.SUCCESS);
+        assertThat(pair[0].postSend(1, new LmrTriplet[] {LmrTriplet.of(local, 1024, 48)}, 2, CompletionFlags.DEFAULT))
+                .isEqualTo(DatReturn.SUCCESS);
+        assertThat(pair[0].postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(local, 2048, 100)}, 3, RmrTriplet.of(remote, 0, 100),
+                CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS);
+        for (int i = 0; i < 3; i++) {
+            assertThat(await(dtoEvd).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        }
+        assertThat(DatReturn.typeOf(pair[0].postSend(-1, null, 4, CompletionFlags.DEFAULT))).isEqualTo(DatReturn.INVALID_PARAMETER);
+        pair[0].disconnect(CloseFlag.ABRUPT);
+        while (pair[0].query().state() != EpState.DISCONNECTED) {
+            await(connEvd);
+        }
+        assertThat(pair[0].postSend(1, new LmrTriplet[] {LmrTriplet.of(local, 0, 8)}, 5, CompletionFlags.DEFAULT))
+                .isEqualTo(DatReturn.SUCCESS);
+        assertThat(await(dtoEvd).status()).as("a send on a disconnected Endpoint").isEqualTo(DtoCompletionStatus.ERR_FLUSHED);
+        IaStatisticsSnapshot after = statistics.snapshot();
+        assertThat(after.posted().get(Operation.SEND) - before.posted().get(Operation.SEND)).isEqualTo(2);
+        assertThat(after.postedBytes().get(Operation.SEND) - before.postedBytes().get(Operation.SEND)).isEqualTo(56);
+        assertThat(after.posted().get(Operation.RECEIVE) - before.posted().get(Operation.RECEIVE)).isEqualTo(1);
+        assertThat(after.postedBytes().get(Operation.RDMA_WRITE) - before.postedBytes().get(Operation.RDMA_WRITE)).isEqualTo(100);
+        assertThat(after.completions() - before.completions()).isEqualTo(4);
+        assertThat(after.completedBytes() - before.completedBytes()).as("the send, the receive and the write").isEqualTo(196);
+        assertThat(after.completionErrors().getOrDefault(DtoCompletionStatus.ERR_FLUSHED, 0L)
+                - before.completionErrors().getOrDefault(DtoCompletionStatus.ERR_FLUSHED, 0L)).isEqualTo(1);
+        assertThat(after.postErrors().getOrDefault(DatReturn.INVALID_PARAMETER, 0L)
+                - before.postErrors().getOrDefault(DatReturn.INVALID_PARAMETER, 0L)).isEqualTo(1);
     }
 
     @Test
