@@ -63,7 +63,7 @@ final class Domain implements AutoCloseable {
      */
     final boolean atomics;
     /**
-     * How the atomic operands reach libfabric ({@link Posting#postAtomic}): {@code true} where the
+     * How the atomic operands reach libfabric ({@link AtomicPosting}): {@code true} where the
      * verbs provider puts the operand fields themselves into the work request, as every release
      * before 2.2 does ({@code compare_add = (uintptr_t) msg->addr} in {@code fi_fetch_atomicmsg};
      * {@code compare_add = (uintptr_t) comparev->addr}, {@code swap = (uintptr_t) msg->addr} in

@@ -26,7 +26,7 @@ import java.util.Optional;
  *
  * <p><b>Atomics</b> ({@link AtomicEndpoint}, where {@link Domain#atomics}): {@code fi_fetch_atomicmsg}
  * with {@code FI_SUM} and {@code fi_compare_atomicmsg} with {@code FI_CSWAP} on one
- * {@code FI_UINT64} ({@link Posting#postAtomic}); they complete as {@code DAT_IB_DTO_EVENT}s of
+ * {@code FI_UINT64} ({@link AtomicPosting}); they complete as {@code DAT_IB_DTO_EVENT}s of
  * type {@code DAT_IB_FETCH_AND_ADD} or {@code DAT_IB_CMP_AND_SWAP}. libfabric grants remote
  * atomics with remote write ({@code FI_REMOTE_WRITE}: the verbs provider registers
  * {@code IBV_ACCESS_REMOTE_ATOMIC} with it), so memory with {@code DAT_MEM_PRIV_REMOTE_WRITE_FLAG}

@@ -1,7 +1,6 @@
 package dat.provider.ofi.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dat.api.CompletionFlags;
@@ -23,8 +22,8 @@ import java.lang.foreign.MemorySegment;
  * The data path of one Endpoint: the native {@code struct fi_msg}, {@code fi_msg_rma},
  * {@code iovec} and descriptor arrays it fills for each post, allocated once, and the posts
  * themselves, through the function pointers of the connection's {@link NativeEndpoint}
- * ({@code fi_sendmsg}, {@code fi_recvmsg}, {@code fi_writemsg}, {@code fi_readmsg}, and
- * {@code fi_fetch_atomicmsg} and {@code fi_compare_atomicmsg} where the IA has atomics). Every IOV
+ * ({@code fi_sendmsg}, {@code fi_recvmsg}, {@code fi_writemsg}, {@code fi_readmsg}; the atomics,
+ * where the IA has them, through {@link AtomicPosting}). Every IOV
  * segment is checked in Java first: the LMR context must name a live LMR
  * ({@code DAT_PRIVILEGES_VIOLATION}) of the Endpoint's PZ ({@code DAT_PROTECTION_VIOLATION}), the
  * segment must lie inside it ({@code DAT_INVALID_PARAMETER}) and the LMR must grant the local
@@ -60,19 +59,8 @@ final class Posting {
     private int stagedHead;
     private int stagedCount;
     private int[] flushed = new int[0];
-    /**
-     * An atomic's native structs ({@link #postAtomic}): the {@code fi_msg_atomic}, the operand's
-     * and the compare value's {@code fi_ioc}, the 16 bytes of the two values, the remote
-     * {@code fi_rma_ioc}, the result's {@code fi_ioc} and descriptor. {@code NULL} where the IA
-     * offers no atomics.
-     */
-    private final MemorySegment atomicMsg;
-    private final MemorySegment operandIoc;
-    private final MemorySegment compareIoc;
-    private final MemorySegment operands;
-    private final MemorySegment atomicRmaIoc;
-    private final MemorySegment resultIoc;
-    private final MemorySegment resultDesc;
+    /** The atomics' structs and posts, or {@code null} where the IA offers no atomics. */
+    private final AtomicPosting atomics;
     /** The one-segment IOV of an atomic's local buffer, reused. */
     private final LmrTriplet[] atomicIov = new LmrTriplet[1];
     /** The RMR of the bind being posted ({@link #postBind}), and the token its slot got. */
@@ -98,27 +86,7 @@ final class Posting {
         rmaMsg.set(JAVA_LONG, Structs.MSG_RMA_RMA_IOV_COUNT, 1);
         recvMsg.set(ADDRESS, Structs.MSG_IOV, recvIov);
         recvMsg.set(ADDRESS, Structs.MSG_DESC, recvDesc);
-        if (ep.ia.domain.atomics) {
-            atomicMsg = arena.allocate(Structs.FI_MSG_ATOMIC);
-            operandIoc = arena.allocate(Structs.FI_IOC);
-            compareIoc = arena.allocate(Structs.FI_IOC);
-            operands = arena.allocate(16, 8); // the operand, then the compare value
-            atomicRmaIoc = arena.allocate(Structs.FI_RMA_IOC);
-            resultIoc = arena.allocate(Structs.FI_IOC);
-            resultDesc = arena.allocate(ADDRESS);
-            atomicMsg.set(ADDRESS, Structs.MSG_ATOMIC_IOV, operandIoc);
-            atomicMsg.set(JAVA_LONG, Structs.MSG_ATOMIC_IOV_COUNT, 1);
-            atomicMsg.set(ADDRESS, Structs.MSG_ATOMIC_RMA_IOV, atomicRmaIoc);
-            atomicMsg.set(JAVA_LONG, Structs.MSG_ATOMIC_RMA_IOV_COUNT, 1);
-            atomicMsg.set(JAVA_INT, Structs.MSG_ATOMIC_DATATYPE, Fi.UINT64);
-            operandIoc.set(ADDRESS, Structs.IOC_ADDR, operands);
-            operandIoc.set(JAVA_LONG, Structs.IOC_COUNT, 1);
-            compareIoc.set(JAVA_LONG, Structs.IOC_COUNT, 1);
-            atomicRmaIoc.set(JAVA_LONG, Structs.RMA_IOC_COUNT, 1);
-            resultIoc.set(JAVA_LONG, Structs.IOC_COUNT, 1);
-        } else {
-            atomicMsg = operandIoc = compareIoc = operands = atomicRmaIoc = resultIoc = resultDesc = MemorySegment.NULL;
-        }
+        atomics = ep.ia.domain.atomics ? new AtomicPosting(ep, arena) : null;
         sendMsgAddress = sendMsg.address();
         rmaMsgAddress = rmaMsg.address();
         recvMsgAddress = recvMsg.address();
@@ -349,58 +317,14 @@ final class Posting {
     }
 
     /**
-     * A fetch-and-add or compare-and-swap ({@link WorkSlots#FETCH_ADD}, {@link WorkSlots#CMP_SWAP}:
-     * {@code fi_fetch_atomicmsg} with {@code FI_SUM}, {@code fi_compare_atomicmsg} with
-     * {@code FI_CSWAP}, on one 64-bit unsigned integer); the state, flags and the buffers' lengths
-     * and alignment were checked by the caller. The local buffer receives the value from before the
-     * operation; it is checked as an RDMA read's target. Where {@link Domain#operandsByValue}, the
-     * operand (the addend, or the swap value) travels in the message's {@code addr} and the compare
-     * value in the compare {@code fi_ioc}'s {@code addr}, the fields the installed verbs provider copies into
-     * the work request; else both travel in {@link #operands}, through their pointers. Neither way
-     * do they need a registration: libfabric's verbs provider reads them on the posting thread.
+     * A fetch-and-add or compare-and-swap ({@link AtomicPosting}); the state, flags and the
+     * buffers' lengths and alignment were checked by the caller.
      */
     int postAtomic(byte kind, long operand, long compare, LmrTriplet local, long cookie, RmrTriplet remote, int completionFlags) {
-        atomicIov[0] = local;
-        long total = fill(ep.ia, ep.pz(), sendIov, sendDesc, 1, atomicIov, 1, true, Long.MAX_VALUE, null);
-        if (total < 0) {
-            return (int) total;
+        if (atomics == null) {
+            return Codes.INTERNAL_ERROR; // Extensions offers no AtomicEndpoint then
         }
-        if (connection == null) {
-            return Codes.INVALID_STATE;
-        }
-        WorkSlots slots = ep.sendSlots;
-        int slot = acquire(slots, ep.requestEvd());
-        if (slot < 0) {
-            return Codes.INSUFFICIENT_RESOURCES;
-        }
-        describe(slots, slot, cookie, 8, kind, completionFlags, 0, true); // the result comes back after the target's update
-        boolean byValue = ep.ia.domain.operandsByValue;
-        operands.set(JAVA_LONG, 0, operand);
-        operands.set(JAVA_LONG, 8, compare);
-        atomicMsg.set(JAVA_LONG, Structs.MSG_ATOMIC_ADDR, byValue ? operand : 0L);
-        compareIoc.set(JAVA_LONG, Structs.IOC_ADDR, byValue ? compare : operands.address() + 8);
-        atomicMsg.set(JAVA_INT, Structs.MSG_ATOMIC_OP, kind == WorkSlots.FETCH_ADD ? Fi.SUM : Fi.CSWAP);
-        atomicMsg.set(JAVA_LONG, Structs.MSG_ATOMIC_CONTEXT, slots.token(slot));
-        atomicRmaIoc.set(JAVA_LONG, Structs.RMA_IOC_ADDR, remote.targetAddress());
-        atomicRmaIoc.set(JAVA_LONG, Structs.RMA_IOC_KEY, ep.remoteKey(remote.rmrContext()));
-        resultIoc.set(JAVA_LONG, Structs.IOC_ADDR, sendIov.get(JAVA_LONG, Structs.IOV_BASE));
-        resultDesc.set(JAVA_LONG, 0, sendDesc.getAtIndex(JAVA_LONG, 0));
-        long flags = Fi.COMPLETION;
-        if ((completionFlags & CompletionFlags.BARRIER_FENCE) != 0 && (ep.ia.limits.caps() & Fi.FENCE) != 0) {
-            flags |= Fi.FENCE;
-        }
-        long result;
-        try {
-            result = kind == WorkSlots.FETCH_ADD
-                    ? (long) Ops.READWRITEMSG.invokeExact(connection.fetchAtomicmsg, connection.address, atomicMsg.address(),
-                            resultIoc.address(), resultDesc.address(), 1L, flags)
-                    : (long) Ops.COMPWRITEMSG.invokeExact(connection.compareAtomicmsg, connection.address,
-                            atomicMsg.address(), compareIoc.address(), 0L, 1L, resultIoc.address(), resultDesc.address(), 1L, flags);
-        } catch (Throwable t) {
-            slots.abandon(slot);
-            return Codes.INTERNAL_ERROR;
-        }
-        return posted(slots, slot, result);
+        return atomics.post(connection, kind, operand, compare, local, cookie, remote, completionFlags);
     }
 
     /** {@link #inject}'s answer when it did not take the send: the caller sends it with {@code fi_sendmsg}. */
@@ -539,7 +463,7 @@ final class Posting {
         return rma(connection.writemsg, slots, cookie, total, WorkSlots.RDMA_WRITE, CompletionFlags.SUPPRESS, segments, 0L);
     }
 
-    private static void describe(WorkSlots slots, int slot, long cookie, long total, byte kind, int completionFlags, int immediate,
+    static void describe(WorkSlots slots, int slot, long cookie, long total, byte kind, int completionFlags, int immediate,
             boolean confirming) {
         slots.confirming[slot] = confirming;
         slots.cookies[slot] = cookie;
@@ -550,7 +474,7 @@ final class Posting {
         slots.immediates[slot] = immediate;
     }
 
-    private static int posted(WorkSlots slots, int slot, long result) {
+    static int posted(WorkSlots slots, int slot, long result) {
         if (result != 0) {
             slots.abandon(slot);
             return result == -Fi.EAGAIN ? Codes.INSUFFICIENT_RESOURCES : Codes.INTERNAL_ERROR;
@@ -680,7 +604,7 @@ final class Posting {
         return Codes.SUCCESS;
     }
 
-    private static int acquire(WorkSlots slots, OfiEvd evd) {
+    static int acquire(WorkSlots slots, OfiEvd evd) {
         int slot = slots.acquire();
         if (slot < 0 && evd != null) {
             evd.reclaim(); // suppressed completions nobody dequeued still hold their slots
