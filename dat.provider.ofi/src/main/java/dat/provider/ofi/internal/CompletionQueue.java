@@ -223,7 +223,7 @@ final class CompletionQueue {
                 continue;
             }
             // a write with immediate data consumes a receive and leaves its buffer alone
-            boolean intoBuffer = (ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_FLAGS) & Fi.REMOTE_WRITE) == 0;
+            boolean intoBuffer = !writeWithImmediateData(ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_FLAGS));
             int status = accept(token, true, intoBuffer ? ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_LEN) : 0);
             if (status != NOT_QUEUED) {
                 if (kept != i) {
@@ -427,7 +427,7 @@ final class CompletionQueue {
         if (kind == WorkSlots.RECV && error == 0 && (flags & Fi.REMOTE_CQ_DATA) != 0) {
             // an RDMA write with immediate data (RemoteCqData): the write's own CQ data and length,
             // or a message's CQ data with the value in the low half and the bytes written in the high
-            transferred = (flags & Fi.REMOTE_WRITE) != 0 ? length : data >>> 32;
+            transferred = writeWithImmediateData(flags) ? length : data >>> 32;
             event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, owner, ep, cookie, status, transferred,
                     IbExtension.RDMA_WRITE_IMMED_DATA, (int) data);
         } else if (kind == WorkSlots.RMR_BIND) {
@@ -438,8 +438,22 @@ final class CompletionQueue {
         } else {
             event.setDtoCompletion(owner, ep, cookie, status, transferred);
         }
-        ia.counters.completed(status, transferred);
+        if (!owner.isDiscarding()) {
+            ia.counters.completed(status, transferred); // delivered to an EVD (IaStatistics)
+        }
         return true;
+    }
+
+    /**
+     * Whether a receive's completion with remote CQ data is an RDMA write's with immediate data
+     * (the value in the data, the bytes written in the length: {@link RemoteCqData}) rather than
+     * a message's that carries the value and the length in its data. libfabric's verbs provider
+     * flags the first {@code FI_REMOTE_WRITE}, except for a receive taken from an SRQ, which it
+     * reports as a message ({@code IBV_WC_RECV}); its IA sends no messages with CQ data, so there
+     * every completion with CQ data is a write's.
+     */
+    private boolean writeWithImmediateData(long flags) {
+        return (flags & Fi.REMOTE_WRITE) != 0 || ia.limits.cqData().writesImmediateData();
     }
 
     /** A libfabric completion error ({@code FI_E*}, 0 for success) as a {@code DAT_DTO_COMPLETION_STATUS}. */

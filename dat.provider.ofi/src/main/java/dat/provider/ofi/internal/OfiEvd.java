@@ -126,6 +126,11 @@ final class OfiEvd extends OfiHandle implements EventDispatcher {
         return new OfiEvd(ia, Math.max(qlen, 16), null, EvdFlags.DTO, true);
     }
 
+    /** Whether this is an Endpoint's private CQ whose completions are dropped ({@link #discarding(OfiIa, int)}). */
+    boolean isDiscarding() {
+        return discarding;
+    }
+
     /** The EVD behind a handle, checked to be an open EVD of this IA with the stream asked for. */
     static OfiEvd check(OfiIa ia, EventDispatcher evd, int stream, int subtype, String argument) {
         if (!(evd instanceof OfiEvd v) || v.ia != ia || !v.isOpen()) {

@@ -98,7 +98,12 @@ final class OfiRmr extends OfiHandle implements RemoteMemoryRegion {
         MemorySegment registered = MemorySegment.NULL;
         if (length > 0) {
             newContext = ia.newLmrContext();
-            registered = register(address, length, privileges, newContext);
+            try {
+                registered = register(address, length, privileges, newContext);
+            } catch (DatException e) {
+                ia.counters.postError(e.code()); // a bind refused, as a refused post is counted
+                throw e;
+            }
             if (!ia.domain.pzKeys) {
                 newContext = (int) registered.get(JAVA_LONG, Structs.MR_KEY);
             }

@@ -17,6 +17,8 @@ import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
 import dat.api.ProtectionZone;
 import dat.api.RmrTriplet;
+import dat.api.SharedReceiveQueue;
+import dat.api.SrqAttributes;
 import dat.api.ext.IbExtension;
 import dat.api.ext.ImmediateDataEndpoint;
 import dat.tests.conformance.internal.Connection;
@@ -66,6 +68,43 @@ class ImmediateDataTest {
         assertThat(received.transferredLength()).as(t.at("the bytes written")).isEqualTo(64);
         assertThat(received.endpoint()).as(t.at("ep_handle of the receive")).isSameAs(c.passive.ep);
         t.verify(c.passive.buffer().asSlice(256, 64), 17, 0, "the bytes the write placed");
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_ib_post_rdma_write_immed(dat_ib_extensions.h) DAT_SUCCESS: into an Endpoint on an SRQ, a receive of the SRQ carries the value and the length")
+    void writeWithImmediateDataIntoAnSrqEndpoint(IaUnderTest t) {
+        Extensions.requireImmediateData(t);
+        t.requireSrq();
+        Connection c = t.connection().ias(t.ia(), t.open()).create();
+        Connection.Side passive = c.passive;
+        SharedReceiveQueue srq = passive.ia.createSharedReceiveQueue(passive.pz,
+                SrqAttributes.builder().maxRecvDtos(4).maxRecvIov(1).build());
+        EventDispatcher recvEvd = t.evd(passive.ia, EvdFlags.DTO);
+        EventDispatcher connectEvd = t.evd(passive.ia, EvdFlags.CONNECTION);
+        Endpoint ep = passive.ia.createEndpointWithSrq(passive.pz, recvEvd, t.evd(passive.ia, EvdFlags.DTO), connectEvd, srq,
+                t.epAttributes());
+        LocalMemoryRegion receives = t.lmr(passive.ia, passive.pz, 4096, MemPrivileges.ALL);
+        c.connectActive(c.psp.connQual());
+        t.event(c.crEvd, EventNumber.CONNECTION_REQUEST_EVENT, "the request for the SRQ Endpoint").connectionRequest().accept(ep, null);
+        t.event(connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED at the SRQ Endpoint");
+        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED at the active side");
+        t.expectSuccess(srq.postRecv(1, new LmrTriplet[] {LmrTriplet.of(receives, 0, 1024)}, 51L), "dat_srq_post_recv");
+        ImmediateDataEndpoint immediate = Extensions.immediate(t, c.active);
+        DataPattern.fill(c.active.buffer().asSlice(0, 100), 23);
+        t.expectSuccess(immediate.postRdmaWriteImmediate(1, c.active.iov(0, 100), 52L, c.passive.remote(512, 100), 0x5EED1234,
+                CompletionFlags.DEFAULT), "dat_ib_post_rdma_write_immed");
+
+        DatEvent sent = completion(t, c.active.requestEvd, IbExtension.RDMA_WRITE_IMMED, "the write");
+        assertThat(DtoCompletionStatus.name(sent.status())).as(t.at("status of the write"))
+                .isEqualTo(DtoCompletionStatus.name(DtoCompletionStatus.SUCCESS));
+        DatEvent received = completion(t, recvEvd, IbExtension.RDMA_WRITE_IMMED_DATA, "the SRQ receive the write consumed");
+        assertThat(DtoCompletionStatus.name(received.status())).as(t.at("status of the receive"))
+                .isEqualTo(DtoCompletionStatus.name(DtoCompletionStatus.SUCCESS));
+        assertThat(received.userCookie()).as(t.at("the SRQ receive's cookie")).isEqualTo(51L);
+        assertThat(received.immediateData()).as(t.at("the immediate value")).isEqualTo(0x5EED1234);
+        assertThat(received.transferredLength()).as(t.at("the bytes written")).isEqualTo(100);
+        assertThat(received.endpoint()).as(t.at("ep_handle of the receive")).isSameAs(ep);
+        t.verify(c.passive.buffer().asSlice(512, 100), 23, 0, "the bytes the write placed");
     }
 
     @ConformanceTest
