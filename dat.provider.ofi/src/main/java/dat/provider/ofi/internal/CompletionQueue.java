@@ -43,6 +43,8 @@ final class CompletionQueue {
     private final OfiIa ia;
     /** Whether error entries carry the device's work completion status (libfabric's verbs provider). */
     private final boolean deviceStatuses;
+    /** Whether the IA's writes with immediate data carry the value as their own CQ data ({@link RemoteCqData#writesImmediateData}). */
+    private final boolean writesImmediateData;
     final MemorySegment cq;
     private final long cqAddress;
     private final MemorySegment readFn;
@@ -86,6 +88,7 @@ final class CompletionQueue {
     CompletionQueue(OfiIa ia, OfiEp endpoint, int qlen) {
         this.ia = ia;
         this.deviceStatuses = ia.domain.providerName.equals("verbs");
+        this.writesImmediateData = ia.limits.cqData().writesImmediateData();
         this.endpoint = endpoint;
         MemorySegment opened = MemorySegment.NULL;
         try (Arena local = Arena.ofConfined()) {
@@ -445,15 +448,16 @@ final class CompletionQueue {
     }
 
     /**
-     * Whether a receive's completion with remote CQ data is an RDMA write's with immediate data
-     * (the value in the data, the bytes written in the length: {@link RemoteCqData}) rather than
-     * a message's that carries the value and the length in its data. libfabric's verbs provider
-     * flags the first {@code FI_REMOTE_WRITE}, except for a receive taken from an SRQ, which it
-     * reports as a message ({@code IBV_WC_RECV}); its IA sends no messages with CQ data, so there
-     * every completion with CQ data is a write's.
+     * Whether a receive's completion is an RDMA write's with immediate data, the value in its CQ
+     * data and the bytes written in its length ({@link RemoteCqData}), rather than a message's
+     * (whose CQ data, where there is any, carries the value and the length). Only an IA whose
+     * writes carry the value as their own CQ data gets the first kind, and it sends no messages
+     * with CQ data, so the IA and the CQ data tell it: not {@code FI_REMOTE_WRITE}, which
+     * libfabric's verbs provider leaves out for a receive taken from an SRQ (it reports that one
+     * as {@code IBV_WC_RECV}, a message).
      */
     private boolean writeWithImmediateData(long flags) {
-        return (flags & Fi.REMOTE_WRITE) != 0 || ia.limits.cqData().writesImmediateData();
+        return writesImmediateData && (flags & Fi.REMOTE_CQ_DATA) != 0;
     }
 
     /** A libfabric completion error ({@code FI_E*}, 0 for success) as a {@code DAT_DTO_COMPLETION_STATUS}. */
