@@ -552,9 +552,14 @@ final class Posting {
     void flushBindAtOnce(OfiRmr rmr, long cookie) {
         OfiEvd evd = ep.requestEvd();
         if (evd != null) {
-            evd.postEvent(new DatEvent().setRmrBindCompletion(evd, rmr, cookie, DtoCompletionStatus.ERR_FLUSHED));
-            ep.ia.counters.completed(DtoCompletionStatus.ERR_FLUSHED, 0);
+            postBindFlushed(evd, rmr, cookie);
         }
+    }
+
+    /** The flushed completion of a bind, counted as one delivered. */
+    private void postBindFlushed(OfiEvd evd, OfiRmr rmr, long cookie) {
+        evd.postEvent(new DatEvent().setRmrBindCompletion(evd, rmr, cookie, DtoCompletionStatus.ERR_FLUSHED));
+        ep.ia.counters.completed(DtoCompletionStatus.ERR_FLUSHED, 0);
     }
 
     /** A receive: posted now when the connection's endpoint exists, else kept for it. */
@@ -669,9 +674,7 @@ final class Posting {
                 continue;
             }
             if (slots.kinds[slot] == WorkSlots.RMR_BIND) {
-                evd.postEvent(new DatEvent().setRmrBindCompletion(evd, slots.binds[slot], slots.cookies[slot],
-                        DtoCompletionStatus.ERR_FLUSHED));
-                ep.ia.counters.completed(DtoCompletionStatus.ERR_FLUSHED, 0);
+                postBindFlushed(evd, slots.binds[slot], slots.cookies[slot]);
             } else {
                 postFlushed(evd, slots.kinds[slot], slots.cookies[slot]);
             }

@@ -2,15 +2,12 @@ package dat.tests.conformance.ext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
-import dat.api.EpState;
 import dat.api.EventDispatcher;
-import dat.api.EventNumber;
 import dat.api.EvdFlags;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
@@ -161,9 +158,7 @@ class AtomicTest {
         Connection c = Extensions.connect(t);
         AtomicEndpoint atomic = Extensions.atomic(t, c.active);
         LocalMemoryRegion target = operand(t, c, ATOMIC);
-        c.active.ep.disconnect(CloseFlag.ABRUPT);
-        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED, "DISCONNECTED");
-        t.awaitState(c.active.ep, EpState.DISCONNECTED, "after the disconnect");
+        Extensions.disconnectActive(t, c);
         t.expectSuccess(atomic.postCompareAndSwap(0, 1, LmrTriplet.of(c.active.lmr, 0, 8), 13L, RmrTriplet.of(target, 0, 8),
                 CompletionFlags.DEFAULT), "dat_ib_post_cmp_and_swap when disconnected");
         DatEvent flushed = completion(t, c.active.requestEvd, IbExtension.CMP_AND_SWAP, "the compare-and-swap posted when disconnected");

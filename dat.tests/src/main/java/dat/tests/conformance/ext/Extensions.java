@@ -1,5 +1,8 @@
 package dat.tests.conformance.ext;
 
+import dat.api.CloseFlag;
+import dat.api.EpState;
+import dat.api.EventNumber;
 import dat.api.ext.AtomicEndpoint;
 import dat.api.ext.IaStatistics;
 import dat.api.ext.IbExtension;
@@ -65,6 +68,13 @@ final class Extensions {
     static ImmediateDataEndpoint immediate(IaUnderTest t, Connection.Side side) {
         return side.ep.extension(ImmediateDataEndpoint.class).orElseThrow(() -> t.failure(
                 "the provider declares DAT_IB_IMMED_DATA, but its Endpoint offers no ImmediateDataEndpoint"));
+    }
+
+    /** Disconnects the active side abruptly and waits until its Endpoint is {@code DISCONNECTED}. */
+    static void disconnectActive(IaUnderTest t, Connection c) {
+        c.active.ep.disconnect(CloseFlag.ABRUPT);
+        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED, "DISCONNECTED");
+        t.awaitState(c.active.ep, EpState.DISCONNECTED, "after the disconnect");
     }
 
     /** Two connected sides on two instances of the IA under test in this process (extension events do not cross a peer agent). */

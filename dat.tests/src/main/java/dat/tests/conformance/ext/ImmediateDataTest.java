@@ -2,29 +2,25 @@ package dat.tests.conformance.ext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
-import dat.api.EpState;
 import dat.api.EventDispatcher;
-import dat.api.EventNumber;
 import dat.api.EvdFlags;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
 import dat.api.ProtectionZone;
 import dat.api.RmrTriplet;
-import dat.api.SharedReceiveQueue;
-import dat.api.SrqAttributes;
 import dat.api.ext.IbExtension;
 import dat.api.ext.ImmediateDataEndpoint;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.DataPattern;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.SrqSetup;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.DisplayName;
 
@@ -74,21 +70,9 @@ class ImmediateDataTest {
     @DisplayName("dat_ib_post_rdma_write_immed(dat_ib_extensions.h) DAT_SUCCESS: into an Endpoint on an SRQ, a receive of the SRQ carries the value and the length")
     void writeWithImmediateDataIntoAnSrqEndpoint(IaUnderTest t) {
         Extensions.requireImmediateData(t);
-        t.requireSrq();
-        Connection c = t.connection().ias(t.ia(), t.open()).create();
-        Connection.Side passive = c.passive;
-        SharedReceiveQueue srq = passive.ia.createSharedReceiveQueue(passive.pz,
-                SrqAttributes.builder().maxRecvDtos(4).maxRecvIov(1).build());
-        EventDispatcher recvEvd = t.evd(passive.ia, EvdFlags.DTO);
-        EventDispatcher connectEvd = t.evd(passive.ia, EvdFlags.CONNECTION);
-        Endpoint ep = passive.ia.createEndpointWithSrq(passive.pz, recvEvd, t.evd(passive.ia, EvdFlags.DTO), connectEvd, srq,
-                t.epAttributes());
-        LocalMemoryRegion receives = t.lmr(passive.ia, passive.pz, 4096, MemPrivileges.ALL);
-        c.connectActive(c.psp.connQual());
-        t.event(c.crEvd, EventNumber.CONNECTION_REQUEST_EVENT, "the request for the SRQ Endpoint").connectionRequest().accept(ep, null);
-        t.event(connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED at the SRQ Endpoint");
-        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED at the active side");
-        t.expectSuccess(srq.postRecv(1, new LmrTriplet[] {LmrTriplet.of(receives, 0, 1024)}, 51L), "dat_srq_post_recv");
+        SrqSetup s = new SrqSetup(t, t.connection().ias(t.ia(), t.open()).create(), 4).connect(t);
+        Connection c = s.connection;
+        s.post(t, 0); // cookie 1000
         ImmediateDataEndpoint immediate = Extensions.immediate(t, c.active);
         DataPattern.fill(c.active.buffer().asSlice(0, 100), 23);
         t.expectSuccess(immediate.postRdmaWriteImmediate(1, c.active.iov(0, 100), 52L, c.passive.remote(512, 100), 0x5EED1234,
@@ -97,13 +81,13 @@ class ImmediateDataTest {
         DatEvent sent = completion(t, c.active.requestEvd, IbExtension.RDMA_WRITE_IMMED, "the write");
         assertThat(DtoCompletionStatus.name(sent.status())).as(t.at("status of the write"))
                 .isEqualTo(DtoCompletionStatus.name(DtoCompletionStatus.SUCCESS));
-        DatEvent received = completion(t, recvEvd, IbExtension.RDMA_WRITE_IMMED_DATA, "the SRQ receive the write consumed");
+        DatEvent received = completion(t, s.recvEvd, IbExtension.RDMA_WRITE_IMMED_DATA, "the SRQ receive the write consumed");
         assertThat(DtoCompletionStatus.name(received.status())).as(t.at("status of the receive"))
                 .isEqualTo(DtoCompletionStatus.name(DtoCompletionStatus.SUCCESS));
-        assertThat(received.userCookie()).as(t.at("the SRQ receive's cookie")).isEqualTo(51L);
+        assertThat(received.userCookie()).as(t.at("the SRQ receive's cookie")).isEqualTo(1000L);
         assertThat(received.immediateData()).as(t.at("the immediate value")).isEqualTo(0x5EED1234);
         assertThat(received.transferredLength()).as(t.at("the bytes written")).isEqualTo(100);
-        assertThat(received.endpoint()).as(t.at("ep_handle of the receive")).isSameAs(ep);
+        assertThat(received.endpoint()).as(t.at("ep_handle of the receive")).isSameAs(s.ep);
         t.verify(c.passive.buffer().asSlice(512, 100), 23, 0, "the bytes the write placed");
     }
 
@@ -138,9 +122,7 @@ class ImmediateDataTest {
         Extensions.requireImmediateData(t);
         Connection c = Extensions.connect(t);
         ImmediateDataEndpoint immediate = Extensions.immediate(t, c.active);
-        c.active.ep.disconnect(CloseFlag.ABRUPT);
-        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED, "DISCONNECTED");
-        t.awaitState(c.active.ep, EpState.DISCONNECTED, "after the disconnect");
+        Extensions.disconnectActive(t, c);
         t.expectSuccess(immediate.postRdmaWriteImmediate(1, c.active.iov(0, 64), 12L, c.passive.remote(0, 64), 5,
                 CompletionFlags.DEFAULT), "dat_ib_post_rdma_write_immed when disconnected");
         DatEvent flushed = completion(t, c.active.requestEvd, IbExtension.RDMA_WRITE_IMMED, "the write posted when disconnected");

@@ -25,6 +25,7 @@ import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.FreedLmrReceive;
 import dat.tests.conformance.internal.DataPattern;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.SrqSetup;
 import dat.tests.conformance.internal.Waiters;
 import org.junit.jupiter.api.DisplayName;
 
