@@ -95,7 +95,7 @@ final class Attributes {
                 .threadSafe(true)
                 .maxPrivateDataSize(limits.maxPrivateData())
                 .supportsMultipath(false)
-                .epCreator(EpCreatorForPsp.NEVER)
+                .epCreator(EpCreatorForPsp.IFASKED)
                 .pzSupport(PzSupport.UNIQUE)
                 .optimalBufferAlignment(DatConstants.OPTIMAL_ALIGNMENT)
                 .evdStreamMerging(ProviderAttributes.streamMerging(
@@ -147,6 +147,10 @@ final class Attributes {
                     + " DAT_IB_MEM_PRIV_REMOTE_ATOMIC without remote write, which would grant remote writes, is refused with"
                     + " DAT_MODEL_NOT_SUPPORTED");
         }
+        attributes.put(ProviderAttributes.DEVIATION_PREFIX + "provider_ep_attributes", "the IA's default Endpoint attributes: an"
+                + " Endpoint the provider creates for a request at a PSP created with DAT_PSP_PROVIDER gets them, where"
+                + " dat_psp_create(3DAT) asks for attributes that match the requester's, because a libfabric connection request"
+                + " carries none of them; dat_ep_modify changes them before the accept");
         int privateData = domain.limits.maxPrivateData();
         if (privateData < 64) {
             attributes.put(ProviderAttributes.DEVIATION_PREFIX + "max_private_data_size", privateData + " bytes, not the 64 of"

@@ -54,8 +54,10 @@ final class EpConnection implements OfiIa.CmTarget {
     private final AcceptConfirmation confirmation;
     /** The RSP that reserves the Endpoint, or {@code null}. */
     private OfiServicePoint reservedBy;
-    /** The Connection Request an RSP offered the Endpoint with, or {@code null}. */
+    /** The Connection Request an RSP offered the Endpoint with, or that carries it from a PSP; {@code null} if none. */
     private OfiCr offeredTo;
+    /** Whether the provider created the Endpoint for a PSP's request and still owns it ({@link OfiEp#provided}). */
+    private boolean provided;
 
     EpConnection(OfiEp ep) {
         this.ep = ep;
@@ -114,6 +116,26 @@ final class EpConnection implements OfiIa.CmTarget {
         state = EpState.RESERVED;
     }
 
+    /** The Endpoint is the provider's, created for a PSP's request (before anyone else sees it). */
+    void provide() {
+        provided = true;
+    }
+
+    /** Whether the provider created the Endpoint for a PSP's request and owns it: no accept took it yet (ia.cmLock held). */
+    boolean isProvided() {
+        return provided;
+    }
+
+    /**
+     * A request arrived at a PSP created with {@code DAT_PSP_PROVIDER}, carrying this
+     * provider-created Endpoint: {@code TENTATIVE_CONNECTION_PENDING} until the consumer accepts,
+     * rejects or hands the request off.
+     */
+    void offerTentatively(OfiCr cr) {
+        state = EpState.TENTATIVE_CONNECTION_PENDING;
+        offeredTo = cr;
+    }
+
     /** The reserving RSP's request arrived: the Endpoint is offered with {@code cr}. */
     void offer(OfiCr cr) {
         state = EpState.PASSIVE_CONNECTION_PENDING;
@@ -141,6 +163,10 @@ final class EpConnection implements OfiIa.CmTarget {
     void checkFreeable() {
         if (state == EpState.RESERVED || reservedBy != null) {
             throw Codes.invalidState(DatReturn.INVALID_STATE_EP_RESERVED, "an RSP reserves the Endpoint");
+        }
+        if (state == EpState.TENTATIVE_CONNECTION_PENDING) {
+            throw Codes.invalidState(DatReturn.INVALID_STATE_EP_TENTCONNPENDING,
+                    "a pending Connection Request carries the Provider-created Endpoint");
         }
         if (state == EpState.PASSIVE_CONNECTION_PENDING || offeredTo != null) {
             throw Codes.invalidState(DatReturn.INVALID_STATE_EP_PASSCONNPENDING, "a Connection Request holds the Endpoint");
@@ -237,10 +263,15 @@ final class EpConnection implements OfiIa.CmTarget {
     void checkCanAccept(OfiCr cr) {
         ep.checkOpen();
         EpState s = state;
-        boolean reservedForThis = s == EpState.RESERVED && cr.reservedEp == ep;
-        boolean offered = s == EpState.PASSIVE_CONNECTION_PENDING && offeredTo == cr;
+        boolean reservedForThis = s == EpState.RESERVED && cr.localEp == ep;
+        boolean offered = (s == EpState.PASSIVE_CONNECTION_PENDING || s == EpState.TENTATIVE_CONNECTION_PENDING) && offeredTo == cr;
         if (s != EpState.UNCONNECTED && !reservedForThis && !offered) {
             throw Codes.epStateException(s, "the Endpoint cannot take this request");
+        }
+        if (ep.pz == null) {
+            // dat_cr_accept(3DAT): an Endpoint that does not satisfy the request fails the accept without effect
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "ep",
+                    "the Provider-created Endpoint has no PZ yet: give it one with dat_ep_modify before dat_cr_accept");
         }
     }
 
@@ -253,6 +284,7 @@ final class EpConnection implements OfiIa.CmTarget {
      * @return whether an endpoint took the request over; if not, the CR refuses it
      */
     boolean acceptOn(OfiCr cr, MemorySegment requestInfo, byte[] privateData) {
+        provided = false; // the consumer's from here on, connected or not
         try {
             remoteAddress = cr.remoteIaAddress();
             remoteQual = cr.remotePortQual();

@@ -120,7 +120,9 @@ final class EpModify {
             }
             if (newPz != ep.pz) {
                 newPz.users.incrementAndGet();
-                ep.pz.users.decrementAndGet();
+                if (ep.pz != null) {
+                    ep.pz.users.decrementAndGet(); // a Provider-created Endpoint starts without one
+                }
                 ep.pz = newPz;
             }
             OfiEvd.countConsumerNotified(ep.recvEvd, ep.requestEvd, ep.attributes, -1);

@@ -29,12 +29,13 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
     final int remotePzId;
     /** The requester's owner id: not 0 when it will confirm an accept. */
     final int remoteOwnerId;
-    final OfiEp reservedEp;
+    /** The Endpoint the request carries (dat_cr_query(3DAT)): an RSP's, or a Provider-created one; else {@code null}. */
+    final OfiEp localEp;
     /** The qualifier of the Service Point the request is reported on: a handoff names another. */
     private final long connQual;
 
     OfiCr(OfiIa ia, long connQual, Listener listener, MemorySegment info, InetSocketAddress remoteAddress, byte[] privateData,
-            int remotePzId, int remoteOwnerId, OfiEp reservedEp) {
+            int remotePzId, int remoteOwnerId, OfiEp localEp) {
         super(ia, HandleType.CR, DatReturn.INVALID_HANDLE_CR);
         this.connQual = connQual;
         this.listener = listener;
@@ -43,7 +44,7 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
         this.privateData = privateData;
         this.remotePzId = remotePzId;
         this.remoteOwnerId = remoteOwnerId;
-        this.reservedEp = reservedEp;
+        this.localEp = localEp;
         ia.crs.add(this);
     }
 
@@ -53,7 +54,7 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
         if (!CrParamMask.isValid(crParamMask)) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "crParamMask", "undefined bits");
         }
-        return new CrParams(remoteIaAddress(), remotePortQual(), privateData.clone(), reservedEp);
+        return new CrParams(remoteIaAddress(), remotePortQual(), privateData.clone(), localEp);
     }
 
     /** The requester's IA address (its IP, port 0: IA addresses carry no port). */
@@ -77,12 +78,12 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG3, "privateData",
                     data.length + " bytes, at most " + ia.limits.maxPrivateData());
         }
-        OfiEp target = ep == null ? reservedEp : OfiEp.check(ia, ep, "ep");
+        OfiEp target = ep == null ? localEp : OfiEp.check(ia, ep, "ep");
         if (target == null) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "ep", "no Endpoint given and none provided");
         }
-        if (reservedEp != null && target != reservedEp) {
-            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "ep", "the request came through an RSP for another Endpoint");
+        if (localEp != null && target != localEp) {
+            throw Codes.invalidParameterException(DatReturn.INVALID_ARG2, "ep", "the request must be accepted on the Endpoint it carries");
         }
         ia.cmLock.lock();
         try {
@@ -132,12 +133,23 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
             checkOpen();
             for (OfiServicePoint sp : ia.servicePoints) {
                 if (sp.connQual == handoffQual && sp instanceof OfiServicePoint.OfiPsp psp && sp.isOpen()) {
-                    // the request moves to a new CR of the other PSP; this handle is spent (dat_cr_handoff)
-                    OfiCr moved = new OfiCr(ia, handoffQual, listener, info, remoteAddress, privateData, remotePzId, remoteOwnerId, null);
+                    // this handle is spent (dat_cr_handoff); the Endpoint it carried goes back as at a reject
                     freed = true;
                     ia.crs.remove(this);
+                    releaseLocalEp();
+                    OfiEp provided = psp.providesEndpoints() && !psp.crEvd.isFull() ? OfiEp.provided(ia) : null;
+                    if (psp.crEvd.isFull() || psp.providesEndpoints() && provided == null) {
+                        // refused on the provider's behalf, as a request arriving at that PSP would be
+                        PrivateData.rejectByProvider(listener.pep, handle());
+                        settle();
+                        return;
+                    }
+                    OfiCr moved = new OfiCr(ia, handoffQual, listener, info, remoteAddress, privateData, remotePzId, remoteOwnerId,
+                            provided);
                     info = MemorySegment.NULL;
-                    releaseReservedEp(); // an RSP's Endpoint goes back to the consumer, as at a reject
+                    if (provided != null) {
+                        provided.connection.offerTentatively(moved);
+                    }
                     psp.crEvd.postEvent(new DatEvent().setConnectionRequest(psp.crEvd, psp, psp.localAddress(), handoffQual, moved));
                     return;
                 }
@@ -155,10 +167,16 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
         }
     }
 
-    /** The Endpoint an RSP offered with this request is the consumer's again, unconnected (ia.cmLock held). */
-    private void releaseReservedEp() {
-        if (reservedEp != null) {
-            reservedEp.connection.withdrawOffer(this);
+    /**
+     * The Endpoint the request carried goes back (ia.cmLock held): an RSP's to the consumer,
+     * unconnected; a Provider-created one to the provider, which frees it (dat_cr_reject(3DAT)).
+     */
+    private void releaseLocalEp() {
+        if (localEp != null) {
+            localEp.connection.withdrawOffer(this);
+            if (localEp.connection.isProvided()) {
+                localEp.destroy();
+            }
         }
     }
 
@@ -171,7 +189,7 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
             }
             freed = true;
             ia.crs.remove(this);
-            releaseReservedEp();
+            releaseLocalEp();
             PrivateData.reject(listener.pep, handle());
             settle();
         } finally {

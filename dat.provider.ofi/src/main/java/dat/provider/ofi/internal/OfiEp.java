@@ -83,7 +83,9 @@ final class OfiEp extends OfiHandle implements Endpoint, EpHighWatermarks.Holder
         if (srq != null) {
             srq.users.addAndGet(delta);
         }
-        pz.users.addAndGet(delta);
+        if (pz != null) {
+            pz.users.addAndGet(delta);
+        }
     }
 
     static OfiEp create(OfiIa ia, ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
@@ -106,6 +108,28 @@ final class OfiEp extends OfiHandle implements Endpoint, EpHighWatermarks.Holder
             return new OfiEp(ia, ofiPz, recv, request, connect, srq, effective);
         } catch (NativeException e) {
             throw Codes.fromNative(e, "attributes");
+        }
+    }
+
+    /**
+     * An Endpoint the provider creates for a request at a PSP created with {@code DAT_PSP_PROVIDER}:
+     * no PZ and no EVDs (dat_psp_create(3DAT)), and the IA's default attributes, since a libfabric
+     * connection request carries none of the requester's. It is the provider's
+     * ({@link EpConnection#isProvided}) until the consumer accepts the request that carries it.
+     *
+     * @return the Endpoint, or {@code null} when the IA has max_eps Endpoints or libfabric refuses
+     */
+    static OfiEp provided(OfiIa ia) {
+        if (ia.eps.size() >= ia.limits.maxEps()) {
+            return null;
+        }
+        try {
+            OfiEp ep = new OfiEp(ia, null, null, null, null, null, EpLimits.effective(ia, null, DatReturn.INVALID_ARG6));
+            ep.connection.provide();
+            return ep;
+        } catch (RuntimeException e) {
+            // libfabric or the IA's table of owners refused: the request is refused as for max_eps
+            return null;
         }
     }
 
@@ -271,6 +295,11 @@ final class OfiEp extends OfiHandle implements Endpoint, EpHighWatermarks.Holder
             }
             if (srq != null) {
                 return Codes.INVALID_STATE;
+            }
+            if (pz == null) {
+                // a Provider-created Endpoint before the consumer gave it a PZ: a receive staged now would keep
+                // dat_ep_modify from giving it one (EpModify), and so the request from being accepted
+                return Codes.epState(connection.state());
             }
             if (!PostFlags.isValidRecv(completionFlags, attributes)) {
                 return Codes.invalidParameter(DatReturn.INVALID_ARG5);

@@ -655,9 +655,6 @@ final class OfiIa extends OfiHandle implements InterfaceAdapter {
         if (flag == null) {
             throw Codes.invalidParameterException(DatReturn.INVALID_ARG4, "flag", "null");
         }
-        if (flag == PspFlag.PROVIDER) {
-            throw Codes.notSupported("flag", "the ofi provider never creates Endpoints for a PSP (ep_creator NEVER)");
-        }
     }
 
     @Override

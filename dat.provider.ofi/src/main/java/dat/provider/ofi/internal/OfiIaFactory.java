@@ -96,7 +96,7 @@ final class OfiIaFactory implements DatIaFactory {
     /** The optional features the IA's attributes declare ({@link Attributes}): {@code dat.capability}. */
     static List<String> capabilities(boolean srq) {
         List<String> capabilities = new ArrayList<>(List.of("rdma.read", "rdma.write", "rmr", "cno", "lmr.shared",
-                "ep.recv_query"));
+                "ep.recv_query", "psp.provider"));
         if (srq) {
             capabilities.addAll(List.of("srq", "srq.watermarks"));
         }

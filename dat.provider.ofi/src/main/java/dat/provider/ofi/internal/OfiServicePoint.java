@@ -26,8 +26,9 @@ import java.net.InetSocketAddress;
 /**
  * A Service Point: a libfabric passive endpoint ({@code fi_passive_ep}) on the IA's address with
  * the connection qualifier as its port, bound to the IA's event queue and listening. A PSP reports
- * every request; an RSP reports one, for its reserved Endpoint, and is freed by it (its passive
- * endpoint stays open until the request is accepted or rejected: libfabric rejects through it).
+ * every request, with a Provider-created Endpoint when created with {@code DAT_PSP_PROVIDER}; an
+ * RSP reports one, for its reserved Endpoint, and is freed by it (its passive endpoint stays open
+ * until the request is accepted or rejected: libfabric rejects through it).
  */
 abstract sealed class OfiServicePoint extends OfiHandle implements OfiIa.CmTarget {
 
@@ -131,15 +132,26 @@ abstract sealed class OfiServicePoint extends OfiHandle implements OfiIa.CmTarge
         InetSocketAddress remote = destination.equals(MemorySegment.NULL) || length <= 0 ? null
                 : Sockaddr.read(Fabric.sized(destination, length));
         OfiEp reserved = this instanceof OfiRsp rsp ? rsp.ep : null;
+        OfiEp provided = null;
+        if (this instanceof OfiPsp psp && psp.providesEndpoints()) {
+            provided = OfiEp.provided(ia);
+            if (provided == null) {
+                // no Endpoint to carry the request (max_eps): refused as if the backlog were full
+                PrivateData.rejectByProvider(listener.pep, handle);
+                ia.domain.freeInfo(info);
+                return;
+            }
+        }
         OfiCr cr = new OfiCr(ia, connQual, listener.retain(), info, remote, PrivateData.unframe(data), PrivateData.pzOf(data),
-                PrivateData.ownerOf(data), reserved);
+                PrivateData.ownerOf(data), reserved != null ? reserved : provided);
         if (reserved != null) {
             destroy(); // the RSP is spent: its one request is reported, its handle freed (the CR holds the passive endpoint)
-        }
-        if (reserved != null) {
             reserved.connection.offer(cr);
             crEvd.postEvent(new DatEvent().setConnectionRequest(crEvd, null, localAddress(), connQual, cr));
         } else {
+            if (provided != null) {
+                provided.connection.offerTentatively(cr);
+            }
             crEvd.postEvent(new DatEvent().setConnectionRequest(crEvd, this, localAddress(), connQual, cr));
         }
     }
@@ -192,6 +204,11 @@ abstract sealed class OfiServicePoint extends OfiHandle implements OfiIa.CmTarge
         @Override
         public long connQual() {
             return connQual;
+        }
+
+        /** Whether each request comes with a Provider-created Endpoint ({@code DAT_PSP_PROVIDER}). */
+        boolean providesEndpoints() {
+            return flag == PspFlag.PROVIDER;
         }
 
         @Override

@@ -91,7 +91,6 @@ class BadArgumentsTest extends LoopbackIaTest {
         expect(() -> ia.createPublicServicePoint(70_000, conn, PspFlag.CONSUMER), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG2);
         expect(() -> ia.createPublicServicePointAny(dto, PspFlag.CONSUMER), DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EVD_CR);
         expect(() -> ia.createPublicServicePointAny(conn, null), DatReturn.INVALID_PARAMETER, DatReturn.INVALID_ARG4);
-        expect(() -> ia.createPublicServicePointAny(conn, PspFlag.PROVIDER), DatReturn.MODEL_NOT_SUPPORTED, -1);
         expect(() -> ia.createEndpoint(null, dto, dto, conn, null), DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_PZ);
         expect(() -> ia.createEndpoint(pz, conn, dto, conn, null), DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EVD_RECV);
         expect(() -> ia.createEndpoint(pz, dto, dto, dto, null), DatReturn.INVALID_HANDLE, DatReturn.INVALID_HANDLE_EVD_CONN);

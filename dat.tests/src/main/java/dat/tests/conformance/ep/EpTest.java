@@ -86,11 +86,7 @@ class EpTest {
     @DisplayName("dat_ep_free(3DAT) DAT_INVALID_STATE: the Endpoint is in the tentative connection pending state")
     void freeTentative(IaUnderTest t) {
         t.requireSupported(t.provider().epCreator() != EpCreatorForPsp.NEVER, "Provider-created Endpoints for PSPs (ep_creator is NEVER)");
-        Connection c = t.connection().create();
-        EventDispatcher crEvd = t.evd(c.passive.ia, EvdFlags.CR);
-        var psp = c.passive.ia.createPublicServicePointAny(crEvd, PspFlag.PROVIDER);
-        c.connectActive(psp.connQual());
-        ConnectionRequest cr = t.event(crEvd, EventNumber.CONNECTION_REQUEST_EVENT, "the request at the PSP").connectionRequest();
+        ConnectionRequest cr = t.connection().create().requestAtProviderPsp();
         Endpoint tentative = cr.query().localEp();
         t.expectError(DatReturn.INVALID_STATE, "dat_ep_free of a tentative-connection-pending Endpoint", () -> tentative.close());
         cr.reject();

@@ -9,6 +9,8 @@ import dat.api.CrParams;
 import dat.api.DatEvent;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
+import dat.api.EpParamMask;
+import dat.api.EpParams;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
 import dat.api.EvdFlags;
@@ -61,6 +63,18 @@ public final class Connection {
             this.connectEvd = t.evd(ia, EvdFlags.CONNECTION);
             this.lmr = t.lmr(ia, pz, IaUnderTest.BUFFER_SIZE, MemPrivileges.ALL);
             this.ep = ia.createEndpoint(pz, recvEvd, requestEvd, connectEvd, attributes);
+        }
+
+        /**
+         * Gives a Provider-created Endpoint this side's PZ and EVDs, which it comes without
+         * (dat_psp_create(3DAT)), as a consumer does before accepting on it.
+         *
+         * @param provided the Endpoint a Connection Request or an RSP carries
+         */
+        public void adopt(Endpoint provided) {
+            provided.modify(EpParamMask.PZ_HANDLE | EpParamMask.RECV_EVD_HANDLE | EpParamMask.REQUEST_EVD_HANDLE
+                    | EpParamMask.CONNECT_EVD_HANDLE, EpParams.builder().pz(pz).recvEvd(recvEvd).requestEvd(requestEvd)
+                    .connectEvd(connectEvd).build());
         }
 
         /** @return the registered buffer */
@@ -179,6 +193,8 @@ public final class Connection {
     public final EventDispatcher crEvd;
     /** The passive side's PSP. */
     public final PublicServicePoint psp;
+    private PublicServicePoint providerPsp;
+    private EventDispatcher providerCrEvd;
     private CrParams requestParams;
     private DatEvent activeEstablished;
     private DatEvent passiveEstablished;
@@ -228,6 +244,39 @@ public final class Connection {
         connectActive(psp.connQual());
         DatEvent arrival = t.event(crEvd, EventNumber.CONNECTION_REQUEST_EVENT, "the connection request at the passive side's PSP");
         return arrival.connectionRequest();
+    }
+
+    /**
+     * A PSP of the passive side's IA created with {@code DAT_PSP_PROVIDER}, made on first use, whose
+     * requests go to {@link #providerCrEvd()}. The test first requires that the provider's
+     * {@code ep_creator} is not NEVER.
+     *
+     * @return the PSP
+     */
+    public PublicServicePoint providerPsp() {
+        if (providerPsp == null) {
+            providerCrEvd = t.evd(passive.ia, EvdFlags.CR);
+            providerPsp = passive.ia.createPublicServicePointAny(providerCrEvd, PspFlag.PROVIDER);
+        }
+        return providerPsp;
+    }
+
+    /** @return the CR EVD of {@link #providerPsp()} */
+    public EventDispatcher providerCrEvd() {
+        providerPsp();
+        return providerCrEvd;
+    }
+
+    /**
+     * Connects the active Endpoint to {@link #providerPsp()} and waits for the request there,
+     * without accepting it: it carries a Provider-created Endpoint (dat_cr_query(3DAT) local_ep).
+     *
+     * @return the pending connection request
+     */
+    public ConnectionRequest requestAtProviderPsp() {
+        connectActive(providerPsp().connQual());
+        return t.event(providerCrEvd, EventNumber.CONNECTION_REQUEST_EVENT, "the request at the PSP created with DAT_PSP_PROVIDER")
+                .connectionRequest();
     }
 
     /**

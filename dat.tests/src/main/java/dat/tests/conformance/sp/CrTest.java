@@ -8,6 +8,7 @@ import dat.api.CrParams;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
+import dat.api.EpCreatorForPsp;
 import dat.api.EpState;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
@@ -181,6 +182,47 @@ class CrTest {
         arrival.connectionRequest().accept(c.passive.ep, null);
         t.event(c.passive.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED on the Endpoint the RSP gave back");
         t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED at the requester");
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_cr_handoff(3DAT) DAT_SUCCESS: a request handed off to a PSP created with DAT_PSP_PROVIDER carries a Provider-created"
+            + " Endpoint there, which accepts it")
+    void handoffToAProviderPsp(IaUnderTest t) {
+        t.requireSupported(t.provider().epCreator() != EpCreatorForPsp.NEVER, "Provider-created Endpoints for PSPs (ep_creator is NEVER)");
+        Connection c = t.connection().create();
+        PublicServicePoint other = c.providerPsp();
+        ConnectionRequest cr = c.request();
+        assertThat(cr.query().localEp()).as(t.at("the Endpoint of a request at a PSP created with DAT_PSP_CONSUMER")).isNull();
+        cr.handoff(other.connQual());
+        ConnectionRequest moved = t.event(c.providerCrEvd(), EventNumber.CONNECTION_REQUEST_EVENT, "the request handed off to the PSP")
+                .connectionRequest();
+        Endpoint provided = moved.query().localEp();
+        assertThat(provided).as(t.at("the Provider-created Endpoint of the handed-off request")).isNotNull();
+        t.expectState(provided, EpState.TENTATIVE_CONNECTION_PENDING, "the Provider-created Endpoint of the handed-off request");
+        c.passive.adopt(provided);
+        moved.accept(null, null);
+        t.event(c.passive.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED on the Provider-created Endpoint");
+        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED at the requester");
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_cr_reject(3DAT) DAT_SUCCESS: a request that carries a Provider-created Endpoint; the requester gets PEER_REJECTED"
+            + " and the PSP takes the next request")
+    void rejectWithAProviderCreatedEp(IaUnderTest t) {
+        t.requireSupported(t.provider().epCreator() != EpCreatorForPsp.NEVER, "Provider-created Endpoints for PSPs (ep_creator is NEVER)");
+        Connection c = t.connection().create();
+        ConnectionRequest cr = c.requestAtProviderPsp();
+        cr.reject();
+        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_PEER_REJECTED, "the requester of the rejected request");
+        t.expectError(DatReturn.INVALID_HANDLE, "dat_cr_query of the rejected request", () -> cr.query());
+        t.awaitState(c.active.ep, EpState.DISCONNECTED, "after DAT_CONNECTION_EVENT_PEER_REJECTED");
+        c.active.ep.reset();
+        ConnectionRequest next = c.requestAtProviderPsp();
+        Endpoint provided = next.query().localEp();
+        t.expectState(provided, EpState.TENTATIVE_CONNECTION_PENDING, "the Provider-created Endpoint of the next request");
+        c.passive.adopt(provided);
+        next.accept(null, null);
+        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED at the requester, the second time");
     }
 
     @ConformanceTest

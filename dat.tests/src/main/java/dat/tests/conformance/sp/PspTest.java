@@ -144,10 +144,7 @@ class PspTest {
     void providerCreatedEp(IaUnderTest t) {
         t.requireSupported(t.provider().epCreator() != EpCreatorForPsp.NEVER, "Provider-created Endpoints for PSPs (ep_creator is NEVER)");
         Connection c = t.connection().create();
-        EventDispatcher crEvd = t.evd(c.passive.ia, EvdFlags.CR);
-        PublicServicePoint psp = c.passive.ia.createPublicServicePointAny(crEvd, PspFlag.PROVIDER);
-        c.connectActive(psp.connQual());
-        ConnectionRequest cr = t.event(crEvd, EventNumber.CONNECTION_REQUEST_EVENT, "the connection request at the PSP").connectionRequest();
+        ConnectionRequest cr = c.requestAtProviderPsp();
         var localEp = cr.query().localEp();
         assertThat(localEp).as(t.at("the Provider-created Endpoint of the request")).isNotNull();
         t.expectState(localEp, EpState.TENTATIVE_CONNECTION_PENDING, "the Provider-created Endpoint of a pending request");
@@ -155,9 +152,7 @@ class PspTest {
         var params = localEp.query();
         assertThat(params.pz()).as(t.at("the PZ of the Provider-created Endpoint")).isNull();
         assertThat(params.connectEvd()).as(t.at("the connect EVD of the Provider-created Endpoint")).isNull();
-        localEp.modify(dat.api.EpParamMask.PZ_HANDLE | dat.api.EpParamMask.RECV_EVD_HANDLE | dat.api.EpParamMask.REQUEST_EVD_HANDLE
-                | dat.api.EpParamMask.CONNECT_EVD_HANDLE, dat.api.EpParams.builder().pz(c.passive.pz).recvEvd(c.passive.recvEvd)
-                .requestEvd(c.passive.requestEvd).connectEvd(c.passive.connectEvd).build());
+        c.passive.adopt(localEp);
         cr.accept(null, null);
         t.event(c.passive.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED on the Provider-created Endpoint");
         t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED at the active side");
