@@ -16,7 +16,6 @@ import dat.api.EpState;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
 import dat.api.EvdFlags;
-import dat.api.ProtectionZone;
 import dat.api.PspFlag;
 import dat.api.PublicServicePoint;
 import java.util.concurrent.TimeUnit;
@@ -30,35 +29,18 @@ import org.junit.jupiter.api.Timeout;
  * API, namely whose they are after a reject and what an accept needs of them.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ProviderCreatedEndpointTest extends LoopbackIaTest {
+class ProviderCreatedEndpointTest extends LoopbackPairTest {
 
-    private static final long WAIT = TimeUnit.SECONDS.toMicros(10);
-
-    private ProtectionZone pz;
-    private EventDispatcher dtoEvd;
-    private EventDispatcher connEvd;
-    private EventDispatcher crEvd;
     private PublicServicePoint psp;
-    private final DatEvent event = new DatEvent();
 
     @BeforeEach
-    void openObjects() {
-        pz = ia.createProtectionZone();
-        dtoEvd = ia.createEventDispatcher(64, null, EvdFlags.DTO);
-        connEvd = ia.createEventDispatcher(16, null, EvdFlags.CONNECTION);
-        crEvd = ia.createEventDispatcher(16, null, EvdFlags.CR);
+    void createProviderPsp() {
         psp = ia.createPublicServicePointAny(crEvd, PspFlag.PROVIDER);
-    }
-
-    private DatEvent await(EventDispatcher evd) {
-        int rc = evd.await(WAIT, 1, event);
-        assertThat(rc).as("await: %s", DatReturn.describe(rc)).isEqualTo(DatReturn.SUCCESS);
-        return event;
     }
 
     /** A request at the PSP from a new Endpoint of the IA. */
     private ConnectionRequest request(Endpoint requester) {
-        requester.connect(ia.query().iaAttributes().iaAddress(), psp.connQual(), WAIT, null, 0, 0);
+        requester.connect(address(), psp.connQual(), WAIT, null, 0, 0);
         DatEvent arrival = await(crEvd);
         assertThat(arrival.eventNumber()).isEqualTo(EventNumber.CONNECTION_REQUEST_EVENT);
         return arrival.connectionRequest();
@@ -130,7 +112,7 @@ class ProviderCreatedEndpointTest extends LoopbackIaTest {
         EventDispatcher fullEvd = ia.createEventDispatcher(1, null, EvdFlags.CR);
         PublicServicePoint full = ia.createPublicServicePointAny(fullEvd, PspFlag.PROVIDER);
         Endpoint first = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
-        first.connect(ia.query().iaAttributes().iaAddress(), full.connQual(), WAIT, null, 0, 0);
+        first.connect(address(), full.connQual(), WAIT, null, 0, 0);
         long deadline = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(WAIT);
         while (!((OfiEvd) fullEvd).isFull() && System.nanoTime() < deadline) {
             Thread.onSpinWait(); // the event thread queues the first request; nobody takes it
