@@ -28,11 +28,18 @@ final class Attributes {
     private Attributes() {
     }
 
-    /** The completion flags an IA supports: {@code BARRIER_FENCE} only where the provider has {@code FI_FENCE}. */
+    /**
+     * The completion flags an IA supports: {@code BARRIER_FENCE} only where the provider has
+     * {@code FI_FENCE}, {@code SOLICITED_WAIT} only where a message's CQ data can carry the mark
+     * ({@link RemoteCqData#marksSolicited}).
+     */
     static int completionFlags(Limits limits) {
         int flags = CompletionFlags.SUPPRESS | CompletionFlags.UNSIGNALLED;
         if ((limits.caps() & Fi.FENCE) != 0) {
             flags |= CompletionFlags.BARRIER_FENCE;
+        }
+        if (limits.cqData().marksSolicited()) {
+            flags |= CompletionFlags.SOLICITED_WAIT;
         }
         return flags;
     }

@@ -3,6 +3,7 @@ package dat.provider.ofi.internal;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dat.api.CompletionFlags;
 import dat.api.DatEvent;
 import dat.api.DtoCompletionStatus;
 import dat.api.ext.IbExtension;
@@ -70,6 +71,12 @@ final class CompletionQueue {
     private volatile boolean stalled;
     /** The Endpoint all completions of this queue belong to (an SRQ Endpoint's own), or {@code null}. */
     private final OfiEp endpoint;
+    /**
+     * Whether this is the queue of an SRQ Endpoint whose receive stream is configured
+     * {@code DAT_COMPLETION_SOLICITED_WAIT_FLAG}: its successes are quiet unless solicited (the
+     * SRQ's receives, shared by Endpoints of other streams, cannot say it themselves).
+     */
+    private final boolean srqReceivesQuiet;
     /** A waiter's own block on this CQ ({@link #openNativeWait}), or {@code null}. */
     private NativeWait nativeWait;
     /**
@@ -90,6 +97,7 @@ final class CompletionQueue {
         this.deviceStatuses = ia.domain.providerName.equals("verbs");
         this.writesImmediateData = ia.limits.cqData().writesImmediateData();
         this.endpoint = endpoint;
+        this.srqReceivesQuiet = endpoint != null && endpoint.attributes().recvCompletionFlags() == CompletionFlags.SOLICITED_WAIT;
         MemorySegment opened = MemorySegment.NULL;
         try (Arena local = Arena.ofConfined()) {
             MemorySegment attr = local.allocate(Structs.FI_CQ_ATTR);
@@ -225,15 +233,16 @@ final class CompletionQueue {
                 }
                 continue;
             }
+            long flags = ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_FLAGS);
             // a write with immediate data consumes a receive and leaves its buffer alone
-            boolean intoBuffer = !writeWithImmediateData(ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_FLAGS));
+            boolean intoBuffer = !writeWithImmediateData(flags);
             int status = accept(token, true, intoBuffer ? ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_LEN) : 0);
             if (status != NOT_QUEUED) {
                 if (kept != i) {
                     MemorySegment.copy(ring, entry, ring, (tail + kept) * ENTRY, ENTRY);
                 }
                 statuses[tail + kept] = status;
-                queueNotification(tail + kept, status != 0 || acceptedNotifies);
+                queueNotification(tail + kept, status != 0 || (acceptedNotifies && !srqReceivesQuiet) || solicited(flags, entry));
                 kept++;
             }
         }
@@ -427,10 +436,10 @@ final class CompletionQueue {
         }
         long transferred = status == DtoCompletionStatus.SUCCESS ? length : 0;
         int extension = WorkSlots.extensionType(kind);
-        if (kind == WorkSlots.RECV && error == 0 && (flags & Fi.REMOTE_CQ_DATA) != 0) {
+        if (kind == WorkSlots.RECV && error == 0 && (flags & Fi.REMOTE_CQ_DATA) != 0 && (writesImmediateData || !MessageCqData.isSend(data))) {
             // an RDMA write with immediate data (RemoteCqData): the write's own CQ data and length,
-            // or a message's CQ data with the value in the low half and the bytes written in the high
-            transferred = writeWithImmediateData(flags) ? length : data >>> 32;
+            // or a message's CQ data with the value and the bytes written (MessageCqData)
+            transferred = writeWithImmediateData(flags) ? length : MessageCqData.written(data);
             event.setExtensionDtoCompletion(IbExtension.IB_DTO_EVENT, owner, ep, cookie, status, transferred,
                     IbExtension.RDMA_WRITE_IMMED_DATA, (int) data);
         } else if (kind == WorkSlots.RMR_BIND) {
@@ -445,6 +454,16 @@ final class CompletionQueue {
             ia.counters.completed(status, transferred); // delivered to an EVD (IaStatistics)
         }
         return true;
+    }
+
+    /**
+     * Whether the entry at {@code entry} is a receive's whose message was posted
+     * {@code DAT_COMPLETION_SOLICITED_WAIT_FLAG} ({@link MessageCqData}): a notification on a
+     * receive stream configured for solicited waits.
+     */
+    private boolean solicited(long flags, long entry) {
+        return (flags & Fi.REMOTE_CQ_DATA) != 0 && !writesImmediateData
+                && MessageCqData.isSolicited(ring.get(JAVA_LONG, entry + Structs.CQ_ENTRY_DATA));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dat.provider.ofi.internal;
 
+import dat.api.CompletionFlags;
 import dat.api.ConnectFlags;
 import dat.api.DatConstants;
 import dat.api.DatException;
@@ -36,6 +37,10 @@ final class EpLimits {
             throw Codes.notSupported("attributes.qos", "only BEST_EFFORT");
         }
         Limits limits = ia.limits;
+        if ((a.recvCompletionFlags() & CompletionFlags.SOLICITED_WAIT) != 0 && !limits.cqData().marksSolicited()) {
+            throw Codes.notSupported("attributes.recvCompletionFlags", "DAT_COMPLETION_SOLICITED_WAIT_FLAG: libfabric's "
+                    + ia.domain.providerName + " provider cannot tell a solicited message from another (completion_flags_supported)");
+        }
         int maxIov = limits.iovLimit();
         int maxRecvIov = limits.recvIovLimit();
         int depth = limits.maxDtosPerEp();

@@ -261,6 +261,12 @@ final class Posting {
             flags |= Fi.FENCE;
         }
         if (kind == WorkSlots.SEND) {
+            long data = 0;
+            if ((completionFlags & CompletionFlags.SOLICITED_WAIT) != 0 && ep.ia.limits.cqData().marksSolicited()) {
+                // the mark makes its receive a notification on a SOLICITED_WAIT stream (MessageCqData)
+                flags |= Fi.REMOTE_CQ_DATA;
+                data = MessageCqData.solicitedSend();
+            }
             if (flags == Fi.COMPLETION && segments <= 1 && total <= ep.ia.limits.injectSize() && slots.posted() == 0) {
                 int injected = inject(slots, ep.requestEvd(), cookie, total, completionFlags);
                 if (injected != NOT_INJECTED) {
@@ -272,7 +278,7 @@ final class Posting {
                 // suppressed and then sends has every write confirmed once the send completes
                 flags |= Fi.DELIVERY_COMPLETE;
             }
-            return send(slots, cookie, total, WorkSlots.SEND, completionFlags, 0, segments, 0, flags);
+            return send(slots, cookie, total, WorkSlots.SEND, completionFlags, 0, segments, data, flags);
         }
         rmaIov.set(JAVA_LONG, Structs.RMA_IOV_ADDR, remote.targetAddress());
         rmaIov.set(JAVA_LONG, Structs.RMA_IOV_LEN, kind == WorkSlots.RDMA_READ ? remote.segmentLength() : total);
@@ -311,7 +317,7 @@ final class Posting {
                 return written;
             }
         }
-        long data = (total << 32) | Integer.toUnsignedLong(immediate);
+        long data = MessageCqData.writeWithImmediateData(total, immediate);
         return send(slots, cookie, total, WorkSlots.WRITE_IMMEDIATE, completionFlags, immediate, 0, data,
                 flags | Fi.REMOTE_CQ_DATA | Fi.DELIVERY_COMPLETE);
     }
@@ -575,7 +581,10 @@ final class Posting {
         if (slot < 0) {
             return Codes.INSUFFICIENT_RESOURCES;
         }
-        describe(slots, slot, cookie, total & ((1L << 40) - 1), WorkSlots.RECV, completionFlags & CompletionFlags.UNSIGNALLED, 0, false);
+        // on a SOLICITED_WAIT stream a success is quiet unless its message was solicited (CompletionQueue)
+        int quiet = ep.attributes().recvCompletionFlags() == CompletionFlags.SOLICITED_WAIT ? CompletionFlags.UNSIGNALLED
+                : completionFlags & CompletionFlags.UNSIGNALLED;
+        describe(slots, slot, cookie, total & ((1L << 40) - 1), WorkSlots.RECV, quiet, 0, false);
         slots.rememberLmrs(slot, recvLmrs, segments);
         if (connection != null) {
             int result = postRecvNative(slot, segments);

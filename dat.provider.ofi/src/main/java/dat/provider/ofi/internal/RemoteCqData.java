@@ -45,6 +45,16 @@ record RemoteCqData(long size, boolean consumesReceive) {
     }
 
     /**
+     * Whether a message says it was posted {@code DAT_COMPLETION_SOLICITED_WAIT_FLAG}: its CQ data
+     * carries the mark ({@link MessageCqData}), which needs 8 bytes that consume no receive. Where
+     * CQ data consumes a receive (verbs) its 4 bytes are a write's immediate data, and libfabric
+     * has no solicited flag of its own.
+     */
+    boolean marksSolicited() {
+        return size >= 8 && !consumesReceive;
+    }
+
+    /**
      * Whether the active side confirms an accept with a zero-length write whose CQ data names the
      * passive Endpoint: it needs 8 bytes, and must not consume a receive of the consumer's.
      */

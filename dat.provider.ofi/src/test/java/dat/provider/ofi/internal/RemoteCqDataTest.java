@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** How remote CQ data of each kind carries a write's immediate value and an accept's confirmation. */
+/** How remote CQ data of each kind carries a write's immediate value, an accept's confirmation and a send's solicited mark. */
 class RemoteCqDataTest {
 
     @Test
@@ -13,7 +13,9 @@ class RemoteCqDataTest {
         assertThat(verbs.immediateData()).isTrue();
         assertThat(verbs.writesImmediateData()).isTrue();
         assertThat(verbs.confirmsAccepts()).as("a confirmation would take a receive of the consumer's").isFalse();
+        assertThat(verbs.marksSolicited()).as("its 4 bytes are the consumer's immediate value").isFalse();
         assertThat(new RemoteCqData(8, true).confirmsAccepts()).isFalse();
+        assertThat(new RemoteCqData(8, true).marksSolicited()).isFalse();
     }
 
     @Test
@@ -22,9 +24,25 @@ class RemoteCqDataTest {
         assertThat(tcp.immediateData()).isTrue();
         assertThat(tcp.writesImmediateData()).isFalse();
         assertThat(tcp.confirmsAccepts()).isTrue();
+        assertThat(tcp.marksSolicited()).isTrue();
         RemoteCqData four = new RemoteCqData(4, false);
         assertThat(four.immediateData()).as("4 bytes hold the value but not the length").isFalse();
         assertThat(four.confirmsAccepts()).isFalse();
+        assertThat(four.marksSolicited()).isFalse();
+    }
+
+    @Test
+    void aMessagesCqData_tellsASolicitedSendFromTheMessageOfAWriteWithImmediateData() {
+        long send = MessageCqData.solicitedSend();
+        assertThat(MessageCqData.isSend(send)).isTrue();
+        assertThat(MessageCqData.isSolicited(send)).isTrue();
+        for (long written : new long[] {0, 1, 4096, 1L << 30}) {
+            long write = MessageCqData.writeWithImmediateData(written, 0xFFFF_FFFF);
+            assertThat(MessageCqData.isSend(write)).as("a write of %d bytes", written).isFalse();
+            assertThat(MessageCqData.isSolicited(write)).isFalse();
+            assertThat(MessageCqData.written(write)).isEqualTo(written);
+            assertThat((int) write).isEqualTo(0xFFFF_FFFF);
+        }
     }
 
     @Test
@@ -32,5 +50,6 @@ class RemoteCqDataTest {
         assertThat(RemoteCqData.NONE.immediateData()).isFalse();
         assertThat(new RemoteCqData(0, true).immediateData()).isFalse();
         assertThat(RemoteCqData.NONE.confirmsAccepts()).isFalse();
+        assertThat(RemoteCqData.NONE.marksSolicited()).isFalse();
     }
 }

@@ -1,0 +1,100 @@
+package dat.provider.ofi.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dat.api.CompletionFlags;
+import dat.api.DatConstants;
+import dat.api.DatEvent;
+import dat.api.DatReturn;
+import dat.api.DtoCompletionStatus;
+import dat.api.Endpoint;
+import dat.api.EpAttributes;
+import dat.api.EventDispatcher;
+import dat.api.EventNumber;
+import dat.api.EvdFlags;
+import dat.api.LmrTriplet;
+import dat.api.LocalMemoryRegion;
+import dat.api.MemPrivileges;
+import dat.api.SharedReceiveQueue;
+import dat.api.SrqAttributes;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Receive streams configured {@code DAT_COMPLETION_SOLICITED_WAIT_FLAG} on {@code ofi-tcp-lo}: a
+ * send posted with the flag marks its message in the CQ data ({@link MessageCqData}), and only
+ * such a message's receive, or an error, ends a wait; the others are queued. The conformance
+ * suite checks it on an Endpoint of its own receives; here also on an Endpoint of an SRQ, whose
+ * receives the SRQ's other Endpoints share.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class SolicitedWaitTest extends LoopbackPairTest {
+
+    private static final EpAttributes SOLICITED_WAIT = EpAttributes.builder().recvCompletionFlags(CompletionFlags.SOLICITED_WAIT).build();
+
+    @Test
+    void theIaDeclaresSolicitedWaits() {
+        assertThat(ia.query().providerAttributes().completionFlagsSupported() & CompletionFlags.SOLICITED_WAIT).isNotZero();
+    }
+
+    @Test
+    void onAnSrqEndpoint_anUnsolicitedMessageEndsNoWait_theSolicitedOneDoes_andBothReportTheirLength() throws Exception {
+        LocalMemoryRegion mem = lmr(4096, MemPrivileges.ALL);
+        EventDispatcher recvEvd = ia.createEventDispatcher(64, null, EvdFlags.DTO);
+        SharedReceiveQueue srq = ia.createSharedReceiveQueue(pz, SrqAttributes.builder().maxRecvDtos(8).maxRecvIov(1).build());
+        Endpoint active = connectToSrq(srq, recvEvd,
+                EpAttributes.providerDefaults().toBuilder().recvCompletionFlags(CompletionFlags.SOLICITED_WAIT).build())[0];
+        for (int i = 0; i < 2; i++) {
+            assertThat(srq.postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 64L * i, 64)}, 100 + i)).isEqualTo(DatReturn.SUCCESS);
+        }
+        DatEvent taken = new DatEvent();
+        int[] code = new int[1];
+        CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> code[0] = recvEvd.await(DatConstants.TIMEOUT_INFINITE, 1, taken),
+                runnable -> Thread.ofPlatform().daemon().start(runnable));
+        Thread.sleep(100); // the waiter blocks before the first message lands
+        assertThat(active.postSend(1, new LmrTriplet[] {LmrTriplet.of(mem, 1024, 10)}, 1, CompletionFlags.DEFAULT))
+                .isEqualTo(DatReturn.SUCCESS);
+        assertThat(await(dtoEvd).userCookie()).as("the unsolicited send completed").isEqualTo(1);
+        Thread.sleep(200);
+        assertThat(waiter).as("an unsolicited message's receive ends no wait").isNotDone();
+        assertThat(active.postSend(1, new LmrTriplet[] {LmrTriplet.of(mem, 1024, 20)}, 2, CompletionFlags.SOLICITED_WAIT))
+                .isEqualTo(DatReturn.SUCCESS);
+        waiter.get(30, TimeUnit.SECONDS);
+        assertThat(code[0]).as(DatReturn.describe(code[0])).isEqualTo(DatReturn.SUCCESS);
+        assertThat(taken.transferredLength()).as("the quiet event first").isEqualTo(10);
+        DatEvent second = await(recvEvd);
+        assertThat(second.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(second.eventNumber()).as("a plain DTO completion, no immediate data").isEqualTo(EventNumber.DTO_COMPLETION_EVENT);
+        assertThat(second.transferredLength()).isEqualTo(20);
+        assertThat(await(dtoEvd).userCookie()).isEqualTo(2);
+    }
+
+    @Test
+    void aSolicitedSendIntoAnOrdinaryStream_isAnOrdinaryMessage() {
+        Endpoint[] pair = connect(null, null);
+        LocalMemoryRegion mem = lmr(4096, MemPrivileges.ALL);
+        assertThat(pair[1].postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 0, 64)}, 7, CompletionFlags.DEFAULT))
+                .isEqualTo(DatReturn.SUCCESS);
+        assertThat(pair[0].postSend(1, new LmrTriplet[] {LmrTriplet.of(mem, 1024, 33)}, 8, CompletionFlags.SOLICITED_WAIT))
+                .isEqualTo(DatReturn.SUCCESS);
+        long[] lengths = new long[10];
+        for (int i = 0; i < 2; i++) {
+            DatEvent done = await(dtoEvd);
+            assertThat(done.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+            assertThat(done.eventNumber()).isEqualTo(EventNumber.DTO_COMPLETION_EVENT);
+            lengths[(int) done.userCookie()] = done.transferredLength();
+        }
+        assertThat(lengths[7]).as("the receive").isEqualTo(33);
+        assertThat(lengths[8]).as("the send").isEqualTo(33);
+    }
+
+    @Test
+    void anEndpointWithASolicitedWaitStream_waitsWithThresholdOneOnly() {
+        EventDispatcher recvEvd = ia.createEventDispatcher(16, null, EvdFlags.DTO);
+        ia.createEndpoint(pz, recvEvd, dtoEvd, connEvd, SOLICITED_WAIT);
+        assertThat(DatReturn.typeOf(recvEvd.await(0, 2, event))).as("dat_evd_wait(3DAT): the threshold must be 1")
+                .isEqualTo(DatReturn.INVALID_STATE);
+    }
+}
