@@ -67,6 +67,8 @@ final class CompletionQueue {
     private int notifying;
     /** {@link #accept}'s second answer: whether the completion it queues is a notification event. */
     private boolean acceptedNotifies;
+    /** {@link #accept}'s third answer: whether it is a receive's on a SOLICITED_WAIT stream ({@link WorkSlots#solicitedOnly}). */
+    private boolean acceptedSolicitedOnly;
     /** Set when the ring is full and the CQ may hold more: the event thread leaves the CQ alone. */
     private volatile boolean stalled;
     /** The Endpoint all completions of this queue belong to (an SRQ Endpoint's own), or {@code null}. */
@@ -242,7 +244,9 @@ final class CompletionQueue {
                     MemorySegment.copy(ring, entry, ring, (tail + kept) * ENTRY, ENTRY);
                 }
                 statuses[tail + kept] = status;
-                queueNotification(tail + kept, status != 0 || (acceptedNotifies && !srqReceivesQuiet) || solicited(flags, entry));
+                // on a SOLICITED_WAIT stream only a solicited message's success notifies (dat_evd_wait(3DAT))
+                boolean notifies = acceptedSolicitedOnly || srqReceivesQuiet ? solicited(flags, entry) : acceptedNotifies;
+                queueNotification(tail + kept, status != 0 || notifies);
                 kept++;
             }
         }
@@ -309,6 +313,7 @@ final class CompletionQueue {
             return NOT_QUEUED;
         }
         acceptedNotifies = !success || slot < 0 || !slots.unsignalled[slot];
+        acceptedSolicitedOnly = slot >= 0 && slots.solicitedOnly[slot];
         return success && received > 0 && slots.kinds[slot] == WorkSlots.RECV && slots.namesFreedLmr(slot) ? LMR_FREED : 0;
     }
 

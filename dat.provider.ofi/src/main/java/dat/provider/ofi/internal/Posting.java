@@ -477,6 +477,7 @@ final class Posting {
         slots.kinds[slot] = kind;
         slots.suppress[slot] = (completionFlags & CompletionFlags.SUPPRESS) != 0;
         slots.unsignalled[slot] = (completionFlags & CompletionFlags.UNSIGNALLED) != 0;
+        slots.solicitedOnly[slot] = false;
         slots.immediates[slot] = immediate;
     }
 
@@ -581,10 +582,8 @@ final class Posting {
         if (slot < 0) {
             return Codes.INSUFFICIENT_RESOURCES;
         }
-        // on a SOLICITED_WAIT stream a success is quiet unless its message was solicited (CompletionQueue)
-        int quiet = ep.attributes().recvCompletionFlags() == CompletionFlags.SOLICITED_WAIT ? CompletionFlags.UNSIGNALLED
-                : completionFlags & CompletionFlags.UNSIGNALLED;
-        describe(slots, slot, cookie, total & ((1L << 40) - 1), WorkSlots.RECV, quiet, 0, false);
+        describe(slots, slot, cookie, total & ((1L << 40) - 1), WorkSlots.RECV, completionFlags & CompletionFlags.UNSIGNALLED, 0, false);
+        slots.solicitedOnly[slot] = ep.attributes().recvCompletionFlags() == CompletionFlags.SOLICITED_WAIT;
         slots.rememberLmrs(slot, recvLmrs, segments);
         if (connection != null) {
             int result = postRecvNative(slot, segments);

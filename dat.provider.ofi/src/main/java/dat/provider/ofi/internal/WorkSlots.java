@@ -100,6 +100,11 @@ final class WorkSlots {
      * is queued as a non-notification event, which ends no wait and triggers no CNO.
      */
     final boolean[] unsignalled;
+    /**
+     * Whether a receive was posted to a stream configured {@code DAT_COMPLETION_SOLICITED_WAIT_FLAG}:
+     * its success is a notification only if its message was solicited ({@link MessageCqData}).
+     */
+    final boolean[] solicitedOnly;
     /** Whether a DTO's success means that the target processed every DTO posted before it ({@link #confirmBefore}). */
     final boolean[] confirming;
     final int[] immediates;
@@ -166,6 +171,7 @@ final class WorkSlots {
         kinds = new byte[capacity];
         suppress = new boolean[capacity];
         unsignalled = new boolean[capacity];
+        solicitedOnly = new boolean[capacity];
         confirming = new boolean[capacity];
         immediates = new int[capacity];
         binds = new OfiRmr[recvQueue || receiveSegments > 0 ? 0 : capacity];

@@ -15,6 +15,8 @@ import dat.api.EvdFlags;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
+import dat.api.PspFlag;
+import dat.api.PublicServicePoint;
 import dat.api.SharedReceiveQueue;
 import dat.api.SrqAttributes;
 import java.util.concurrent.CompletableFuture;
@@ -49,26 +51,76 @@ class SolicitedWaitTest extends LoopbackPairTest {
         for (int i = 0; i < 2; i++) {
             assertThat(srq.postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 64L * i, 64)}, 100 + i)).isEqualTo(DatReturn.SUCCESS);
         }
-        DatEvent taken = new DatEvent();
-        int[] code = new int[1];
-        CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> code[0] = recvEvd.await(DatConstants.TIMEOUT_INFINITE, 1, taken),
-                runnable -> Thread.ofPlatform().daemon().start(runnable));
-        Thread.sleep(100); // the waiter blocks before the first message lands
-        assertThat(active.postSend(1, new LmrTriplet[] {LmrTriplet.of(mem, 1024, 10)}, 1, CompletionFlags.DEFAULT))
-                .isEqualTo(DatReturn.SUCCESS);
-        assertThat(await(dtoEvd).userCookie()).as("the unsolicited send completed").isEqualTo(1);
-        Thread.sleep(200);
-        assertThat(waiter).as("an unsolicited message's receive ends no wait").isNotDone();
-        assertThat(active.postSend(1, new LmrTriplet[] {LmrTriplet.of(mem, 1024, 20)}, 2, CompletionFlags.SOLICITED_WAIT))
-                .isEqualTo(DatReturn.SUCCESS);
-        waiter.get(30, TimeUnit.SECONDS);
-        assertThat(code[0]).as(DatReturn.describe(code[0])).isEqualTo(DatReturn.SUCCESS);
+        DatEvent taken = waitPast(recvEvd,
+                () -> assertThat(active.postSend(1, new LmrTriplet[] {LmrTriplet.of(mem, 1024, 10)}, 1, CompletionFlags.DEFAULT))
+                        .isEqualTo(DatReturn.SUCCESS),
+                () -> assertThat(active.postSend(1, new LmrTriplet[] {LmrTriplet.of(mem, 1024, 20)}, 2, CompletionFlags.SOLICITED_WAIT))
+                        .isEqualTo(DatReturn.SUCCESS));
         assertThat(taken.transferredLength()).as("the quiet event first").isEqualTo(10);
         DatEvent second = await(recvEvd);
         assertThat(second.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
         assertThat(second.eventNumber()).as("a plain DTO completion, no immediate data").isEqualTo(EventNumber.DTO_COMPLETION_EVENT);
         assertThat(second.transferredLength()).isEqualTo(20);
-        assertThat(await(dtoEvd).userCookie()).isEqualTo(2);
+    }
+
+    /**
+     * A platform thread blocks in dat_evd_wait on {@code evd} before {@code quiet} posts; the
+     * completion that causes at the other end does not end the wait (the send's own completion,
+     * on {@link #dtoEvd}, shows that it arrived, and the waiter stays blocked for 200 ms after
+     * it), and the notification {@code notifying} causes does: the waiter returns the quiet event.
+     */
+    private DatEvent waitPast(EventDispatcher evd, Runnable quiet, Runnable notifying) throws Exception {
+        DatEvent taken = new DatEvent();
+        int[] code = new int[1];
+        CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> code[0] = evd.await(DatConstants.TIMEOUT_INFINITE, 1, taken),
+                runnable -> Thread.ofPlatform().daemon().start(runnable));
+        OfiEvd waited = (OfiEvd) evd;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        // past its spin the waiter blocks in poll(2), or parks where the EVD reads an SRQ Endpoint's CQ too
+        while (!waited.waiterBlocksNatively() && !waited.waiterParked() && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertThat(waited.waiterBlocksNatively() || waited.waiterParked()).as("the waiter is past its spin").isTrue();
+        quiet.run();
+        assertThat(await(dtoEvd).status()).as("the quiet message's send").isEqualTo(DtoCompletionStatus.SUCCESS);
+        Thread.sleep(200);
+        assertThat(waiter).as("a quiet receive ends no wait").isNotDone();
+        notifying.run();
+        waiter.get(30, TimeUnit.SECONDS);
+        assertThat(code[0]).as(DatReturn.describe(code[0])).isEqualTo(DatReturn.SUCCESS);
+        assertThat(await(dtoEvd).status()).as("the notifying message's send").isEqualTo(DtoCompletionStatus.SUCCESS);
+        return taken;
+    }
+
+    /**
+     * On a receive stream configured {@code DAT_COMPLETION_UNSIGNALLED_FLAG}, a receive posted with
+     * that flag stays quiet when its message was solicited: the mark counts on SOLICITED_WAIT
+     * streams only (dat_srq_post_recv(3DAT)).
+     */
+    @Test
+    void onAnUnsignalledStream_theSolicitedMarkDoesNotMakeAnUnsignalledReceiveNotify() throws Exception {
+        EventDispatcher recvEvd = ia.createEventDispatcher(16, null, EvdFlags.DTO);
+        PublicServicePoint psp = ia.createPublicServicePointAny(crEvd, PspFlag.CONSUMER);
+        Endpoint active = ia.createEndpoint(pz, dtoEvd, dtoEvd, connEvd, null);
+        Endpoint passive = ia.createEndpoint(pz, recvEvd, dtoEvd, connEvd,
+                EpAttributes.builder().recvCompletionFlags(CompletionFlags.UNSIGNALLED).build());
+        active.connect(address(), psp.connQual(), WAIT, null, 0, 0);
+        await(crEvd).connectionRequest().accept(passive, null);
+        for (int established = 0; established < 2; established++) {
+            assertThat(await(connEvd).eventNumber()).isEqualTo(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        }
+        LocalMemoryRegion mem = lmr(4096, MemPrivileges.ALL);
+        assertThat(passive.postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 0, 64)}, 1, CompletionFlags.UNSIGNALLED))
+                .isEqualTo(DatReturn.SUCCESS);
+        assertThat(passive.postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 64, 64)}, 2, CompletionFlags.DEFAULT))
+                .isEqualTo(DatReturn.SUCCESS);
+        DatEvent taken = waitPast(recvEvd,
+                () -> assertThat(active.postSend(1, new LmrTriplet[] {LmrTriplet.of(mem, 1024, 10)}, 3, CompletionFlags.SOLICITED_WAIT))
+                        .isEqualTo(DatReturn.SUCCESS),
+                () -> assertThat(active.postSend(1, new LmrTriplet[] {LmrTriplet.of(mem, 1024, 20)}, 4, CompletionFlags.DEFAULT))
+                        .isEqualTo(DatReturn.SUCCESS));
+        assertThat(taken.userCookie()).as("the quiet receive first").isEqualTo(1);
+        assertThat(await(recvEvd).userCookie()).isEqualTo(2);
     }
 
     @Test
