@@ -5,7 +5,6 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import dat.api.ConnectionRequest;
 import dat.api.CrParamMask;
 import dat.api.CrParams;
-import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
 import dat.api.HandleType;
@@ -137,20 +136,13 @@ final class OfiCr extends OfiHandle implements ConnectionRequest {
                     freed = true;
                     ia.crs.remove(this);
                     releaseLocalEp();
-                    OfiEp provided = psp.providesEndpoints() && !psp.crEvd.isFull() ? OfiEp.provided(ia) : null;
-                    if (psp.crEvd.isFull() || psp.providesEndpoints() && provided == null) {
+                    if (psp.report(listener, info, remoteAddress, privateData, remotePzId, remoteOwnerId)) {
+                        info = MemorySegment.NULL; // the request and the passive endpoint are the new CR's
+                    } else {
                         // refused on the provider's behalf, as a request arriving at that PSP would be
                         PrivateData.rejectByProvider(listener.pep, handle());
                         settle();
-                        return;
                     }
-                    OfiCr moved = new OfiCr(ia, handoffQual, listener, info, remoteAddress, privateData, remotePzId, remoteOwnerId,
-                            provided);
-                    info = MemorySegment.NULL;
-                    if (provided != null) {
-                        provided.connection.offerTentatively(moved);
-                    }
-                    psp.crEvd.postEvent(new DatEvent().setConnectionRequest(psp.crEvd, psp, psp.localAddress(), handoffQual, moved));
                     return;
                 }
             }

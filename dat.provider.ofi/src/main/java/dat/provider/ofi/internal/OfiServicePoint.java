@@ -112,49 +112,36 @@ abstract sealed class OfiServicePoint extends OfiHandle implements OfiIa.CmTarge
     }
 
     /**
-     * A connection request arrived (event thread, ia.cmLock held); the CR takes its info over. A
-     * Service Point whose CR EVD queue is full (its backlog, dat_psp_create(3DAT)) refuses the
-     * request on the provider's behalf: the requester gets {@code DAT_CONNECTION_EVENT_NON_PEER_REJECTED}.
+     * A connection request arrived (event thread, ia.cmLock held): reported with a CR that takes
+     * its info over, or refused on the provider's behalf where the Service Point cannot take it
+     * ({@link #report}): the requester gets {@code DAT_CONNECTION_EVENT_NON_PEER_REJECTED}.
      */
     @Override
     public void onCmEvent(int event, int error, byte[] data, MemorySegment info) {
         if (event != Fi.CONNREQ || info.equals(MemorySegment.NULL)) {
             return;
         }
-        MemorySegment handle = info.get(ADDRESS, Structs.INFO_HANDLE);
-        if (freed || crEvd.isFull()) {
-            PrivateData.rejectByProvider(listener.pep, handle);
-            ia.domain.freeInfo(info);
-            return;
-        }
         MemorySegment destination = info.get(ADDRESS, Structs.INFO_DEST_ADDR);
         long length = info.get(JAVA_LONG, Structs.INFO_DEST_ADDRLEN);
         InetSocketAddress remote = destination.equals(MemorySegment.NULL) || length <= 0 ? null
                 : Sockaddr.read(Fabric.sized(destination, length));
-        OfiEp reserved = this instanceof OfiRsp rsp ? rsp.ep : null;
-        OfiEp provided = null;
-        if (this instanceof OfiPsp psp && psp.providesEndpoints()) {
-            provided = OfiEp.provided(ia);
-            if (provided == null) {
-                // no Endpoint to carry the request (max_eps): refused as if the backlog were full
-                PrivateData.rejectByProvider(listener.pep, handle);
-                ia.domain.freeInfo(info);
-                return;
-            }
-        }
-        OfiCr cr = new OfiCr(ia, connQual, listener.retain(), info, remote, PrivateData.unframe(data), PrivateData.pzOf(data),
-                PrivateData.ownerOf(data), reserved != null ? reserved : provided);
-        if (reserved != null) {
-            destroy(); // the RSP is spent: its one request is reported, its handle freed (the CR holds the passive endpoint)
-            reserved.connection.offer(cr);
-            crEvd.postEvent(new DatEvent().setConnectionRequest(crEvd, null, localAddress(), connQual, cr));
-        } else {
-            if (provided != null) {
-                provided.connection.offerTentatively(cr);
-            }
-            crEvd.postEvent(new DatEvent().setConnectionRequest(crEvd, this, localAddress(), connQual, cr));
+        if (!report(listener.retain(), info, remote, PrivateData.unframe(data), PrivateData.pzOf(data), PrivateData.ownerOf(data))) {
+            listener.release(); // no CR holds it
+            PrivateData.rejectByProvider(listener.pep, info.get(ADDRESS, Structs.INFO_HANDLE));
+            ia.domain.freeInfo(info);
         }
     }
+
+    /**
+     * Reports a request at this Service Point (ia.cmLock held): a CR that takes {@code info} and
+     * one use of {@code listener} over, and its event on the CR EVD. A Service Point that is freed,
+     * whose CR EVD queue is full (its backlog, dat_psp_create(3DAT)), or that cannot make the
+     * Endpoint the request must carry reports nothing, and the caller refuses the request.
+     *
+     * @return whether the request was reported
+     */
+    abstract boolean report(Listener listener, MemorySegment info, InetSocketAddress remote, byte[] privateData, int remotePzId,
+            int remoteOwnerId);
 
     InetSocketAddress localAddress() {
         return new InetSocketAddress(ia.domain.address.getAddress(), (int) connQual);
@@ -206,9 +193,26 @@ abstract sealed class OfiServicePoint extends OfiHandle implements OfiIa.CmTarge
             return connQual;
         }
 
-        /** Whether each request comes with a Provider-created Endpoint ({@code DAT_PSP_PROVIDER}). */
-        boolean providesEndpoints() {
-            return flag == PspFlag.PROVIDER;
+        /** A request arrives or is handed off here: with a Provider-created Endpoint where the PSP asks for one. */
+        @Override
+        boolean report(Listener listener, MemorySegment info, InetSocketAddress remote, byte[] privateData, int remotePzId,
+                int remoteOwnerId) {
+            if (freed || crEvd.isFull()) {
+                return false;
+            }
+            OfiEp provided = null;
+            if (flag == PspFlag.PROVIDER) {
+                provided = OfiEp.provided(ia);
+                if (provided == null) {
+                    return false; // no Endpoint to carry the request (max_eps)
+                }
+            }
+            OfiCr cr = new OfiCr(ia, connQual, listener, info, remote, privateData, remotePzId, remoteOwnerId, provided);
+            if (provided != null) {
+                provided.connection.offerTentatively(cr);
+            }
+            crEvd.postEvent(new DatEvent().setConnectionRequest(crEvd, this, localAddress(), connQual, cr));
+            return true;
         }
 
         @Override
@@ -228,6 +232,20 @@ abstract sealed class OfiServicePoint extends OfiHandle implements OfiIa.CmTarge
         private OfiRsp(OfiIa ia, long connQual, OfiEp ep, OfiEvd crEvd) {
             super(ia, HandleType.RSP, DatReturn.INVALID_HANDLE_RSP, connQual, crEvd);
             this.ep = ep;
+        }
+
+        /** Its one request: the RSP is spent, and its Endpoint is offered with the request. */
+        @Override
+        boolean report(Listener listener, MemorySegment info, InetSocketAddress remote, byte[] privateData, int remotePzId,
+                int remoteOwnerId) {
+            if (freed || crEvd.isFull()) {
+                return false;
+            }
+            OfiCr cr = new OfiCr(ia, connQual, listener, info, remote, privateData, remotePzId, remoteOwnerId, ep);
+            destroy(); // its handle is freed; the CR holds the passive endpoint
+            ep.connection.offer(cr);
+            crEvd.postEvent(new DatEvent().setConnectionRequest(crEvd, null, localAddress(), connQual, cr));
+            return true;
         }
 
         @Override
