@@ -224,11 +224,17 @@ public interface InterfaceAdapter extends DatHandle {
      * {@code dat_rsp_create(3DAT)}. The Endpoint moves to {@link EpState#RESERVED}.
      *
      * @param connQual the connection qualifier to listen on
-     * @param ep the Endpoint reserved for the connection; it must be {@link EpState#UNCONNECTED}
+     * @param ep the Endpoint reserved for the connection; it must be {@link EpState#UNCONNECTED}.
+     *     The page lets {@code null} (DAT_HANDLE_NULL) ask for a Provider-created Endpoint; the
+     *     providers of this library answer it {@link DatReturn#INVALID_HANDLE}, as Solaris' libdat
+     *     and OFED dapl do, since such an Endpoint reaches
+     *     {@link EpState#PASSIVE_CONNECTION_PENDING} without a Protection Zone, which
+     *     {@code dat_ep_modify(3DAT)} cannot give it there
      * @param crEvd the EVD that receives the {@link EventNumber#CONNECTION_REQUEST_EVENT}
      * @return the new RSP
      * @throws DatException {@link DatReturn#CONN_QUAL_IN_USE}; {@link DatReturn#INVALID_STATE}
-     *     for an Endpoint that is not unconnected
+     *     for an Endpoint that is not unconnected; {@link DatReturn#INVALID_HANDLE} for an Endpoint
+     *     or EVD that is not an open one of this IA, or {@code null}
      */
     ReservedServicePoint createReservedServicePoint(long connQual, Endpoint ep, EventDispatcher crEvd);
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.ConnectionRequest;
 import dat.api.DatEvent;
+import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.Endpoint;
 import dat.api.EpState;
@@ -95,6 +96,22 @@ class RspTest {
         long qual = t.unusedConnQual(t.ia());
         t.expectError(DatReturn.INVALID_HANDLE, "dat_rsp_create with a freed Endpoint",
                 () -> t.ia().createReservedServicePoint(qual, ep, t.evd(EvdFlags.CR)));
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_rsp_create(3DAT) DAT_INVALID_HANDLE: DAT_HANDLE_NULL for the Endpoint, whose Provider-created Endpoint could never be given a PZ")
+    void nullEp(IaUnderTest t) {
+        // An RSP's Endpoint goes RESERVED, then PASSIVE_CONNECTION_PENDING; dat_ep_modify(3DAT)
+        // changes the PZ only in UNCONNECTED and TENTATIVE_CONNECTION_PENDING, so a
+        // Provider-created one could be accepted but never move data: the page's DAT_INVALID_HANDLE.
+        Connection c = t.connection().create();
+        long qual = t.unusedConnQual(c.passive.ia);
+        EventDispatcher crEvd = t.evd(c.passive.ia, EvdFlags.CR);
+        DatException e = t.expectError(DatReturn.INVALID_HANDLE, "dat_rsp_create with DAT_HANDLE_NULL for ep_handle",
+                () -> c.passive.ia.createReservedServicePoint(qual, null, crEvd));
+        assertThat(e.subtype()).as(t.at("the argument DAT_INVALID_HANDLE names")).isEqualTo(DatReturn.INVALID_HANDLE_EP);
+        c.connectActive(qual);
+        t.event(c.active.connectEvd, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, "a connect to the refused RSP's qualifier");
     }
 
     @ConformanceTest

@@ -611,24 +611,19 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
         provider.cmLock.lock();
         try {
             checkOpen();
-            SimEndpoint e;
             if (ep == null) {
-                // dat_rsp_create(3DAT): DAT_HANDLE_NULL asks for a Provider-created Endpoint
-                e = providerEndpoint(null);
-                if (e == null) {
-                    throw insufficient(DatReturn.RESOURCE_TEP, "max_eps " + adapter.limits.maxEps() + " reached");
-                }
-                e.connection.providerOwned = true;
-            } else {
-                e = endpoint(ep, "ep");
-                if (e.state() != dat.api.EpState.UNCONNECTED) {
-                    throw invalidState(SimEndpoint.stateSubtype(e.state()), "the Endpoint is " + e.state() + ", not UNCONNECTED");
-                }
+                // dat_rsp_create(3DAT) lets DAT_HANDLE_NULL ask for a Provider-created Endpoint, but
+                // such an Endpoint would reach PASSIVE_CONNECTION_PENDING with no Protection Zone,
+                // which dat_ep_modify(3DAT) gives only UNCONNECTED or TENTATIVE_CONNECTION_PENDING
+                // Endpoints: it could never move data. Solaris libdat and OFED dapl refuse it too.
+                throw invalidHandle(DatReturn.INVALID_HANDLE_EP, "ep",
+                        "DAT_HANDLE_NULL: this provider creates Endpoints for PSPs only; an RSP needs the consumer's Endpoint");
+            }
+            SimEndpoint e = endpoint(ep, "ep");
+            if (e.state() != dat.api.EpState.UNCONNECTED) {
+                throw invalidState(SimEndpoint.stateSubtype(e.state()), "the Endpoint is " + e.state() + ", not UNCONNECTED");
             }
             if (adapter.servicePoints.containsKey(connQual)) {
-                if (ep == null) {
-                    e.destroy();
-                }
                 throw DatException.of(DatReturn.CONN_QUAL_IN_USE, DatReturn.NO_SUBTYPE, "connQual",
                         "qualifier " + connQual + " is in use on " + adapter.name);
             }

@@ -72,9 +72,6 @@ final class SimRsp extends ServicePoint implements ReservedServicePoint {
             if (ep.state() == EpState.RESERVED) {
                 ep.setState(EpState.UNCONNECTED);
             }
-            if (ep.connection.providerOwned) {
-                ep.destroy(); // the Endpoint the provider made for this RSP
-            }
         }
     }
 
