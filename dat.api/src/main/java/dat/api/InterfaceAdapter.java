@@ -234,7 +234,8 @@ public interface InterfaceAdapter extends DatHandle {
      * @return the new RSP
      * @throws DatException {@link DatReturn#CONN_QUAL_IN_USE}; {@link DatReturn#INVALID_STATE}
      *     for an Endpoint that is not unconnected; {@link DatReturn#INVALID_HANDLE} for an Endpoint
-     *     or EVD that is not an open one of this IA, or {@code null}
+     *     or EVD that is not an open one of this IA, or {@code null};
+     *     {@link DatReturn#INVALID_PARAMETER} for a qualifier the provider cannot listen on
      */
     ReservedServicePoint createReservedServicePoint(long connQual, Endpoint ep, EventDispatcher crEvd);
 

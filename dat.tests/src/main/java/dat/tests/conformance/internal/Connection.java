@@ -69,7 +69,8 @@ public final class Connection {
          * Gives a Provider-created Endpoint this side's PZ and EVDs, which it comes without
          * (dat_psp_create(3DAT)), as a consumer does before accepting on it.
          *
-         * @param provided the Endpoint a Connection Request or an RSP carries
+         * @param provided the Endpoint a Connection Request carries (at a PSP created with
+         *     {@code DAT_PSP_PROVIDER})
          */
         public void adopt(Endpoint provided) {
             provided.modify(EpParamMask.PZ_HANDLE | EpParamMask.RECV_EVD_HANDLE | EpParamMask.REQUEST_EVD_HANDLE

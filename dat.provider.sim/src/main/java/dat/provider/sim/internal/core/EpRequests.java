@@ -50,30 +50,30 @@ final class EpRequests {
         return Math.max(a.maxRequestIov(), Math.max(a.maxRdmaReadIov(), a.maxRdmaWriteIov()));
     }
 
-        public int postSend(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
+    public int postSend(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags) {
         int status = postRequest(Wr.Request.SEND, numSegments, localIov, userCookie, null, completionFlags, 0, 0, 0);
         return ep.ia.statistics.refused(status);
     }
 
-        public int postRdmaWrite(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
+    public int postRdmaWrite(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
         int status = postRequest(Wr.Request.RDMA_WRITE, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0, 0, 0);
         return ep.ia.statistics.refused(status);
     }
 
-        public int postRdmaRead(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
+    public int postRdmaRead(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int completionFlags) {
         int status = postRequest(Wr.Request.RDMA_READ, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0, 0, 0);
         return ep.ia.statistics.refused(status);
     }
 
-        public int postFetchAndAdd(long addValue, LmrTriplet localBuffer, long userCookie, RmrTriplet remoteBuffer, int completionFlags) {
+    public int postFetchAndAdd(long addValue, LmrTriplet localBuffer, long userCookie, RmrTriplet remoteBuffer, int completionFlags) {
         int status = postAtomic(Wr.Request.FETCH_AND_ADD, addValue, 0, localBuffer, userCookie, remoteBuffer, completionFlags,
                 DatReturn.INVALID_ARG3, DatReturn.INVALID_ARG5, DatReturn.INVALID_ARG6);
         return ep.ia.statistics.refused(status);
     }
 
-        public int postCompareAndSwap(long compareValue, long swapValue, LmrTriplet localBuffer, long userCookie,
+    public int postCompareAndSwap(long compareValue, long swapValue, LmrTriplet localBuffer, long userCookie,
             RmrTriplet remoteBuffer, int completionFlags) {
         int status = postAtomic(Wr.Request.CMP_AND_SWAP, compareValue, swapValue, localBuffer, userCookie, remoteBuffer,
                 completionFlags, DatReturn.INVALID_ARG4, DatReturn.INVALID_ARG6, DatReturn.INVALID_ARG7);
@@ -114,7 +114,7 @@ final class EpRequests {
 
     /** A one-entry IOV per thread, reused. */
     private static final class OneEntryIov extends ThreadLocal<LmrTriplet[]> {
-                protected LmrTriplet[] initialValue() {
+        protected LmrTriplet[] initialValue() {
             return new LmrTriplet[1];
         }
 
@@ -127,7 +127,7 @@ final class EpRequests {
         }
     }
 
-        public int postRdmaWriteImmediate(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
+    public int postRdmaWriteImmediate(int numSegments, LmrTriplet[] localIov, long userCookie, RmrTriplet remoteBuffer,
             int immediateData, int completionFlags) {
         int status = postRequest(Wr.Request.WRITE_IMMEDIATE, numSegments, localIov, userCookie, remoteBuffer, completionFlags, 0, 0,
                 immediateData);

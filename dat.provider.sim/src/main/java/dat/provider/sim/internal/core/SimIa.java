@@ -634,8 +634,8 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
     }
 
     /**
-     * An Endpoint the provider creates for a PSP with {@link PspFlag#PROVIDER} or an RSP without
-     * Endpoint: no PZ, no EVDs, attributes matching the active side (dat_psp_create(3DAT)).
+     * An Endpoint the provider creates for a request at a PSP with {@link PspFlag#PROVIDER}: no PZ,
+     * no EVDs, attributes matching the active side (dat_psp_create(3DAT)).
      */
     SimEndpoint providerEndpoint(EpAttributes activeAttributes) {
         if (!Adapter.reserve(adapter.eps, adapter.limits.maxEps())) {
