@@ -180,11 +180,13 @@ exit 0
 GUEST
 chmod +x "$stage/guest-tests.sh" "$stage/guest-perf.sh"
 
-# rxe-vm.sh gives the VM $(nproc) vCPUs, and nproc honours OMP_NUM_THREADS
+# rxe-vm.sh gives the VM $(nproc) vCPUs, and nproc honours OMP_NUM_THREADS. The VM gets 6 GiB
+# (RXE_VM_MEM, MiB): a suite JVM's 2 GiB heap beside the native memory and rxe queues of the limits
+# tests' Endpoints, which in 4 GiB can get the ofi-verbs-rxe0 suite's JVM killed (status 137).
 boot() { # boot <vcpus> <guest script> <log>
     local status=0
     log "booting the soft-RoCE VM with $1 vCPU(s) (Debian kernel, rdma_rxe, QEMU/TCG -cpu ${RXE_VM_CPU:-qemu64})"
-    OMP_NUM_THREADS=$1 RXE_VM_TIMEOUT=${RXE_VM_TIMEOUT:-900} timeout --kill-after=30 "${RXE_BOOT_TIMEOUT:-960}" \
+    OMP_NUM_THREADS=$1 RXE_VM_MEM=${RXE_VM_MEM:-6144} RXE_VM_TIMEOUT=${RXE_VM_TIMEOUT:-900} timeout --kill-after=30 "${RXE_BOOT_TIMEOUT:-960}" \
         bash "$vm_tool" "$root" bash "$2" > "$3" 2>&1 || status=$?
     grep -a '^\[guest\]\|^\[rxe-vm\]' "$3"
     [ $status -ne 0 ] && { log "the VM ended with status $status; its log:"; tail -40 "$3"; }
