@@ -611,14 +611,9 @@ public final class SimIa extends SimHandle implements InterfaceAdapter {
         provider.cmLock.lock();
         try {
             checkOpen();
-            if (ep == null) {
-                // dat_rsp_create(3DAT) lets DAT_HANDLE_NULL ask for a Provider-created Endpoint, but
-                // such an Endpoint would reach PASSIVE_CONNECTION_PENDING with no Protection Zone,
-                // which dat_ep_modify(3DAT) gives only UNCONNECTED or TENTATIVE_CONNECTION_PENDING
-                // Endpoints: it could never move data. Solaris libdat and OFED dapl refuse it too.
-                throw invalidHandle(DatReturn.INVALID_HANDLE_EP, "ep",
-                        "DAT_HANDLE_NULL: this provider creates Endpoints for PSPs only; an RSP needs the consumer's Endpoint");
-            }
+            // DAT_HANDLE_NULL is DAT_INVALID_HANDLE here, as in Solaris libdat and OFED dapl: a
+            // Provider-created Endpoint would reach PASSIVE_CONNECTION_PENDING with no Protection
+            // Zone, which dat_ep_modify(3DAT) gives only in UNCONNECTED and TENTATIVE_CONNECTION_PENDING
             SimEndpoint e = endpoint(ep, "ep");
             if (e.state() != dat.api.EpState.UNCONNECTED) {
                 throw invalidState(SimEndpoint.stateSubtype(e.state()), "the Endpoint is " + e.state() + ", not UNCONNECTED");
