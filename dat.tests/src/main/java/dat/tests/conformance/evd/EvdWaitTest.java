@@ -16,6 +16,7 @@ import dat.api.InterfaceAdapter;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.NotificationWaits;
 import dat.tests.conformance.internal.Waiters;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -24,11 +25,6 @@ import org.junit.jupiter.api.DisplayName;
 
 /** dat_evd_wait(3DAT). */
 class EvdWaitTest {
-
-    /** The deviation of a provider whose waiters an unsignalled completion may unblock. */
-    private static final String UNSIGNALLED_NOTIFICATION = "unsignalled_notification";
-    /** The deviation of a provider whose waiters an unsolicited receive may unblock. */
-    private static final String SOLICITED_WAIT_NOTIFICATION = "solicited_wait_notification";
 
     @ConformanceTest
     @DisplayName("dat_evd_wait(3DAT) DAT_SUCCESS: returns the first event and nmore, the events left")
@@ -176,7 +172,7 @@ class EvdWaitTest {
     void unsignalledCompletionDoesNotUnblock(IaUnderTest t) throws Exception {
         Connection c = t.unsignalledConnection();
         postTwoReceives(t, c);
-        expectOnlyTheNotificationEnds(t, c.active.requestEvd, UNSIGNALLED_NOTIFICATION, "the completion of an unsignalled send", 10, () -> {
+        NotificationWaits.expectOnlyTheNotificationEnds(t, c.active.requestEvd, NotificationWaits.UNSIGNALLED_NOTIFICATION, "the completion of an unsignalled send", 10, () -> {
             t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.UNSIGNALLED), "an unsignalled dat_ep_post_send");
             t.success(c.passive.recvEvd, "the unsignalled send's message");
         }, () -> t.expectSuccess(c.active.ep.postSend(1, c.active.iov(64, 64), 11, CompletionFlags.DEFAULT), "a notifying dat_ep_post_send"));
@@ -192,7 +188,7 @@ class EvdWaitTest {
         EpAttributes attributes = t.epAttributesBuilder().recvCompletionFlags(CompletionFlags.SOLICITED_WAIT).build();
         Connection c = t.connection().attributes(attributes).connect();
         postTwoReceives(t, c);
-        expectOnlyTheNotificationEnds(t, c.passive.recvEvd, SOLICITED_WAIT_NOTIFICATION, "the receive of an unsolicited message", 0, () -> {
+        NotificationWaits.expectOnlyTheNotificationEnds(t, c.passive.recvEvd, NotificationWaits.SOLICITED_WAIT_NOTIFICATION, "the receive of an unsolicited message", 0, () -> {
             t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.DEFAULT), "an unsolicited dat_ep_post_send");
             t.success(c.active.requestEvd, "the unsolicited send's completion");
         }, () -> t.expectSuccess(c.active.ep.postSend(1, c.active.iov(64, 64), 11, CompletionFlags.SOLICITED_WAIT),
@@ -207,50 +203,6 @@ class EvdWaitTest {
         for (int i = 0; i < 2; i++) {
             t.expectSuccess(c.passive.ep.postRecv(1, c.passive.iov(i * 64L, 64), i, CompletionFlags.DEFAULT), "dat_ep_post_recv " + i);
         }
-    }
-
-    /**
-     * A waiter on {@code evd} stays blocked past the event {@code quiet} causes (a completion that
-     * is no notification: {@code quiet} returns once the transfer is done at the other end) and
-     * ends at the notification {@code notifying} causes, taking the quiet event ({@code firstCookie})
-     * first. A provider that declares {@code deviation} may end the wait at the quiet event.
-     */
-    private static void expectOnlyTheNotificationEnds(IaUnderTest t, EventDispatcher evd, String deviation, String quietEvent,
-            long firstCookie, Runnable quiet, Runnable notifying) throws Exception {
-        DatEvent taken = new DatEvent();
-        CompletableFuture<Integer> waiter = startWaiter(t, evd, taken);
-        quiet.run();
-        // the transfer is done: its event is queued here as it lands, or soon after
-        Waiters.sleepMillis(200);
-        if (waiter.isDone()) {
-            String observed = "dat_evd_wait returned on " + quietEvent + " (" + DatReturn.describe(waiter.join()) + ", user_cookie "
-                    + taken.userCookie() + ")";
-            t.check(waiter.join() == DatReturn.SUCCESS && taken.userCookie() == firstCookie, observed);
-            t.skipAsDeclared(deviation, observed);
-        }
-        notifying.run();
-        t.expectSuccess(waiter.get(10, TimeUnit.SECONDS), "the dat_evd_wait the notification ends");
-        assertThat(taken.userCookie()).as(t.at("the first event the waiter takes: " + quietEvent)).isEqualTo(firstCookie);
-    }
-
-    /**
-     * Starts a thread waiting on {@code evd} (threshold 1, long timeout) and returns once it waits:
-     * a zero-timeout wait is refused as a second waiter. A waiter refused because the probe was
-     * inside the EVD is started again.
-     */
-    private static CompletableFuture<Integer> startWaiter(IaUnderTest t, EventDispatcher evd, DatEvent into) {
-        long deadline = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(IaUnderTest.EVENT_TIMEOUT_MICROS);
-        CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(() -> evd.await(20_000_000L, 1, into));
-        int code = evd.await(0, 1, new DatEvent());
-        while (DatReturn.typeOf(code) == DatReturn.TIMEOUT_EXPIRED && System.nanoTime() < deadline) {
-            if (waiter.isDone() && DatReturn.typeOf(waiter.join()) == DatReturn.INVALID_STATE) {
-                waiter = CompletableFuture.supplyAsync(() -> evd.await(20_000_000L, 1, into));
-            }
-            Waiters.sleepMillis(5);
-            code = evd.await(0, 1, new DatEvent());
-        }
-        t.expectCode(DatReturn.INVALID_STATE, code, "a zero-timeout dat_evd_wait while the waiter waits");
-        return waiter;
     }
 
     @ConformanceTest
