@@ -50,7 +50,12 @@ public interface ImmediateDataEndpoint {
      * @param userCookie returned in the requester's completion
      * @param remoteBuffer the remote buffer to write; its length may be 0 with 0 segments
      * @param immediateData the 32-bit value the peer's receive completion carries
-     * @param completionFlags {@link dat.api.CompletionFlags}, or-ed
+     * @param completionFlags {@link dat.api.CompletionFlags}, or-ed: those of
+     *     {@code dat_ep_post_rdma_write(3DAT)}, and {@link dat.api.CompletionFlags#SOLICITED_WAIT}, as
+     *     OFED dapl allows: the peer's receive completion is then a notification on a receive stream
+     *     configured {@code DAT_COMPLETION_SOLICITED_WAIT_FLAG}, as a solicited send's (on
+     *     InfiniBand, a solicited RDMA Write with Immediate); a provider whose IA does not declare
+     *     that flag in {@code completion_flags_supported} posts an ordinary write
      * @return {@link dat.api.DatReturn#SUCCESS}; {@link dat.api.DatReturn#LENGTH_ERROR} when the
      *     remote buffer is smaller than the local one; {@link dat.api.DatReturn#INVALID_STATE} when
      *     the Endpoint is not connected; {@link dat.api.DatReturn#INSUFFICIENT_RESOURCES} when the

@@ -6,8 +6,8 @@ package dat.provider.ofi.internal;
  * carries the value in the low half and the bytes written in bits 32 to 62 (at most
  * {@code max_msg_size}, 1 GiB); a send carries CQ data only when posted
  * {@code DAT_COMPLETION_SOLICITED_WAIT_FLAG}, with all of bits 32 to 62 set (a length no write
- * has) and bit 63, the mark that makes its receive a notification on a receive stream configured
- * {@code DAT_COMPLETION_SOLICITED_WAIT_FLAG} (dat_evd_wait(3DAT)).
+ * has). Bit 63 of either is the mark of a message posted {@code DAT_COMPLETION_SOLICITED_WAIT_FLAG},
+ * which makes its receive a notification on a receive stream configured so (dat_evd_wait(3DAT)).
  */
 final class MessageCqData {
 
@@ -23,9 +23,12 @@ final class MessageCqData {
         return SOLICITED | SEND;
     }
 
-    /** The CQ data of the message after an RDMA write of {@code written} bytes with immediate data. */
-    static long writeWithImmediateData(long written, int immediate) {
-        return (written << 32) | Integer.toUnsignedLong(immediate);
+    /**
+     * The CQ data of the message after an RDMA write of {@code written} bytes with immediate data,
+     * marked when the write was posted {@code DAT_COMPLETION_SOLICITED_WAIT_FLAG}.
+     */
+    static long writeWithImmediateData(long written, int immediate, boolean solicited) {
+        return (solicited ? SOLICITED : 0) | (written << 32) | Integer.toUnsignedLong(immediate);
     }
 
     /** Whether the message was posted {@code DAT_COMPLETION_SOLICITED_WAIT_FLAG}. */
@@ -40,6 +43,6 @@ final class MessageCqData {
 
     /** The bytes the write with immediate data wrote. */
     static long written(long data) {
-        return data >>> 32;
+        return (data & ~SOLICITED) >>> 32;
     }
 }

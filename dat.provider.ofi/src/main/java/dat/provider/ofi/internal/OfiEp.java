@@ -198,7 +198,7 @@ final class OfiEp extends OfiHandle implements Endpoint, EpHighWatermarks.Holder
             if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
                 return Codes.epState(s);
             }
-            if (!PostFlags.isValidRequest(completionFlags, attributes, kind == WorkSlots.SEND)) {
+            if (!PostFlags.isValidRequest(completionFlags, attributes, kind == WorkSlots.SEND || kind == WorkSlots.WRITE_IMMEDIATE)) {
                 return Codes.invalidParameter(kind == WorkSlots.SEND ? DatReturn.INVALID_ARG5
                         : kind == WorkSlots.WRITE_IMMEDIATE ? DatReturn.INVALID_ARG7 : DatReturn.INVALID_ARG6);
             }

@@ -317,7 +317,8 @@ final class Posting {
                 return written;
             }
         }
-        long data = MessageCqData.writeWithImmediateData(total, immediate);
+        long data = MessageCqData.writeWithImmediateData(total, immediate,
+                (completionFlags & CompletionFlags.SOLICITED_WAIT) != 0 && ep.ia.limits.cqData().marksSolicited());
         return send(slots, cookie, total, WorkSlots.WRITE_IMMEDIATE, completionFlags, immediate, 0, data,
                 flags | Fi.REMOTE_CQ_DATA | Fi.DELIVERY_COMPLETE);
     }

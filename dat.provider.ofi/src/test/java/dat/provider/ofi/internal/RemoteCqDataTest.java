@@ -32,16 +32,18 @@ class RemoteCqDataTest {
     }
 
     @Test
-    void aMessagesCqData_tellsASolicitedSendFromTheMessageOfAWriteWithImmediateData() {
+    void aMessagesCqData_tellsASolicitedSendFromTheMessageOfAWriteWithImmediateData_eitherMarkedSolicited() {
         long send = MessageCqData.solicitedSend();
         assertThat(MessageCqData.isSend(send)).isTrue();
         assertThat(MessageCqData.isSolicited(send)).isTrue();
-        for (long written : new long[] {0, 1, 4096, 1L << 30}) {
-            long write = MessageCqData.writeWithImmediateData(written, 0xFFFF_FFFF);
-            assertThat(MessageCqData.isSend(write)).as("a write of %d bytes", written).isFalse();
-            assertThat(MessageCqData.isSolicited(write)).isFalse();
-            assertThat(MessageCqData.written(write)).isEqualTo(written);
-            assertThat((int) write).isEqualTo(0xFFFF_FFFF);
+        for (boolean solicited : new boolean[] {false, true}) {
+            for (long written : new long[] {0, 1, 4096, 1L << 30}) {
+                long write = MessageCqData.writeWithImmediateData(written, 0xFFFF_FFFF, solicited);
+                assertThat(MessageCqData.isSend(write)).as("a write of %d bytes, solicited %s", written, solicited).isFalse();
+                assertThat(MessageCqData.isSolicited(write)).isEqualTo(solicited);
+                assertThat(MessageCqData.written(write)).isEqualTo(written);
+                assertThat((int) write).isEqualTo(0xFFFF_FFFF);
+            }
         }
     }
 

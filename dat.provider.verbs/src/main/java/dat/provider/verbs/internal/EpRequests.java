@@ -94,7 +94,7 @@ final class EpRequests {
      *
      * @return 0 to go on (connected or disconnected, see {@link VerbsEp#state()}), or an error code
      */
-    private int check(int completionFlags, int flagsArgument, boolean send) {
+    private int check(int completionFlags, int flagsArgument, boolean solicitable) {
         if (ep.freed || !ia.isUsable()) {
             return ep.invalidHandleCode();
         }
@@ -102,7 +102,7 @@ final class EpRequests {
         if (s != EpState.CONNECTED && s != EpState.DISCONNECTED) {
             return Codes.epState(s);
         }
-        if (!PostFlags.isValidRequest(completionFlags, ep.attributes(), send)) {
+        if (!PostFlags.isValidRequest(completionFlags, ep.attributes(), solicitable)) {
             return Codes.invalidParameter(flagsArgument);
         }
         return 0;
@@ -182,7 +182,8 @@ final class EpRequests {
                 return Codes.invalidParameter(DatReturn.INVALID_ARG5); // after the handle, before the state
             }
             int checked = check(completionFlags, kind == WorkSlots.SEND ? DatReturn.INVALID_ARG5
-                    : kind == WorkSlots.RDMA_WRITE_IMM ? DatReturn.INVALID_ARG7 : DatReturn.INVALID_ARG6, kind == WorkSlots.SEND);
+                    : kind == WorkSlots.RDMA_WRITE_IMM ? DatReturn.INVALID_ARG7 : DatReturn.INVALID_ARG6,
+                    kind == WorkSlots.SEND || kind == WorkSlots.RDMA_WRITE_IMM);
             if (checked != 0) {
                 return checked;
             }

@@ -8,6 +8,7 @@ import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
 import dat.api.EventDispatcher;
+import dat.api.EpAttributes;
 import dat.api.EvdFlags;
 import dat.api.LmrTriplet;
 import dat.api.LocalMemoryRegion;
@@ -20,6 +21,7 @@ import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.DataPattern;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.NotificationWaits;
 import dat.tests.conformance.internal.SrqSetup;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.DisplayName;
@@ -104,6 +106,36 @@ class ImmediateDataTest {
         DatEvent received = completion(t, c.passive.recvEvd, IbExtension.RDMA_WRITE_IMMED_DATA, "the notification");
         assertThat(received.immediateData()).as(t.at("the immediate value")).isEqualTo(-7);
         assertThat(received.transferredLength()).as(t.at("the bytes written")).isZero();
+    }
+
+    @ConformanceTest
+    @DisplayName("dat_ib_post_rdma_write_immed(dat_ib_extensions.h) DAT_SUCCESS: on a receive stream configured"
+            + " DAT_COMPLETION_SOLICITED_WAIT_FLAG, an unsolicited write's receive does not unblock a waiter; a write posted"
+            + " DAT_COMPLETION_SOLICITED_WAIT_FLAG does, as a solicited send's, and the waiter takes the events in order")
+    void solicitedWriteWithImmediateDataUnblocks(IaUnderTest t) throws Exception {
+        Extensions.requireImmediateData(t);
+        t.requireSupported(t.supportsCompletionFlag(CompletionFlags.SOLICITED_WAIT), "DAT_COMPLETION_SOLICITED_WAIT_FLAG (completion_flags_supported)");
+        EpAttributes attributes = t.epAttributesBuilder().recvCompletionFlags(CompletionFlags.SOLICITED_WAIT).build();
+        Connection c = t.connection().ias(t.ia(), t.open()).attributes(attributes).connect();
+        ImmediateDataEndpoint immediate = Extensions.immediate(t, c.active);
+        for (int i = 0; i < 2; i++) {
+            t.expectSuccess(c.passive.ep.postRecv(0, null, i, CompletionFlags.DEFAULT), "dat_ep_post_recv " + i + " without buffers");
+        }
+        DataPattern.fill(c.active.buffer().asSlice(0, 128), 41);
+        DatEvent first = NotificationWaits.expectOnlyTheNotificationEnds(t, c.passive.recvEvd, NotificationWaits.SOLICITED_WAIT_NOTIFICATION,
+                "the receive of an unsolicited write with immediate data", 0, () -> {
+                    t.expectSuccess(immediate.postRdmaWriteImmediate(1, c.active.iov(0, 64), 10L, c.passive.remote(0, 64), 100,
+                            CompletionFlags.DEFAULT), "an unsolicited dat_ib_post_rdma_write_immed");
+                    completion(t, c.active.requestEvd, IbExtension.RDMA_WRITE_IMMED, "the unsolicited write");
+                }, () -> t.expectSuccess(immediate.postRdmaWriteImmediate(1, c.active.iov(64, 64), 11L, c.passive.remote(64, 64), 101,
+                        CompletionFlags.SOLICITED_WAIT), "a dat_ib_post_rdma_write_immed posted DAT_COMPLETION_SOLICITED_WAIT_FLAG"));
+        assertThat(first.immediateData()).as(t.at("the immediate value of the first receive")).isEqualTo(100);
+        DatEvent second = completion(t, c.passive.recvEvd, IbExtension.RDMA_WRITE_IMMED_DATA, "the solicited write's receive");
+        assertThat(second.userCookie()).as(t.at("the second receive's cookie")).isEqualTo(1L);
+        assertThat(second.immediateData()).as(t.at("the immediate value of the second receive")).isEqualTo(101);
+        assertThat(second.transferredLength()).as(t.at("the bytes the solicited write wrote")).isEqualTo(64);
+        completion(t, c.active.requestEvd, IbExtension.RDMA_WRITE_IMMED, "the solicited write");
+        t.verify(c.passive.buffer().asSlice(0, 128), 41, 0, "the bytes both writes placed");
     }
 
     @ConformanceTest

@@ -404,10 +404,10 @@ final class EpReceives {
     /**
      * Generates the completion of a receive an RDMA write with immediate data consumed
      * ({@link IbExtension#RDMA_WRITE_IMMED_DATA}: the bytes written and the immediate value); with
-     * the lock held.
+     * the lock held. {@code solicited}: the writer posted it {@code DAT_COMPLETION_SOLICITED_WAIT_FLAG}.
      */
-    public void completeRecvImmediate(Wr.Recv rv, int status, long len, int immediate) {
-        completeRecv(rv, status, len, false, true, immediate);
+    public void completeRecvImmediate(Wr.Recv rv, int status, long len, int immediate, boolean solicited) {
+        completeRecv(rv, status, len, solicited, true, immediate);
     }
 
     private void completeRecv(Wr.Recv rv, int status, long len, boolean solicited, boolean withImmediate, int immediate) {

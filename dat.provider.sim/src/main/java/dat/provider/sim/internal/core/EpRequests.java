@@ -145,7 +145,9 @@ final class EpRequests {
         int flagsArg = op == Wr.Request.SEND ? DatReturn.INVALID_ARG5
                 : op == Wr.Request.WRITE_IMMEDIATE ? DatReturn.INVALID_ARG7
                 : op == Wr.Request.CMP_AND_SWAP ? DatReturn.INVALID_ARG7 : DatReturn.INVALID_ARG6;
-        if (!CompletionFlags.isValid(flags) || (op != Wr.Request.SEND && (flags & CompletionFlags.SOLICITED_WAIT) != 0)) {
+        // SOLICITED_WAIT asks for the peer's solicited event: a send's, and (as in OFED dapl) a write's with immediate data
+        if (!CompletionFlags.isValid(flags)
+                || (op != Wr.Request.SEND && op != Wr.Request.WRITE_IMMEDIATE && (flags & CompletionFlags.SOLICITED_WAIT) != 0)) {
             return DatReturn.error(DatReturn.INVALID_PARAMETER, flagsArg);
         }
         EpAttributes a = ep.attrs;

@@ -356,8 +356,8 @@ public final class SimEndpoint extends SimHandle implements Endpoint, AtomicEndp
     }
 
     /** Generates the completion of a receive a write with immediate data consumed; with the lock held. */
-    public void completeRecvImmediate(Wr.Recv rv, int status, long len, int immediate) {
-        receives.completeRecvImmediate(rv, status, len, immediate);
+    public void completeRecvImmediate(Wr.Recv rv, int status, long len, int immediate, boolean solicited) {
+        receives.completeRecvImmediate(rv, status, len, immediate, solicited);
     }
 
     /**

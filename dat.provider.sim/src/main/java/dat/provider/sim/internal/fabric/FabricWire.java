@@ -274,7 +274,8 @@ final class FabricWire implements Wire {
         } catch (IllegalStateException | IndexOutOfBoundsException e) {
             return localMemoryGone(ep, target, rv);
         }
-        target.completeRecvImmediate(rv, DtoCompletionStatus.SUCCESS, wr.total, wr.immediate);
+        target.completeRecvImmediate(rv, DtoCompletionStatus.SUCCESS, wr.total, wr.immediate,
+                (wr.flags & CompletionFlags.SOLICITED_WAIT) != 0);
         ep.completeHead(DtoCompletionStatus.SUCCESS, wr.total);
         return DONE;
     }

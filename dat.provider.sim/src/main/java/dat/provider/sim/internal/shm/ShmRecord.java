@@ -85,7 +85,7 @@ final class ShmRecord {
     // flags
     /** More fragments of this request or response follow, as CONTINUATION records. */
     static final int MORE = 1;
-    /** A send: the sender asked for a solicited event. */
+    /** A send or a write with immediate data: the sender asked for a solicited event. */
     static final int SOLICITED = 2;
     /**
      * A send or RDMA write whose payload is not in the ring but in a shared file of the
@@ -229,7 +229,7 @@ final class ShmRecord {
 
     /** A send's or write's first record: its flags, and its payload against its total. */
     private String dataRecord(int payload) {
-        if ((flags & ~ALL_FLAGS) != 0 || (opcode != SEND && (flags & SOLICITED) != 0)) {
+        if ((flags & ~ALL_FLAGS) != 0 || (opcode != SEND && opcode != RDMA_WRITE_IMMEDIATE && (flags & SOLICITED) != 0)) {
             return BAD_FLAGS;
         }
         if ((flags & BY_REFERENCE) != 0) {

@@ -312,6 +312,7 @@ final class ShmTarget {
         }
         begin(ShmRecord.RDMA_WRITE_IMMEDIATE, w, rec.address - w.memoryBase());
         landAux = rec.aux;
+        landSolicited = (rec.flags & ShmRecord.SOLICITED) != 0;
         return land();
     }
 
@@ -502,7 +503,7 @@ final class ShmTarget {
             completeReceive(DtoCompletionStatus.SUCCESS, landTotal);
         } else if (op == ShmRecord.RDMA_WRITE_IMMEDIATE) {
             rxTaken = false;
-            ep.completeRecvImmediate(rx, DtoCompletionStatus.SUCCESS, landTotal, landAux);
+            ep.completeRecvImmediate(rx, DtoCompletionStatus.SUCCESS, landTotal, landAux, landSolicited);
             rx.release();
             session.control().noteDriver(ep.recvEvd());
         }

@@ -349,7 +349,8 @@ final class ShmWire implements Wire {
         } else {
             int opcode = op == Wr.Request.SEND ? ShmRecord.SEND : op == Wr.Request.RDMA_WRITE ? ShmRecord.RDMA_WRITE
                     : ShmRecord.RDMA_WRITE_IMMEDIATE;
-            int flags = op == Wr.Request.SEND && (wr.flags & CompletionFlags.SOLICITED_WAIT) != 0 ? ShmRecord.SOLICITED : 0;
+            int flags = (op == Wr.Request.SEND || op == Wr.Request.WRITE_IMMEDIATE) && (wr.flags & CompletionFlags.SOLICITED_WAIT) != 0
+                    ? ShmRecord.SOLICITED : 0;
             int aux = op == Wr.Request.WRITE_IMMEDIATE ? wr.immediate : 0;
             int ctx = op == Wr.Request.SEND ? 0 : wr.remoteContext;
             long address = op == Wr.Request.SEND ? 0 : wr.remoteAddress;

@@ -43,6 +43,8 @@ final class Receiver {
     private long frameSeq;
     private long frameLength;
     private int frameAux;
+    /** Whether the frame is a write with immediate data its sender solicited ({@link TcpFrame#solicitedWrite}). */
+    private boolean frameSolicitedWrite;
     /** The receive the landing fills, and whether it is taken from the Endpoint and not completed. */
     private Wr.Recv rx;
     private boolean rxTaken;
@@ -253,6 +255,7 @@ final class Receiver {
         frameSeq = f.seq;
         frameLength = f.payloadLength;
         frameAux = f.aux;
+        frameSolicitedWrite = f.solicitedWrite;
     }
 
     private void startSkip(int op) {
@@ -379,7 +382,7 @@ final class Receiver {
             respond(TcpFrame.ACK, frameSeq, TcpFrame.STATUS_RNR, null, 0, 0, false);
             return;
         }
-        w.recvDoneImmediate(rx, frameLength, frameAux);
+        w.recvDoneImmediate(rx, frameLength, frameAux, frameSolicitedWrite);
         rx.release();
         c.noteDriver(w.endpoint().recvEvd());
         acknowledge(frameSeq, frameLength);

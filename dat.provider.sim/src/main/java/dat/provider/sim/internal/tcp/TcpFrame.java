@@ -13,7 +13,7 @@ import java.nio.ByteOrder;
  * <pre>
  * offset size field
  *  0     2    magic 0xDA7A
- *  2     1    version 4 (4: the shared-memory offer and answer; an older peer is refused, not misread)
+ *  2     1    version 5 (5: solicited writes with immediate data; an older peer is refused, not misread)
  *  3     1    opcode
  *  4     4    payloadLength  (unsigned; bytes after the header)
  *  8     4    context        (RMR/LMR context of RDMA frames, QoS of CONNECT_REQUEST, else 0)
@@ -33,7 +33,7 @@ final class TcpFrame {
 
     static final int HEADER_BYTES = 32;
     static final short MAGIC = (short) 0xDA7A;
-    static final byte VERSION = 4;
+    static final byte VERSION = 5;
 
     // Connection management: before ESTABLISHED (and DISCONNECT after).
     /**
@@ -155,7 +155,14 @@ final class TcpFrame {
      * {@link #ACK_DEFERRABLE}.
      */
     static final int RDMA_WRITE_IMMEDIATE = 14;
-    static final int MAX_OPCODE = RDMA_WRITE_IMMEDIATE;
+    /**
+     * An {@link #RDMA_WRITE_IMMEDIATE} whose sender asked for a solicited event
+     * ({@code DAT_COMPLETION_SOLICITED_WAIT_FLAG}), as a send's {@link #SOLICITED}: its own opcode,
+     * since the write's {@code aux} is all immediate data. {@link #decode} reads it as
+     * {@link #RDMA_WRITE_IMMEDIATE} with {@link #solicitedWrite} set.
+     */
+    static final int RDMA_WRITE_IMMEDIATE_SOLICITED = 15;
+    static final int MAX_OPCODE = RDMA_WRITE_IMMEDIATE_SOLICITED;
 
     static final int REJECT_PEER = 0;
     static final int REJECT_NON_PEER = 1;
@@ -209,14 +216,17 @@ final class TcpFrame {
                 case CONNECT_REQUEST -> maxPrivateData + ATTRIBUTES_BYTES + SHM_OFFER_BYTES;
                 case ACCEPT -> maxPrivateData + SHM_ANSWER_BYTES;
                 case SEND -> maxMessageSize;
-                case RDMA_WRITE, RDMA_WRITE_IMMEDIATE, RDMA_READ_RESPONSE -> maxRdmaSize;
+                case RDMA_WRITE, RDMA_WRITE_IMMEDIATE, RDMA_WRITE_IMMEDIATE_SOLICITED, RDMA_READ_RESPONSE -> maxRdmaSize;
                 case ATOMIC_REQUEST -> ATOMIC_PAYLOAD_BYTES;
                 default -> 0;
             };
         }
     }
 
+    /** The opcode; {@link #RDMA_WRITE_IMMEDIATE} for {@link #RDMA_WRITE_IMMEDIATE_SOLICITED} too. */
     int opcode;
+    /** Whether the frame is an {@link #RDMA_WRITE_IMMEDIATE_SOLICITED}. */
+    boolean solicitedWrite;
     /** Unsigned, at most 2^32-1; a long so that it never reads as negative. */
     long payloadLength;
     int context;
@@ -247,7 +257,8 @@ final class TcpFrame {
         aux = in.getInt();
         seq = in.getLong();
         address = in.getLong();
-        opcode = op;
+        solicitedWrite = op == RDMA_WRITE_IMMEDIATE_SOLICITED;
+        opcode = solicitedWrite ? RDMA_WRITE_IMMEDIATE : op;
         if (magic != MAGIC) {
             return BAD_MAGIC;
         }
@@ -276,7 +287,7 @@ final class TcpFrame {
             case ATOMIC_REQUEST -> aux != FETCH_AND_ADD && aux != COMPARE_AND_SWAP ? BAD_AUX
                     : payloadLength != ATOMIC_PAYLOAD_BYTES ? BAD_ATOMIC
                     : (address & (Long.BYTES - 1)) != 0 ? MISALIGNED : null;
-            case RDMA_WRITE_IMMEDIATE -> null; // every aux is an immediate value
+            case RDMA_WRITE_IMMEDIATE, RDMA_WRITE_IMMEDIATE_SOLICITED -> null; // every aux is an immediate value
             case RDMA_READ_RESPONSE, ACK -> (context != 0 || address != 0) ? NONZERO_UNUSED
                     : aux < 0 || aux > MAX_STATUS ? BAD_AUX
                     : op == ACK && payloadLength != 0 ? UNEXPECTED_PAYLOAD
@@ -350,7 +361,7 @@ final class TcpFrame {
 
     /** Writes this frame's header (the fields as they are). */
     void encode(ByteBuffer out) {
-        encode(out, opcode, payloadLength, context, aux, seq, address);
+        encode(out, solicitedWrite ? RDMA_WRITE_IMMEDIATE_SOLICITED : opcode, payloadLength, context, aux, seq, address);
     }
 
     static String opcodeName(int opcode) {
@@ -369,13 +380,14 @@ final class TcpFrame {
             case ACK_REQUEST -> "ACK_REQUEST";
             case ATOMIC_REQUEST -> "ATOMIC_REQUEST";
             case RDMA_WRITE_IMMEDIATE -> "RDMA_WRITE_IMMEDIATE";
+            case RDMA_WRITE_IMMEDIATE_SOLICITED -> "RDMA_WRITE_IMMEDIATE_SOLICITED";
             default -> "opcode " + opcode;
         };
     }
 
     @Override
     public String toString() {
-        return opcodeName(opcode) + "[len=" + payloadLength + " ctx=" + Integer.toHexString(context) + " aux=" + aux
+        return opcodeName(solicitedWrite ? RDMA_WRITE_IMMEDIATE_SOLICITED : opcode) + "[len=" + payloadLength + " ctx=" + Integer.toHexString(context) + " aux=" + aux
                 + " seq=" + seq + " addr=0x" + Long.toHexString(address) + "]";
     }
 }

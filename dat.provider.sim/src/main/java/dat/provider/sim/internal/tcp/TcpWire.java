@@ -409,7 +409,7 @@ final class TcpWire implements Wire {
      * The reader, target side: an RDMA write with immediate data landed; the receive
      * {@link #takeRecvForWire} gave completes with the immediate data.
      */
-    void recvDoneImmediate(Wr.Recv rv, long len, int immediate) {
+    void recvDoneImmediate(Wr.Recv rv, long len, int immediate, boolean solicited) {
         SpinLock l = ep.acquire();
         try {
             if (!ep.connectedThrough(this)) {
@@ -417,7 +417,7 @@ final class TcpWire implements Wire {
             }
             connection.landingEnds();
             connection.responseOwed();
-            ep.completeRecvImmediate(rv, DtoCompletionStatus.SUCCESS, len, immediate);
+            ep.completeRecvImmediate(rv, DtoCompletionStatus.SUCCESS, len, immediate, solicited);
         } finally {
             l.unlock();
         }

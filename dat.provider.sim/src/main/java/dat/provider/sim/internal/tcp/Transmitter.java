@@ -414,7 +414,8 @@ final class Transmitter {
                     ((r.flags & dat.api.CompletionFlags.SOLICITED_WAIT) != 0 ? TcpFrame.SOLICITED : 0) | deferrable, seq, 0);
             case Wr.Request.RDMA_WRITE -> TcpFrame.encode(header, TcpFrame.RDMA_WRITE, r.total, r.remoteContext, deferrable, seq,
                     r.remoteAddress);
-            case Wr.Request.WRITE_IMMEDIATE -> TcpFrame.encode(header, TcpFrame.RDMA_WRITE_IMMEDIATE, r.total, r.remoteContext,
+            case Wr.Request.WRITE_IMMEDIATE -> TcpFrame.encode(header, (r.flags & dat.api.CompletionFlags.SOLICITED_WAIT) != 0
+                    ? TcpFrame.RDMA_WRITE_IMMEDIATE_SOLICITED : TcpFrame.RDMA_WRITE_IMMEDIATE, r.total, r.remoteContext,
                     r.immediate, seq, r.remoteAddress);
             case Wr.Request.FETCH_AND_ADD, Wr.Request.CMP_AND_SWAP -> TcpFrame.encode(header, TcpFrame.ATOMIC_REQUEST,
                     TcpFrame.ATOMIC_PAYLOAD_BYTES, r.remoteContext,

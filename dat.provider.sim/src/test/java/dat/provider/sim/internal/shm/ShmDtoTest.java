@@ -9,6 +9,7 @@ import dat.api.CloseFlag;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
+import dat.api.Endpoint;
 import dat.api.EpState;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
@@ -18,6 +19,8 @@ import dat.api.MemPrivileges;
 import dat.api.PspFlag;
 import dat.api.Qos;
 import dat.api.RmrTriplet;
+import dat.api.ext.IbExtension;
+import dat.api.ext.ImmediateDataEndpoint;
 import dat.provider.sim.internal.Fabric;
 import dat.provider.sim.internal.PingPongAllocation;
 import dat.provider.sim.internal.core.ProviderSettings;
@@ -109,6 +112,49 @@ class ShmDtoTest {
         ok(a.ep.postSend(0, null, 4, 0));
         assertThat(dto(b, true).transferredLength()).isZero();
         assertThat(dto(a, false).status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+    }
+
+    /**
+     * A write with immediate data carries its SOLICITED_WAIT flag across the ring (the record's
+     * SOLICITED flag): on a receive stream configured so, an unsolicited write's receive leaves a
+     * waiter waiting and the solicited one's ends the wait, which returns the first queued.
+     */
+    @Test
+    void aSolicitedWriteWithImmediateData_endsAWaitOnASolicitedWaitStream_anUnsolicitedOneDoesNot() throws Exception {
+        b.ep.close(); // dat_ep_create(3DAT): every receive stream of b's EVD must have SOLICITED_WAIT too
+        Endpoint solicited = b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd,
+                dat.api.EpAttributes.builder().recvCompletionFlags(dat.api.CompletionFlags.SOLICITED_WAIT).build());
+        b.ia.createPublicServicePoint(100, b.crEvd, PspFlag.CONSUMER);
+        a.ep.connect(b.address(), 100, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
+        b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(solicited, null);
+        b.expect(b.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        a.expect(a.connEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        assertThat(a.ia.query().iaAttributes().transportAttributes()).containsEntry("shm.established", "1");
+        ImmediateDataEndpoint immediate = a.ep.extension(ImmediateDataEndpoint.class).orElseThrow();
+        ok(solicited.postRecv(0, null, 11, 0));
+        ok(solicited.postRecv(0, null, 12, 0));
+        DatEvent got = new DatEvent();
+        int[] rc = {-1};
+        Thread waiter = Thread.ofPlatform().start(() -> rc[0] = b.recvEvd.await(dat.api.DatConstants.TIMEOUT_INFINITE, 1, got));
+        try {
+            ok(immediate.postRdmaWriteImmediate(1, iov(LmrTriplet.of(a.lmr, 0, 64)), 1, RmrTriplet.of(b.lmr, 0, 64), 100, 0));
+            assertThat(a.expect(a.reqEvd, IbExtension.IB_DTO_EVENT).userCookie()).isEqualTo(1);
+            Thread.sleep(100);
+            assertThat(waiter.isAlive()).as("the wait goes on after an unsolicited write's receive").isTrue();
+            ok(immediate.postRdmaWriteImmediate(1, iov(LmrTriplet.of(a.lmr, 64, 64)), 2, RmrTriplet.of(b.lmr, 64, 64), 101,
+                    dat.api.CompletionFlags.SOLICITED_WAIT));
+            waiter.join(10_000);
+            assertThat(waiter.isAlive()).as("the solicited write's receive ended the wait").isFalse();
+        } finally {
+            waiter.interrupt();
+        }
+        ok(rc[0]);
+        assertThat(got.userCookie()).isEqualTo(11);
+        assertThat(got.immediateData()).isEqualTo(100);
+        ok(b.recvEvd.dequeue(got));
+        assertThat(got.userCookie()).isEqualTo(12);
+        assertThat(got.immediateData()).isEqualTo(101);
+        assertThat(a.expect(a.reqEvd, IbExtension.IB_DTO_EVENT).userCookie()).isEqualTo(2);
     }
 
     /** Sends into posted receives, a 512 KiB RDMA write and read back: every byte lands, over the ring alone. */

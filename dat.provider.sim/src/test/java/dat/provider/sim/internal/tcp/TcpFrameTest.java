@@ -60,7 +60,8 @@ class TcpFrameTest {
                 new F(TcpFrame.ATOMIC_REQUEST, TcpFrame.ATOMIC_PAYLOAD_BYTES, 7, TcpFrame.COMPARE_AND_SWAP, 49, 0x7f00_0000_1000L),
                 new F(TcpFrame.RDMA_READ_RESPONSE, TcpFrame.ATOMIC_RESULT_BYTES, 0, TcpFrame.STATUS_OK, 49, 0),
                 new F(TcpFrame.RDMA_WRITE_IMMEDIATE, 64, 7, 0xCAFE_BABE, 50, 0x1000),
-                new F(TcpFrame.RDMA_WRITE_IMMEDIATE, 0, 7, -1, 51, 0x1000));
+                new F(TcpFrame.RDMA_WRITE_IMMEDIATE, 0, 7, -1, 51, 0x1000),
+                new F(TcpFrame.RDMA_WRITE_IMMEDIATE_SOLICITED, 64, 7, 0x5EED, 52, 0x1000));
     }
 
     /**
@@ -86,8 +87,11 @@ class TcpFrameTest {
             ByteBuffer b = f.bytes();
             assertThat(frame.decode(b, LIMITS)).as(f.toString()).isNull();
             assertThat(b.position()).isEqualTo(TcpFrame.HEADER_BYTES);
-            assertThat(new F(frame.opcode, frame.payloadLength, frame.context, frame.aux, frame.seq, frame.address))
+            int wireOpcode = frame.solicitedWrite ? TcpFrame.RDMA_WRITE_IMMEDIATE_SOLICITED : frame.opcode;
+            assertThat(new F(wireOpcode, frame.payloadLength, frame.context, frame.aux, frame.seq, frame.address))
                     .isEqualTo(f);
+            assertThat(frame.opcode).as("a solicited write with immediate data reads as one")
+                    .isEqualTo(f.op() == TcpFrame.RDMA_WRITE_IMMEDIATE_SOLICITED ? TcpFrame.RDMA_WRITE_IMMEDIATE : f.op());
             ByteBuffer again = ByteBuffer.allocate(TcpFrame.HEADER_BYTES);
             frame.encode(again);
             assertThat(again.flip()).isEqualTo(f.bytes());
@@ -100,7 +104,8 @@ class TcpFrameTest {
         assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 1), TcpFrame.BAD_VERSION); // before ACK_DEFERRABLE
         assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 2), TcpFrame.BAD_VERSION); // before the extensions
         assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 3), TcpFrame.BAD_VERSION); // before the shared-memory offer
-        assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 5), TcpFrame.BAD_VERSION);
+        assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 4), TcpFrame.BAD_VERSION); // before solicited writes
+        assertReason(mutate(new F(TcpFrame.SEND, 0, 0, 0, 1, 0).bytes(), 2, (byte) 6), TcpFrame.BAD_VERSION);
         assertReason(new F(0, 0, 0, 0, 0, 0).bytes(), TcpFrame.BAD_OPCODE);
         assertReason(new F(TcpFrame.MAX_OPCODE + 1, 0, 0, 0, 0, 0).bytes(), TcpFrame.BAD_OPCODE);
         assertReason(new F(255, 0, 0, 0, 0, 0).bytes(), TcpFrame.BAD_OPCODE);
