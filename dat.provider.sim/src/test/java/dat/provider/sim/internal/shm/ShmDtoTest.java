@@ -135,8 +135,19 @@ class ShmDtoTest {
         ok(solicited.postRecv(0, null, 12, 0));
         DatEvent got = new DatEvent();
         int[] rc = {-1};
-        Thread waiter = Thread.ofPlatform().start(() -> rc[0] = b.recvEvd.await(dat.api.DatConstants.TIMEOUT_INFINITE, 1, got));
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            do { // refused while the probe below is inside the EVD: wait again
+                rc[0] = b.recvEvd.await(dat.api.DatConstants.TIMEOUT_INFINITE, 1, got);
+            } while (DatReturn.typeOf(rc[0]) == DatReturn.INVALID_STATE);
+        });
         try {
+            // the write must find the waiter waiting: a wait takes an event queued before it began
+            DatEvent probe = new DatEvent();
+            for (long deadline = System.nanoTime() + 5_000_000_000L; DatReturn.typeOf(b.recvEvd.await(0, 1, probe)) != DatReturn.INVALID_STATE;) {
+                assertThat(System.nanoTime()).as("the waiter waits within 5 s").isLessThan(deadline);
+                assertThat(waiter.isAlive()).as("the waiter waits").isTrue();
+                Thread.sleep(1);
+            }
             ok(immediate.postRdmaWriteImmediate(1, iov(LmrTriplet.of(a.lmr, 0, 64)), 1, RmrTriplet.of(b.lmr, 0, 64), 100, 0));
             assertThat(a.expect(a.reqEvd, IbExtension.IB_DTO_EVENT).userCookie()).isEqualTo(1);
             Thread.sleep(100);
