@@ -15,8 +15,9 @@ public final class PostFlags {
      * {@code DAT_COMPLETION_EVD_THRESHOLD_FLAG}, {@code SOLICITED_WAIT} only on a request that
      * completes a receive of the peer: a send, or an RDMA write with immediate data, whose flags OFED
      * dapl's {@code dapls_ib_post_ext_send} turns into a solicited work request too (the RDMA, atomic
-     * and bind pages list suppress, unsignalled and barrier fence); and {@code UNSIGNALLED} only on a
-     * request stream configured for it.
+     * and bind pages list suppress, unsignalled and barrier fence; dapl marks its atomics solicited
+     * as well, but an atomic completes no receive at the peer, so the flag would mean nothing there);
+     * and {@code UNSIGNALLED} only on a request stream configured for it.
      *
      * @param completionFlags the post's flags
      * @param attributes the Endpoint's attributes

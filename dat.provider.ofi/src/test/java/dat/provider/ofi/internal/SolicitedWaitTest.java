@@ -17,8 +17,11 @@ import dat.api.LocalMemoryRegion;
 import dat.api.MemPrivileges;
 import dat.api.PspFlag;
 import dat.api.PublicServicePoint;
+import dat.api.RmrTriplet;
 import dat.api.SharedReceiveQueue;
 import dat.api.SrqAttributes;
+import dat.api.ext.IbExtension;
+import dat.api.ext.ImmediateDataEndpoint;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -61,6 +64,38 @@ class SolicitedWaitTest extends LoopbackPairTest {
         assertThat(second.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
         assertThat(second.eventNumber()).as("a plain DTO completion, no immediate data").isEqualTo(EventNumber.DTO_COMPLETION_EVENT);
         assertThat(second.transferredLength()).isEqualTo(20);
+    }
+
+    /**
+     * A write with immediate data posted {@code DAT_COMPLETION_SOLICITED_WAIT_FLAG} bears the mark
+     * too (bit 63 of its message's CQ data, beside the length): into an SRQ Endpoint's
+     * SOLICITED_WAIT stream, an unsolicited write's receive ends no wait, the solicited one's does,
+     * and each reports its value and the bytes written.
+     */
+    @Test
+    void onAnSrqEndpoint_anUnsolicitedWriteWithImmediateDataEndsNoWait_theSolicitedOneDoes() throws Exception {
+        LocalMemoryRegion mem = lmr(4096, MemPrivileges.ALL);
+        EventDispatcher recvEvd = ia.createEventDispatcher(64, null, EvdFlags.DTO);
+        SharedReceiveQueue srq = ia.createSharedReceiveQueue(pz, SrqAttributes.builder().maxRecvDtos(8).maxRecvIov(1).build());
+        Endpoint active = connectToSrq(srq, recvEvd,
+                EpAttributes.providerDefaults().toBuilder().recvCompletionFlags(CompletionFlags.SOLICITED_WAIT).build())[0];
+        ImmediateDataEndpoint immediate = active.extension(ImmediateDataEndpoint.class).orElseThrow();
+        for (int i = 0; i < 2; i++) {
+            assertThat(srq.postRecv(0, null, 100 + i)).isEqualTo(DatReturn.SUCCESS);
+        }
+        DatEvent taken = waitPast(recvEvd,
+                () -> assertThat(immediate.postRdmaWriteImmediate(1, new LmrTriplet[] {LmrTriplet.of(mem, 1024, 10)}, 1,
+                        RmrTriplet.of(mem, 2048, 10), 41, CompletionFlags.DEFAULT)).isEqualTo(DatReturn.SUCCESS),
+                () -> assertThat(immediate.postRdmaWriteImmediate(1, new LmrTriplet[] {LmrTriplet.of(mem, 1024, 20)}, 2,
+                        RmrTriplet.of(mem, 2048, 20), 42, CompletionFlags.SOLICITED_WAIT)).isEqualTo(DatReturn.SUCCESS));
+        assertThat(taken.immediateData()).as("the quiet write's receive first").isEqualTo(41);
+        assertThat(taken.transferredLength()).isEqualTo(10);
+        DatEvent second = await(recvEvd);
+        assertThat(second.status()).isEqualTo(DtoCompletionStatus.SUCCESS);
+        assertThat(second.eventNumber()).isEqualTo(IbExtension.IB_DTO_EVENT);
+        assertThat(second.extensionType()).isEqualTo(IbExtension.RDMA_WRITE_IMMED_DATA);
+        assertThat(second.immediateData()).isEqualTo(42);
+        assertThat(second.transferredLength()).as("the bytes written, not the mark").isEqualTo(20);
     }
 
     /**

@@ -18,6 +18,7 @@ import dat.api.WaitProxyAgent;
 import dat.tests.conformance.internal.Connection;
 import dat.tests.conformance.internal.ConformanceTest;
 import dat.tests.conformance.internal.IaUnderTest;
+import dat.tests.conformance.internal.NotificationWaits;
 import dat.tests.conformance.internal.Waiters;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -29,11 +30,6 @@ import org.junit.jupiter.api.DisplayName;
  * dat_cno_free(3DAT): waiting on several EVDs at once, which dapltest never tests.
  */
 class CnoTest {
-
-    /** The deviation of a provider whose CNOs an unsignalled completion may trigger. */
-    private static final String UNSIGNALLED_NOTIFICATION = "unsignalled_notification";
-    /** The deviation of a provider whose CNOs an unsolicited message's receive may trigger. */
-    private static final String SOLICITED_WAIT_NOTIFICATION = "solicited_wait_notification";
 
     @ConformanceTest
     @DisplayName("dat_cno_create(3DAT) DAT_SUCCESS: a new CNO has no EVDs, no waiters, and the agent it was given")
@@ -95,7 +91,8 @@ class CnoTest {
     void unsignalledCompletionDoesNotTrigger(IaUnderTest t) {
         Connection c = t.unsignalledConnection();
         postTwoReceives(t, c);
-        expectOnlyTheNotificationTriggers(t, c.active.ia, c.active.requestEvd, UNSIGNALLED_NOTIFICATION, "the completion of an unsignalled send",
+        expectOnlyTheNotificationTriggers(t, c.active.ia, c.active.requestEvd, NotificationWaits.UNSIGNALLED_NOTIFICATION,
+                "the completion of an unsignalled send",
                 10, () -> {
                     t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.UNSIGNALLED), "an unsignalled dat_ep_post_send");
                     t.success(c.passive.recvEvd, "the unsignalled send's message");
@@ -113,7 +110,8 @@ class CnoTest {
         EpAttributes attributes = t.epAttributesBuilder().recvCompletionFlags(CompletionFlags.SOLICITED_WAIT).build();
         Connection c = t.connection().attributes(attributes).connect();
         postTwoReceives(t, c);
-        expectOnlyTheNotificationTriggers(t, c.passive.ia, c.passive.recvEvd, SOLICITED_WAIT_NOTIFICATION, "the receive of an unsolicited message",
+        expectOnlyTheNotificationTriggers(t, c.passive.ia, c.passive.recvEvd, NotificationWaits.SOLICITED_WAIT_NOTIFICATION,
+                "the receive of an unsolicited message",
                 0, () -> {
                     t.expectSuccess(c.active.ep.postSend(1, c.active.iov(0, 64), 10, CompletionFlags.DEFAULT), "an unsolicited dat_ep_post_send");
                     t.success(c.active.requestEvd, "the unsolicited send's completion");

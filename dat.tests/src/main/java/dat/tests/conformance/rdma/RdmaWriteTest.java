@@ -103,7 +103,7 @@ class RdmaWriteTest {
     }
 
     @ConformanceTest
-    @DisplayName("dat_ep_post_rdma_write(3DAT) DAT_INVALID_PARAMETER: DAT_COMPLETION_SOLICITED_WAIT_FLAG, which only a send may carry")
+    @DisplayName("dat_ep_post_rdma_write(3DAT) DAT_INVALID_PARAMETER: DAT_COMPLETION_SOLICITED_WAIT_FLAG, which only a request that completes a receive of the peer may carry")
     void solicitedWaitFlag(IaUnderTest t) {
         Connection c = t.connect();
         t.expectCode(DatReturn.INVALID_PARAMETER, c.active.ep.postRdmaWrite(1, c.active.iov(0, 64), 1, c.passive.remote(0, 64),

@@ -266,7 +266,7 @@ final class Handshake {
                 return ENDED;
             }
             default -> {
-                c.protocolEnd("unexpected " + TcpFrame.opcodeName(f.opcode) + " while connecting");
+                c.protocolEnd("unexpected " + f.name() + " while connecting");
                 c.failAttempt(a, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
                 c.close();
                 return ENDED;
@@ -373,7 +373,7 @@ final class Handshake {
             if (!ready) {
                 // an end of stream between frames is the requester giving up (no reason, not
                 // counted); one inside the header cuts the answer short
-                c.protocolEnd(s == TcpFrameReader.READY ? "expected READY_TO_USE, got " + TcpFrame.opcodeName(reader.frame.opcode)
+                c.protocolEnd(s == TcpFrameReader.READY ? "expected READY_TO_USE, got " + reader.frame.name()
                         : reader.error());
                 c.endpoint().connectionManager().wireLost(w, EventNumber.CONNECTION_EVENT_BROKEN); // the accept did not complete
                 c.close();

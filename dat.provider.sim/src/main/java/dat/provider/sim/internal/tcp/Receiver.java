@@ -180,7 +180,7 @@ final class Receiver {
         int opcode = f.opcode;
         if (c.sharedMemory() != null && opcode != TcpFrame.NOP && opcode != TcpFrame.DISCONNECT) {
             // the data moves through the rings: the control channel carries DISCONNECT and NOPs (doorbells) only
-            return violation(TcpFrame.opcodeName(opcode) + " on the control channel of a shared-memory connection");
+            return violation(f.name() + " on the control channel of a shared-memory connection");
         }
         if (notReadyFrom >= 0 && mayRespond(opcode)) {
             if (f.seq != notReadyFrom) {
@@ -210,7 +210,7 @@ final class Receiver {
                 c.responses.acksDue = true; // sent once the socket is drained, as for a request that is not deferrable
                 yield null;
             }
-            default -> "unexpected " + TcpFrame.opcodeName(opcode) + " on an established connection";
+            default -> "unexpected " + f.name() + " on an established connection";
         };
         if (why == null) {
             if (!landing.active()) {

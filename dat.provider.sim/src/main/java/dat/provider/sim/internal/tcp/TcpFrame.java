@@ -13,7 +13,7 @@ import java.nio.ByteOrder;
  * <pre>
  * offset size field
  *  0     2    magic 0xDA7A
- *  2     1    version 5 (5: solicited writes with immediate data; an older peer is refused, not misread)
+ *  2     1    version 5 (a peer of another version is refused, not misread)
  *  3     1    opcode
  *  4     4    payloadLength  (unsigned; bytes after the header)
  *  8     4    context        (RMR/LMR context of RDMA frames, QoS of CONNECT_REQUEST, else 0)
@@ -157,8 +157,8 @@ final class TcpFrame {
     static final int RDMA_WRITE_IMMEDIATE = 14;
     /**
      * An {@link #RDMA_WRITE_IMMEDIATE} whose sender asked for a solicited event
-     * ({@code DAT_COMPLETION_SOLICITED_WAIT_FLAG}), as a send's {@link #SOLICITED}: its own opcode,
-     * since the write's {@code aux} is all immediate data. {@link #decode} reads it as
+     * ({@code DAT_COMPLETION_SOLICITED_WAIT_FLAG}), as a send's {@link #SOLICITED}: an opcode of its
+     * own, as the write's {@code aux} is all immediate data. {@link #decode} reads it as
      * {@link #RDMA_WRITE_IMMEDIATE} with {@link #solicitedWrite} set.
      */
     static final int RDMA_WRITE_IMMEDIATE_SOLICITED = 15;
@@ -387,7 +387,12 @@ final class TcpFrame {
 
     @Override
     public String toString() {
-        return opcodeName(solicitedWrite ? RDMA_WRITE_IMMEDIATE_SOLICITED : opcode) + "[len=" + payloadLength + " ctx=" + Integer.toHexString(context) + " aux=" + aux
-                + " seq=" + seq + " addr=0x" + Long.toHexString(address) + "]";
+        return name() + "[len=" + payloadLength + " ctx=" + Integer.toHexString(context) + " aux=" + aux + " seq=" + seq
+                + " addr=0x" + Long.toHexString(address) + "]";
+    }
+
+    /** The name of the frame's opcode as it came on the wire. */
+    String name() {
+        return opcodeName(solicitedWrite ? RDMA_WRITE_IMMEDIATE_SOLICITED : opcode);
     }
 }

@@ -6,10 +6,13 @@ import static dat.provider.sim.internal.Codes.throwsType;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.CloseFlag;
+import dat.api.CompletionFlags;
+import dat.api.DatConstants;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
+import dat.api.EpAttributes;
 import dat.api.EpState;
 import dat.api.EventDispatcher;
 import dat.api.EventNumber;
@@ -121,9 +124,19 @@ class ShmDtoTest {
      */
     @Test
     void aSolicitedWriteWithImmediateData_endsAWaitOnASolicitedWaitStream_anUnsolicitedOneDoesNot() throws Exception {
+        solicitedWritesWithImmediateData(64);
+    }
+
+    /** The same with writes of 256 KiB, which cross the ring in fragments: the flag is the first record's. */
+    @Test
+    void aSolicitedWriteWithImmediateDataInFragments_endsTheWaitToo() throws Exception {
+        solicitedWritesWithImmediateData(256 << 10);
+    }
+
+    private void solicitedWritesWithImmediateData(int bytes) throws Exception {
         b.ep.close(); // dat_ep_create(3DAT): every receive stream of b's EVD must have SOLICITED_WAIT too
         Endpoint solicited = b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd,
-                dat.api.EpAttributes.builder().recvCompletionFlags(dat.api.CompletionFlags.SOLICITED_WAIT).build());
+                EpAttributes.builder().recvCompletionFlags(CompletionFlags.SOLICITED_WAIT).build());
         b.ia.createPublicServicePoint(100, b.crEvd, PspFlag.CONSUMER);
         a.ep.connect(b.address(), 100, Fabric.WAIT, null, Qos.BEST_EFFORT, 0);
         b.expect(b.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).connectionRequest().accept(solicited, null);
@@ -137,7 +150,7 @@ class ShmDtoTest {
         int[] rc = {-1};
         Thread waiter = Thread.ofPlatform().start(() -> {
             do { // refused while the probe below is inside the EVD: wait again
-                rc[0] = b.recvEvd.await(dat.api.DatConstants.TIMEOUT_INFINITE, 1, got);
+                rc[0] = b.recvEvd.await(DatConstants.TIMEOUT_INFINITE, 1, got);
             } while (DatReturn.typeOf(rc[0]) == DatReturn.INVALID_STATE);
         });
         try {
@@ -148,12 +161,12 @@ class ShmDtoTest {
                 assertThat(waiter.isAlive()).as("the waiter waits").isTrue();
                 Thread.sleep(1);
             }
-            ok(immediate.postRdmaWriteImmediate(1, iov(LmrTriplet.of(a.lmr, 0, 64)), 1, RmrTriplet.of(b.lmr, 0, 64), 100, 0));
+            ok(immediate.postRdmaWriteImmediate(1, iov(LmrTriplet.of(a.lmr, 0, bytes)), 1, RmrTriplet.of(b.lmr, 0, bytes), 100, 0));
             assertThat(a.expect(a.reqEvd, IbExtension.IB_DTO_EVENT).userCookie()).isEqualTo(1);
             Thread.sleep(100);
             assertThat(waiter.isAlive()).as("the wait goes on after an unsolicited write's receive").isTrue();
-            ok(immediate.postRdmaWriteImmediate(1, iov(LmrTriplet.of(a.lmr, 64, 64)), 2, RmrTriplet.of(b.lmr, 64, 64), 101,
-                    dat.api.CompletionFlags.SOLICITED_WAIT));
+            ok(immediate.postRdmaWriteImmediate(1, iov(LmrTriplet.of(a.lmr, bytes, bytes)), 2, RmrTriplet.of(b.lmr, bytes, bytes), 101,
+                    CompletionFlags.SOLICITED_WAIT));
             waiter.join(10_000);
             assertThat(waiter.isAlive()).as("the solicited write's receive ended the wait").isFalse();
         } finally {
@@ -165,6 +178,7 @@ class ShmDtoTest {
         ok(b.recvEvd.dequeue(got));
         assertThat(got.userCookie()).isEqualTo(12);
         assertThat(got.immediateData()).isEqualTo(101);
+        assertThat(got.transferredLength()).isEqualTo(bytes);
         assertThat(a.expect(a.reqEvd, IbExtension.IB_DTO_EVENT).userCookie()).isEqualTo(2);
     }
 

@@ -4,9 +4,12 @@ import static dat.provider.sim.internal.Codes.ok;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.CompletionFlags;
+import dat.api.DatConstants;
 import dat.api.DatEvent;
+import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
+import dat.api.EpAttributes;
 import dat.api.EpState;
 import dat.api.EventNumber;
 import dat.api.LmrTriplet;
@@ -162,6 +165,46 @@ class TcpExtensionsTest {
         assertThat(a.expect(a.reqEvd, EventNumber.DTO_COMPLETION_EVENT).userCookie()).isEqualTo(2);
         assertThat(b.mem.get(ValueLayout.JAVA_LONG, 64)).isEqualTo(77L);
         assertThat(b.mem.get(ValueLayout.JAVA_LONG, 128)).isEqualTo(77L);
+    }
+
+    /**
+     * A write with immediate data posted SOLICITED_WAIT that finds no receive comes again as a
+     * solicited one (RDMA_WRITE_IMMEDIATE_SOLICITED, built again from the request): once the
+     * target posts a receive on its SOLICITED_WAIT stream, the write's receive ends a wait there.
+     */
+    @Test
+    void aSolicitedWriteWithImmediateData_refusedAsNotReady_comesAgainSolicited_andEndsAWait() throws InterruptedException {
+        b.ep.close(); // dat_ep_create(3DAT): every receive stream of b's EVD must have SOLICITED_WAIT too
+        Endpoint solicited = b.ia.createEndpoint(b.pz, b.recvEvd, b.reqEvd, b.connEvd,
+                EpAttributes.builder().recvCompletionFlags(CompletionFlags.SOLICITED_WAIT).build());
+        pair.connect(100, solicited);
+        ok(immediate(a.ep).postRdmaWriteImmediate(1, new LmrTriplet[] {LmrTriplet.of(a.lmr, 0, 8)}, 1, RmrTriplet.of(b.lmr, 64, 8),
+                23, CompletionFlags.SOLICITED_WAIT));
+        DatEvent none = new DatEvent();
+        assertThat(a.reqEvd.await(300_000, 1, none)).as("nothing completes without a receive").isNotEqualTo(0);
+        DatEvent got = new DatEvent();
+        int[] rc = {-1};
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            do { // refused while the probe below is inside the EVD: wait again
+                rc[0] = b.recvEvd.await(DatConstants.TIMEOUT_INFINITE, 1, got);
+            } while (DatReturn.typeOf(rc[0]) == DatReturn.INVALID_STATE);
+        });
+        try {
+            DatEvent probe = new DatEvent();
+            for (long deadline = System.nanoTime() + 5_000_000_000L; DatReturn.typeOf(b.recvEvd.await(0, 1, probe)) != DatReturn.INVALID_STATE;) {
+                assertThat(System.nanoTime()).as("the waiter waits within 5 s").isLessThan(deadline);
+                Thread.sleep(1);
+            }
+            ok(solicited.postRecv(0, null, 9, 0));
+            waiter.join(10_000);
+            assertThat(waiter.isAlive()).as("the solicited write's receive ended the wait").isFalse();
+        } finally {
+            waiter.interrupt();
+        }
+        ok(rc[0]);
+        assertThat(got.userCookie()).isEqualTo(9);
+        assertThat(got.immediateData()).isEqualTo(23);
+        assertThat(extensionCompletion(a, false, IbExtension.RDMA_WRITE_IMMED).userCookie()).isEqualTo(1);
     }
 
     /** A write with immediate data and no bytes: the immediate value alone completes the receive. */
