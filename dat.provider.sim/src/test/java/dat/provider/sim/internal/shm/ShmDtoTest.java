@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.CloseFlag;
 import dat.api.CompletionFlags;
-import dat.api.DatConstants;
 import dat.api.DatEvent;
 import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
@@ -24,6 +23,7 @@ import dat.api.Qos;
 import dat.api.RmrTriplet;
 import dat.api.ext.IbExtension;
 import dat.api.ext.ImmediateDataEndpoint;
+import dat.provider.sim.internal.EvdWaiter;
 import dat.provider.sim.internal.Fabric;
 import dat.provider.sim.internal.PingPongAllocation;
 import dat.provider.sim.internal.core.ProviderSettings;
@@ -146,33 +146,18 @@ class ShmDtoTest {
         ImmediateDataEndpoint immediate = a.ep.extension(ImmediateDataEndpoint.class).orElseThrow();
         ok(solicited.postRecv(0, null, 11, 0));
         ok(solicited.postRecv(0, null, 12, 0));
-        DatEvent got = new DatEvent();
-        int[] rc = {-1};
-        Thread waiter = Thread.ofPlatform().start(() -> {
-            do { // refused while the probe below is inside the EVD: wait again
-                rc[0] = b.recvEvd.await(DatConstants.TIMEOUT_INFINITE, 1, got);
-            } while (DatReturn.typeOf(rc[0]) == DatReturn.INVALID_STATE);
-        });
-        try {
-            // the write must find the waiter waiting: a wait takes an event queued before it began
-            DatEvent probe = new DatEvent();
-            for (long deadline = System.nanoTime() + 5_000_000_000L; DatReturn.typeOf(b.recvEvd.await(0, 1, probe)) != DatReturn.INVALID_STATE;) {
-                assertThat(System.nanoTime()).as("the waiter waits within 5 s").isLessThan(deadline);
-                assertThat(waiter.isAlive()).as("the waiter waits").isTrue();
-                Thread.sleep(1);
-            }
+        DatEvent got;
+        // the write must find the waiter waiting: a wait takes an event queued before it began
+        try (EvdWaiter waiter = EvdWaiter.waitingOn(b.recvEvd)) {
             ok(immediate.postRdmaWriteImmediate(1, iov(LmrTriplet.of(a.lmr, 0, bytes)), 1, RmrTriplet.of(b.lmr, 0, bytes), 100, 0));
             assertThat(a.expect(a.reqEvd, IbExtension.IB_DTO_EVENT).userCookie()).isEqualTo(1);
             Thread.sleep(100);
-            assertThat(waiter.isAlive()).as("the wait goes on after an unsolicited write's receive").isTrue();
+            assertThat(waiter.waiting()).as("the wait goes on after an unsolicited write's receive").isTrue();
             ok(immediate.postRdmaWriteImmediate(1, iov(LmrTriplet.of(a.lmr, bytes, bytes)), 2, RmrTriplet.of(b.lmr, bytes, bytes), 101,
                     CompletionFlags.SOLICITED_WAIT));
-            waiter.join(10_000);
-            assertThat(waiter.isAlive()).as("the solicited write's receive ended the wait").isFalse();
-        } finally {
-            waiter.interrupt();
+            ok(waiter.endsWithin(10_000));
+            got = waiter.event;
         }
-        ok(rc[0]);
         assertThat(got.userCookie()).isEqualTo(11);
         assertThat(got.immediateData()).isEqualTo(100);
         ok(b.recvEvd.dequeue(got));

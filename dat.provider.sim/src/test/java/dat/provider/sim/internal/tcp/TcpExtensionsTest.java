@@ -4,9 +4,7 @@ import static dat.provider.sim.internal.Codes.ok;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dat.api.CompletionFlags;
-import dat.api.DatConstants;
 import dat.api.DatEvent;
-import dat.api.DatReturn;
 import dat.api.DtoCompletionStatus;
 import dat.api.Endpoint;
 import dat.api.EpAttributes;
@@ -24,6 +22,7 @@ import dat.api.ext.IaStatisticsSnapshot;
 import dat.api.ext.IbExtension;
 import dat.api.ext.ImmediateDataEndpoint;
 import dat.api.ext.Operation;
+import dat.provider.sim.internal.EvdWaiter;
 import dat.provider.sim.internal.Fabric;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicReference;
@@ -182,26 +181,12 @@ class TcpExtensionsTest {
                 23, CompletionFlags.SOLICITED_WAIT));
         DatEvent none = new DatEvent();
         assertThat(a.reqEvd.await(300_000, 1, none)).as("nothing completes without a receive").isNotEqualTo(0);
-        DatEvent got = new DatEvent();
-        int[] rc = {-1};
-        Thread waiter = Thread.ofPlatform().start(() -> {
-            do { // refused while the probe below is inside the EVD: wait again
-                rc[0] = b.recvEvd.await(DatConstants.TIMEOUT_INFINITE, 1, got);
-            } while (DatReturn.typeOf(rc[0]) == DatReturn.INVALID_STATE);
-        });
-        try {
-            DatEvent probe = new DatEvent();
-            for (long deadline = System.nanoTime() + 5_000_000_000L; DatReturn.typeOf(b.recvEvd.await(0, 1, probe)) != DatReturn.INVALID_STATE;) {
-                assertThat(System.nanoTime()).as("the waiter waits within 5 s").isLessThan(deadline);
-                Thread.sleep(1);
-            }
+        DatEvent got;
+        try (EvdWaiter waiter = EvdWaiter.waitingOn(b.recvEvd)) {
             ok(solicited.postRecv(0, null, 9, 0));
-            waiter.join(10_000);
-            assertThat(waiter.isAlive()).as("the solicited write's receive ended the wait").isFalse();
-        } finally {
-            waiter.interrupt();
+            ok(waiter.endsWithin(10_000));
+            got = waiter.event;
         }
-        ok(rc[0]);
         assertThat(got.userCookie()).isEqualTo(9);
         assertThat(got.immediateData()).isEqualTo(23);
         assertThat(extensionCompletion(a, false, IbExtension.RDMA_WRITE_IMMED).userCookie()).isEqualTo(1);
