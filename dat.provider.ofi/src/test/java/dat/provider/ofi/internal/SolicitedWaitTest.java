@@ -47,10 +47,10 @@ class SolicitedWaitTest extends LoopbackPairTest {
     @Test
     void onAnSrqEndpoint_anUnsolicitedMessageEndsNoWait_theSolicitedOneDoes_andBothReportTheirLength() throws Exception {
         LocalMemoryRegion mem = lmr(4096, MemPrivileges.ALL);
-        EventDispatcher recvEvd = ia.createEventDispatcher(64, null, EvdFlags.DTO);
-        SharedReceiveQueue srq = ia.createSharedReceiveQueue(pz, SrqAttributes.builder().maxRecvDtos(8).maxRecvIov(1).build());
-        Endpoint active = connectToSrq(srq, recvEvd,
-                EpAttributes.providerDefaults().toBuilder().recvCompletionFlags(CompletionFlags.SOLICITED_WAIT).build())[0];
+        SolicitedSrqStream stream = solicitedSrqStream();
+        SharedReceiveQueue srq = stream.srq();
+        EventDispatcher recvEvd = stream.recvEvd();
+        Endpoint active = stream.active();
         for (int i = 0; i < 2; i++) {
             assertThat(srq.postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 64L * i, 64)}, 100 + i)).isEqualTo(DatReturn.SUCCESS);
         }
@@ -75,10 +75,10 @@ class SolicitedWaitTest extends LoopbackPairTest {
     @Test
     void onAnSrqEndpoint_anUnsolicitedWriteWithImmediateDataEndsNoWait_theSolicitedOneDoes() throws Exception {
         LocalMemoryRegion mem = lmr(4096, MemPrivileges.ALL);
-        EventDispatcher recvEvd = ia.createEventDispatcher(64, null, EvdFlags.DTO);
-        SharedReceiveQueue srq = ia.createSharedReceiveQueue(pz, SrqAttributes.builder().maxRecvDtos(8).maxRecvIov(1).build());
-        Endpoint active = connectToSrq(srq, recvEvd,
-                EpAttributes.providerDefaults().toBuilder().recvCompletionFlags(CompletionFlags.SOLICITED_WAIT).build())[0];
+        SolicitedSrqStream stream = solicitedSrqStream();
+        SharedReceiveQueue srq = stream.srq();
+        EventDispatcher recvEvd = stream.recvEvd();
+        Endpoint active = stream.active();
         ImmediateDataEndpoint immediate = active.extension(ImmediateDataEndpoint.class).orElseThrow();
         for (int i = 0; i < 2; i++) {
             assertThat(srq.postRecv(0, null, 100 + i)).isEqualTo(DatReturn.SUCCESS);
@@ -96,6 +96,18 @@ class SolicitedWaitTest extends LoopbackPairTest {
         assertThat(second.extensionType()).isEqualTo(IbExtension.RDMA_WRITE_IMMED_DATA);
         assertThat(second.immediateData()).isEqualTo(42);
         assertThat(second.transferredLength()).as("the bytes written, not the mark").isEqualTo(20);
+    }
+
+    /** An SRQ, the receive EVD of its passive Endpoint's SOLICITED_WAIT stream, and the active Endpoint connected to it. */
+    private record SolicitedSrqStream(SharedReceiveQueue srq, EventDispatcher recvEvd, Endpoint active) {
+    }
+
+    private SolicitedSrqStream solicitedSrqStream() {
+        EventDispatcher recvEvd = ia.createEventDispatcher(64, null, EvdFlags.DTO);
+        SharedReceiveQueue srq = ia.createSharedReceiveQueue(pz, SrqAttributes.builder().maxRecvDtos(8).maxRecvIov(1).build());
+        Endpoint active = connectToSrq(srq, recvEvd,
+                EpAttributes.providerDefaults().toBuilder().recvCompletionFlags(CompletionFlags.SOLICITED_WAIT).build())[0];
+        return new SolicitedSrqStream(srq, recvEvd, active);
     }
 
     /**
